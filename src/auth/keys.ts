@@ -1,0 +1,147 @@
+/**
+ * Personal keys. A key is `vt_` + 32 random base62 characters (about 190 bits); the store keeps only its
+ * SHA-256, a short display prefix, its role (member or manager), and the vaults it reaches (or all).
+ * The data dir's default owner key (manager, all vaults) lives in `owner.key`, readable by the user alone,
+ * so a local `serve` or `call` works without passing a key around.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Db } from '../store/db.js';
+import { ServiceError } from '../service/errors.js';
+
+export type Role = 'member' | 'manager';
+
+/** Who is calling: what every data call is limited by. */
+export interface Principal {
+  keyId: string;
+  name: string;
+  role: Role;
+  allVaults: boolean;
+  vaultIds: ReadonlySet<string>;
+}
+
+export interface KeyInfo {
+  id: string;
+  name: string;
+  prefix: string;
+  role: Role;
+  vaults: string[] | '*';
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+}
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+export const OWNER_KEY_FILE = 'owner.key';
+
+function randomKey(): string {
+  const bytes = randomBytes(32);
+  let out = 'vt_';
+  for (const b of bytes) out += BASE62[b % 62]; // 256 % 62 bias is negligible at this length
+  return out;
+}
+
+export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
+
+export function createKey(
+  db: Db,
+  opts: { name: string; role: Role; vaults: string[] | '*'; expiresAt?: string | null },
+): { key: string; info: KeyInfo } {
+  const key = randomKey();
+  const id = `key_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+  const createdAt = new Date().toISOString();
+  db.transaction(() => {
+    db.prepare(
+      `INSERT INTO api_keys (id, name, key_hash, key_prefix, role, all_vaults, created_at, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(id, opts.name, hashKey(key), key.slice(0, 10), opts.role, opts.vaults === '*' ? 1 : 0, createdAt, opts.expiresAt ?? null);
+    if (opts.vaults !== '*') {
+      const grant = db.prepare('INSERT OR IGNORE INTO api_key_vaults (key_id, vault_id) VALUES (?, ?)');
+      for (const v of opts.vaults) grant.run(id, v);
+    }
+  })();
+  return { key, info: getKey(db, id)! };
+}
+
+interface KeyRow {
+  id: string;
+  name: string;
+  key_prefix: string;
+  role: Role;
+  all_vaults: number;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+function toInfo(db: Db, row: KeyRow): KeyInfo {
+  const vaults = row.all_vaults
+    ? ('*' as const)
+    : (db.prepare('SELECT vault_id FROM api_key_vaults WHERE key_id = ? ORDER BY vault_id').pluck().all(row.id) as string[]);
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.key_prefix,
+    role: row.role,
+    vaults,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+    lastUsedAt: row.last_used_at,
+  };
+}
+
+export function getKey(db: Db, id: string): KeyInfo | undefined {
+  const row = db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as KeyRow | undefined;
+  return row && toInfo(db, row);
+}
+
+export function listKeys(db: Db): KeyInfo[] {
+  return (db.prepare('SELECT * FROM api_keys ORDER BY created_at, id').all() as KeyRow[]).map((r) => toInfo(db, r));
+}
+
+export function revokeKey(db: Db, id: string): KeyInfo {
+  const res = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(new Date().toISOString(), id);
+  const info = getKey(db, id);
+  if (!info) throw new ServiceError('not_found', `No key "${id}". \`vault-tools keys list\` shows the key ids.`);
+  if (res.changes === 0) throw new ServiceError('invalid_arguments', `Key "${id}" was already revoked at ${info.revokedAt}.`);
+  return info;
+}
+
+/** The principal behind a key string, or 401. The message never echoes the key. */
+export function authenticate(db: Db, key: string | undefined, now = new Date()): Principal {
+  if (!key) {
+    throw new ServiceError('unauthorized', 'No key given. Pass a key (--key, VAULT_TOOLS_KEY, or `Authorization: Bearer <key>`); `vault-tools keys create` makes one.');
+  }
+  const row = db.prepare('SELECT * FROM api_keys WHERE key_hash = ?').get(hashKey(key.trim())) as KeyRow | undefined;
+  if (!row) throw new ServiceError('unauthorized', 'The key is not valid for this store. `vault-tools keys list` shows the keys it knows.');
+  if (row.revoked_at) throw new ServiceError('unauthorized', `The key ${row.key_prefix}… was revoked at ${row.revoked_at}.`);
+  if (row.expires_at && Date.parse(row.expires_at) <= now.getTime()) {
+    throw new ServiceError('unauthorized', `The key ${row.key_prefix}… expired at ${row.expires_at}.`);
+  }
+  const info = toInfo(db, row);
+  return {
+    keyId: row.id,
+    name: row.name,
+    role: row.role,
+    allVaults: info.vaults === '*',
+    vaultIds: new Set(info.vaults === '*' ? [] : info.vaults),
+  };
+}
+
+/** The data dir's owner key, created (manager, all vaults) on first use; `created` tells the caller to show it once. */
+export function ensureOwnerKey(db: Db, dataDir: string): { key: string; created: boolean } {
+  const file = join(dataDir, OWNER_KEY_FILE);
+  if (existsSync(file)) {
+    const key = readFileSync(file, 'utf8').trim();
+    const row = db.prepare('SELECT revoked_at FROM api_keys WHERE key_hash = ?').get(hashKey(key)) as { revoked_at: string | null } | undefined;
+    if (row && !row.revoked_at) return { key, created: false };
+  }
+  const { key } = createKey(db, { name: 'owner', role: 'manager', vaults: '*' });
+  writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return { key, created: true };
+}

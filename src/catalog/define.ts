@@ -1,0 +1,88 @@
+/**
+ * How a tool is declared. A tool file exports `defineTool({...})`: its name, title, description (the text
+ * agents read), zod input and output schemas, access, MCP annotations and `run`. Nothing else declares a
+ * tool; MCP, REST, OpenAPI, the CLI and the README table all read these objects.
+ */
+import { z } from 'zod';
+import type { Principal } from '../auth/keys.js';
+import type { Db } from '../store/db.js';
+import type { Vault } from '../store/vaults.js';
+import type { Links } from '../service/links.js';
+
+export type Access = 'member' | 'manager';
+
+export interface Annotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+export interface ToolContext {
+  db: Db;
+  /** The resolved vault (vault-scoped tools only). */
+  vault: Vault;
+  principal: Principal;
+  now: Date;
+  /** Every vault this principal may reach. */
+  reachableVaults(): Vault[];
+  links: Links;
+}
+
+export interface Tool {
+  name: string;
+  title: string;
+  description: string;
+  access: Access;
+  /** Vault-scoped tools take the optional `vault` field and run inside one resolved vault. */
+  vaultScoped: boolean;
+  annotations: Annotations;
+  /** The full wire input, `vault` included where it applies; unknown fields are refused. */
+  input: z.ZodObject;
+  output: z.ZodObject;
+  run(args: any, ctx: ToolContext): unknown;
+}
+
+export const READ_ONLY: Annotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
+export const vaultField = z
+  .string()
+  .min(1)
+  .describe('Exact vault id or exact vault name from list_vaults. Required when the key reaches more than one vault; never guess it.');
+
+export function defineTool<Shape extends z.ZodRawShape, Out extends z.ZodObject>(def: {
+  name: string;
+  title: string;
+  description: string;
+  access?: Access;
+  vaultScoped?: boolean;
+  annotations?: Partial<Annotations>;
+  input: Shape;
+  output: Out;
+  run(args: z.output<z.ZodObject<Shape>>, ctx: ToolContext): z.input<Out> | Promise<z.input<Out>>;
+}): Tool {
+  const vaultScoped = def.vaultScoped ?? true;
+  const shape = vaultScoped ? { ...def.input, vault: vaultField.optional() } : def.input;
+  return {
+    name: def.name,
+    title: def.title,
+    description: def.description,
+    access: def.access ?? 'member',
+    vaultScoped,
+    annotations: { ...READ_ONLY, ...def.annotations },
+    input: z.strictObject(shape),
+    output: def.output,
+    run: def.run as Tool['run'],
+  };
+}
+
+/** JSON Schema of a tool's input or output, as MCP tools/list, GET /v1/tools and OpenAPI publish it. */
+export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  return rest;
+}

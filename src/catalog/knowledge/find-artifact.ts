@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { defineTool } from '../define.js';
+import { artifactKind, isoDatetime, limitArg } from '../shapes.js';
+import { findArtifacts } from '../../store/files.js';
+import { tokens } from '../../store/text.js';
+
+export default defineTool({
+  name: 'find_artifact',
+  title: 'Find artifacts',
+  description:
+    'Files this service produced (charts, workbooks, csv exports, reports), newest first. `query`: words of the title (omit for the most recent); `kind`: workbook, csv, chart or report. Gives the `artifactId` that send_email attaches.',
+  input: {
+    query: z.string().max(200).optional().describe('title words; omit for the most recent'),
+    kind: artifactKind.optional(),
+    limit: limitArg(1, 25, 10),
+  },
+  output: z.object({
+    artifacts: z.array(
+      z.object({
+        artifactId: z.string(),
+        kind: artifactKind,
+        title: z.string(),
+        fileName: z.string(),
+        mimeType: z.string(),
+        sizeBytes: z.number().int(),
+        url: z.string(),
+        createdAt: isoDatetime,
+      }),
+    ),
+  }),
+  run: ({ query, kind, limit }, { db, vault, links }) => ({
+    artifacts: findArtifacts(db, vault.id, { words: tokens(query ?? ''), kind, limit }).map((a) => ({
+      artifactId: a.id,
+      kind: a.kind,
+      title: a.title,
+      fileName: a.file_name,
+      mimeType: a.mime_type,
+      sizeBytes: a.size_bytes,
+      url: a.remote_url ?? links.artifact(vault.id, a.id),
+      createdAt: a.created_at,
+    })),
+  }),
+});

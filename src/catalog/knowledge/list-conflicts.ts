@@ -1,0 +1,14 @@
+import { z } from 'zod';
+import { defineTool } from '../define.js';
+import { conflict } from '../shapes.js';
+import { listConflicts } from '../../store/conflicts.js';
+
+export default defineTool({
+  name: 'list_conflicts',
+  title: 'List conflicts',
+  description:
+    'Contradictions found in the evidence: pairs of claims about one entity that cannot both be true, each with the speaker, verbatim quote and meeting. `status`: open (default), resolved, dismissed or all. The ids feed resolve_conflict.',
+  input: { status: z.enum(['open', 'resolved', 'dismissed', 'all']).default('open') },
+  output: z.object({ conflicts: z.array(conflict) }),
+  run: ({ status }, { db, vault }) => ({ conflicts: listConflicts(db, vault.id, { status }) }),
+});

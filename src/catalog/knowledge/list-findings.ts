@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { defineTool } from '../define.js';
+import { compactFinding, entitySource, entityType, finding } from '../shapes.js';
+import { countFindings, pageFindings, sortKey, toFinding, type FindingFilter, type FindingSort } from '../../store/entities.js';
+import { getMeetingRow } from '../../store/meetings.js';
+import { invalidArgument, notFound } from '../../service/errors.js';
+
+/**
+ * Cursors are opaque to callers: base64url JSON of the last row's sort key and id plus the query they
+ * belong to. Keyset paging keeps pages stable and deep pages as fast as the first.
+ */
+interface Cursor {
+  q: string;
+  k: string | number;
+  id: string;
+}
+
+const querySignature = (vaultId: string, f: FindingFilter, sort: FindingSort) =>
+  JSON.stringify([vaultId, f.type ?? null, f.source ?? null, f.meetingId ?? null, sort]);
+
+const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString('base64url');
+
+function decodeCursor(raw: string, signature: string): Cursor {
+  let c: Cursor;
+  try {
+    c = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Cursor;
+  } catch {
+    throw invalidArgument('cursor', 'not a cursor this tool issued; pass the `nextCursor` of the previous page unchanged');
+  }
+  if (!c || typeof c.id !== 'string' || (typeof c.k !== 'string' && typeof c.k !== 'number') || typeof c.q !== 'string') {
+    throw invalidArgument('cursor', 'not a cursor this tool issued; pass the `nextCursor` of the previous page unchanged');
+  }
+  if (c.q !== signature) {
+    throw invalidArgument('cursor', 'this cursor belongs to a query with other filters or sort; repeat the same type, source, meetingId and sort');
+  }
+  return c;
+}
+
+export default defineTool({
+  name: 'list_findings',
+  title: 'List findings',
+  description:
+    'Paginated inventory of the vault\'s findings (entities). Sort `mentions` (default) or `recent` (by lastMentionedAt); filter by `type`, `source`, or `meetingId` (entities with evidence from that meeting). Returns `{findings, total, nextCursor}`; pass `nextCursor` as `cursor` for the next page. `compact: true` returns only `{id, name, type, mentionCount, lastMentionedAt}` per item.',
+  input: {
+    type: entityType.optional(),
+    source: entitySource.optional(),
+    meetingId: z.string().min(1).optional().describe('only entities with evidence from this meeting'),
+    sort: z.enum(['mentions', 'recent']).default('mentions'),
+    limit: z.number().int().min(1).max(200).default(50).describe('1 to 200, default 50'),
+    cursor: z.string().min(1).optional().describe('the nextCursor of the previous page'),
+    compact: z.boolean().default(false),
+  },
+  output: z.object({
+    findings: z.array(z.union([finding, compactFinding])),
+    total: z.number().int().describe('findings matching the filters, over all pages'),
+    nextCursor: z.string().nullable(),
+  }),
+  run: (args, { db, vault }) => {
+    const filter: FindingFilter = { type: args.type, source: args.source, meetingId: args.meetingId };
+    if (args.meetingId && !getMeetingRow(db, vault.id, args.meetingId)) throw notFound('meeting', args.meetingId, vault.name);
+    const signature = querySignature(vault.id, filter, args.sort);
+    const after = args.cursor ? decodeCursor(args.cursor, signature) : undefined;
+    // One row more than asked tells whether another page exists without a second query.
+    const rows = pageFindings(db, vault.id, filter, args.sort, args.limit + 1, after);
+    const page = rows.slice(0, args.limit);
+    const last = page[page.length - 1];
+    return {
+      findings: page.map((r) => {
+        const f = toFinding(r);
+        return args.compact ? { id: f.id, name: f.name, type: f.type, mentionCount: f.mentionCount, lastMentionedAt: f.lastMentionedAt } : f;
+      }),
+      total: countFindings(db, vault.id, filter),
+      nextCursor: rows.length > args.limit && last ? encodeCursor({ q: signature, k: sortKey(last, args.sort), id: last.id }) : null,
+    };
+  },
+});

@@ -1,0 +1,81 @@
+/** Wire shapes shared by several tools: enums of the catalog and the records more than one tool returns. */
+import { z } from 'zod';
+import {
+  BRIEF_KINDS, CONFLICT_STATUSES, ENTITY_SOURCES, ENTITY_TYPES, EXTRACTION_STATUSES, PLAN_STEP_STATUSES,
+  TASK_ESTIMATES, TASK_PRIORITIES, TASK_STATUSES,
+} from '../fixtures/schema.js';
+
+export const entityType = z.enum(ENTITY_TYPES);
+export const entitySource = z.enum(ENTITY_SOURCES);
+export const conflictStatus = z.enum(CONFLICT_STATUSES);
+export const taskStatus = z.enum(TASK_STATUSES);
+export const briefKind = z.enum(BRIEF_KINDS);
+export const extractionStatus = z.enum(EXTRACTION_STATUSES);
+export const planStepStatus = z.enum(PLAN_STEP_STATUSES);
+export const taskEstimate = z.enum(TASK_ESTIMATES);
+export const taskPriority = z.enum(TASK_PRIORITIES);
+export const artifactKind = z.enum(['workbook', 'csv', 'chart', 'report']);
+
+export const isoDatetime = z.string().describe('ISO 8601 datetime, UTC');
+export const isoDate = z.string().describe('ISO 8601 date (YYYY-MM-DD)');
+
+/** An ISO 8601 datetime argument; an offset is required so the moment is unambiguous. */
+export const isoDatetimeArg = z.iso.datetime({ offset: true, message: 'expected an ISO 8601 datetime with a UTC offset, e.g. 2026-11-01T00:00:00Z' });
+
+export const limitArg = (min: number, max: number, byDefault: number) =>
+  z.number().int().min(min).max(max).default(byDefault).describe(`${min} to ${max}, default ${byDefault}`);
+
+/** An entity as lists return it (the full item of list_findings, matches of search_knowledge). */
+export const finding = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: entityType,
+  description: z.string(),
+  aliases: z.array(z.string()),
+  source: entitySource,
+  mentionCount: z.number().int(),
+  firstSeenAt: isoDatetime,
+  lastMentionedAt: isoDatetime.nullable(),
+});
+
+export const compactFinding = finding.pick({ id: true, name: true, type: true, mentionCount: true, lastMentionedAt: true }).strict();
+
+export const edge = z.object({
+  entityId: z.string(),
+  name: z.string(),
+  type: entityType,
+  relation: z.string(),
+  direction: z.enum(['out', 'in', 'both']).describe('out: this entity → other; in: other → this entity'),
+  weight: z.number().int().describe('co-mentions across meetings'),
+});
+
+export const claim = z.object({
+  speaker: z.string(),
+  quote: z.string(),
+  meetingId: z.string().nullable(),
+  meetingName: z.string().nullable(),
+  spokenAt: isoDatetime.nullable(),
+});
+
+export const conflict = z.object({
+  id: z.string(),
+  entityId: z.string(),
+  entityName: z.string(),
+  title: z.string(),
+  status: conflictStatus,
+  note: z.string().nullable(),
+  claims: z.array(claim),
+  createdAt: isoDatetime,
+  updatedAt: isoDatetime,
+});
+
+export const meetingSummary = z.object({
+  id: z.string(),
+  name: z.string(),
+  date: isoDatetime,
+  durationMinutes: z.number().int().nullable(),
+  attendees: z.array(z.string()),
+  extractionStatus,
+});
+
+export const vaultRef = z.object({ id: z.string(), name: z.string() });

@@ -1,0 +1,61 @@
+/** What every command needs: the data dir, the store, the credential, and a clean way to fail. */
+import envPaths from 'env-paths';
+import { join } from 'node:path';
+import { authenticate, ensureOwnerKey, type Principal } from '../auth/keys.js';
+import { openDb, type Db } from '../store/db.js';
+import { ServiceError } from '../service/errors.js';
+
+/** A failure the user can act on: printed as one line on stderr, exit code 1 (2 for usage). */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}
+
+export function userDataDir(): string {
+  return envPaths('vault-tools', { suffix: '' }).data;
+}
+
+/** `--data-dir`, else VAULT_TOOLS_HOME, else the platform's user data dir. */
+export function resolveDataDir(option: string | undefined): { dir: string; why: string } {
+  if (option) return { dir: option, why: '--data-dir' };
+  if (process.env.VAULT_TOOLS_HOME) return { dir: process.env.VAULT_TOOLS_HOME, why: 'VAULT_TOOLS_HOME' };
+  return { dir: userDataDir(), why: 'the platform user data dir' };
+}
+
+export function openStore(dir: string, why: string): Db {
+  try {
+    return openDb(dir);
+  } catch (err) {
+    throw new CliError(`cannot open the store in ${dir} (chosen by ${why}): ${(err as Error).message}`);
+  }
+}
+
+/**
+ * The key stdio and `call` act with: `--key`, else VAULT_TOOLS_KEY, else the data dir's owner key
+ * (created on first use and shown once, on stderr).
+ */
+export function resolveKey(db: Db, dataDir: string, option: string | undefined): string {
+  if (option) return option;
+  if (process.env.VAULT_TOOLS_KEY) return process.env.VAULT_TOOLS_KEY;
+  const owner = ensureOwnerKey(db, dataDir);
+  if (owner.created) {
+    process.stderr.write(
+      `vault-tools: created the owner key of ${dataDir} (manager, all vaults). It is shown once and kept in ${join(dataDir, 'owner.key')}:\n  ${owner.key}\n`,
+    );
+  }
+  return owner.key;
+}
+
+/** Authenticates now so a bad key fails at start-up with a clear message, not on the first call. */
+export function principalFor(db: Db, key: string): Principal {
+  try {
+    return authenticate(db, key);
+  } catch (err) {
+    if (err instanceof ServiceError) throw new CliError(err.message);
+    throw err;
+  }
+}

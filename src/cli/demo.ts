@@ -1,0 +1,82 @@
+import type { Command } from 'commander';
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createKey, ensureOwnerKey, hashKey } from '../auth/keys.js';
+import { readVaultDir } from '../fixtures/read.js';
+import { loadFixture, type LoadResult } from '../fixtures/load.js';
+import { BIN_PATH, FIXTURES_DIR } from '../package-info.js';
+import type { Db } from '../store/db.js';
+import { openStore, userDataDir } from './context.js';
+import { serveStore } from './serve.js';
+
+const DEMO_KEYS_FILE = 'demo-keys.json';
+
+/** The demo's own data dir, so a demo never touches a user's real store. */
+export function demoDataDir(option?: string): string {
+  return option ?? join(process.env.VAULT_TOOLS_HOME ?? userDataDir(), 'demo');
+}
+
+/** Loads every shipped fixture vault (a no-op for those already loaded today from the same files). */
+export function loadDemoVaults(db: Db): LoadResult[] {
+  return readdirSync(FIXTURES_DIR, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(join(FIXTURES_DIR, d.name, 'vault.json')))
+    .map((d) => loadFixture(db, readVaultDir(join(FIXTURES_DIR, d.name)), { origin: 'fixture' }));
+}
+
+interface DemoKey {
+  label: string;
+  key: string;
+}
+
+/**
+ * One member key per demo vault, kept in the demo dir so every run can show them (a real store never
+ * keeps key strings; the demo dir holds only fixture data).
+ */
+function demoMemberKeys(db: Db, dir: string, vaults: LoadResult[]): DemoKey[] {
+  const file = join(dir, DEMO_KEYS_FILE);
+  const saved: DemoKey[] = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as DemoKey[]) : [];
+  const alive = (k: DemoKey) => db.prepare('SELECT 1 FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL').get(hashKey(k.key)) !== undefined;
+  const keys = vaults.map((v) => {
+    const label = `member, ${v.name} only`;
+    const known = saved.find((k) => k.label === label && alive(k));
+    return known ?? { label, key: createKey(db, { name: `demo member (${v.vaultId})`, role: 'member', vaults: [v.vaultId] }).key };
+  });
+  writeFileSync(file, JSON.stringify(keys, null, 2), { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return keys;
+}
+
+export function claudeDesktopSnippet(args: string[]): string {
+  return JSON.stringify({ mcpServers: { 'vault-tools': { command: process.execPath, args: [BIN_PATH, ...args] } } }, null, 2);
+}
+
+export function register(program: Command): void {
+  program
+    .command('demo')
+    .description('load the shipped fixture vaults into a demo data dir, print the demo keys, then serve MCP over stdio')
+    .option('--data-dir <dir>', 'data directory (default: a demo dir of its own)')
+    .option('--key <key>', 'key to serve with (default: the demo owner key)')
+    .option('--no-serve', 'load and print, then exit')
+    .action(async (opts: { dataDir?: string; key?: string; serve: boolean }) => {
+      const dir = demoDataDir(opts.dataDir);
+      const db = openStore(dir, opts.dataDir ? '--data-dir' : 'the demo default');
+      const loaded = loadDemoVaults(db);
+      const owner = ensureOwnerKey(db, dir);
+      const members = demoMemberKeys(db, dir, loaded);
+      const lines = [
+        `vault-tools demo: ${dir}`,
+        ...loaded.map((r) => `  ${r.skipped ? 'up to date' : 'loaded'}: "${r.name}" (${r.vaultId}): ${r.counts.meetings} meetings, ${r.counts.entities} entities, ${r.counts.conflicts} conflicts, ${r.counts.tasks} tasks`),
+        'Demo keys (this demo store only):',
+        `  manager, all vaults: ${owner.key}`,
+        ...members.map((k) => `  ${k.label}: ${k.key}`),
+        'Claude Desktop (claude_desktop_config.json):',
+        claudeDesktopSnippet(['demo', ...(opts.dataDir ? ['--data-dir', dir] : [])]),
+        `Claude Code: claude mcp add vault-tools -- ${process.execPath} ${BIN_PATH} demo`,
+        `Try: ${BIN_PATH} call stats --vault ${loaded[0]?.vaultId ?? '<vault>'} --data-dir ${dir}`,
+      ];
+      process.stderr.write(`${lines.join('\n')}\n`);
+      if (!opts.serve) return void db.close();
+      if (process.stdin.isTTY) process.stderr.write('Serving MCP on stdio: an MCP client talks to this process; press Ctrl-C to stop.\n');
+      await serveStore(db, dir, opts.key ?? owner.key);
+    });
+}

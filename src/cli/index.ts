@@ -1,0 +1,34 @@
+/** The `vault-tools` command line: one file per command, registered here. */
+import { Command, CommanderError } from 'commander';
+import { PACKAGE_VERSION } from '../package-info.js';
+import { CliError } from './context.js';
+import * as serve from './serve.js';
+import * as demo from './demo.js';
+import * as importCmd from './import.js';
+import * as keys from './keys.js';
+import * as call from './call.js';
+import * as toolsCmd from './tools.js';
+import { log } from '../log.js';
+
+const program = new Command()
+  .name('vault-tools')
+  .description('Local MCP server and REST twin of the Vault Knowledge and Actions Service')
+  .version(PACKAGE_VERSION)
+  .showHelpAfterError()
+  .exitOverride();
+
+for (const command of [serve, demo, importCmd, keys, call, toolsCmd]) command.register(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) {
+    process.exitCode = err.exitCode;
+  } else if (err instanceof CliError) {
+    process.stderr.write(`vault-tools: ${err.message}\n`);
+    process.exitCode = err.exitCode;
+  } else {
+    log.error('unexpected failure', err);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * Logging, always to stderr: in stdio mode stdout carries only MCP protocol messages.
+ * VAULT_TOOLS_LOG=debug|info|warn|error|silent sets the level (info by default).
+ */
+import { inspect } from 'node:util';
+
+const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
+type Level = keyof typeof LEVELS;
+
+const threshold = LEVELS[(process.env.VAULT_TOOLS_LOG as Level) in LEVELS ? (process.env.VAULT_TOOLS_LOG as Level) : 'info'];
+
+function write(level: Exclude<Level, 'silent'>, message: string, detail?: unknown): void {
+  if (LEVELS[level] < threshold) return;
+  const extra = detail === undefined ? '' : ` ${detail instanceof Error ? (detail.stack ?? detail.message) : inspect(detail, { depth: 4 })}`;
+  process.stderr.write(`[vault-tools] ${level}: ${message}${extra}\n`);
+}
+
+export const log = {
+  debug: (m: string, d?: unknown) => write('debug', m, d),
+  info: (m: string, d?: unknown) => write('info', m, d),
+  warn: (m: string, d?: unknown) => write('warn', m, d),
+  error: (m: string, d?: unknown) => write('error', m, d),
+};

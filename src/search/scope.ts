@@ -1,0 +1,127 @@
+/**
+ * Vault scope resolution for suggest_vault_scope. It reads only what a vault advertises (name, client,
+ * keywords, people registry names, cached summary), never vault content, and scores each vault by the
+ * signals the conversation carries. A signal shared by several vaults (a consultant on both engagements)
+ * is split between them, so it cannot decide alone.
+ */
+import { normalize } from '../store/text.js';
+
+export interface ScopeVault {
+  id: string;
+  name: string;
+  client: string;
+  keywords: string[];
+  summary: string;
+  people: string[];
+}
+
+export interface ScopeCandidate {
+  id: string;
+  name: string;
+  score: number;
+  signals: string[];
+}
+
+export interface ScopeDecision {
+  selectedVaultIds: string[];
+  reason: string;
+  clarificationQuestion: string | null;
+  candidates: ScopeCandidate[];
+}
+
+const has = (text: string, phrase: string) => {
+  const p = normalize(phrase);
+  return p.length > 0 && ` ${text} `.includes(` ${p} `);
+};
+
+const STOP = new Set(
+  'about after again against their there these those which while where would could should other being having through between before during under above below within without across project client discovery engagement meeting meetings current'.split(' '),
+);
+
+/** Distinctive summary words: long enough to mean something and absent from the other vaults' summaries. */
+function summaryTerms(v: ScopeVault, others: ScopeVault[]): string[] {
+  const otherWords = new Set(others.flatMap((o) => normalize(o.summary).split(' ')));
+  return [...new Set(normalize(v.summary).split(' '))].filter((w) => w.length >= 6 && !STOP.has(w) && !otherWords.has(w));
+}
+
+const list = (names: string[]) => (names.length <= 2 ? names.join(' or ') : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`);
+
+export function resolveScope(conversation: string, vaults: ScopeVault[]): ScopeDecision {
+  const text = normalize(conversation);
+  if (vaults.length === 0) {
+    return { selectedVaultIds: [], reason: 'This key reaches no vault.', clarificationQuestion: 'This key reaches no vault yet. Which vault should it be granted?', candidates: [] };
+  }
+  const holders = (pick: (v: ScopeVault) => string[]) => {
+    const count = new Map<string, number>();
+    for (const v of vaults) for (const x of new Set(pick(v).map(normalize))) count.set(x, (count.get(x) ?? 0) + 1);
+    return count;
+  };
+  const personHolders = holders((v) => v.people);
+  const keywordHolders = holders((v) => v.keywords);
+
+  const named: ScopeVault[] = [];
+  const candidates = vaults.map((v) => {
+    const signals: string[] = [];
+    let score = 0;
+    const explicit = [v.name, v.client, v.id].find((n) => has(text, n));
+    if (explicit) {
+      named.push(v);
+      score += 10;
+      signals.push(`names the vault ("${explicit}")`);
+    }
+    for (const k of v.keywords) {
+      if (!has(text, k)) continue;
+      const shared = keywordHolders.get(normalize(k)) ?? 1;
+      score += 2 / shared;
+      signals.push(shared > 1 ? `keyword "${k}" (shared by ${shared} vaults)` : `keyword "${k}"`);
+    }
+    for (const p of new Set(v.people)) {
+      if (!has(text, p)) continue;
+      const shared = personHolders.get(normalize(p)) ?? 1;
+      score += 3 / shared;
+      signals.push(shared > 1 ? `${p} (in ${shared} vaults)` : `${p} (only in this vault)`);
+    }
+    const terms = summaryTerms(v, vaults.filter((o) => o !== v)).filter((w) => has(text, w));
+    if (terms.length) {
+      score += Math.min(3, terms.length * 0.5);
+      signals.push(`summary terms: ${terms.slice(0, 5).join(', ')}`);
+    }
+    return { id: v.id, name: v.name, score: Math.round(score * 100) / 100, signals };
+  });
+  candidates.sort((a, b) => b.score - a.score || a.name.localeCompare(b.name));
+  const scored = candidates.filter((c) => c.score > 0);
+
+  if (vaults.length === 1) {
+    const only = vaults[0]!;
+    return { selectedVaultIds: [only.id], reason: `This key reaches only "${only.name}".`, clarificationQuestion: null, candidates };
+  }
+  if (named.length) {
+    return {
+      selectedVaultIds: named.map((v) => v.id),
+      reason: `The conversation names ${list(named.map((v) => `"${v.name}"`))}.`,
+      clarificationQuestion: null,
+      candidates,
+    };
+  }
+  const [top, second] = scored;
+  if (top && top.score >= 2 && (!second || top.score >= 2 * second.score)) {
+    return { selectedVaultIds: [top.id], reason: `"${top.name}" fits the conversation: ${top.signals.join('; ')}.`, clarificationQuestion: null, candidates };
+  }
+  if (top) {
+    const close = scored.filter((c) => c.score * 2 > top.score).map((c) => `"${c.name}"`);
+    const shared = top.signals.filter((s) => / vaults\)/.test(s)).map((s) => s.replace(/ \((in|shared by) \d+ vaults\)/, ''));
+    const why = shared.length ? `${list(shared)} ${shared.length === 1 ? 'appears' : 'appear'} in more than one engagement. ` : '';
+    return {
+      selectedVaultIds: [],
+      reason: `The conversation fits ${close.length} vaults about equally.`,
+      clarificationQuestion: `${why}Which engagement is this about: ${list(close)}?`,
+      candidates,
+    };
+  }
+  return {
+    selectedVaultIds: [],
+    reason: 'Nothing in the conversation points to a vault.',
+    clarificationQuestion: `Which engagement is this about: ${list(vaults.map((v) => `"${v.name}"`))}?`,
+    candidates,
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * The service's errors: a stable code, an HTTP status and a sentence a person can act on. Every surface
+ * renders them as `{error:{code, message, requestId}}` (REST) or an `isError` tool result (MCP).
+ * The codes are documented in docs/errors.md; the list below is that contract.
+ */
+export const ERROR_CODES = {
+  invalid_request: 400, // the request itself is malformed (body, JSON, content type)
+  invalid_arguments: 400, // a tool argument is missing, unknown or of the wrong type or range
+  vault_required: 400, // the key reaches several vaults and `vault` was not given
+  unauthorized: 401, // no key, unknown key, revoked or expired key
+  forbidden: 403, // the key may not do this (a manager-only tool with a member key)
+  tool_not_found: 404, // no tool of that name
+  vault_not_found: 404, // no such vault, or one this key may not reach (the same answer on purpose)
+  not_found: 404, // a record named by an argument does not exist in the vault
+  rate_limited: 429, // too many requests for this key; see Retry-After
+  internal_error: 500, // a bug: logged with its stack on stderr, never shown to the caller
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class ServiceError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ServiceError';
+    this.status = ERROR_CODES[code];
+  }
+}
+
+export const notFound = (what: string, id: string, vaultName: string) =>
+  new ServiceError('not_found', `No ${what} "${id}" in vault "${vaultName}".`);
+
+export const invalidArgument = (field: string, expected: string) =>
+  new ServiceError('invalid_arguments', `\`${field}\`: ${expected}.`);
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; requestId: string };
+}

@@ -1,0 +1,118 @@
+/**
+ * The single path of every tool call, whatever the surface (MCP, REST, CLI `call`):
+ * find the tool → validate the arguments → resolve the vault → check access → run → map errors.
+ * It returns a result union instead of throwing, so no surface can forget to map an error.
+ */
+import type { z } from 'zod';
+import type { Principal } from '../auth/keys.js';
+import { toolsByName } from '../catalog/index.js';
+import type { Tool, ToolContext } from '../catalog/define.js';
+import type { Db } from '../store/db.js';
+import { reachableVaults, type Vault } from '../store/vaults.js';
+import { ServiceError, type ErrorCode } from './errors.js';
+import { makeLinks, type Links } from './links.js';
+import { log } from '../log.js';
+
+export type InvokeResult =
+  | { ok: true; data: Record<string, unknown> }
+  | { ok: false; status: number; code: ErrorCode; message: string };
+
+export interface ServiceOptions {
+  /** Base URL of the REST listener when one runs; links point at it. */
+  baseUrl?: string;
+  /** Tools a surface offers (read-only mode, include/exclude lists); all by default. */
+  tools?: readonly Tool[];
+  now?: () => Date;
+}
+
+export class Service {
+  readonly links: Links;
+  private readonly tools: ReadonlyMap<string, Tool>;
+  private readonly now: () => Date;
+
+  constructor(
+    readonly db: Db,
+    options: ServiceOptions = {},
+  ) {
+    this.links = makeLinks(options.baseUrl);
+    this.tools = options.tools ? new Map(options.tools.map((t) => [t.name, t])) : toolsByName;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  listTools(): Tool[] {
+    return [...this.tools.values()];
+  }
+
+  async invoke(name: string, rawArgs: unknown, principal: Principal): Promise<InvokeResult> {
+    try {
+      const tool = this.tools.get(name);
+      if (!tool) {
+        throw new ServiceError('tool_not_found', `No tool "${name}". The tools are listed by tools/list (MCP) or GET /v1/tools.`);
+      }
+      const args = validateArgs(tool, rawArgs ?? {});
+      const vaults = () => reachableVaults(this.db, principal);
+      const vault = tool.vaultScoped ? resolveVault(vaults(), args.vault as string | undefined) : undefined;
+      if (tool.access === 'manager' && principal.role !== 'manager') {
+        throw new ServiceError('forbidden', `\`${tool.name}\` needs a manager key; this is a member key. Create one with \`vault-tools keys create --manager\`.`);
+      }
+      const ctx: ToolContext = {
+        db: this.db,
+        get vault(): Vault {
+          if (!vault) throw new Error(`${tool.name} is not vault-scoped but read ctx.vault`);
+          return vault;
+        },
+        principal,
+        now: this.now(),
+        reachableVaults: vaults,
+        links: this.links,
+      };
+      const data = (await tool.run(args, ctx)) as Record<string, unknown>;
+      return { ok: true, data };
+    } catch (err) {
+      if (err instanceof ServiceError) return { ok: false, status: err.status, code: err.code, message: err.message };
+      log.error(`tool ${name} failed`, err);
+      return { ok: false, status: 500, code: 'internal_error', message: 'The tool failed unexpectedly; the error was logged on the server.' };
+    }
+  }
+}
+
+/** Zod's verdict, turned into one sentence that names each wrong field and what it expects. */
+export function validateArgs(tool: Tool, raw: unknown): Record<string, unknown> {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new ServiceError('invalid_arguments', `Arguments of \`${tool.name}\` must be a JSON object.`);
+  }
+  const parsed = tool.input.safeParse(raw);
+  if (parsed.success) return parsed.data as Record<string, unknown>;
+  const fields = Object.keys(tool.input.shape);
+  const problems = parsed.error.issues.map((issue) => describeIssue(issue, raw as Record<string, unknown>, fields));
+  throw new ServiceError('invalid_arguments', `Invalid arguments for \`${tool.name}\`: ${problems.join('; ')}.`);
+}
+
+function describeIssue(issue: z.core.$ZodIssue, raw: Record<string, unknown>, fields: string[]): string {
+  if (issue.code === 'unrecognized_keys') {
+    const accepted = fields.length ? `it takes ${fields.map((f) => `\`${f}\``).join(', ')}` : 'it takes no arguments';
+    return `${issue.keys.map((k) => `\`${k}\``).join(', ')}: unknown field (${accepted})`;
+  }
+  const path = issue.path.map(String).join('.');
+  const value = issue.path.reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined), raw);
+  if (value === undefined && issue.code === 'invalid_type') return `\`${path}\`: required, ${issue.expected} expected`;
+  const message = issue.message.replace(/^Invalid input: /, '').replace(/^Too (big|small): /, '');
+  return `\`${path}\`: ${message}${value !== undefined && typeof value !== 'object' ? ` (got ${JSON.stringify(value)})` : ''}`;
+}
+
+/**
+ * The `vault` argument, resolved among the vaults the key reaches: exact id or exact name; omitted with
+ * one reachable vault means that one. An unknown vault and one the key may not reach get the same 404,
+ * so a key learns nothing about vaults outside its grant.
+ */
+export function resolveVault(reachable: Vault[], wanted: string | undefined): Vault {
+  if (wanted === undefined) {
+    if (reachable.length === 1) return reachable[0]!;
+    if (reachable.length === 0) throw new ServiceError('vault_not_found', 'This key reaches no vault yet. Import or sync one, or ask for a grant.');
+    const choices = reachable.map((v) => `"${v.name}" (${v.id})`).join(', ');
+    throw new ServiceError('vault_required', `\`vault\`: this key reaches ${reachable.length} vaults; pass one of ${choices}.`);
+  }
+  const found = reachable.find((v) => v.id === wanted) ?? reachable.find((v) => v.name === wanted);
+  if (!found) throw new ServiceError('vault_not_found', `\`vault\`: no vault "${wanted}" is available to this key; list_vaults shows the ones it reaches.`);
+  return found;
+}

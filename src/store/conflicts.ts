@@ -1,0 +1,41 @@
+/** Conflicts: two or more claims about one entity that cannot all be true. */
+import { sql, type Db } from './db.js';
+
+interface ConflictRow {
+  id: string;
+  entity_id: string;
+  entity_name: string;
+  title: string;
+  status: 'open' | 'resolved' | 'dismissed';
+  note: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type ConflictFilter = { status: 'open' | 'resolved' | 'dismissed' | 'all'; entityId?: string };
+
+export function listConflicts(db: Db, vaultId: string, filter: ConflictFilter) {
+  const rows = sql(
+    db,
+    `SELECT c.*, e.name AS entity_name FROM conflicts c JOIN entities e ON e.vault_id = c.vault_id AND e.id = c.entity_id
+     WHERE c.vault_id = @v AND (@status = 'all' OR c.status = @status) AND (@entity IS NULL OR c.entity_id = @entity)
+     ORDER BY c.updated_at DESC, c.id`,
+  ).all({ v: vaultId, status: filter.status, entity: filter.entityId ?? null }) as ConflictRow[];
+  const claims = sql(
+    db,
+    `SELECT cl.speaker, cl.quote, cl.meeting_id AS meetingId, m.name AS meetingName, cl.spoken_at AS spokenAt
+     FROM conflict_claims cl LEFT JOIN meetings m ON m.vault_id = cl.vault_id AND m.id = cl.meeting_id
+     WHERE cl.vault_id = ? AND cl.conflict_id = ? ORDER BY cl.position`,
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    entityId: r.entity_id,
+    entityName: r.entity_name,
+    title: r.title,
+    status: r.status,
+    note: r.note,
+    claims: claims.all(vaultId, r.id) as { speaker: string; quote: string; meetingId: string | null; meetingName: string | null; spokenAt: string | null }[],
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  }));
+}

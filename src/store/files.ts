@@ -1,0 +1,45 @@
+/** Files of a vault (public ones only ever leave the store) and artifacts the service produced. */
+import { sql, type Db } from './db.js';
+
+export interface FileRow {
+  id: string;
+  name: string;
+  description: string;
+  mime_type: string | null;
+  size_bytes: number | null;
+  content_text: string | null;
+  created_at: string;
+}
+
+export function listPublicFiles(db: Db, vaultId: string): FileRow[] {
+  return sql(db, "SELECT * FROM files WHERE vault_id = ? AND visibility = 'public' ORDER BY name, id").all(vaultId) as FileRow[];
+}
+
+/** A public file; an internal one is reported exactly like a missing one. */
+export function getPublicFile(db: Db, vaultId: string, id: string): FileRow | undefined {
+  return sql(db, "SELECT * FROM files WHERE vault_id = ? AND id = ? AND visibility = 'public'").get(vaultId, id) as FileRow | undefined;
+}
+
+export interface ArtifactRow {
+  id: string;
+  kind: 'chart' | 'workbook' | 'csv' | 'report';
+  title: string;
+  file_name: string;
+  mime_type: string;
+  size_bytes: number;
+  remote_url: string | null;
+  created_by: string | null;
+  created_at: string;
+}
+
+/** Newest first; `words` must all occur in the title (case-insensitive). */
+export function findArtifacts(db: Db, vaultId: string, opts: { words: string[]; kind?: string; limit: number }): ArtifactRow[] {
+  const clauses = opts.words.map((_, i) => `AND title LIKE @w${i} ESCAPE '\\'`).join(' ');
+  const params: Record<string, unknown> = { v: vaultId, kind: opts.kind ?? null, limit: opts.limit };
+  opts.words.forEach((w, i) => (params[`w${i}`] = `%${w.replace(/[\\%_]/g, (c) => `\\${c}`)}%`));
+  return sql(
+    db,
+    `SELECT * FROM artifacts WHERE vault_id = @v AND (@kind IS NULL OR kind = @kind) ${clauses}
+     ORDER BY created_at DESC, id LIMIT @limit`,
+  ).all(params) as ArtifactRow[];
+}

@@ -1,0 +1,116 @@
+/** People registry, mail the agent sent, the connected mailbox, and the agent's past conversations. */
+import { json, sql, type Db } from './db.js';
+
+export interface PersonRow {
+  id: string;
+  name: string;
+  email: string;
+  title: string;
+  organisation: string;
+}
+
+export function listPeople(db: Db, vaultId: string): PersonRow[] {
+  return sql(db, 'SELECT id, name, email, title, organisation FROM people WHERE vault_id = ? ORDER BY name, id').all(vaultId) as PersonRow[];
+}
+
+/** Names of the people of several vaults at once (what scope resolution may read). */
+export function peopleNamesByVault(db: Db): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const r of sql(db, 'SELECT vault_id, name FROM people').all() as { vault_id: string; name: string }[]) {
+    (out.get(r.vault_id) ?? out.set(r.vault_id, []).get(r.vault_id)!).push(r.name);
+  }
+  return out;
+}
+
+interface SentRow {
+  id: string;
+  thread_id: string;
+  message_id: string;
+  in_reply_to_message_id: string | null;
+  to_json: string;
+  cc_json: string;
+  subject: string;
+  body: string;
+  attachments_json: string;
+  sent_at: string;
+}
+
+/** Newest first; `to` narrows to messages where that address is a To or Cc recipient. */
+export function listSentEmails(db: Db, vaultId: string, opts: { to?: string; limit: number }) {
+  const rows = sql(
+    db,
+    `SELECT * FROM sent_emails WHERE vault_id = @v
+       AND (@to IS NULL OR EXISTS (SELECT 1 FROM json_each(to_json) WHERE lower(value) = lower(@to))
+                        OR EXISTS (SELECT 1 FROM json_each(cc_json) WHERE lower(value) = lower(@to)))
+     ORDER BY sent_at DESC, id LIMIT @limit`,
+  ).all({ v: vaultId, to: opts.to ?? null, limit: opts.limit }) as SentRow[];
+  return rows.map((r) => ({
+    id: r.id,
+    to: json.read(r.to_json),
+    cc: json.read(r.cc_json),
+    subject: r.subject,
+    body: r.body,
+    attachments: json.read(r.attachments_json),
+    sentAt: r.sent_at,
+    replyToThreadId: r.thread_id,
+    inReplyToMessageId: r.message_id,
+    repliesTo: r.in_reply_to_message_id,
+  }));
+}
+
+export interface MailMessageRow {
+  id: string;
+  thread_id: string;
+  thread_subject: string;
+  from_addr: string;
+  from_name: string | null;
+  to_json: string;
+  cc_json: string;
+  subject: string;
+  body: string;
+  attachments_json: string;
+  sent_at: string;
+}
+
+export function mailboxMessages(db: Db, vaultId: string): MailMessageRow[] {
+  return sql(
+    db,
+    `SELECT m.*, t.subject AS thread_subject FROM mail_messages m JOIN mail_threads t ON t.vault_id = m.vault_id AND t.id = m.thread_id
+     WHERE m.vault_id = ? ORDER BY m.sent_at, m.id`,
+  ).all(vaultId) as MailMessageRow[];
+}
+
+export interface MemoryHit {
+  conversationId: string;
+  channel: string;
+  title: string;
+  personName: string | null;
+  personEmail: string | null;
+  position: number;
+  role: string;
+  text: string;
+  at: string;
+  rank: number;
+}
+
+/** BM25 over the agent's past messages; `match` is an FTS5 query built by the caller. */
+export function searchAgentMessages(db: Db, vaultId: string, match: string, personEmail: string | undefined, limit: number): MemoryHit[] {
+  return sql(
+    db,
+    `SELECT m.conversation_id AS conversationId, c.channel, c.title, c.person_name AS personName, c.person_email AS personEmail,
+            m.position, m.role, m.text, m.at, bm25(agent_messages_fts) AS rank
+     FROM agent_messages_fts f
+     JOIN agent_messages m ON m.rowid = f.rowid
+     JOIN agent_conversations c ON c.vault_id = m.vault_id AND c.id = m.conversation_id
+     WHERE agent_messages_fts MATCH @match AND m.vault_id = @v
+       AND (@person IS NULL OR lower(c.person_email) = lower(@person))
+     ORDER BY rank LIMIT @limit`,
+  ).all({ match, v: vaultId, person: personEmail ?? null, limit }) as MemoryHit[];
+}
+
+export function conversationMessages(db: Db, vaultId: string, conversationId: string) {
+  return sql(db, 'SELECT position, role, text, at FROM agent_messages WHERE vault_id = ? AND conversation_id = ? ORDER BY position').all(
+    vaultId,
+    conversationId,
+  ) as { position: number; role: string; text: string; at: string }[];
+}

@@ -1,0 +1,395 @@
+/**
+ * Schema migrations, applied in order; `PRAGMA user_version` records how many have run. Append only:
+ * a released migration is never edited, a change is a new entry.
+ *
+ * Every vault-scoped table is keyed by (vault_id, id) and cascades from `vaults`, so ids coming from the
+ * hosted service or from fixtures never collide across vaults and dropping a vault drops all of it.
+ * JSON columns (`*_json`) hold small arrays that are always read whole.
+ */
+export const migrations: string[] = [
+  /* 1: every record family of the spec and the catalog */ `
+CREATE TABLE vaults (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  client TEXT NOT NULL DEFAULT '',
+  description TEXT NOT NULL DEFAULT '',
+  keywords_json TEXT NOT NULL DEFAULT '[]',
+  summary TEXT NOT NULL DEFAULT '',
+  board_prefix TEXT NOT NULL DEFAULT 'TASK',
+  agent_email TEXT,
+  origin TEXT NOT NULL,             -- fixture | import | sync
+  origin_hash TEXT,                 -- content hash of what was loaded (fixtures: plus the day shift)
+  loaded_at TEXT NOT NULL
+);
+
+CREATE TABLE people (
+  vault_id TEXT NOT NULL REFERENCES vaults(id) ON DELETE CASCADE,
+  id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  email TEXT NOT NULL,
+  title TEXT NOT NULL DEFAULT '',
+  organisation TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (vault_id, id)
+);
+CREATE INDEX people_email ON people(vault_id, email COLLATE NOCASE);
+
+CREATE TABLE entities (
+  vault_id TEXT NOT NULL REFERENCES vaults(id) ON DELETE CASCADE,
+  id TEXT NOT NULL,
+  type TEXT NOT NULL,
+  name TEXT NOT NULL,
+  aliases_json TEXT NOT NULL DEFAULT '[]',
+  description TEXT NOT NULL DEFAULT '',
+  source TEXT NOT NULL,
+  mention_count INTEGER NOT NULL DEFAULT 0,
+  first_seen_at TEXT NOT NULL,
+  last_mentioned_at TEXT,
+  PRIMARY KEY (vault_id, id)
+);
+CREATE INDEX entities_mentions ON entities(vault_id, mention_count DESC, id);
+CREATE INDEX entities_recent ON entities(vault_id, last_mentioned_at DESC, id);
+CREATE INDEX entities_first_seen ON entities(vault_id, first_seen_at);
+
+-- Names and aliases, normalized (lower case, no accents), for search_knowledge.
+CREATE TABLE entity_names (
+  vault_id TEXT NOT NULL,
+  entity_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  norm TEXT NOT NULL,
+  is_alias INTEGER NOT NULL,
+  FOREIGN KEY (vault_id, entity_id) REFERENCES entities(vault_id, id) ON DELETE CASCADE
+);
+CREATE INDEX entity_names_norm ON entity_names(vault_id, norm);
+CREATE INDEX entity_names_entity ON entity_names(vault_id, entity_id);
+
+-- Deduplicated: one row per (source, target, relation); weight = co-mentions across meetings.
+CREATE TABLE edges (
+  vault_id TEXT NOT NULL,
+  source_id TEXT NOT NULL,
+  target_id TEXT NOT NULL,
+  relation TEXT NOT NULL,
+  weight INTEGER NOT NULL DEFAULT 1,
+  PRIMARY KEY (vault_id, source_id, target_id, relation),
+  FOREIGN KEY (vault_id, source_id) REFERENCES entities(vault_id, id) ON DELETE CASCADE,
+  FOREIGN KEY (vault_id, target_id) REFERENCES entities(vault_id, id) ON DELETE CASCADE
+);
+CREATE INDEX edges_target ON edges(vault_id, target_id);
+
+CREATE TABLE meetings (
+  vault_id TEXT NOT NULL REFERENCES vaults(id) ON DELETE CASCADE,
+  id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  started_at TEXT NOT NULL,
+  duration_minutes INTEGER,
+  attendees_json TEXT NOT NULL DEFAULT '[]',
+  extraction_status TEXT NOT NULL,
+  notes_md TEXT NOT NULL DEFAULT '',
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (vault_id, id)
+);
+CREATE INDEX meetings_started ON meetings(vault_id, started_at DESC);
+CREATE INDEX meetings_created ON meetings(vault_id, created_at);
+
+CREATE TABLE transcript_turns (
+  vault_id TEXT NOT NULL,
+  meeting_id TEXT NOT NULL,
+  turn_index INTEGER NOT NULL,
+  speaker TEXT NOT NULL,
+  text TEXT NOT NULL,
+  at_seconds INTEGER,
+  PRIMARY KEY (vault_id, meeting_id, turn_index),
+  FOREIGN KEY (vault_id, meeting_id) REFERENCES meetings(vault_id, id) ON DELETE CASCADE
+);
+
+-- Mentions of an entity in one meeting (what get_meeting and list_findings' meetingId filter read).
+CREATE TABLE entity_mentions (
+  vault_id TEXT NOT NULL,
+  entity_id TEXT NOT NULL,
+  meeting_id TEXT NOT NULL,
+  count INTEGER NOT NULL,
+  PRIMARY KEY (vault_id, meeting_id, entity_id),
+  FOREIGN KEY (vault_id, entity_id) REFERENCES entities(vault_id, id) ON DELETE CASCADE,
+  FOREIGN KEY (vault_id, meeting_id) REFERENCES meetings(vault_id, id) ON DELETE CASCADE
+);
+
+CREATE TABLE evidence (
+  vault_id TEXT NOT NULL,
+  id TEXT NOT NULL,
+  entity_id TEXT NOT NULL,
+  meeting_id TEXT NOT NULL,
+  turn_index INTEGER,
+  speaker TEXT NOT NULL,
+  quote TEXT NOT NULL,
+  spoken_at TEXT NOT NULL,
+  PRIMARY KEY (vault_id, id),
+  FOREIGN KEY (vault_id, entity_id) REFERENCES entities(vault_id, id) ON DELETE CASCADE,
+  FOREIGN KEY (vault_id, meeting_id) REFERENCES meetings(vault_id, id) ON DELETE CASCADE
+);
+CREATE INDEX evidence_entity ON evidence(vault_id, entity_id, spoken_at);
+CREATE INDEX evidence_meeting ON evidence(vault_id, meeting_id, entity_id);
+
+CREATE TABLE conflicts (
+  vault_id TEXT NOT NULL,
+  id TEXT NOT NULL,
+  entity_id TEXT NOT NULL,
+  title TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('open', 'resolved', 'dismissed')),
+  note TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (vault_id, id),
+  FOREIGN KEY (vault_id, entity_id) REFERENCES entities(vault_id, id) ON DELETE CASCADE
+);
+CREATE INDEX conflicts_status ON conflicts(vault_id, status, updated_at DESC);
+CREATE INDEX conflicts_entity ON conflicts(vault_id, entity_id);
+
+CREATE TABLE conflict_claims (
+  vault_id TEXT NOT NULL,
+  conflict_id TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  meeting_id TEXT,
+  turn_index INTEGER,
+  speaker TEXT NOT NULL,
+  quote TEXT NOT NULL,
+  spoken_at TEXT,
+  PRIMARY KEY (vault_id, conflict_id, position),
+  FOREIGN KEY (vault_id, conflict_id) REFERENCES conflicts(vault_id, id) ON DELETE CASCADE
+);
+
+CREATE TABLE conflict_history (
+  vault_id TEXT NOT NULL,
+  conflict_id TEXT NOT NULL,
+  at TEXT NOT NULL,
+  from_status TEXT,
+  to_status TEXT NOT NULL,
+  note TEXT,
+  actor TEXT,
+  FOREIGN KEY (vault_id, conflict_id) REFERENCES conflicts(vault_id, id) ON DELETE CASCADE
+);
+CREATE INDEX conflict_history_conflict ON conflict_history(vault_id, conflict_id, at);
+
+CREATE TABLE calendar_events (
+  vault_id TEXT NOT NULL REFERENCES vaults(id) ON DELETE CASCADE,
+  id TEXT NOT NULL,
+  title TEXT NOT NULL,
+  start_at TEXT NOT NULL,           -- UTC ISO, so text order is time order
+  end_at TEXT NOT NULL,
+  attendees_json TEXT NOT NULL DEFAULT '[]',
+  video_link TEXT,
+  description TEXT,
+  meeting_id TEXT,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (vault_id, id)
+);
+CREATE INDEX calendar_start ON calendar_events(vault_id, start_at);
+
+CREATE TABLE milestones (
+  vault_id TEXT NOT NULL REFERENCES vaults(id) ON DELETE CASCADE,
+  id TEXT NOT NULL,
+  title TEXT NOT NULL,
+  description TEXT,
+  target_date TEXT,
+  PRIMARY KEY (vault_id, id)
+);
+
+CREATE TABLE tasks (
+  vault_id TEXT NOT NULL REFERENCES vaults(id) ON DELETE CASCADE,
+  id TEXT NOT NULL,
+  number INTEGER NOT NULL,
+  identifier TEXT NOT NULL,
+  title TEXT NOT NULL,
+  description TEXT,
+  status TEXT NOT NULL CHECK (status IN ('todo', 'doing', 'done', 'blocked')),
+  assignee_name TEXT,
+  estimate TEXT,
+  priority TEXT NOT NULL DEFAULT 'none',
+  labels_json TEXT NOT NULL DEFAULT '[]',
+  checklist_json TEXT NOT NULL DEFAULT '[]',
+  due_date TEXT,
+  milestone_id TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (vault_id, id),
+  UNIQUE (vault_id, number)
+);
+CREATE INDEX tasks_status ON tasks(vault_id, status);
+CREATE INDEX tasks_milestone ON tasks(vault_id, milestone_id);
+
+CREATE TABLE plan_steps (
+  vault_id TEXT NOT NULL REFERENCES vaults(id) ON DELETE CASCADE,
+  id TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  title TEXT NOT NULL,
+  description TEXT,
+  status TEXT NOT NULL,
+  proposed_by TEXT NOT NULL CHECK (proposed_by IN ('agent', 'person')),
+  proposer_name TEXT,
+  start_date TEXT,
+  due_date TEXT,
+  PRIMARY KEY (vault_id, id)
+);
+
+-- Internal files are stored (sync brings them) but no tool ever serves them.
+CREATE TABLE files (
+  vault_id TEXT NOT NULL REFERENCES vaults(id) ON DELETE CASCADE,
+  id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  description TEXT NOT NULL DEFAULT '',
+  visibility TEXT NOT NULL CHECK (visibility IN ('public', 'internal')),
+  mime_type TEXT,
+  size_bytes INTEGER,
+  content_text TEXT,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (vault_id, id)
+);
+
+CREATE TABLE briefs (
+  vault_id TEXT NOT NULL REFERENCES vaults(id) ON DELETE CASCADE,
+  id TEXT NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('daily', 'weekly-plan', 'weekly-digest')),
+  title TEXT NOT NULL,
+  body_md TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (vault_id, id)
+);
+CREATE INDEX briefs_kind ON briefs(vault_id, kind, created_at DESC);
+
+CREATE TABLE sent_emails (
+  vault_id TEXT NOT NULL REFERENCES vaults(id) ON DELETE CASCADE,
+  id TEXT NOT NULL,
+  thread_id TEXT NOT NULL,
+  message_id TEXT NOT NULL,
+  in_reply_to_message_id TEXT,
+  to_json TEXT NOT NULL,
+  cc_json TEXT NOT NULL DEFAULT '[]',
+  subject TEXT NOT NULL,
+  body TEXT NOT NULL,
+  attachments_json TEXT NOT NULL DEFAULT '[]',
+  sent_at TEXT NOT NULL,
+  PRIMARY KEY (vault_id, id)
+);
+CREATE INDEX sent_emails_sent ON sent_emails(vault_id, sent_at DESC);
+
+-- The connected mailbox: every thread, including mail from before logging started and what the agent sent.
+CREATE TABLE mail_threads (
+  vault_id TEXT NOT NULL REFERENCES vaults(id) ON DELETE CASCADE,
+  id TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  PRIMARY KEY (vault_id, id)
+);
+
+CREATE TABLE mail_messages (
+  vault_id TEXT NOT NULL,
+  id TEXT NOT NULL,                 -- the Message-ID
+  thread_id TEXT NOT NULL,
+  from_addr TEXT NOT NULL,
+  from_name TEXT,
+  to_json TEXT NOT NULL,
+  cc_json TEXT NOT NULL DEFAULT '[]',
+  subject TEXT NOT NULL,
+  body TEXT NOT NULL,
+  attachments_json TEXT NOT NULL DEFAULT '[]',
+  sent_at TEXT NOT NULL,
+  PRIMARY KEY (vault_id, id),
+  FOREIGN KEY (vault_id, thread_id) REFERENCES mail_threads(vault_id, id) ON DELETE CASCADE
+);
+CREATE INDEX mail_messages_thread ON mail_messages(vault_id, thread_id, sent_at);
+
+CREATE TABLE agent_conversations (
+  vault_id TEXT NOT NULL REFERENCES vaults(id) ON DELETE CASCADE,
+  id TEXT NOT NULL,
+  channel TEXT NOT NULL,
+  person_name TEXT,
+  person_email TEXT,
+  title TEXT NOT NULL,
+  started_at TEXT NOT NULL,
+  PRIMARY KEY (vault_id, id)
+);
+
+CREATE TABLE agent_messages (
+  vault_id TEXT NOT NULL,
+  conversation_id TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  role TEXT NOT NULL,
+  text TEXT NOT NULL,
+  at TEXT NOT NULL,
+  PRIMARY KEY (vault_id, conversation_id, position),
+  FOREIGN KEY (vault_id, conversation_id) REFERENCES agent_conversations(vault_id, id) ON DELETE CASCADE
+);
+
+-- Word index over the agent's past messages (search_agent_memory); kept in step by triggers.
+CREATE VIRTUAL TABLE agent_messages_fts USING fts5(
+  text, content='agent_messages', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER agent_messages_ai AFTER INSERT ON agent_messages BEGIN
+  INSERT INTO agent_messages_fts(rowid, text) VALUES (new.rowid, new.text);
+END;
+CREATE TRIGGER agent_messages_ad AFTER DELETE ON agent_messages BEGIN
+  INSERT INTO agent_messages_fts(agent_messages_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
+END;
+CREATE TRIGGER agent_messages_au AFTER UPDATE ON agent_messages BEGIN
+  INSERT INTO agent_messages_fts(agent_messages_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
+  INSERT INTO agent_messages_fts(rowid, text) VALUES (new.rowid, new.text);
+END;
+
+CREATE TABLE artifacts (
+  vault_id TEXT NOT NULL REFERENCES vaults(id) ON DELETE CASCADE,
+  id TEXT NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('chart', 'workbook', 'csv', 'report')),
+  title TEXT NOT NULL,
+  file_name TEXT NOT NULL,
+  mime_type TEXT NOT NULL,
+  size_bytes INTEGER NOT NULL,
+  path TEXT,                        -- relative to the data dir; NULL when known only upstream
+  remote_url TEXT,
+  created_by TEXT,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (vault_id, id)
+);
+CREATE INDEX artifacts_created ON artifacts(vault_id, created_at DESC);
+
+-- Personal keys: only a SHA-256 of the key is kept. A key reaches its granted vaults, or all of them.
+CREATE TABLE api_keys (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  key_hash TEXT NOT NULL UNIQUE,
+  key_prefix TEXT NOT NULL,
+  role TEXT NOT NULL CHECK (role IN ('member', 'manager')),
+  all_vaults INTEGER NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL,
+  expires_at TEXT,
+  revoked_at TEXT,
+  last_used_at TEXT
+);
+CREATE TABLE api_key_vaults (
+  key_id TEXT NOT NULL REFERENCES api_keys(id) ON DELETE CASCADE,
+  vault_id TEXT NOT NULL,           -- no FK: a grant may name a vault that is synced later
+  PRIMARY KEY (key_id, vault_id)
+);
+
+-- Filled by the action and sync issues: local writes waiting for upstream, and pull checkpoints.
+CREATE TABLE outbox (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  vault_id TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  args_json TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT 'pending',
+  attempts INTEGER NOT NULL DEFAULT 0,
+  last_error TEXT,
+  created_at TEXT NOT NULL,
+  pushed_at TEXT
+);
+CREATE TABLE sync_checkpoints (
+  vault_id TEXT NOT NULL,
+  resource TEXT NOT NULL,
+  cursor TEXT,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (vault_id, resource)
+);
+
+CREATE TABLE settings (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+`,
+];

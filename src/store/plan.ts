@@ -1,0 +1,81 @@
+/** The delivery plan: milestones, tasks and the mutual action plan's steps. */
+import { json, sql, type Db } from './db.js';
+
+interface TaskRow {
+  id: string;
+  number: number;
+  identifier: string;
+  title: string;
+  description: string | null;
+  status: string;
+  assignee_name: string | null;
+  estimate: string | null;
+  priority: string;
+  labels_json: string;
+  checklist_json: string;
+  due_date: string | null;
+  milestone_id: string | null;
+  milestone_title: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export function listTasks(db: Db, vaultId: string, filter: { status?: string; milestoneId?: string }) {
+  const rows = sql(
+    db,
+    `SELECT t.*, m.title AS milestone_title FROM tasks t
+     LEFT JOIN milestones m ON m.vault_id = t.vault_id AND m.id = t.milestone_id
+     WHERE t.vault_id = @v
+       AND (@status IS NULL OR (@status = 'open' AND t.status <> 'done') OR t.status = @status)
+       AND (@milestone IS NULL OR t.milestone_id = @milestone)
+     ORDER BY t.number`,
+  ).all({ v: vaultId, status: filter.status ?? null, milestone: filter.milestoneId ?? null }) as TaskRow[];
+  return rows.map((t) => ({
+    id: t.id,
+    identifier: t.identifier,
+    number: t.number,
+    title: t.title,
+    description: t.description,
+    status: t.status as 'todo',
+    owner: t.assignee_name,
+    estimate: t.estimate as 'm' | null,
+    priority: t.priority as 'none',
+    labels: json.read(t.labels_json),
+    checklist: json.read<{ text: string; done: boolean }[]>(t.checklist_json),
+    dueDate: t.due_date,
+    milestoneId: t.milestone_id,
+    milestoneTitle: t.milestone_title,
+    createdAt: t.created_at,
+    updatedAt: t.updated_at,
+  }));
+}
+
+export function taskCountsByStatus(db: Db, vaultId: string) {
+  return sql(db, 'SELECT status, count(*) AS n FROM tasks WHERE vault_id = ? GROUP BY status').all(vaultId) as { status: string; n: number }[];
+}
+
+export function milestoneExists(db: Db, vaultId: string, id: string): boolean {
+  return sql(db, 'SELECT 1 FROM milestones WHERE vault_id = ? AND id = ?').get(vaultId, id) !== undefined;
+}
+
+export function listMilestones(db: Db, vaultId: string) {
+  return sql(
+    db,
+    `SELECT m.id, m.title, m.description, m.target_date AS targetDate,
+            coalesce(sum(t.status = 'done'), 0) AS tasksDone, count(t.id) AS tasksTotal
+     FROM milestones m LEFT JOIN tasks t ON t.vault_id = m.vault_id AND t.milestone_id = m.id
+     WHERE m.vault_id = ? GROUP BY m.id ORDER BY m.target_date, m.id`,
+  ).all(vaultId) as { id: string; title: string; description: string | null; targetDate: string | null; tasksDone: number; tasksTotal: number }[];
+}
+
+export function listPlanSteps(db: Db, vaultId: string) {
+  return sql(
+    db,
+    `SELECT id, position, title, description, status, proposed_by AS proposedBy, proposer_name AS proposerName,
+            start_date AS startDate, due_date AS dueDate
+     FROM plan_steps WHERE vault_id = ? ORDER BY position`,
+  ).all(vaultId) as {
+    id: string; position: number; title: string; description: string | null; status: 'planned';
+    proposedBy: 'agent' | 'person'; proposerName: string | null; startDate: string | null; dueDate: string | null;
+  }[];
+}

@@ -1,0 +1,68 @@
+/** Text helpers shared by the loader (mention counting) and the search tools (matching). */
+
+/** Lower case, accents removed, runs of non-letters/digits folded to one space. */
+export function normalize(s: string): string {
+  return s
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+export function tokens(s: string): string[] {
+  const n = normalize(s);
+  return n ? n.split(' ') : [];
+}
+
+/** How often `term` occurs in `haystack` as whole words; both already normalized. */
+export function countWholeWord(haystack: string, term: string): number {
+  if (!term) return 0;
+  const padded = ` ${haystack} `;
+  const needle = ` ${term} `;
+  let count = 0;
+  let at = padded.indexOf(needle);
+  while (at !== -1) {
+    count++;
+    at = padded.indexOf(needle, at + needle.length - 1);
+  }
+  return count;
+}
+
+/**
+ * Mentions of an entity in a text: occurrences of its name or any alias as whole words. Longer terms are
+ * counted first and blanked out, so "Warehouse Management System" is not counted again as "System".
+ */
+export function countMentions(textNormalized: string, termsNormalized: string[]): number {
+  let rest = ` ${textNormalized} `;
+  let count = 0;
+  const sorted = [...new Set(termsNormalized.filter(Boolean))].sort((a, b) => b.length - a.length);
+  for (const term of sorted) {
+    const needle = ` ${term} `;
+    let at = rest.indexOf(needle);
+    while (at !== -1) {
+      count++;
+      rest = rest.slice(0, at + 1) + '\u0000'.repeat(term.length) + rest.slice(at + 1 + term.length);
+      at = rest.indexOf(needle, at + 1);
+    }
+  }
+  return count;
+}
+
+/** Damerau-free Levenshtein distance, stopping early once it exceeds `max`. */
+export function editDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      cur.push(v);
+      if (v < rowMin) rowMin = v;
+    }
+    if (rowMin > max) return max + 1;
+    prev = cur;
+  }
+  return prev[b.length]!;
+}

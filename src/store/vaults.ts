@@ -1,0 +1,45 @@
+/** Vault records, and which of them a principal may reach. */
+import type { Principal } from '../auth/keys.js';
+import { json, sql, type Db } from './db.js';
+
+export interface Vault {
+  id: string;
+  name: string;
+  client: string;
+  description: string;
+  keywords: string[];
+  summary: string;
+  boardPrefix: string;
+  agentEmail: string | null;
+}
+
+interface VaultRow {
+  id: string;
+  name: string;
+  client: string;
+  description: string;
+  keywords_json: string;
+  summary: string;
+  board_prefix: string;
+  agent_email: string | null;
+}
+
+const toVault = (r: VaultRow): Vault => ({
+  id: r.id,
+  name: r.name,
+  client: r.client,
+  description: r.description,
+  keywords: json.read(r.keywords_json),
+  summary: r.summary,
+  boardPrefix: r.board_prefix,
+  agentEmail: r.agent_email,
+});
+
+export function allVaults(db: Db): Vault[] {
+  return (sql(db, 'SELECT * FROM vaults ORDER BY name').all() as VaultRow[]).map(toVault);
+}
+
+export function reachableVaults(db: Db, principal: Principal): Vault[] {
+  const all = allVaults(db);
+  return principal.allVaults ? all : all.filter((v) => principal.vaultIds.has(v.id));
+}

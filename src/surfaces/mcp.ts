@@ -1,0 +1,79 @@
+/**
+ * The MCP surface. One server factory over the service, used by stdio here and by Streamable HTTP later.
+ * It publishes the catalog's own JSON Schemas (input and output), so MCP, REST and OpenAPI never drift,
+ * and hands every call to `service.invoke`. This is the only module that imports the MCP SDK.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../auth/keys.js';
+import type { Service } from '../service/invoke.js';
+import { describeTool } from './catalog-json.js';
+import { PACKAGE_VERSION } from '../package-info.js';
+import { log } from '../log.js';
+
+export const SERVER_INSTRUCTIONS = [
+  'Vault tools give access to the knowledge of consulting discovery engagements, one vault per client.',
+  'Orientation order: list_vaults; when the user has not said which vault, suggest_vault_scope with the recent conversation',
+  '(ask its clarification question if it returns one); then stats and get_brief for that vault.',
+  'Pass the exact vault id as `vault` to every call when the key reaches more than one vault; never guess it or reuse one client\'s vault for another.',
+  'search_knowledge finds entities by name; search_transcripts finds what was said; get_entity with includeEvidence gives verbatim quotes.',
+  'find_person is the only source of e-mail addresses.',
+].join(' ');
+
+/** `principal()` is asked on every call, so a revoked or expired key stops working at once. */
+export function createMcpServer(service: Service, principal: () => Principal): Server {
+  const server = new Server(
+    { name: 'vault-tools', title: 'Vault Tools', version: PACKAGE_VERSION },
+    { capabilities: { tools: { listChanged: false } }, instructions: SERVER_INSTRUCTIONS },
+  );
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: service.listTools().map((t) => {
+      const d = describeTool(t);
+      return { name: d.name, title: d.title, description: d.description, inputSchema: d.inputSchema, outputSchema: d.outputSchema, annotations: d.annotations } as never;
+    }),
+  }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const requestId = randomUUID();
+    let who: Principal;
+    try {
+      who = principal();
+    } catch (err) {
+      const e = err as { code?: string; message: string };
+      return errorResult(e.code ?? 'unauthorized', e.message, requestId);
+    }
+    const result = await service.invoke(request.params.name, request.params.arguments ?? {}, who);
+    if (!result.ok) return errorResult(result.code, result.message, requestId);
+    return { content: [{ type: 'text', text: JSON.stringify(result.data) }], structuredContent: result.data };
+  });
+
+  return server;
+}
+
+/** A tool error as MCP wants it: an `isError` result whose text is the service's error body. */
+function errorResult(code: string, message: string, requestId: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: { code, message, requestId } }) }] };
+}
+
+/** Serves MCP on stdin/stdout until stdin closes; resolves when the server has shut down. */
+export async function serveStdio(service: Service, principal: () => Principal): Promise<void> {
+  const server = createMcpServer(service, principal);
+  const transport = new StdioServerTransport();
+  await server.connect(transport);
+  log.info('MCP server ready on stdio');
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.stdin.off('end', stop);
+      process.stdin.off('close', stop);
+      void server.close().finally(resolve);
+    };
+    // The client quitting closes our stdin: exit then, never linger as an orphan.
+    process.stdin.on('end', stop);
+    process.stdin.on('close', stop);
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
