@@ -35,9 +35,9 @@
  * `q4-report`), must match whole words, adjacent and in order, within a single field (subject, body, an
  * address…); a quoted single word (`"inve"`) must match a whole word.
  *
- * This module is self-contained on purpose (no imports): its `normalize` is the same rule as
- * `src/store/text.ts`, restated here so the parser can be lifted or tested without the store.
+ * Normalization is the one rule of `src/store/text.ts`, shared with every other text match.
  */
+import { normalize, tokens as words } from '../store/text.js';
 
 export interface MailMessage {
   threadId: string;
@@ -89,21 +89,6 @@ export interface MailQuery {
 
 // ---------------------------------------------------------------------------------------------------------
 // Text helpers
-
-/** Lower case, accents removed, runs of non-letters/digits folded to one space (as src/store/text.ts). */
-function normalize(s: string): string {
-  return s
-    .normalize('NFD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .trim();
-}
-
-function words(s: string): string[] {
-  const n = normalize(s);
-  return n ? n.split(' ') : [];
-}
 
 /** For substring operators: lower case, no accents, but punctuation kept (`@`, `.` matter in addresses). */
 function fold(s: string): string {

@@ -1,0 +1,180 @@
+/**
+ * The stdio process as a client sees it from outside: stdout carries nothing but JSON-RPC, closing stdin
+ * ends the process, a bad key fails at start with a clear message, and the demo load is idempotent.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, cli, cliFails, demoStore, tempDir, type DemoStore } from '../helpers.js';
+
+let store: DemoStore;
+beforeAll(() => {
+  store = demoStore();
+});
+afterAll(() => store?.cleanup());
+
+/** Spawns the server, writes the messages, closes stdin, and collects everything until it exits. */
+function runSession(args: string[], messages: object[]): Promise<{ stdout: string; stderr: string; code: number | null; msAfterClose: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '' } });
+    let stdout = '';
+    let stderr = '';
+    let closedAt = 0;
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ stdout, stderr, code, msAfterClose: Date.now() - closedAt }));
+    for (const m of messages) child.stdin.write(`${JSON.stringify(m)}\n`);
+    // Wait until every request has its answer, then hang up like a client that quits.
+    const expected = messages.filter((m) => 'id' in m).length;
+    const timer = setInterval(() => {
+      if (stdout.split('\n').filter(Boolean).length >= expected) {
+        clearInterval(timer);
+        closedAt = Date.now();
+        child.stdin.end();
+      }
+    }, 20);
+    setTimeout(() => {
+      clearInterval(timer);
+      child.kill('SIGKILL');
+    }, 20_000);
+  });
+}
+
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+};
+
+describe('stdio process', () => {
+  it('writes only JSON-RPC to stdout and exits promptly when stdin closes', async () => {
+    const r = await runSession(
+      ['serve', '--data-dir', store.dir, '--key', store.ownerKey],
+      [
+        initialize,
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+        { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'stats', arguments: { vault: 'northwind-logistics' } } },
+        { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'stats', arguments: { limit: 'x' } } },
+      ],
+    );
+    expect(r.code).toBe(0);
+    expect(r.msAfterClose).toBeLessThan(5000);
+    const lines = r.stdout.split('\n').filter(Boolean);
+    expect(lines.length).toBe(4);
+    const replies = lines.map((l) => JSON.parse(l));
+    for (const reply of replies) expect(reply.jsonrpc).toBe('2.0');
+    expect(replies[0].result.serverInfo.name).toBe('vault-tools');
+    expect(replies[0].result.instructions).toContain('suggest_vault_scope');
+    expect(replies[2].result.structuredContent.vault.id).toBe('northwind-logistics');
+    expect(replies[3].result.isError).toBe(true);
+    expect(r.stderr).toContain('MCP server ready on stdio'); // logs go to stderr
+  });
+
+  it('the demo command serves MCP on stdio after loading', async () => {
+    const r = await runSession(['demo', '--data-dir', store.dir], [initialize, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_vaults', arguments: {} } }]);
+    expect(r.code).toBe(0);
+    const replies = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    expect(replies[1].result.structuredContent.vaults).toHaveLength(2);
+    expect(r.stderr).toContain('Claude Desktop');
+    expect(r.stderr).toContain('member, Northwind Logistics only: vt_');
+  });
+
+  it('refuses to start with a key the store does not know, saying what to do', () => {
+    const r = cliFails(['serve', '--data-dir', store.dir, '--key', 'vt_not_a_real_key']);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('not valid for this store');
+  });
+});
+
+describe('demo and import', () => {
+  it('loading the demo twice gives the same store', () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const dump = () => {
+        const db = new Database(join(dir, 'vault-tools.db'), { readonly: true });
+        const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '%fts%' AND name NOT IN ('api_keys', 'api_key_vaults') ORDER BY name").pluck().all() as string[];
+        const out = tables.map((t) => JSON.stringify(db.prepare(`SELECT * FROM "${t}" ORDER BY 1, 2`).all()));
+        db.close();
+        return out;
+      };
+      cli(['demo', '--data-dir', dir, '--no-serve']);
+      const first = dump();
+      const keysFirst = readFileSync(join(dir, 'demo-keys.json'), 'utf8');
+      const second = cli(['demo', '--data-dir', dir, '--no-serve'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      expect(second).toBe(''); // nothing on stdout
+      expect(dump()).toEqual(first);
+      expect(readFileSync(join(dir, 'demo-keys.json'), 'utf8')).toBe(keysFirst);
+      expect(first.join('').length).toBeGreaterThan(100_000);
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('import validates and names the file, record and field that are wrong; a bad vault loads nothing', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const { cpSync, writeFileSync } = await import('node:fs');
+      const vaultDir = join(dir, 'vault');
+      cpSync(join(import.meta.dirname, '..', '..', 'fixtures', 'northwind'), vaultDir, { recursive: true });
+      const tasks = JSON.parse(readFileSync(join(vaultDir, 'tasks.json'), 'utf8'));
+      tasks[2].status = 'finished';
+      writeFileSync(join(vaultDir, 'tasks.json'), JSON.stringify(tasks));
+      const r = cliFails(['import', vaultDir, '--data-dir', join(dir, 'data')]);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain('tasks.json: record 2, field "status"');
+      tasks[2].status = 'done';
+      tasks[3].milestoneId = 'ms-nowhere';
+      writeFileSync(join(vaultDir, 'tasks.json'), JSON.stringify(tasks));
+      expect(cliFails(['import', vaultDir, '--data-dir', join(dir, 'data')]).stderr).toContain('field "milestoneId": no milestone "ms-nowhere"');
+      const db = new Database(join(dir, 'data', 'vault-tools.db'), { readonly: true });
+      expect(db.prepare('SELECT count(*) FROM vaults').pluck().get()).toBe(0);
+      db.close();
+      tasks[3].milestoneId = undefined;
+      writeFileSync(join(vaultDir, 'tasks.json'), JSON.stringify(tasks));
+      cli(['import', vaultDir, '--data-dir', join(dir, 'data')]);
+      const stats = JSON.parse(cli(['call', 'stats', '--data-dir', join(dir, 'data')]));
+      expect(stats.vault.id).toBe('northwind-logistics');
+    } finally {
+      cleanup();
+    }
+  });
+});
+
+describe('call and keys', () => {
+  it('call prints data on stdout and the error body on failure', () => {
+    const out = JSON.parse(cli(['call', 'list_vaults', '--data-dir', store.dir]));
+    expect(out.vaults).toHaveLength(2);
+    const r = cliFails(['call', 'get_entity', '{"entityId": "nope"}', '--vault', 'meridian-health', '--data-dir', store.dir]);
+    expect(r.status).toBe(1);
+    expect(JSON.parse(r.stderr).error.code).toBe('not_found');
+    expect(cliFails(['call', 'stats', '{not json', '--data-dir', store.dir]).stderr).toContain('not valid JSON');
+  });
+
+  it('keys are stored hashed, listed without secrets, and scoped', () => {
+    const created = JSON.parse(cli(['keys', 'create', '--vault', 'meridian-health', '--name', 'analyst', '--json', '--data-dir', store.dir]));
+    expect(created.key).toMatch(/^vt_[0-9A-Za-z]{32}$/);
+    const listed = cli(['keys', 'list', '--json', '--data-dir', store.dir]);
+    expect(listed).not.toContain(created.key);
+    const db = new Database(join(store.dir, 'vault-tools.db'), { readonly: true });
+    const raw = JSON.stringify(db.prepare('SELECT * FROM api_keys').all());
+    db.close();
+    expect(raw).not.toContain(created.key);
+    const mine = JSON.parse(listed).find((k: { id: string }) => k.id === created.id);
+    expect(mine).toMatchObject({ role: 'member', vaults: ['meridian-health'], name: 'analyst' });
+    const vaults = JSON.parse(cli(['call', 'list_vaults', '--key', created.key, '--data-dir', store.dir])).vaults;
+    expect(vaults.map((v: { id: string }) => v.id)).toEqual(['meridian-health']);
+    expect(cliFails(['keys', 'create', '--data-dir', store.dir]).stderr).toContain('--vault');
+  });
+
+  it('an expired key is refused', () => {
+    const created = JSON.parse(cli(['keys', 'create', '--vault', '*', '--expires', '2020-01-01T00:00:00Z', '--json', '--data-dir', store.dir]));
+    const r = cliFails(['call', 'list_vaults', '--key', created.key, '--data-dir', store.dir]);
+    expect(r.stderr).toContain('expired');
+  });
+});

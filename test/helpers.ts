@@ -1,0 +1,66 @@
+/** Shared test setup: temp data dirs, the built CLI, and the fixture vaults as expectations. */
+import { execFileSync, type ExecFileSyncOptions } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { readVaultDir } from '../src/fixtures/read.js';
+import { shiftDates, shiftDaysFor } from '../src/fixtures/load.js';
+import type { VaultFixture } from '../src/fixtures/schema.js';
+
+export const ROOT = resolve(import.meta.dirname, '..');
+export const BIN = join(ROOT, 'bin', 'vault-tools.js');
+export const FIXTURE_DIRS = { northwind: join(ROOT, 'fixtures', 'northwind'), meridian: join(ROOT, 'fixtures', 'meridian') };
+
+export function tempDir(prefix = 'vt-test-'): { dir: string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Runs the built CLI; returns stdout. Throws with stderr on a non-zero exit. */
+export function cli(args: string[], opts: ExecFileSyncOptions = {}): string {
+  const env = { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', ...(opts.env ?? {}) };
+  return execFileSync(process.execPath, [BIN, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...opts, env }) as string;
+}
+
+/** Runs the CLI expecting failure; returns its exit code, stdout and stderr. */
+export function cliFails(args: string[], env: NodeJS.ProcessEnv = {}): { status: number; stdout: string; stderr: string } {
+  try {
+    cli(args, { env });
+  } catch (err) {
+    const e = err as { status: number; stdout: string; stderr: string };
+    return { status: e.status, stdout: e.stdout, stderr: e.stderr };
+  }
+  throw new Error(`expected vault-tools ${args.join(' ')} to fail`);
+}
+
+/** A fixture vault as the store holds it: dates shifted to today. */
+export function fixture(name: keyof typeof FIXTURE_DIRS, now = new Date()): VaultFixture {
+  const f = readVaultDir(FIXTURE_DIRS[name]);
+  return shiftDates(f, shiftDaysFor(f.vault.referenceDate, now));
+}
+
+export interface DemoStore {
+  dir: string;
+  ownerKey: string;
+  memberKey(vaultId: string): string;
+  cleanup(): void;
+}
+
+/** A data dir with the demo vaults loaded, its owner key, and member keys made on demand. */
+export function demoStore(): DemoStore {
+  const { dir, cleanup } = tempDir();
+  cli(['demo', '--data-dir', dir, '--no-serve']);
+  const ownerKey = execFileSync('cat', [join(dir, 'owner.key')], { encoding: 'utf8' }).trim();
+  const members = new Map<string, string>();
+  return {
+    dir,
+    ownerKey,
+    memberKey(vaultId) {
+      if (!members.has(vaultId)) {
+        members.set(vaultId, JSON.parse(cli(['keys', 'create', '--vault', vaultId, '--json', '--name', `member ${vaultId}`, '--data-dir', dir])).key);
+      }
+      return members.get(vaultId)!;
+    },
+    cleanup,
+  };
+}

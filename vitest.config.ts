@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // End-to-end suites spawn real processes; two cores, so run files two at a time.
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});
