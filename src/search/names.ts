@@ -24,6 +24,8 @@ export function matchName(queryNorm: string, nameNorm: string): NameMatch | unde
   if (!queryNorm || !nameNorm) return undefined;
   if (queryNorm === nameNorm) return { kind: 'exact', score: RANK.exact + 0.5 };
   if (sortedWords(queryNorm) === sortedWords(nameNorm)) return { kind: 'exact', score: RANK.exact + 0.4 };
+  // Spacing aside ("DockFlow" / "dock flow", "Aldhelm's" / "aldhelms"): still the same name.
+  if (queryNorm.replace(/ /g, '') === nameNorm.replace(/ /g, '')) return { kind: 'exact', score: RANK.exact + 0.3 };
   const q = queryNorm.split(' ');
   const words = nameNorm.split(' ');
   const coverage = q.length / Math.max(q.length, words.length);
