@@ -38,10 +38,13 @@ const STOP = new Set(
   'about after again against their there these those which while where would could should other being having through between before during under above below within without across project client discovery engagement meeting meetings current'.split(' '),
 );
 
-/** Distinctive summary words: long enough to mean something and absent from the other vaults' summaries. */
-function summaryTerms(v: ScopeVault, others: ScopeVault[]): string[] {
+/**
+ * Distinctive summary words: long enough to mean something, absent from the other vaults' summaries, and
+ * not part of a person's name (people are their own signal, weighed by how many vaults know them).
+ */
+function summaryTerms(v: ScopeVault, others: ScopeVault[], nameWords: Set<string>): string[] {
   const otherWords = new Set(others.flatMap((o) => normalize(o.summary).split(' ')));
-  return [...new Set(normalize(v.summary).split(' '))].filter((w) => w.length >= 6 && !STOP.has(w) && !otherWords.has(w));
+  return [...new Set(normalize(v.summary).split(' '))].filter((w) => w.length >= 6 && !STOP.has(w) && !otherWords.has(w) && !nameWords.has(w));
 }
 
 const list = (names: string[]) => (names.length <= 2 ? names.join(' or ') : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`);
@@ -58,6 +61,7 @@ export function resolveScope(conversation: string, vaults: ScopeVault[]): ScopeD
   };
   const personHolders = holders((v) => v.people);
   const keywordHolders = holders((v) => v.keywords);
+  const nameWords = new Set(vaults.flatMap((v) => v.people.flatMap((p) => normalize(p).split(' '))));
 
   const named: ScopeVault[] = [];
   const candidates = vaults.map((v) => {
@@ -81,7 +85,7 @@ export function resolveScope(conversation: string, vaults: ScopeVault[]): ScopeD
       score += 3 / shared;
       signals.push(shared > 1 ? `${p} (in ${shared} vaults)` : `${p} (only in this vault)`);
     }
-    const terms = summaryTerms(v, vaults.filter((o) => o !== v)).filter((w) => has(text, w));
+    const terms = summaryTerms(v, vaults.filter((o) => o !== v), nameWords).filter((w) => has(text, w));
     if (terms.length) {
       score += Math.min(3, terms.length * 0.5);
       signals.push(`summary terms: ${terms.slice(0, 5).join(', ')}`);
