@@ -35,9 +35,7 @@ export function getEntityRow(db: Db, vaultId: string, id: string): EntityRow | u
 
 export function getEntityRows(db: Db, vaultId: string, ids: string[]): EntityRow[] {
   if (!ids.length) return [];
-  return db
-    .prepare(`SELECT * FROM entities WHERE vault_id = ? AND id IN (SELECT value FROM json_each(?))`)
-    .all(vaultId, JSON.stringify(ids)) as EntityRow[];
+  return sql(db, 'SELECT * FROM entities WHERE vault_id = ? AND id IN (SELECT value FROM json_each(?))').all(vaultId, JSON.stringify(ids)) as EntityRow[];
 }
 
 export type FindingSort = 'mentions' | 'recent';

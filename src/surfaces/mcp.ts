@@ -5,7 +5,7 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/keys.js';
 import type { Service } from '../service/invoke.js';
@@ -32,7 +32,8 @@ export function createMcpServer(service: Service, principal: () => Principal): S
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: service.listTools().map((t) => {
       const d = describeTool(t);
-      return { name: d.name, title: d.title, description: d.description, inputSchema: d.inputSchema, outputSchema: d.outputSchema, annotations: d.annotations } as never;
+      // The catalog's JSON Schemas are objects by construction (z.strictObject), as MCP requires.
+      return { name: d.name, title: d.title, description: d.description, inputSchema: d.inputSchema, outputSchema: d.outputSchema, annotations: d.annotations } as McpTool;
     }),
   }));
 
