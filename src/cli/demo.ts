@@ -7,7 +7,7 @@ import { loadFixture, type LoadResult } from '../fixtures/load.js';
 import { BIN_PATH, FIXTURES_DIR } from '../package-info.js';
 import type { Db } from '../store/db.js';
 import { openStore, userDataDir } from './context.js';
-import { serveStore } from './serve.js';
+import { addServeOptions, serveStore, type ServeOptions } from './serve.js';
 
 const DEMO_KEYS_FILE = 'demo-keys.json';
 
@@ -51,13 +51,12 @@ export function claudeDesktopSnippet(args: string[]): string {
 }
 
 export function register(program: Command): void {
-  program
-    .command('demo')
-    .description('load the shipped fixture vaults into a demo data dir, print the demo keys, then serve MCP over stdio')
+  addServeOptions(
+    program.command('demo').description('load the shipped fixture vaults into a demo data dir, print the demo keys, then serve exactly as `serve` does'),
+  )
     .option('--data-dir <dir>', 'data directory (default: a demo dir of its own)')
-    .option('--key <key>', 'key to serve with (default: the demo owner key)')
     .option('--no-serve', 'load and print, then exit')
-    .action(async (opts: { dataDir?: string; key?: string; serve: boolean }) => {
+    .action(async (opts: ServeOptions & { serve: boolean }) => {
       const dir = demoDataDir(opts.dataDir);
       const db = openStore(dir, opts.dataDir ? '--data-dir' : 'the demo default');
       const loaded = loadDemoVaults(db);
@@ -76,7 +75,10 @@ export function register(program: Command): void {
       ];
       process.stderr.write(`${lines.join('\n')}\n`);
       if (!opts.serve) return void db.close();
-      if (process.stdin.isTTY) process.stderr.write('Serving MCP on stdio: an MCP client talks to this process; press Ctrl-C to stop.\n');
-      await serveStore(db, dir, opts.key ?? owner.key);
+      if (process.stdin.isTTY && !opts.http) {
+        process.stderr.write('stdin is a terminal, so there is no MCP client to serve: add --http 8787 for the REST API, or start it from a client.\n');
+        return void db.close();
+      }
+      await serveStore(db, dir, { ...opts, key: opts.key ?? owner.key });
     });
 }

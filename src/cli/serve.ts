@@ -1,27 +1,105 @@
 import type { Command } from 'commander';
 import { authenticate } from '../auth/keys.js';
+import { DEFAULT_RATE_LIMIT } from '../auth/rate-limit.js';
 import { Service } from '../service/invoke.js';
 import { serveStdio } from '../surfaces/mcp.js';
+import { startHttpServer, type HttpListener } from '../surfaces/http/server.js';
+import { DEFAULT_MAX_BODY_BYTES } from '../surfaces/http/body.js';
+import { PATHS } from '../surfaces/http/paths.js';
 import type { Db } from '../store/db.js';
-import { openStore, principalFor, resolveDataDir, resolveKey } from './context.js';
+import { log } from '../log.js';
+import { CliError, openStore, principalFor, resolveDataDir, resolveKey } from './context.js';
 
-/** Serves MCP over stdio on a store; shared by `serve` and `demo`. */
-export async function serveStore(db: Db, dataDir: string, keyOption: string | undefined): Promise<void> {
-  const key = resolveKey(db, dataDir, keyOption);
-  principalFor(db, key); // fail now, clearly, if the key is wrong
-  const service = new Service(db);
-  await serveStdio(service, () => authenticate(db, key));
+export interface ServeOptions {
+  dataDir?: string;
+  key?: string;
+  http?: string;
+  stdio: boolean;
+  allowHost: string[];
+  allowOrigin: string[];
+  maxBody: string;
+  rateLimit: string;
+}
+
+const collect = (v: string, acc: string[]) => [...acc, v];
+
+/** The serving options `serve` and `demo` share. */
+export function addServeOptions(cmd: Command): Command {
+  return cmd
+    .option('--key <key>', 'key for stdio (default: $VAULT_TOOLS_KEY or the data dir owner key)')
+    .option('--http <[host:]port>', 'also serve the REST API, OpenAPI and MCP over HTTP (host 127.0.0.1 by default; port 0 picks a free one)')
+    .option('--no-stdio', 'HTTP only (also the case when stdin is a terminal)')
+    .option('--allow-host <host:port>', 'accept this Host header too (DNS-rebinding protection; repeatable)', collect, [] as string[])
+    .option('--allow-origin <origin>', 'accept this Origin and send CORS headers for it (repeatable; never "*")', collect, [] as string[])
+    .option('--max-body <bytes>', 'largest request body', String(DEFAULT_MAX_BODY_BYTES))
+    .option('--rate-limit <n>', 'requests per second per key, bursts of 2n (0: no limit)', String(DEFAULT_RATE_LIMIT.perSecond));
+}
+
+/** `[host:]port`, with IPv6 hosts in brackets. */
+export function parseListen(value: string): { host: string; port: number } {
+  const m = /^(?:(\[[^\]]+\]|[^:]+):)?(\d{1,5})$/.exec(value.trim());
+  const port = m ? Number(m[2]) : NaN;
+  if (!m || port > 65535) throw new CliError(`--http "${value}": expected [HOST:]PORT, e.g. 8787, 127.0.0.1:8787 or 0 for a free port`, 2);
+  return { host: m[1]?.replace(/^\[|\]$/g, '') ?? '127.0.0.1', port };
+}
+
+function positiveInt(name: string, value: string, allowZero = false): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < (allowZero ? 0 : 1)) throw new CliError(`${name} "${value}": expected a whole number${allowZero ? ' (0 or more)' : ' above 0'}`, 2);
+  return n;
+}
+
+/** Serves a store: MCP on stdio (unless off or stdin is a terminal) and, with --http, the REST listener. */
+export async function serveStore(db: Db, dataDir: string, opts: ServeOptions): Promise<void> {
+  const stdio = opts.stdio && !process.stdin.isTTY;
+  if (!stdio && !opts.http) {
+    throw new CliError('nothing to serve: stdin is a terminal (or --no-stdio). Start it from an MCP client, or add --http [HOST:]PORT.', 2);
+  }
+  let listener: HttpListener | undefined;
+  if (opts.http) {
+    const { host, port } = parseListen(opts.http);
+    const perSecond = positiveInt('--rate-limit', opts.rateLimit, true);
+    try {
+      listener = await startHttpServer(db, {
+        host,
+        port,
+        dataDir,
+        allowHosts: opts.allowHost,
+        allowOrigins: opts.allowOrigin,
+        maxBodyBytes: positiveInt('--max-body', opts.maxBody),
+        rateLimit: perSecond === 0 ? null : { perSecond, burst: perSecond * 2 },
+      });
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      if (e.code === 'EADDRINUSE') throw new CliError(`port ${port} on ${host} is in use; pick another with --http ${host}:PORT, or --http 0 for a free one`);
+      if (e.code === 'EACCES') throw new CliError(`no permission to listen on ${host}:${port}; use a port above 1023`);
+      if (e.code === 'EADDRNOTAVAIL') throw new CliError(`${host} is not an address of this machine; use 127.0.0.1`);
+      throw new CliError((err as Error).message);
+    }
+    process.stderr.write(
+      `vault-tools: REST API on ${listener.url}${PATHS.index} (OpenAPI ${listener.url}${PATHS.openapi}, MCP ${listener.url}${PATHS.mcp}); send Authorization: Bearer <key>\n`,
+    );
+  }
+  if (stdio) {
+    const key = resolveKey(db, dataDir, opts.key);
+    principalFor(db, key); // fail now, clearly, if the key is wrong
+    await serveStdio(listener?.service ?? new Service(db), () => authenticate(db, key));
+  } else {
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+  }
+  log.info('shutting down');
+  await listener?.close();
   db.close();
 }
 
 export function register(program: Command): void {
-  program
-    .command('serve')
-    .description("serve MCP over stdio on the data dir's store")
+  addServeOptions(program.command('serve').description("serve MCP over stdio (and with --http, the REST API) on the data dir's store"))
     .option('--data-dir <dir>', 'data directory (default: $VAULT_TOOLS_HOME or the platform user data dir)')
-    .option('--key <key>', 'key to act with (default: $VAULT_TOOLS_KEY or the data dir owner key)')
-    .action(async (opts: { dataDir?: string; key?: string }) => {
+    .action(async (opts: ServeOptions) => {
       const { dir, why } = resolveDataDir(opts.dataDir);
-      await serveStore(openStore(dir, why), dir, opts.key);
+      await serveStore(openStore(dir, why), dir, opts);
     });
 }

@@ -9,9 +9,14 @@ export const ERROR_CODES = {
   vault_required: 400, // the key reaches several vaults and `vault` was not given
   unauthorized: 401, // no key, unknown key, revoked or expired key
   forbidden: 403, // the key may not do this (a manager-only tool with a member key)
+  host_not_allowed: 403, // HTTP: the Host header is not this listener's (DNS rebinding protection)
+  origin_not_allowed: 403, // HTTP: the Origin header is not an allowed origin
   tool_not_found: 404, // no tool of that name
+  route_not_found: 404, // HTTP: no such path
   vault_not_found: 404, // no such vault, or one this key may not reach (the same answer on purpose)
   not_found: 404, // a record named by an argument does not exist in the vault
+  method_not_allowed: 405, // HTTP: the path exists, not with this method (see Allow)
+  payload_too_large: 413, // HTTP: the body exceeds the listener's limit (1 MiB by default)
   rate_limited: 429, // too many requests for this key; see Retry-After
   internal_error: 500, // a bug: logged with its stack on stderr, never shown to the caller
 } as const;

@@ -5,6 +5,8 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/keys.js';
@@ -77,4 +79,26 @@ export async function serveStdio(service: Service, principal: () => Principal): 
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+}
+
+/**
+ * One MCP request over Streamable HTTP, stateless: a fresh server and transport per request (the SDK's
+ * stateless pattern), so nothing is kept between requests and every call re-checks the bearer key.
+ * The caller has already checked Host/Origin, the key and the rate limit.
+ */
+export async function handleMcpHttp(
+  service: Service,
+  principal: () => Principal,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+): Promise<void> {
+  const server = createMcpServer(service, principal);
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  res.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res, body);
 }

@@ -1,0 +1,177 @@
+/** The listener's routes: a small table of method, path template, whether a key is needed, and handler. */
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isAbsolute, join } from 'node:path';
+import { authenticate, type Principal } from '../../auth/keys.js';
+import { ServiceError } from '../../service/errors.js';
+import { resolveVault, type InvokeResult, type Service } from '../../service/invoke.js';
+import { sql, type Db } from '../../store/db.js';
+import { getPublicFile } from '../../store/files.js';
+import { reachableVaults } from '../../store/vaults.js';
+import { describeTool } from '../catalog-json.js';
+import { handleMcpHttp } from '../mcp.js';
+import { buildOpenApi } from '../openapi.js';
+import { readBody, readJsonObject } from './body.js';
+import { API_VERSION, PATHS } from './paths.js';
+import { sendError, sendJson } from './respond.js';
+
+export interface RouteContext {
+  db: Db;
+  service: Service;
+  dataDir: string;
+  maxBodyBytes: number;
+  baseUrl: string;
+  principal: Principal;
+  params: Record<string, string>;
+  requestId: string;
+}
+
+interface Route {
+  method: string;
+  template: string;
+  auth: boolean;
+  handle(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> | void;
+}
+
+function sendResult(res: ServerResponse, result: InvokeResult): void {
+  if (result.ok) sendJson(res, 200, { data: result.data });
+  else sendError(res, result.code, result.message);
+}
+
+const openApiCache = new WeakMap<Service, Record<string, unknown>>();
+
+const ROUTES: Route[] = [
+  {
+    method: 'GET',
+    template: PATHS.index,
+    auth: false,
+    handle: (_req, res) =>
+      sendJson(res, 200, {
+        name: 'Vault Knowledge and Actions Service (vault-tools local)',
+        version: API_VERSION,
+        authentication: 'Bearer token: send "Authorization: Bearer <key>" on every request except GET /v1. Keys are personal (vault-tools keys create).',
+        endpoints: { vaults: PATHS.vaults, tools: PATHS.tools, invokeTool: PATHS.invokeTool, openapi: PATHS.openapi, mcp: PATHS.mcp },
+      }),
+  },
+  {
+    method: 'GET',
+    template: PATHS.vaults,
+    auth: true,
+    handle: async (_req, res, ctx) => sendResult(res, await ctx.service.invoke('list_vaults', {}, ctx.principal)),
+  },
+  {
+    method: 'GET',
+    template: PATHS.tools,
+    auth: true,
+    handle: (_req, res, ctx) => sendJson(res, 200, { data: { tools: ctx.service.listTools().map(describeTool) } }),
+  },
+  {
+    method: 'POST',
+    template: PATHS.invokeTool,
+    auth: true,
+    handle: async (req, res, ctx) => {
+      const name = ctx.params.tool_name!;
+      if (!ctx.service.listTools().some((t) => t.name === name)) {
+        req.resume(); // the body of an unknown tool is not worth reading
+        return sendError(res, 'tool_not_found', `No tool "${name}". GET ${PATHS.tools} lists them.`);
+      }
+      const args = await readJsonObject(req, ctx.maxBodyBytes);
+      sendResult(res, await ctx.service.invoke(name, args, ctx.principal));
+    },
+  },
+  {
+    method: 'GET',
+    template: PATHS.openapi,
+    auth: true,
+    handle: (_req, res, ctx) => {
+      let doc = openApiCache.get(ctx.service);
+      if (!doc) openApiCache.set(ctx.service, (doc = buildOpenApi(ctx.service.listTools(), ctx.baseUrl)));
+      sendJson(res, 200, doc);
+    },
+  },
+  ...['POST', 'GET', 'DELETE'].map(
+    (method): Route => ({
+      method,
+      template: PATHS.mcp,
+      auth: true,
+      handle: async (req, res, ctx) => {
+        const key = req.headers.authorization!.replace(/^Bearer\s+/i, '').trim();
+        let body: unknown;
+        if (method === 'POST') {
+          const raw = await readBody(req, ctx.maxBodyBytes);
+          try {
+            body = JSON.parse(raw.toString('utf8'));
+          } catch {
+            return sendJson(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not valid JSON' }, id: null });
+          }
+        }
+        await handleMcpHttp(ctx.service, () => authenticate(ctx.db, key), req, res, body);
+      },
+    }),
+  ),
+  {
+    method: 'GET',
+    template: PATHS.file,
+    auth: true,
+    handle: (_req, res, ctx) => {
+      const vault = resolveVault(reachableVaults(ctx.db, ctx.principal), ctx.params.vault);
+      const file = getPublicFile(ctx.db, vault.id, ctx.params.fileId!);
+      if (!file) throw new ServiceError('not_found', `No public file "${ctx.params.fileId}" in vault "${vault.name}".`);
+      // The local store keeps a file's parsed text, not its original bytes.
+      const text = file.content_text ?? '';
+      res.writeHead(200, {
+        'Content-Type': 'text/plain; charset=utf-8',
+        'Content-Length': Buffer.byteLength(text),
+        'Content-Disposition': `inline; filename*=UTF-8''${encodeURIComponent(`${file.name}.txt`)}`,
+      });
+      res.end(text);
+    },
+  },
+  {
+    method: 'GET',
+    template: PATHS.artifact,
+    auth: true,
+    handle: async (_req, res, ctx) => {
+      // Access rule: any key that reaches the artifact's vault may download it; others get the vault's 404.
+      const vault = resolveVault(reachableVaults(ctx.db, ctx.principal), ctx.params.vault);
+      const row = sql(ctx.db, 'SELECT file_name, mime_type, path FROM artifacts WHERE vault_id = ? AND id = ?').get(vault.id, ctx.params.artifactId) as
+        | { file_name: string; mime_type: string; path: string | null }
+        | undefined;
+      const path = row?.path ? (isAbsolute(row.path) ? row.path : join(ctx.dataDir, row.path)) : undefined;
+      if (!row || !path || !existsSync(path)) throw new ServiceError('not_found', `No artifact "${ctx.params.artifactId}" in vault "${vault.name}".`);
+      res.writeHead(200, {
+        'Content-Type': row.mime_type,
+        'Content-Length': statSync(path).size,
+        'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(row.file_name)}`,
+      });
+      await new Promise<void>((resolve, reject) => createReadStream(path).on('error', reject).on('end', resolve).pipe(res));
+    },
+  },
+];
+
+const compiled = ROUTES.map((r) => ({
+  route: r,
+  regex: new RegExp(`^${r.template.replace(/[.]/g, '\\.').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}/?$`),
+}));
+
+export type RouteMatch =
+  | { kind: 'ok'; route: Route; params: Record<string, string> }
+  | { kind: 'no-method'; allow: string[] }
+  | { kind: 'no-route' };
+
+export function matchRoute(method: string, path: string): RouteMatch {
+  const onPath = compiled.filter((c) => c.regex.test(path));
+  if (!onPath.length) return { kind: 'no-route' };
+  const hit = onPath.find((c) => c.route.method === method);
+  if (!hit) return { kind: 'no-method', allow: [...new Set(onPath.map((c) => c.route.method))] };
+  const groups = hit.regex.exec(path)!.groups ?? {};
+  const params: Record<string, string> = {};
+  for (const [k, v] of Object.entries(groups)) {
+    try {
+      params[k] = decodeURIComponent(v);
+    } catch {
+      throw new ServiceError('invalid_request', `The path segment "${v}" is not valid percent-encoding.`);
+    }
+  }
+  return { kind: 'ok', route: hit.route, params };
+}

@@ -1,0 +1,127 @@
+/**
+ * The local REST listener: the hosted service's HTTP API, its OpenAPI document and MCP over Streamable
+ * HTTP, on node:http. Every request: request id → Host/Origin check → CORS → route → bearer auth → rate
+ * limit → handler. Tool calls go through the same `service.invoke` as stdio; nothing here knows a tool.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { authenticate, type Principal } from '../../auth/keys.js';
+import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimit } from '../../auth/rate-limit.js';
+import { ServiceError } from '../../service/errors.js';
+import { Service, type ServiceOptions } from '../../service/invoke.js';
+import type { Db } from '../../store/db.js';
+import { log } from '../../log.js';
+import { DEFAULT_MAX_BODY_BYTES } from './body.js';
+import { applyCors, assignRequestId, checkHostAndOrigin, originPolicy, type OriginPolicy } from './guard.js';
+import { sendError, sendServiceError } from './respond.js';
+import { matchRoute, type RouteContext } from './routes.js';
+
+export interface HttpOptions {
+  host: string;
+  port: number;
+  dataDir: string;
+  allowHosts?: string[];
+  allowOrigins?: string[];
+  maxBodyBytes?: number;
+  /** null turns rate limiting off */
+  rateLimit?: RateLimit | null;
+  service?: Omit<ServiceOptions, 'baseUrl'>;
+}
+
+export interface HttpListener {
+  url: string;
+  service: Service;
+  close(): Promise<void>;
+}
+
+export async function startHttpServer(db: Db, options: HttpOptions): Promise<HttpListener> {
+  for (const o of options.allowOrigins ?? []) {
+    if (o.trim() === '*') throw new Error('--allow-origin "*" is refused: name each origin (credentials are never shared with a wildcard)');
+  }
+  const server = createServer({ keepAlive: true });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const url = `http://${hostForUrl}:${port}`;
+  const service = new Service(db, { ...options.service, baseUrl: url });
+  const policy = originPolicy(options.host, port, options.allowHosts, options.allowOrigins);
+  const limiter = options.rateLimit === null ? undefined : new RateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT);
+  const ctx = { db, service, dataDir: options.dataDir, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, baseUrl: url };
+
+  const inFlight = new Set<Promise<void>>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const done = handle(req, res, ctx, policy, limiter).finally(() => inFlight.delete(done));
+    inFlight.add(done);
+  });
+
+  return {
+    url,
+    service,
+    async close() {
+      // Stop accepting, let in-flight requests finish, then drop idle keep-alive sockets.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await Promise.allSettled([...inFlight]);
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), 5000);
+      await closed;
+      clearTimeout(timer);
+    },
+  };
+}
+
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  base: Omit<RouteContext, 'principal' | 'params' | 'requestId'>,
+  policy: OriginPolicy,
+  limiter: RateLimiter | undefined,
+): Promise<void> {
+  const requestId = assignRequestId(req, res);
+  try {
+    checkHostAndOrigin(req, policy);
+    if (applyCors(req, res, policy)) return;
+    const path = new URL(req.url ?? '/', 'http://local').pathname;
+    const match = matchRoute(req.method ?? 'GET', path);
+    if (match.kind === 'no-route') throw new ServiceError('route_not_found', `No route ${req.method} ${path}. The API index is GET /v1.`);
+    if (match.kind === 'no-method') {
+      return sendError(res, 'method_not_allowed', `${req.method} is not allowed on ${path}; use ${match.allow.join(' or ')}.`, { Allow: match.allow.join(', ') });
+    }
+    let principal: Principal | undefined;
+    if (match.route.auth) {
+      principal = authenticate(base.db, bearer(req));
+      const wait = limiter?.take(principal.keyId) ?? 0;
+      if (wait > 0) {
+        return sendError(res, 'rate_limited', `Too many requests for this key; retry after ${wait} s.`, { 'Retry-After': String(wait) });
+      }
+    }
+    await match.route.handle(req, res, { ...base, principal: principal!, params: match.params, requestId });
+  } catch (err) {
+    if (res.headersSent) {
+      log.error(`request ${requestId} failed after its response started`, err);
+      res.destroy();
+    } else if (err instanceof ServiceError) {
+      // A body we refused to read must not be drained into the next request of a keep-alive socket.
+      sendServiceError(res, err, err.code === 'payload_too_large' ? { Connection: 'close' } : {});
+    } else {
+      log.error(`request ${requestId} failed`, err);
+      sendError(res, 'internal_error', `The server failed unexpectedly; the error was logged (request ${requestId}).`);
+    }
+  }
+}
+
+function bearer(req: IncomingMessage): string | undefined {
+  const header = req.headers.authorization;
+  if (!header) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!m) throw new ServiceError('unauthorized', 'The Authorization header must be "Bearer <key>".');
+  return m[1];
+}
+
+export type { Server };

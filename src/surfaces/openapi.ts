@@ -1,0 +1,173 @@
+/**
+ * The OpenAPI 3.1 document, generated from the catalog: every tool's request and response schema (the
+ * same JSON Schemas MCP publishes), the error body, bearer security and the error responses. OpenAPI 3.1
+ * speaks JSON Schema 2020-12, which is what zod emits, so the schemas go in unchanged.
+ */
+import { ERROR_CODES } from '../service/errors.js';
+import type { Tool } from '../catalog/define.js';
+import { describeTool } from './catalog-json.js';
+import { API_VERSION, PATHS } from './http/paths.js';
+import { PACKAGE_VERSION } from '../package-info.js';
+
+const errorResponse = (description: string) => ({
+  description,
+  headers: { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } },
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
+
+const ERROR_RESPONSES = {
+  '400': { $ref: '#/components/responses/BadRequest' },
+  '401': { $ref: '#/components/responses/Unauthorized' },
+  '403': { $ref: '#/components/responses/Forbidden' },
+  '404': { $ref: '#/components/responses/NotFound' },
+  '413': { $ref: '#/components/responses/PayloadTooLarge' },
+  '429': { $ref: '#/components/responses/TooManyRequests' },
+};
+
+const ok = (schema: unknown, description = 'Success') => ({
+  description,
+  headers: { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } },
+  content: { 'application/json': { schema } },
+});
+
+const vaultParam = { name: 'vault', in: 'path', required: true, schema: { type: 'string' }, description: 'vault id or exact name' };
+
+const wrapData = (schema: unknown) => ({ type: 'object', properties: { data: schema }, required: ['data'], additionalProperties: false });
+
+export function buildOpenApi(tools: readonly Tool[], serverUrl: string): Record<string, unknown> {
+  const paths: Record<string, unknown> = {
+    [PATHS.index]: {
+      get: {
+        operationId: 'getApiIndex',
+        summary: 'API index',
+        security: [],
+        responses: { '200': ok({ $ref: '#/components/schemas/ApiIndex' }) },
+      },
+    },
+    [PATHS.vaults]: {
+      get: {
+        operationId: 'listVaults',
+        summary: 'The vaults this key may reach',
+        responses: { '200': ok(wrapData(describeTool(tools.find((t) => t.name === 'list_vaults')!).outputSchema)), ...ERROR_RESPONSES },
+      },
+    },
+    [PATHS.tools]: {
+      get: {
+        operationId: 'listTools',
+        summary: 'The live tool catalog with JSON input schemas (the same schemas MCP tools/list returns)',
+        responses: { '200': ok(wrapData({ type: 'object', properties: { tools: { type: 'array', items: { $ref: '#/components/schemas/ToolDescriptor' } } }, required: ['tools'] })), ...ERROR_RESPONSES },
+      },
+    },
+    [PATHS.openapi]: {
+      get: { operationId: 'getOpenApi', summary: 'This document', responses: { '200': ok({ type: 'object' }), ...ERROR_RESPONSES } },
+    },
+    [PATHS.mcp]: {
+      post: {
+        operationId: 'mcp',
+        summary: 'MCP over Streamable HTTP (stateless): JSON-RPC requests in, JSON or an SSE stream out',
+        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
+        responses: {
+          '200': { description: 'JSON-RPC response', content: { 'application/json': { schema: { type: 'object' } }, 'text/event-stream': { schema: { type: 'string' } } } },
+          '202': { description: 'Notification accepted' },
+          ...ERROR_RESPONSES,
+        },
+      },
+    },
+    [PATHS.file]: {
+      get: {
+        operationId: 'downloadFile',
+        summary: "A public file's parsed text",
+        parameters: [vaultParam, { name: 'fileId', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: { '200': { description: 'The text of the file', content: { 'text/plain': { schema: { type: 'string' } } } }, ...ERROR_RESPONSES },
+      },
+    },
+    [PATHS.artifact]: {
+      get: {
+        operationId: 'downloadArtifact',
+        summary: 'A file a tool produced (chart, workbook, csv, report); any key that reaches the vault may fetch it',
+        parameters: [vaultParam, { name: 'artifactId', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: { '200': { description: 'The file', content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } }, ...ERROR_RESPONSES },
+      },
+    },
+  };
+  for (const tool of tools) {
+    const d = describeTool(tool);
+    const required = ((d.inputSchema.required as string[] | undefined) ?? []).length > 0;
+    paths[PATHS.invokeTool.replace('{tool_name}', tool.name)] = {
+      post: {
+        operationId: tool.name,
+        summary: tool.title,
+        description: d.description,
+        tags: [tool.access === 'manager' ? 'actions' : 'knowledge'],
+        'x-access': tool.access,
+        'x-mcp-annotations': tool.annotations,
+        requestBody: { required, content: { 'application/json': { schema: d.inputSchema } } },
+        responses: { '200': ok(wrapData(d.outputSchema)), ...ERROR_RESPONSES },
+      },
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Vault Knowledge and Actions Service (vault-tools local)',
+      version: API_VERSION,
+      description: `Served by vault-tools ${PACKAGE_VERSION}. Every tool is POST /v1/tools/<name> with a JSON body; success is {data}. Errors are {error:{code, message, requestId}}.`,
+    },
+    servers: [{ url: serverUrl }],
+    security: [{ bearerAuth: [] }],
+    tags: [{ name: 'knowledge', description: 'Any valid key' }, { name: 'actions', description: 'Manager keys only' }],
+    paths,
+    components: {
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A personal key (vault-tools keys create)' } },
+      headers: { RequestId: { description: 'Echoes a sane incoming X-Request-Id, else a fresh id; equals the error body requestId', schema: { type: 'string' } } },
+      schemas: {
+        Error: {
+          type: 'object',
+          properties: {
+            error: {
+              type: 'object',
+              properties: { code: { type: 'string', enum: Object.keys(ERROR_CODES) }, message: { type: 'string' }, requestId: { type: 'string' } },
+              required: ['code', 'message', 'requestId'],
+            },
+          },
+          required: ['error'],
+        },
+        ApiIndex: {
+          type: 'object',
+          properties: {
+            name: { type: 'string' },
+            version: { type: 'string', const: API_VERSION },
+            authentication: { type: 'string' },
+            endpoints: {
+              type: 'object',
+              properties: Object.fromEntries(['vaults', 'tools', 'invokeTool', 'openapi', 'mcp'].map((k) => [k, { type: 'string' }])),
+              required: ['vaults', 'tools', 'invokeTool', 'openapi', 'mcp'],
+            },
+          },
+          required: ['name', 'version', 'authentication', 'endpoints'],
+        },
+        ToolDescriptor: {
+          type: 'object',
+          properties: {
+            name: { type: 'string' },
+            title: { type: 'string' },
+            description: { type: 'string' },
+            access: { type: 'string', enum: ['member', 'manager'] },
+            inputSchema: { type: 'object' },
+            outputSchema: { type: 'object' },
+            annotations: { type: 'object' },
+          },
+          required: ['name', 'description', 'inputSchema'],
+        },
+      },
+      responses: {
+        BadRequest: errorResponse('Invalid request or arguments (invalid_request, invalid_arguments, vault_required)'),
+        Unauthorized: errorResponse('Missing, unknown, revoked or expired key (unauthorized)'),
+        Forbidden: errorResponse('No permission: manager-only tool with a member key (forbidden); Host or Origin refused (host_not_allowed, origin_not_allowed)'),
+        NotFound: errorResponse('Unknown tool, route, vault (or one the key may not reach), or record'),
+        PayloadTooLarge: errorResponse('Body over the size limit (payload_too_large)'),
+        TooManyRequests: { ...errorResponse('Rate limit reached (rate_limited); retry after Retry-After seconds'), headers: { 'X-Request-Id': { $ref: '#/components/headers/RequestId' }, 'Retry-After': { schema: { type: 'integer' } } } },
+      },
+    },
+  };
+}
