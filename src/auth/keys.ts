@@ -7,7 +7,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Db } from '../store/db.js';
+import { sql, type Db } from '../store/db.js';
 import { ServiceError } from '../service/errors.js';
 
 export type Role = 'member' | 'manager';
@@ -80,7 +80,7 @@ interface KeyRow {
 function toInfo(db: Db, row: KeyRow): KeyInfo {
   const vaults = row.all_vaults
     ? ('*' as const)
-    : (db.prepare('SELECT vault_id FROM api_key_vaults WHERE key_id = ? ORDER BY vault_id').pluck().all(row.id) as string[]);
+    : (sql(db, 'SELECT vault_id FROM api_key_vaults WHERE key_id = ? ORDER BY vault_id').pluck().all(row.id) as string[]);
   return {
     id: row.id,
     name: row.name,
@@ -95,7 +95,7 @@ function toInfo(db: Db, row: KeyRow): KeyInfo {
 }
 
 export function getKey(db: Db, id: string): KeyInfo | undefined {
-  const row = db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as KeyRow | undefined;
+  const row = sql(db, 'SELECT * FROM api_keys WHERE id = ?').get(id) as KeyRow | undefined;
   return row && toInfo(db, row);
 }
 
@@ -116,7 +116,7 @@ export function authenticate(db: Db, key: string | undefined, now = new Date()):
   if (!key) {
     throw new ServiceError('unauthorized', 'No key given. Pass a key (--key, VAULT_TOOLS_KEY, or `Authorization: Bearer <key>`); `vault-tools keys create` makes one.');
   }
-  const row = db.prepare('SELECT * FROM api_keys WHERE key_hash = ?').get(hashKey(key.trim())) as KeyRow | undefined;
+  const row = sql(db, 'SELECT * FROM api_keys WHERE key_hash = ?').get(hashKey(key.trim())) as KeyRow | undefined;
   if (!row) throw new ServiceError('unauthorized', 'The key is not valid for this store. `vault-tools keys list` shows the keys it knows.');
   if (row.revoked_at) throw new ServiceError('unauthorized', `The key ${row.key_prefix}… was revoked at ${row.revoked_at}.`);
   if (row.expires_at && Date.parse(row.expires_at) <= now.getTime()) {

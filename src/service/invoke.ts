@@ -8,7 +8,7 @@ import type { Principal } from '../auth/keys.js';
 import { toolsByName } from '../catalog/index.js';
 import type { Tool, ToolContext } from '../catalog/define.js';
 import type { Db } from '../store/db.js';
-import { reachableVaults, type Vault } from '../store/vaults.js';
+import { findReachableVault, reachableVaults, type Vault } from '../store/vaults.js';
 import { ServiceError, type ErrorCode } from './errors.js';
 import { makeLinks, type Links } from './links.js';
 import { log } from '../log.js';
@@ -51,7 +51,7 @@ export class Service {
       }
       const args = validateArgs(tool, rawArgs ?? {});
       const vaults = () => reachableVaults(this.db, principal);
-      const vault = tool.vaultScoped ? resolveVault(vaults(), args.vault as string | undefined) : undefined;
+      const vault = tool.vaultScoped ? resolveVault(this.db, principal, args.vault as string | undefined) : undefined;
       if (tool.access === 'manager' && principal.role !== 'manager') {
         throw new ServiceError('forbidden', `\`${tool.name}\` needs a manager key; this is a member key. Create one with \`vault-tools keys create --manager\`.`);
       }
@@ -101,18 +101,19 @@ function describeIssue(issue: z.core.$ZodIssue, raw: Record<string, unknown>, fi
 }
 
 /**
- * The `vault` argument, resolved among the vaults the key reaches: exact id or exact name; omitted with
+ * The `vault` argument, resolved among the vaults the key reaches: exact id (preferred) or exact name; omitted with
  * one reachable vault means that one. An unknown vault and one the key may not reach get the same 404,
  * so a key learns nothing about vaults outside its grant.
  */
-export function resolveVault(reachable: Vault[], wanted: string | undefined): Vault {
-  if (wanted === undefined) {
-    if (reachable.length === 1) return reachable[0]!;
-    if (reachable.length === 0) throw new ServiceError('vault_not_found', 'This key reaches no vault yet. Import or sync one, or ask for a grant.');
-    const choices = reachable.map((v) => `"${v.name}" (${v.id})`).join(', ');
-    throw new ServiceError('vault_required', `\`vault\`: this key reaches ${reachable.length} vaults; pass one of ${choices}.`);
+export function resolveVault(db: Db, principal: Principal, wanted: string | undefined): Vault {
+  if (wanted !== undefined) {
+    const found = findReachableVault(db, principal, wanted);
+    if (!found) throw new ServiceError('vault_not_found', `\`vault\`: no vault "${wanted}" is available to this key; list_vaults shows the ones it reaches.`);
+    return found;
   }
-  const found = reachable.find((v) => v.id === wanted) ?? reachable.find((v) => v.name === wanted);
-  if (!found) throw new ServiceError('vault_not_found', `\`vault\`: no vault "${wanted}" is available to this key; list_vaults shows the ones it reaches.`);
-  return found;
+  const reachable = reachableVaults(db, principal);
+  if (reachable.length === 1) return reachable[0]!;
+  if (reachable.length === 0) throw new ServiceError('vault_not_found', 'This key reaches no vault yet. Import or sync one, or ask for a grant.');
+  const choices = reachable.map((v) => `"${v.name}" (${v.id})`).join(', ');
+  throw new ServiceError('vault_required', `\`vault\`: this key reaches ${reachable.length} vaults; pass one of ${choices}.`);
 }

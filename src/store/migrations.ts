@@ -49,6 +49,7 @@ CREATE TABLE entities (
 CREATE INDEX entities_mentions ON entities(vault_id, mention_count DESC, id);
 CREATE INDEX entities_recent ON entities(vault_id, last_mentioned_at DESC, id);
 CREATE INDEX entities_first_seen ON entities(vault_id, first_seen_at);
+CREATE INDEX entities_type ON entities(vault_id, type);
 
 -- Names and aliases, normalized (lower case, no accents), for search_knowledge.
 CREATE TABLE entity_names (
@@ -89,6 +90,7 @@ CREATE TABLE meetings (
 );
 CREATE INDEX meetings_started ON meetings(vault_id, started_at DESC);
 CREATE INDEX meetings_created ON meetings(vault_id, created_at);
+CREATE INDEX meetings_status ON meetings(vault_id, extraction_status);
 
 CREATE TABLE transcript_turns (
   vault_id TEXT NOT NULL,

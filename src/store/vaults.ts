@@ -43,3 +43,10 @@ export function reachableVaults(db: Db, principal: Principal): Vault[] {
   const all = allVaults(db);
   return principal.allVaults ? all : all.filter((v) => principal.vaultIds.has(v.id));
 }
+
+/** The vault whose exact id (preferred) or exact name is `idOrName`, if this principal may reach it. */
+export function findReachableVault(db: Db, principal: Principal, idOrName: string): Vault | undefined {
+  const rows = sql(db, 'SELECT * FROM vaults WHERE id = @v OR name = @v ORDER BY id = @v DESC').all({ v: idOrName }) as VaultRow[];
+  const row = rows.find((r) => principal.allVaults || principal.vaultIds.has(r.id));
+  return row && toVault(row);
+}

@@ -7,7 +7,6 @@ import { ServiceError } from '../../service/errors.js';
 import { resolveVault, type InvokeResult, type Service } from '../../service/invoke.js';
 import { sql, type Db } from '../../store/db.js';
 import { getPublicFile } from '../../store/files.js';
-import { reachableVaults } from '../../store/vaults.js';
 import { describeTool } from '../catalog-json.js';
 import { handleMcpHttp } from '../mcp.js';
 import { buildOpenApi } from '../openapi.js';
@@ -114,7 +113,7 @@ const ROUTES: Route[] = [
     template: PATHS.file,
     auth: true,
     handle: (_req, res, ctx) => {
-      const vault = resolveVault(reachableVaults(ctx.db, ctx.principal), ctx.params.vault);
+      const vault = resolveVault(ctx.db, ctx.principal, ctx.params.vault);
       const file = getPublicFile(ctx.db, vault.id, ctx.params.fileId!);
       if (!file) throw new ServiceError('not_found', `No public file "${ctx.params.fileId}" in vault "${vault.name}".`);
       // The local store keeps a file's parsed text, not its original bytes.
@@ -133,7 +132,7 @@ const ROUTES: Route[] = [
     auth: true,
     handle: async (_req, res, ctx) => {
       // Access rule: any key that reaches the artifact's vault may download it; others get the vault's 404.
-      const vault = resolveVault(reachableVaults(ctx.db, ctx.principal), ctx.params.vault);
+      const vault = resolveVault(ctx.db, ctx.principal, ctx.params.vault);
       const row = sql(ctx.db, 'SELECT file_name, mime_type, path FROM artifacts WHERE vault_id = ? AND id = ?').get(vault.id, ctx.params.artifactId) as
         | { file_name: string; mime_type: string; path: string | null }
         | undefined;
