@@ -177,3 +177,51 @@ describe('call and keys', () => {
     expect(r.stderr).toContain('expired');
   });
 });
+
+describe('stdio and HTTP in one process', () => {
+  it('serves both; closing stdin ends the process, listener included', async () => {
+    const { request } = await import('node:http');
+    const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', store.dir, '--key', store.ownerKey, '--http', '127.0.0.1:0'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '' },
+    });
+    let stderr = '';
+    let stdout = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    const url = await new Promise<string>((resolve) =>
+      child.stderr.on('data', (d) => {
+        stderr += d;
+        const m = /REST API on (http:\/\/[^/\s]+)/.exec(stderr);
+        if (m) resolve(m[1]!);
+      }),
+    );
+    const status = await new Promise<number>((resolve) => request(`${url}/v1`, (res) => (res.resume(), resolve(res.statusCode!))).end());
+    expect(status).toBe(200);
+    child.stdin.write(`${JSON.stringify(initialize)}\n`);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(JSON.parse(stdout.split('\n')[0]!).result.serverInfo.name).toBe('vault-tools');
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.stdin.end();
+    expect(await exited).toBe(0);
+  });
+
+  it('says which port is in use and how to pick another', async () => {
+    const { createServer } = await import('node:net');
+    const blocker = createServer().listen(0, '127.0.0.1');
+    await new Promise((r) => blocker.once('listening', r));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const r = cliFails(['serve', '--data-dir', store.dir, '--http', `127.0.0.1:${port}`, '--no-stdio']);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain(`port ${port} on 127.0.0.1 is in use`);
+      expect(r.stderr).toContain('--http 0');
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('refuses a wildcard CORS origin and a malformed listen address', () => {
+    expect(cliFails(['serve', '--data-dir', store.dir, '--http', '0', '--no-stdio', '--allow-origin', '*']).stderr).toContain('"*" is refused');
+    expect(cliFails(['serve', '--data-dir', store.dir, '--http', 'localhost:http', '--no-stdio']).stderr).toContain('expected [HOST:]PORT');
+  });
+});
