@@ -9,6 +9,8 @@ import type { VaultFixture } from '../src/fixtures/schema.js';
 const VAULT_DIRS = { 'northwind-logistics': 'northwind', 'meridian-health': 'meridian' } as const;
 const cache = new Map<string, VaultFixture>();
 
+const inDays = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
 export function sampleArgs(tool: string, vaultId: keyof typeof VAULT_DIRS): Record<string, unknown> {
   const f = cache.get(vaultId) ?? fixture(VAULT_DIRS[vaultId]);
   cache.set(vaultId, f);
@@ -42,6 +44,11 @@ export function sampleArgs(tool: string, vaultId: keyof typeof VAULT_DIRS): Reco
     list_sent_emails: { vault, limit: 5 },
     find_email_thread: { vault, query: 'has:attachment newer_than:120d', limit: 10 },
     search_agent_memory: { vault, query: f.vault.keywords[0]!, limit: 5 },
+    resolve_conflict: { vault, conflictId: f.conflicts.find((c) => c.status === 'open')!.id, status: 'resolved', note: 'Validated with the client on site.' },
+    add_task: { vault, title: 'Follow up on the open conflicts', priority: 'high', labels: ['follow-up'], milestoneId: f.milestones[0]!.id, dueDate: inDays(10).slice(0, 10) },
+    update_task: { vault, identifier: `${f.vault.boardPrefix}-1`, status: 'doing', assigneeName: person.name },
+    schedule_meeting: { vault, title: 'Validation workshop', startIso: inDays(7), attendees: [person.email], durationMinutes: 45 },
+    send_email: { vault, to: person.email, subject: 'Notes from this week', body: 'Hello,\n\nThe notes are attached to the vault.\n' },
   };
   const a = args[tool];
   if (!a) throw new Error(`test/sample-args.ts has no sample arguments for tool ${tool}: add them`);

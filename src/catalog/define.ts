@@ -27,6 +27,13 @@ export interface ToolContext {
   /** Every vault this principal may reach. */
   reachableVaults(): Vault[];
   links: Links;
+  /** Where artifacts and mail files live. */
+  dataDir: string;
+  /**
+   * Runs a write tool's store changes in one transaction together with its outbox entry, so a write is
+   * either whole and queued for upstream, or absent. Returns what `write` returns, plus the outbox seq.
+   */
+  commit<T>(write: () => T): { result: T; outboxSeq: number };
 }
 
 export interface Tool {

@@ -1,6 +1,6 @@
 /**
  * The catalog: every tool, once. Surfaces (MCP, REST, OpenAPI, CLI, README) read this list and nothing else.
- * Knowledge tools are open to any valid key; action tools (manager keys) are added by their issue.
+ * Knowledge tools are open to any valid key; action tools need a manager key.
  */
 import type { Tool } from './define.js';
 import listVaults from './knowledge/list-vaults.js';
@@ -27,8 +27,13 @@ import findPerson from './knowledge/find-person.js';
 import listSentEmails from './knowledge/list-sent-emails.js';
 import findEmailThread from './knowledge/find-email-thread.js';
 import searchAgentMemory from './knowledge/search-agent-memory.js';
+import resolveConflict from './actions/resolve-conflict.js';
+import addTask from './actions/add-task.js';
+import updateTask from './actions/update-task.js';
+import scheduleMeeting from './actions/schedule-meeting.js';
+import sendEmail from './actions/send-email.js';
 
-/** In the orientation order first (list_vaults → suggest_vault_scope → stats → get_brief), then by family. */
+/** In the orientation order first (list_vaults → suggest_vault_scope → stats → get_brief), then by family; actions last. */
 export const tools: readonly Tool[] = [
   listVaults,
   suggestVaultScope,
@@ -54,6 +59,11 @@ export const tools: readonly Tool[] = [
   listSentEmails,
   findEmailThread,
   searchAgentMemory,
+  resolveConflict,
+  addTask,
+  updateTask,
+  scheduleMeeting,
+  sendEmail,
 ];
 
 export const toolsByName: ReadonlyMap<string, Tool> = new Map(tools.map((t) => [t.name, t]));

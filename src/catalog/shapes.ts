@@ -79,3 +79,37 @@ export const meetingSummary = z.object({
 });
 
 export const vaultRef = z.object({ id: z.string(), name: z.string() });
+
+/** A task as list_tasks, add_task and update_task return it. */
+export const task = z.object({
+  id: z.string(),
+  identifier: z.string(),
+  number: z.number().int(),
+  title: z.string(),
+  description: z.string().nullable(),
+  status: taskStatus,
+  owner: z.string().nullable(),
+  estimate: taskEstimate.nullable(),
+  priority: taskPriority,
+  labels: z.array(z.string()),
+  checklist: z.array(z.object({ text: z.string(), done: z.boolean() })),
+  dueDate: isoDate.nullable(),
+  milestoneId: z.string().nullable(),
+  milestoneTitle: z.string().nullable(),
+  createdAt: isoDatetime,
+  updatedAt: isoDatetime,
+});
+
+/** A calendar event as list_calendar and schedule_meeting return it. */
+export const calendarEvent = z.object({
+  id: z.string(),
+  title: z.string(),
+  start: isoDatetime,
+  end: isoDatetime,
+  durationMinutes: z.number().int(),
+  happened: z.boolean().describe('the event has ended'),
+  attendees: z.array(z.string()),
+  videoLink: z.string().nullable(),
+  description: z.string().nullable(),
+  meetingId: z.string().nullable().describe('the recorded meeting, when there is one'),
+});

@@ -1,6 +1,22 @@
 import type { Command } from 'commander';
 import { Service } from '../service/invoke.js';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { artifactAbsolutePath } from '../render/artifacts.js';
+import type { Db } from '../store/db.js';
 import { CliError, openStore, principalFor, resolveDataDir, resolveKey } from './context.js';
+
+/** `--out DIR`: the artifact a call produced, copied next to the user's work. */
+function copyArtifact(db: Db, dataDir: string, data: Record<string, unknown>, outDir: string): void {
+  const id = data.artifactId;
+  if (typeof id !== 'string') throw new CliError('--out: this tool produced no artifact to copy');
+  const row = db.prepare('SELECT file_name, path FROM artifacts WHERE id = ?').get(id) as { file_name: string; path: string } | undefined;
+  if (!row) throw new CliError(`--out: artifact ${id} is not in the store`);
+  mkdirSync(outDir, { recursive: true });
+  const target = join(outDir, row.file_name);
+  copyFileSync(artifactAbsolutePath(dataDir, row.path), target);
+  process.stderr.write(`copied ${row.file_name} to ${target}\n`);
+}
 
 export function register(program: Command): void {
   program
@@ -11,7 +27,8 @@ export function register(program: Command): void {
     .option('--vault <vault>', 'vault id or name (same as "vault" in the JSON)')
     .option('--key <key>', 'key to act with (default: $VAULT_TOOLS_KEY or the data dir owner key)')
     .option('--data-dir <dir>', 'data directory')
-    .action(async (tool: string, argsJson: string, opts: { vault?: string; key?: string; dataDir?: string }) => {
+    .option('--out <dir>', 'also copy a produced artifact (chart, export) into this directory')
+    .action(async (tool: string, argsJson: string, opts: { vault?: string; key?: string; dataDir?: string; out?: string }) => {
       let args: unknown;
       try {
         args = JSON.parse(argsJson);
@@ -26,9 +43,10 @@ export function register(program: Command): void {
       const db = openStore(dir, why);
       try {
         const principal = principalFor(db, resolveKey(db, dir, opts.key));
-        const result = await new Service(db).invoke(tool, args, principal);
+        const result = await new Service(db, { dataDir: dir }).invoke(tool, args, principal);
         if (result.ok) {
           process.stdout.write(`${JSON.stringify(result.data, null, 2)}\n`);
+          if (opts.out) copyArtifact(db, dir, result.data, opts.out);
         } else {
           process.stderr.write(`${JSON.stringify({ error: { code: result.code, message: result.message } }, null, 2)}\n`);
           process.exitCode = 1;

@@ -8,6 +8,7 @@ import * as importCmd from './import.js';
 import * as keys from './keys.js';
 import * as call from './call.js';
 import * as toolsCmd from './tools.js';
+import * as outbox from './outbox.js';
 import { log } from '../log.js';
 
 const program = new Command()
@@ -17,7 +18,7 @@ const program = new Command()
   .showHelpAfterError()
   .exitOverride();
 
-for (const command of [serve, demo, importCmd, keys, call, toolsCmd]) command.register(program);
+for (const command of [serve, demo, importCmd, keys, call, toolsCmd, outbox]) command.register(program);
 
 try {
   await program.parseAsync(process.argv);

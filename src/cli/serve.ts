@@ -83,7 +83,7 @@ export async function serveStore(db: Db, dataDir: string, opts: ServeOptions): P
   if (stdio) {
     const key = resolveKey(db, dataDir, opts.key);
     principalFor(db, key); // fail now, clearly, if the key is wrong
-    await serveStdio(listener?.service ?? new Service(db), () => authenticate(db, key));
+    await serveStdio(listener?.service ?? new Service(db, { dataDir }), () => authenticate(db, key));
   } else {
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);

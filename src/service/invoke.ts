@@ -12,6 +12,7 @@ import { findReachableVault, reachableVaults, type Vault } from '../store/vaults
 import { ServiceError, type ErrorCode } from './errors.js';
 import { makeLinks, type Links } from './links.js';
 import { log } from '../log.js';
+import { appendOutbox } from '../store/outbox.js';
 
 export type InvokeResult =
   | { ok: true; data: Record<string, unknown> }
@@ -20,6 +21,8 @@ export type InvokeResult =
 export interface ServiceOptions {
   /** Base URL of the REST listener when one runs; links point at it. */
   baseUrl?: string;
+  /** Where artifacts and mail files are written (the data dir). */
+  dataDir?: string;
   /** Tools a surface offers (read-only mode, include/exclude lists); all by default. */
   tools?: readonly Tool[];
   now?: () => Date;
@@ -29,6 +32,7 @@ export class Service {
   readonly links: Links;
   private readonly tools: ReadonlyMap<string, Tool>;
   private readonly now: () => Date;
+  readonly dataDir: string;
 
   constructor(
     readonly db: Db,
@@ -37,6 +41,7 @@ export class Service {
     this.links = makeLinks(options.baseUrl);
     this.tools = options.tools ? new Map(options.tools.map((t) => [t.name, t])) : toolsByName;
     this.now = options.now ?? (() => new Date());
+    this.dataDir = options.dataDir ?? process.cwd();
   }
 
   listTools(): Tool[] {
@@ -55,16 +60,27 @@ export class Service {
       if (tool.access === 'manager' && principal.role !== 'manager') {
         throw new ServiceError('forbidden', `\`${tool.name}\` needs a manager key; this is a member key. Create one with \`vault-tools keys create --manager\`.`);
       }
+      const now = this.now();
+      const db = this.db;
       const ctx: ToolContext = {
-        db: this.db,
+        db,
         get vault(): Vault {
           if (!vault) throw new Error(`${tool.name} is not vault-scoped but read ctx.vault`);
           return vault;
         },
         principal,
-        now: this.now(),
+        now,
         reachableVaults: vaults,
         links: this.links,
+        dataDir: this.dataDir,
+        commit<T>(write: () => T) {
+          const { vault: _v, ...rest } = args;
+          return db.transaction(() => {
+            const result = write();
+            const entry = appendOutbox(db, { vaultId: vault!.id, tool: tool.name, args: rest, result, principal, at: now.toISOString() });
+            return { result, outboxSeq: entry.seq };
+          })();
+        },
       };
       const data = (await tool.run(args, ctx)) as Record<string, unknown>;
       return { ok: true, data };

@@ -12,8 +12,38 @@ interface EventRow {
   meeting_id: string | null;
 }
 
+const toEvent = (r: EventRow, now: Date) => ({
+  id: r.id,
+  title: r.title,
+  start: r.start_at,
+  end: r.end_at,
+  durationMinutes: Math.round((Date.parse(r.end_at) - Date.parse(r.start_at)) / 60_000),
+  happened: Date.parse(r.end_at) <= now.getTime(),
+  attendees: json.read(r.attendees_json),
+  videoLink: r.video_link,
+  description: r.description,
+  meetingId: r.meeting_id,
+});
+
 /** Events starting at or after `from`, in time order. */
-export function eventsFrom(db: Db, vaultId: string, from: string) {
+export function eventsFrom(db: Db, vaultId: string, from: string, now: Date) {
   const rows = sql(db, 'SELECT * FROM calendar_events WHERE vault_id = ? AND start_at >= ? ORDER BY start_at, id').all(vaultId, from) as EventRow[];
-  return rows.map((r) => ({ ...r, attendees: json.read(r.attendees_json) }));
+  return rows.map((r) => toEvent(r, now));
+}
+
+export function getEvent(db: Db, vaultId: string, id: string, now: Date) {
+  const row = sql(db, 'SELECT * FROM calendar_events WHERE vault_id = ? AND id = ?').get(vaultId, id) as EventRow | undefined;
+  return row && toEvent(row, now);
+}
+
+export function insertEvent(
+  db: Db,
+  vaultId: string,
+  e: { id: string; title: string; startAt: string; endAt: string; attendees: string[]; videoLink: string; description: string | null; createdAt: string },
+): void {
+  sql(
+    db,
+    `INSERT INTO calendar_events (vault_id, id, title, start_at, end_at, attendees_json, video_link, description, meeting_id, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)`,
+  ).run(vaultId, e.id, e.title, e.startAt, e.endAt, json.write(e.attendees), e.videoLink, e.description, e.createdAt);
 }

@@ -27,6 +27,7 @@ export interface ArtifactRow {
   file_name: string;
   mime_type: string;
   size_bytes: number;
+  path: string | null;
   remote_url: string | null;
   created_by: string | null;
   created_at: string;
@@ -42,4 +43,16 @@ export function findArtifacts(db: Db, vaultId: string, opts: { words: string[]; 
     `SELECT * FROM artifacts WHERE vault_id = @v AND (@kind IS NULL OR kind = @kind) ${clauses}
      ORDER BY created_at DESC, id LIMIT @limit`,
   ).all(params) as ArtifactRow[];
+}
+
+/** The newest artifacts of some vaults, for MCP resources/list. */
+export function recentArtifacts(db: Db, vaultIds: string[], limit: number): (ArtifactRow & { vault_id: string })[] {
+  return sql(
+    db,
+    'SELECT * FROM artifacts WHERE vault_id IN (SELECT value FROM json_each(?)) ORDER BY created_at DESC, id LIMIT ?',
+  ).all(JSON.stringify(vaultIds), limit) as (ArtifactRow & { vault_id: string })[];
+}
+
+export function getArtifact(db: Db, vaultId: string, id: string): ArtifactRow | undefined {
+  return sql(db, 'SELECT * FROM artifacts WHERE vault_id = ? AND id = ?').get(vaultId, id) as ArtifactRow | undefined;
 }

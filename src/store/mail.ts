@@ -39,7 +39,7 @@ interface SentRow {
 export function listSentEmails(db: Db, vaultId: string, opts: { to?: string; limit: number }) {
   const rows = sql(
     db,
-    `SELECT * FROM sent_emails WHERE vault_id = @v
+    `SELECT * FROM sent_emails WHERE vault_id = @v AND status = 'sent'
        AND (@to IS NULL OR EXISTS (SELECT 1 FROM json_each(to_json) WHERE lower(value) = lower(@to))
                         OR EXISTS (SELECT 1 FROM json_each(cc_json) WHERE lower(value) = lower(@to)))
      ORDER BY sent_at DESC, id LIMIT @limit`,
@@ -113,4 +113,10 @@ export function conversationMessages(db: Db, vaultId: string, conversationId: st
     vaultId,
     conversationId,
   ) as { position: number; role: string; text: string; at: string }[];
+}
+
+/** The addresses among `addresses` that are not in the vault's people registry (case-insensitive). */
+export function unknownAddresses(db: Db, vaultId: string, addresses: string[]): string[] {
+  const known = new Set((sql(db, 'SELECT lower(email) FROM people WHERE vault_id = ?').pluck().all(vaultId) as string[]));
+  return [...new Set(addresses.filter((a) => !known.has(a.toLowerCase())))];
 }

@@ -268,9 +268,12 @@ CREATE TABLE sent_emails (
   body TEXT NOT NULL,
   attachments_json TEXT NOT NULL DEFAULT '[]',
   sent_at TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT 'sent' CHECK (status IN ('sent', 'draft')),
+  send_as TEXT NOT NULL DEFAULT 'agent',
+  eml_path TEXT,                    -- relative to the data dir, for mail written locally
   PRIMARY KEY (vault_id, id)
 );
-CREATE INDEX sent_emails_sent ON sent_emails(vault_id, sent_at DESC);
+CREATE INDEX sent_emails_sent ON sent_emails(vault_id, status, sent_at DESC);
 
 -- The connected mailbox: every thread, including mail from before logging started and what the agent sent.
 CREATE TABLE mail_threads (
@@ -369,18 +372,23 @@ CREATE TABLE api_key_vaults (
   PRIMARY KEY (key_id, vault_id)
 );
 
--- Filled by the action and sync issues: local writes waiting for upstream, and pull checkpoints.
+-- Every local write, in order, waiting for sync to push it upstream; and pull checkpoints.
 CREATE TABLE outbox (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  idempotency_id TEXT NOT NULL UNIQUE,  -- sent upstream so a retried push never applies twice
   vault_id TEXT NOT NULL,
   tool TEXT NOT NULL,
-  args_json TEXT NOT NULL,
-  status TEXT NOT NULL DEFAULT 'pending',
+  args_json TEXT NOT NULL,          -- the validated arguments, vault resolved to its id
+  result_json TEXT,                 -- what the local write produced (ids upstream may map)
+  key_id TEXT,
+  key_name TEXT,
+  status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'pushed', 'failed')),
   attempts INTEGER NOT NULL DEFAULT 0,
   last_error TEXT,
   created_at TEXT NOT NULL,
   pushed_at TEXT
 );
+CREATE INDEX outbox_pending ON outbox(status, seq);
 CREATE TABLE sync_checkpoints (
   vault_id TEXT NOT NULL,
   resource TEXT NOT NULL,

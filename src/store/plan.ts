@@ -30,7 +30,27 @@ export function listTasks(db: Db, vaultId: string, filter: { status?: string; mi
        AND (@milestone IS NULL OR t.milestone_id = @milestone)
      ORDER BY t.number`,
   ).all({ v: vaultId, status: filter.status ?? null, milestone: filter.milestoneId ?? null }) as TaskRow[];
-  return rows.map((t) => ({
+  return rows.map(toTask);
+}
+
+/** A task by its id, board identifier (`ACME-5`, any case) or number. */
+export function findTask(db: Db, vaultId: string, ref: { taskId?: string; identifier?: string; number?: number }) {
+  const row = sql(
+    db,
+    `SELECT t.*, m.title AS milestone_title FROM tasks t
+     LEFT JOIN milestones m ON m.vault_id = t.vault_id AND m.id = t.milestone_id
+     WHERE t.vault_id = @v AND ((@id IS NOT NULL AND t.id = @id) OR (@identifier IS NOT NULL AND upper(t.identifier) = upper(@identifier))
+       OR (@number IS NOT NULL AND t.number = @number))`,
+  ).get({ v: vaultId, id: ref.taskId ?? null, identifier: ref.identifier ?? null, number: ref.number ?? null }) as TaskRow | undefined;
+  return row && toTask(row);
+}
+
+export function nextTaskNumber(db: Db, vaultId: string): number {
+  return (sql(db, 'SELECT coalesce(max(number), 0) + 1 FROM tasks WHERE vault_id = ?').pluck().get(vaultId) as number);
+}
+
+function toTask(t: TaskRow) {
+  return {
     id: t.id,
     identifier: t.identifier,
     number: t.number,
@@ -47,7 +67,7 @@ export function listTasks(db: Db, vaultId: string, filter: { status?: string; mi
     milestoneTitle: t.milestone_title,
     createdAt: t.created_at,
     updatedAt: t.updated_at,
-  }));
+  };
 }
 
 export function taskCountsByStatus(db: Db, vaultId: string) {

@@ -7,7 +7,24 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type CallToolResult,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { readFileSync } from 'node:fs';
+import { artifactAbsolutePath } from '../render/artifacts.js';
+import { artifactResourceUri } from '../service/links.js';
+import { resolveVault } from '../service/invoke.js';
+import { ServiceError } from '../service/errors.js';
+import { getArtifact, recentArtifacts } from '../store/files.js';
+import { reachableVaults } from '../store/vaults.js';
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/keys.js';
 import type { Service } from '../service/invoke.js';
@@ -28,8 +45,9 @@ export const SERVER_INSTRUCTIONS = [
 export function createMcpServer(service: Service, principal: () => Principal): Server {
   const server = new Server(
     { name: 'vault-tools', title: 'Vault Tools', version: PACKAGE_VERSION },
-    { capabilities: { tools: { listChanged: false } }, instructions: SERVER_INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: SERVER_INSTRUCTIONS },
   );
+  registerArtifactResources(server, service, principal);
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: service.listTools().map((t) => {
@@ -101,4 +119,46 @@ export async function handleMcpHttp(
   });
   await server.connect(transport);
   await transport.handleRequest(req, res, body);
+}
+
+const ARTIFACT_URI = /^vault-tools:\/\/vaults\/([^/]+)\/artifacts\/([^/]+)$/;
+const RESOURCE_LIST_LIMIT = 200;
+
+/** Artifacts the key's vaults hold, as MCP resources: listed newest first, read as text or base64 blob. */
+function registerArtifactResources(server: Server, service: Service, principal: () => Principal): void {
+  server.setRequestHandler(ListResourcesRequestSchema, async () => {
+    const who = principal();
+    const vaults = reachableVaults(service.db, who);
+    const names = new Map(vaults.map((v) => [v.id, v.name]));
+    return {
+      resources: recentArtifacts(service.db, vaults.map((v) => v.id), RESOURCE_LIST_LIMIT).map((a) => ({
+        uri: artifactResourceUri(a.vault_id, a.id),
+        name: a.file_name,
+        title: `${a.title} (${names.get(a.vault_id)})`,
+        mimeType: a.mime_type,
+        size: a.size_bytes,
+      })),
+    };
+  });
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: [
+      { uriTemplate: 'vault-tools://vaults/{vault}/artifacts/{artifactId}', name: 'artifact', title: 'A chart, workbook, csv or report a tool produced', mimeType: 'application/octet-stream' },
+    ],
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const m = ARTIFACT_URI.exec(request.params.uri);
+    if (!m) throw new McpError(ErrorCode.InvalidParams, `Unknown resource URI ${request.params.uri}; artifacts are vault-tools://vaults/{vault}/artifacts/{artifactId}`);
+    try {
+      const vault = resolveVault(service.db, principal(), decodeURIComponent(m[1]!));
+      const row = getArtifact(service.db, vault.id, decodeURIComponent(m[2]!));
+      if (!row?.path) throw new ServiceError('not_found', `No artifact "${decodeURIComponent(m[2]!)}" in vault "${vault.name}".`);
+      const bytes = readFileSync(artifactAbsolutePath(service.dataDir, row.path));
+      const uri = request.params.uri;
+      const isText = /^text\/|\/(json|csv)$/.test(row.mime_type);
+      return { contents: [isText ? { uri, mimeType: row.mime_type, text: bytes.toString('utf8') } : { uri, mimeType: row.mime_type, blob: bytes.toString('base64') }] };
+    } catch (err) {
+      if (err instanceof ServiceError) throw new McpError(-32002, err.message, { code: err.code });
+      throw err;
+    }
+  });
 }

@@ -46,19 +46,22 @@ const body = (tool: string) =>
     fc.constantFrom('{', '{"vault":', 'null', '[]', '{"limit":1e400}', '{"vault":"\u0000"}', '{"query":"\\ud800"}', '\u0000\u0001'),
   );
 
-it('no 5xx, the process stays up, the store is unchanged', async () => {
+const post = (tool: string, payload: string) =>
+  http(server.url, {
+    method: 'POST',
+    path: `/v1/tools/${tool}`,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${store.ownerKey}` },
+    body: payload,
+  });
+
+it('read tools: no 5xx, the process stays up, the store is unchanged', async () => {
   const before = storeDigest(store.dir);
   const statuses = new Map<number, number>();
   await fc.assert(
     fc.asyncProperty(
-      fc.constantFrom(...tools.map((t) => t.name)).chain((tool) => fc.tuple(fc.constant(tool), body(tool))),
+      fc.constantFrom(...tools.filter((t) => t.annotations.readOnlyHint).map((t) => t.name)).chain((tool) => fc.tuple(fc.constant(tool), body(tool))),
       async ([tool, payload]) => {
-        const r = await http(server.url, {
-          method: 'POST',
-          path: `/v1/tools/${tool}`,
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${store.ownerKey}` },
-          body: payload,
-        });
+        const r = await post(tool, payload);
         statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
         expect(r.status, `${tool} ${payload.slice(0, 200)} → ${r.body.slice(0, 300)}`).toBeLessThan(500);
         expect(() => r.json()).not.toThrow();
@@ -71,4 +74,25 @@ it('no 5xx, the process stays up, the store is unchanged', async () => {
   expect(storeDigest(store.dir)).toBe(before);
   expect(statuses.get(200)).toBeGreaterThan(0); // the mix reaches real tool runs, not only refusals
   expect(statuses.get(400)).toBeGreaterThan(0);
+}, 120_000);
+
+it('write tools: no 5xx, and a refused write changes nothing', async () => {
+  let refused = 0;
+  await fc.assert(
+    fc.asyncProperty(
+      fc.constantFrom(...tools.filter((t) => !t.annotations.readOnlyHint).map((t) => t.name)).chain((tool) => fc.tuple(fc.constant(tool), body(tool))),
+      async ([tool, payload]) => {
+        const before = storeDigest(store.dir);
+        const r = await post(tool, payload);
+        expect(r.status, `${tool} ${payload.slice(0, 200)} → ${r.body.slice(0, 300)}`).toBeLessThan(500);
+        if (r.status !== 200) {
+          refused++;
+          expect(storeDigest(store.dir), `${tool} refused with ${r.status} but changed the store`).toBe(before);
+        }
+      },
+    ),
+    { numRuns: 150 },
+  );
+  expect(refused).toBeGreaterThan(0);
+  expect(server.child.exitCode).toBeNull();
 }, 120_000);

@@ -15,7 +15,10 @@ describe('catalog', () => {
   });
 
   it('has one file per tool, named after it, and unique names', () => {
-    const files = readdirSync(join(ROOT, 'src', 'catalog', 'knowledge')).filter((f) => f !== 'file-shape.ts').map((f) => f.replace(/\.ts$/, '').replace(/-/g, '_'));
+    const files = ['knowledge', 'actions']
+      .flatMap((dir) => readdirSync(join(ROOT, 'src', 'catalog', dir)))
+      .filter((f) => f !== 'file-shape.ts')
+      .map((f) => f.replace(/\.ts$/, '').replace(/-/g, '_'));
     expect(files.sort()).toEqual(tools.map((t) => t.name).sort());
     expect(new Set(tools.map((t) => t.name)).size).toBe(tools.length);
   });

@@ -3,6 +3,7 @@ import { defineTool } from '../define.js';
 import { artifactKind, isoDatetime, limitArg } from '../shapes.js';
 import { findArtifacts } from '../../store/files.js';
 import { tokens } from '../../store/text.js';
+import { artifactAbsolutePath } from '../../render/artifacts.js';
 
 export default defineTool({
   name: 'find_artifact',
@@ -28,7 +29,7 @@ export default defineTool({
       }),
     ),
   }),
-  run: ({ query, kind, limit }, { db, vault, links }) => ({
+  run: ({ query, kind, limit }, { db, vault, links, dataDir }) => ({
     artifacts: findArtifacts(db, vault.id, { words: tokens(query ?? ''), kind, limit }).map((a) => ({
       artifactId: a.id,
       kind: a.kind,
@@ -36,7 +37,7 @@ export default defineTool({
       fileName: a.file_name,
       mimeType: a.mime_type,
       sizeBytes: a.size_bytes,
-      url: a.remote_url ?? links.artifact(vault.id, a.id),
+      url: a.remote_url ?? links.artifact(vault.id, a.id, artifactAbsolutePath(dataDir, a.path ?? '')),
       createdAt: a.created_at,
     })),
   }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
-import { isoDate, isoDatetime, taskEstimate, taskPriority, taskStatus } from '../shapes.js';
+import { task } from '../shapes.js';
 import { listTasks, milestoneExists } from '../../store/plan.js';
 import { notFound } from '../../service/errors.js';
 
@@ -14,26 +14,7 @@ export default defineTool({
     milestoneId: z.string().min(1).optional(),
   },
   output: z.object({
-    tasks: z.array(
-      z.object({
-        id: z.string(),
-        identifier: z.string(),
-        number: z.number().int(),
-        title: z.string(),
-        description: z.string().nullable(),
-        status: taskStatus,
-        owner: z.string().nullable(),
-        estimate: taskEstimate.nullable(),
-        priority: taskPriority,
-        labels: z.array(z.string()),
-        checklist: z.array(z.object({ text: z.string(), done: z.boolean() })),
-        dueDate: isoDate.nullable(),
-        milestoneId: z.string().nullable(),
-        milestoneTitle: z.string().nullable(),
-        createdAt: isoDatetime,
-        updatedAt: isoDatetime,
-      }),
-    ),
+    tasks: z.array(task),
   }),
   run: ({ status, milestoneId }, { db, vault }) => {
     if (milestoneId && !milestoneExists(db, vault.id, milestoneId)) throw notFound('milestone', milestoneId, vault.name);

@@ -49,7 +49,7 @@ export async function startHttpServer(db: Db, options: HttpOptions): Promise<Htt
   const { port } = server.address() as AddressInfo;
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
   const url = `http://${hostForUrl}:${port}`;
-  const service = new Service(db, { ...options.service, baseUrl: url });
+  const service = new Service(db, { ...options.service, baseUrl: url, dataDir: options.dataDir });
   const policy = originPolicy(options.host, port, options.allowHosts, options.allowOrigins);
   const limiter = options.rateLimit === null ? undefined : new RateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT);
   const ctx = { db, service, dataDir: options.dataDir, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, baseUrl: url };

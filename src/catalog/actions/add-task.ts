@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { defineTool } from '../define.js';
+import { task, taskEstimate, taskPriority } from '../shapes.js';
+import { json, sql } from '../../store/db.js';
+import { findTask, milestoneExists, nextTaskNumber } from '../../store/plan.js';
+import { notFound } from '../../service/errors.js';
+
+export const checklistArg = z.array(z.strictObject({ text: z.string().min(1).max(500), done: z.boolean().default(false) })).max(100);
+
+export default defineTool({
+  name: 'add_task',
+  title: 'Add a task',
+  description:
+    "Adds a task to the vault's project board with the next board identifier (e.g. `ACME-26`), status `todo`. Optional: description, assignee, estimate (xs–xl), priority, labels, checklist, due date and milestone (ids from list_milestones).",
+  access: 'manager',
+  annotations: { readOnlyHint: false, idempotentHint: false },
+  input: {
+    title: z.string().min(1).max(300),
+    description: z.string().max(20_000).optional(),
+    assigneeName: z.string().min(1).max(200).optional(),
+    estimate: taskEstimate.optional(),
+    priority: taskPriority.optional(),
+    labels: z.array(z.string().min(1).max(60)).max(30).optional(),
+    checklist: checklistArg.optional(),
+    dueDate: z.iso.date({ message: 'expected an ISO 8601 date, e.g. 2026-12-01' }).optional(),
+    milestoneId: z.string().min(1).optional(),
+  },
+  output: task.extend({ outboxSeq: z.number().int() }),
+  run: (args, ctx) => {
+    const { db, vault } = ctx;
+    if (args.milestoneId && !milestoneExists(db, vault.id, args.milestoneId)) throw notFound('milestone', args.milestoneId, vault.name);
+    const at = ctx.now.toISOString();
+    const { result: id, outboxSeq } = ctx.commit(() => {
+      const number = nextTaskNumber(db, vault.id);
+      const identifier = `${vault.boardPrefix}-${number}`;
+      sql(
+        db,
+        `INSERT INTO tasks (vault_id, id, number, identifier, title, description, status, assignee_name, estimate, priority,
+           labels_json, checklist_json, due_date, milestone_id, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, 'todo', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(vault.id, identifier, number, identifier, args.title, args.description ?? null, args.assigneeName ?? null, args.estimate ?? null,
+        args.priority ?? 'none', json.write(args.labels ?? []), json.write(args.checklist ?? []), args.dueDate ?? null, args.milestoneId ?? null, at, at);
+      return identifier;
+    });
+    return { ...findTask(db, vault.id, { taskId: id })!, outboxSeq };
+  },
+});

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { defineTool } from '../define.js';
+import { task, taskEstimate, taskPriority, taskStatus } from '../shapes.js';
+import { json, sql } from '../../store/db.js';
+import { findTask, milestoneExists } from '../../store/plan.js';
+import { invalidArgument, notFound } from '../../service/errors.js';
+import { checklistArg } from './add-task.js';
+
+/** Field → column; `json` columns hold arrays. */
+const COLUMNS = {
+  title: 'title',
+  description: 'description',
+  status: 'status',
+  assigneeName: 'assignee_name',
+  estimate: 'estimate',
+  priority: 'priority',
+  labels: 'labels_json',
+  checklist: 'checklist_json',
+  dueDate: 'due_date',
+  milestoneId: 'milestone_id',
+} as const;
+
+export default defineTool({
+  name: 'update_task',
+  title: 'Update a task',
+  description:
+    'Changes a task found by `identifier` (board identifier like `ACME-5`, or its number 5) or `taskId`. Only the fields given change; `null` clears description, assigneeName, estimate, dueDate and milestoneId; `[]` clears labels and checklist. Status: todo, doing, done, blocked.',
+  access: 'manager',
+  annotations: { readOnlyHint: false, idempotentHint: true },
+  input: {
+    identifier: z.union([z.string().min(1), z.number().int().positive()]).optional().describe('board identifier (ACME-5) or number (5)'),
+    taskId: z.string().min(1).optional(),
+    title: z.string().min(1).max(300).optional(),
+    description: z.string().max(20_000).nullable().optional(),
+    status: taskStatus.optional(),
+    assigneeName: z.string().min(1).max(200).nullable().optional(),
+    estimate: taskEstimate.nullable().optional(),
+    priority: taskPriority.optional(),
+    labels: z.array(z.string().min(1).max(60)).max(30).optional(),
+    checklist: checklistArg.optional(),
+    dueDate: z.iso.date({ message: 'expected an ISO 8601 date, e.g. 2026-12-01' }).nullable().optional(),
+    milestoneId: z.string().min(1).nullable().optional(),
+  },
+  output: task.extend({ changed: z.array(z.string()), outboxSeq: z.number().int() }),
+  run: (args, ctx) => {
+    const { db, vault } = ctx;
+    if (args.identifier === undefined && args.taskId === undefined) throw invalidArgument('identifier', 'give `identifier` (e.g. "ACME-5" or 5) or `taskId`');
+    const ref = args.taskId !== undefined ? { taskId: args.taskId } : typeof args.identifier === 'number' ? { number: args.identifier } : { identifier: args.identifier };
+    const before = findTask(db, vault.id, ref);
+    if (!before) throw notFound('task', String(args.taskId ?? args.identifier), vault.name);
+    if (args.milestoneId && !milestoneExists(db, vault.id, args.milestoneId)) throw notFound('milestone', args.milestoneId, vault.name);
+    const changed = (Object.keys(COLUMNS) as (keyof typeof COLUMNS)[]).filter((k) => args[k] !== undefined);
+    if (!changed.length) throw invalidArgument('identifier', `nothing to change: give at least one of ${Object.keys(COLUMNS).join(', ')}`);
+    const { outboxSeq } = ctx.commit(() => {
+      const sets = changed.map((k) => `${COLUMNS[k]} = @${k}`).join(', ');
+      const values: Record<string, unknown> = { v: vault.id, id: before.id, at: ctx.now.toISOString() };
+      for (const k of changed) values[k] = k === 'labels' || k === 'checklist' ? json.write(args[k]) : args[k];
+      sql(db, `UPDATE tasks SET ${sets}, updated_at = @at WHERE vault_id = @v AND id = @id`).run(values);
+      return { identifier: before.identifier, changed };
+    });
+    return { ...findTask(db, vault.id, { taskId: before.id })!, changed, outboxSeq };
+  },
+});

@@ -1,0 +1,66 @@
+/**
+ * Artifacts: files the action tools produce. Each is written under
+ * `<data dir>/artifacts/<vault>/<artifactId>/<file name>`, then recorded in the store (with its outbox
+ * entry) in one transaction; a failed render or a failed commit leaves no file behind.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, join } from 'node:path';
+import type { ToolContext } from '../catalog/define.js';
+import { sql } from '../store/db.js';
+
+export type ArtifactKind = 'chart' | 'workbook' | 'csv' | 'report';
+
+export interface StoredArtifact {
+  artifactId: string;
+  kind: ArtifactKind;
+  title: string;
+  fileName: string;
+  mimeType: string;
+  sizeBytes: number;
+  url: string;
+  createdAt: string;
+}
+
+/** A file name from a title: letters, digits and dashes, at most 80 characters, plus the extension. */
+export function fileNameFor(title: string, extension: string): string {
+  const base = title
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 80)
+    .toLowerCase();
+  return `${base || 'artifact'}.${extension}`;
+}
+
+export const artifactAbsolutePath = (dataDir: string, storedPath: string) => (isAbsolute(storedPath) ? storedPath : join(dataDir, storedPath));
+
+export async function storeArtifact(
+  ctx: ToolContext,
+  meta: { kind: ArtifactKind; title: string; fileName: string; mimeType: string },
+  write: (absolutePath: string) => Promise<unknown>,
+): Promise<StoredArtifact & { outboxSeq: number }> {
+  const vault = ctx.vault;
+  const artifactId = `art_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+  const relative = join('artifacts', vault.id.replace(/[^A-Za-z0-9._-]/g, '_'), artifactId, meta.fileName);
+  const absolute = join(ctx.dataDir, relative);
+  mkdirSync(dirname(absolute), { recursive: true });
+  try {
+    await write(absolute);
+    const sizeBytes = statSync(absolute).size;
+    const createdAt = new Date().toISOString();
+    const { outboxSeq } = ctx.commit(() => {
+      sql(
+        ctx.db,
+        `INSERT INTO artifacts (vault_id, id, kind, title, file_name, mime_type, size_bytes, path, created_by, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(vault.id, artifactId, meta.kind, meta.title, meta.fileName, meta.mimeType, sizeBytes, relative, ctx.principal.name, createdAt);
+      return { artifactId, kind: meta.kind, title: meta.title, fileName: meta.fileName, sizeBytes };
+    });
+    return { artifactId, ...meta, sizeBytes, createdAt, url: ctx.links.artifact(vault.id, artifactId, absolute), outboxSeq };
+  } catch (err) {
+    rmSync(dirname(absolute), { recursive: true, force: true });
+    throw err;
+  }
+}

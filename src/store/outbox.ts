@@ -1,0 +1,53 @@
+/** The outbox: every local write, appended in the same transaction as the write itself. */
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../auth/keys.js';
+import { sql, type Db } from './db.js';
+
+export interface OutboxEntry {
+  seq: number;
+  idempotencyId: string;
+  vaultId: string;
+  tool: string;
+  args: Record<string, unknown>;
+  result: unknown;
+  keyName: string | null;
+  status: 'pending' | 'pushed' | 'failed';
+  attempts: number;
+  lastError: string | null;
+  createdAt: string;
+  pushedAt: string | null;
+}
+
+export function appendOutbox(
+  db: Db,
+  entry: { vaultId: string; tool: string; args: Record<string, unknown>; result: unknown; principal: Principal; at: string },
+): { seq: number; idempotencyId: string } {
+  const idempotencyId = randomUUID();
+  const { lastInsertRowid } = sql(
+    db,
+    `INSERT INTO outbox (idempotency_id, vault_id, tool, args_json, result_json, key_id, key_name, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(idempotencyId, entry.vaultId, entry.tool, JSON.stringify(entry.args), JSON.stringify(entry.result ?? null), entry.principal.keyId, entry.principal.name, entry.at);
+  return { seq: Number(lastInsertRowid), idempotencyId };
+}
+
+export function listOutbox(db: Db, opts: { vaultId?: string; status?: string; limit: number }): OutboxEntry[] {
+  const rows = sql(
+    db,
+    `SELECT * FROM outbox WHERE (@v IS NULL OR vault_id = @v) AND (@s IS NULL OR status = @s) ORDER BY seq LIMIT @limit`,
+  ).all({ v: opts.vaultId ?? null, s: opts.status ?? null, limit: opts.limit }) as Record<string, any>[];
+  return rows.map((r) => ({
+    seq: r.seq,
+    idempotencyId: r.idempotency_id,
+    vaultId: r.vault_id,
+    tool: r.tool,
+    args: JSON.parse(r.args_json),
+    result: r.result_json ? JSON.parse(r.result_json) : null,
+    keyName: r.key_name,
+    status: r.status,
+    attempts: r.attempts,
+    lastError: r.last_error,
+    createdAt: r.created_at,
+    pushedAt: r.pushed_at,
+  }));
+}
