@@ -1,0 +1,200 @@
+/**
+ * The write tools end to end over the REST listener (the same service path as MCP): every state change
+ * they make, every refusal, the outbox entry each write leaves, and the .eml a sent message writes.
+ */
+import Database from 'better-sqlite3';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli, demoStore, fixture, type DemoStore } from '../helpers.js';
+import { callTool, startServer, type RunningServer } from '../http-helpers.js';
+import type { VaultFixture } from '../../src/fixtures/schema.js';
+
+const NW = 'northwind-logistics';
+let store: DemoStore;
+let server: RunningServer;
+let nw: VaultFixture;
+const future = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+beforeAll(async () => {
+  store = demoStore();
+  nw = fixture('northwind');
+  server = await startServer(store.dir, ['--rate-limit', '0']);
+});
+afterAll(async () => {
+  await server?.stop();
+  store?.cleanup();
+});
+
+async function ok(tool: string, args: Record<string, unknown>) {
+  const r = await callTool(server.url, tool, { vault: NW, ...args }, store.ownerKey);
+  expect(r.status, `${tool}: ${r.body}`).toBe(200);
+  return r.json().data;
+}
+
+async function refused(tool: string, args: Record<string, unknown>, status: number, code: string) {
+  const r = await callTool(server.url, tool, { vault: NW, ...args }, store.ownerKey);
+  expect(r.status, `${tool}: ${r.body}`).toBe(status);
+  expect(r.json().error.code).toBe(code);
+  return r.json().error.message as string;
+}
+
+const outbox = () => JSON.parse(cli(['outbox', '--json', '--data-dir', store.dir])) as { seq: number; tool: string; args: Record<string, unknown>; vaultId: string; keyName: string }[];
+
+describe('resolve_conflict', () => {
+  it('follows the state table and keeps the history', async () => {
+    const c = nw.conflicts.find((x) => x.status === 'open')!;
+    const resolved = await ok('resolve_conflict', { conflictId: c.id, status: 'resolved', note: 'Cycle counts confirm 96.1%.' });
+    expect(resolved).toMatchObject({ id: c.id, status: 'resolved', previousStatus: 'open', note: 'Cycle counts confirm 96.1%.' });
+    expect(resolved.history.at(-1)).toMatchObject({ fromStatus: 'open', toStatus: 'resolved', note: 'Cycle counts confirm 96.1%.', by: 'owner' });
+    expect((await ok('list_conflicts', { status: 'resolved' })).conflicts.map((x: { id: string }) => x.id)).toContain(c.id);
+    expect((await ok('get_entity', { entityId: c.entityId })).conflicts?.map((x: { id: string }) => x.id) ?? []).not.toContain(c.id);
+    const reopened = await ok('resolve_conflict', { conflictId: c.id, status: 'open' });
+    expect(reopened).toMatchObject({ status: 'open', previousStatus: 'resolved', note: null });
+    expect(reopened.history.map((h: { toStatus: string }) => h.toStatus)).toEqual(['open', 'resolved', 'open']);
+    expect(await refused('resolve_conflict', { conflictId: c.id, status: 'open' }, 400, 'invalid_arguments')).toContain('already open');
+    await refused('resolve_conflict', { conflictId: 'no-such-conflict', status: 'dismissed' }, 404, 'not_found');
+    await refused('resolve_conflict', { conflictId: c.id, status: 'closed' }, 400, 'invalid_arguments');
+    const dismissed = nw.conflicts.find((x) => x.status === 'dismissed')!;
+    expect((await ok('resolve_conflict', { conflictId: dismissed.id, status: 'resolved', note: 'It was real after all.' })).previousStatus).toBe('dismissed');
+    const entries = outbox().filter((e) => e.tool === 'resolve_conflict');
+    expect(entries.length).toBe(3); // refusals leave nothing
+    expect(entries[0]).toMatchObject({ vaultId: NW, args: { conflictId: c.id, status: 'resolved', note: 'Cycle counts confirm 96.1%.' }, keyName: 'owner' });
+  });
+});
+
+describe('add_task and update_task', () => {
+  it('allocates the next identifier and keeps milestone tallies right', async () => {
+    const milestone = nw.milestones[0]!;
+    const before = (await ok('list_milestones', {})).milestones.find((m: { id: string }) => m.id === milestone.id);
+    const next = Math.max(...nw.tasks.map((t) => t.number)) + 1;
+    const t = await ok('add_task', {
+      title: 'Draft the dock scheduling options paper',
+      description: 'Three options with costs.',
+      assigneeName: 'Tom Becker',
+      estimate: 'm',
+      priority: 'high',
+      labels: ['dock', 'options'],
+      checklist: [{ text: 'Collect carrier data' }, { text: 'Cost each option', done: true }],
+      dueDate: future(14).slice(0, 10),
+      milestoneId: milestone.id,
+    });
+    expect(t).toMatchObject({ identifier: `NWL-${next}`, number: next, status: 'todo', owner: 'Tom Becker', priority: 'high', milestoneTitle: milestone.title });
+    expect(t.checklist).toEqual([{ text: 'Collect carrier data', done: false }, { text: 'Cost each option', done: true }]);
+    expect((await ok('add_task', { title: 'Another' })).identifier).toBe(`NWL-${next + 1}`);
+
+    const done = await ok('update_task', { identifier: `nwl-${next}`, status: 'done' });
+    expect(done.changed).toEqual(['status']);
+    const after = (await ok('list_milestones', {})).milestones.find((m: { id: string }) => m.id === milestone.id);
+    expect(after.tasksTotal).toBe(before.tasksTotal + 1);
+    expect(after.tasksDone).toBe(before.tasksDone + 1);
+
+    const cleared = await ok('update_task', { identifier: next, assigneeName: null, labels: [], checklist: [], milestoneId: null, dueDate: null, estimate: null });
+    expect(cleared).toMatchObject({ owner: null, labels: [], checklist: [], milestoneId: null, dueDate: null, estimate: null, title: 'Draft the dock scheduling options paper' });
+    const byId = await ok('update_task', { taskId: t.id, title: 'Dock scheduling options paper' });
+    expect(byId.title).toBe('Dock scheduling options paper');
+    expect((await ok('list_milestones', {})).milestones.find((m: { id: string }) => m.id === milestone.id).tasksTotal).toBe(before.tasksTotal);
+  });
+
+  it('refuses what it cannot do, naming the field', async () => {
+    expect(await refused('add_task', { title: 'x', milestoneId: 'ms-nowhere' }, 404, 'not_found')).toContain('ms-nowhere');
+    expect(await refused('add_task', { title: 'x', dueDate: 'next friday' }, 400, 'invalid_arguments')).toContain('`dueDate`');
+    expect(await refused('add_task', { title: 'x', estimate: 'huge' }, 400, 'invalid_arguments')).toContain('`estimate`');
+    expect(await refused('update_task', { status: 'done' }, 400, 'invalid_arguments')).toContain('`identifier`');
+    expect(await refused('update_task', { identifier: 'NWL-1' }, 400, 'invalid_arguments')).toContain('nothing to change');
+    await refused('update_task', { identifier: 'ACME-1', status: 'done' }, 404, 'not_found');
+    await refused('update_task', { identifier: 9999, status: 'done' }, 404, 'not_found');
+    expect(await refused('update_task', { identifier: 'NWL-1', title: null }, 400, 'invalid_arguments')).toContain('`title`');
+  });
+});
+
+describe('schedule_meeting', () => {
+  it('creates an event ahead, with a link, for registry addresses only', async () => {
+    const people = nw.people.slice(0, 2).map((p) => p.email);
+    const start = future(9).replace('Z', '+01:00');
+    const e = await ok('schedule_meeting', { title: 'Options review', startIso: start, attendees: people, description: 'Walk through the options.' });
+    expect(e).toMatchObject({ title: 'Options review', durationMinutes: 30, happened: false, attendees: people, pendingSync: true });
+    expect(Date.parse(e.start)).toBe(Date.parse(start));
+    expect(e.videoLink).toMatch(/^https:\/\//);
+    expect((await ok('list_calendar', {})).events.map((x: { id: string }) => x.id)).toContain(e.id);
+    expect(await refused('schedule_meeting', { title: 'x', startIso: future(3), attendees: [people[0], 'guess@northwind.example'] }, 400, 'invalid_arguments')).toContain('guess@northwind.example');
+    expect(await refused('schedule_meeting', { title: 'x', startIso: future(3).replace('Z', ''), attendees: people }, 400, 'invalid_arguments')).toContain('`startIso`');
+    expect(await refused('schedule_meeting', { title: 'x', startIso: '2020-01-01T10:00:00Z', attendees: people }, 400, 'invalid_arguments')).toContain('in the past');
+    expect(await refused('schedule_meeting', { title: 'x', startIso: future(3), attendees: people, durationMinutes: 10 }, 400, 'invalid_arguments')).toContain('`durationMinutes`');
+    expect(await refused('schedule_meeting', { title: 'x', startIso: future(3), attendees: [] }, 400, 'invalid_arguments')).toContain('`attendees`');
+  });
+});
+
+describe('send_email', () => {
+  const artifact = (id: string, name: string, bytes: Buffer) => {
+    const dir = join(store.dir, 'artifacts', NW, id);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, name), bytes);
+    const db = new Database(join(store.dir, 'vault-tools.db'));
+    db.prepare(
+      `INSERT INTO artifacts (vault_id, id, kind, title, file_name, mime_type, size_bytes, path, created_at) VALUES (?, ?, 'csv', ?, ?, 'text/csv', ?, ?, ?)`,
+    ).run(NW, id, name, name, bytes.length, join('artifacts', NW, id, name), new Date().toISOString());
+    db.close();
+  };
+
+  it('sends to registry addresses, attaches artifacts, writes the .eml and files it in the mailbox', async () => {
+    const bytes = Buffer.from('name,value\nDock,3\n');
+    artifact('art-mail-1', 'dock.csv', bytes);
+    const [a, b] = nw.people;
+    const sent = await ok('send_email', { to: [a!.email], cc: [b!.email], subject: 'Dock figures — résumé', body: 'Hello,\nFigures attached.\n', attachmentIds: ['art-mail-1'] });
+    expect(sent).toMatchObject({ status: 'sent', to: [a!.email], cc: [b!.email], attachments: [{ artifactId: 'art-mail-1', fileName: 'dock.csv' }] });
+    const eml = readFileSync(sent.emlPath, 'utf8');
+    expect(eml).toContain(`To: ${a!.email}\r\n`);
+    expect(eml).toContain(`Message-ID: ${sent.messageId}\r\n`);
+    expect(eml).toContain('Subject: =?UTF-8?B?');
+    expect(eml).toContain('filename="dock.csv"');
+    expect(eml).toContain(bytes.toString('base64'));
+    expect((await ok('list_sent_emails', { limit: 1 })).emails[0].id).toBe(sent.id);
+    const found = await ok('find_email_thread', { query: 'subject:"dock figures"' });
+    expect(found.threads[0].threadId).toBe(sent.replyToThreadId);
+  });
+
+  it('keeps a reply in its thread', async () => {
+    const thread = nw.mailbox.find((t) => t.messages.length >= 2)!;
+    const last = thread.messages.at(-1)!;
+    const reply = await ok('send_email', { to: nw.people[0]!.email, subject: `Re: ${thread.subject}`, body: 'Thanks.', replyToThreadId: thread.id, inReplyToMessageId: last.id });
+    expect(reply.replyToThreadId).toBe(thread.id);
+    expect(reply.repliesTo).toBe(last.id);
+    expect(readFileSync(reply.emlPath, 'utf8')).toContain(`In-Reply-To: ${last.id}\r\n`);
+    const t = (await ok('find_email_thread', { query: 'newer_than:1d', limit: 20 })).threads.find((x: { threadId: string }) => x.threadId === thread.id);
+    expect(t.messageCount).toBe(thread.messages.length + 1);
+    const onlyMessage = await ok('send_email', { to: nw.people[0]!.email, subject: 'Re: again', body: 'One more.', inReplyToMessageId: last.id });
+    expect(onlyMessage.replyToThreadId).toBe(thread.id); // the thread follows from the message
+  });
+
+  it('stores a draft without sending it', async () => {
+    const draft = await ok('send_email', { to: nw.people[1]!.email, subject: 'Draft only', body: 'Not yet.', asDraft: true });
+    expect(draft.status).toBe('draft');
+    expect(existsSync(draft.emlPath)).toBe(true);
+    expect((await ok('list_sent_emails', { limit: 25 })).emails.map((e: { id: string }) => e.id)).not.toContain(draft.id);
+  });
+
+  it('refuses unknown recipients, foreign attachments, too many attachments for sendAs me, and unknown threads', async () => {
+    const to = nw.people[0]!.email;
+    expect(await refused('send_email', { to: 'someone@else.example', subject: 's', body: 'b' }, 400, 'invalid_arguments')).toContain('someone@else.example');
+    expect(await refused('send_email', { to, cc: ['x@y.example'], subject: 's', body: 'b' }, 400, 'invalid_arguments')).toContain('`cc`');
+    await refused('send_email', { to, subject: 's', body: 'b', attachmentIds: ['art-nowhere'] }, 404, 'not_found');
+    artifact('art-mail-2', 'two.csv', Buffer.from('a\n1\n'));
+    expect(await refused('send_email', { to, subject: 's', body: 'b', sendAs: 'me', attachmentIds: ['art-mail-1', 'art-mail-2'] }, 400, 'invalid_arguments')).toContain('one attachment');
+    await refused('send_email', { to, subject: 's', body: 'b', replyToThreadId: 'thr-nowhere' }, 404, 'not_found');
+    await refused('send_email', { to, subject: 's', body: 'b', inReplyToMessageId: '<nope@example>' }, 404, 'not_found');
+    await refused('send_email', { to, subject: '', body: 'b' }, 400, 'invalid_arguments');
+  });
+});
+
+describe('the outbox', () => {
+  it('holds every successful write in order, with its arguments, and nothing for refusals', async () => {
+    const entries = outbox();
+    const tools = new Set(entries.map((e) => e.tool));
+    for (const t of ['resolve_conflict', 'add_task', 'update_task', 'schedule_meeting', 'send_email']) expect(tools.has(t), t).toBe(true);
+    const seqs = entries.map((e) => e.seq);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(entries.every((e) => e.vaultId === NW && !('vault' in e.args))).toBe(true);
+    expect(cli(['outbox', '--data-dir', store.dir])).toContain('send_email');
+  });
+});
