@@ -67,7 +67,9 @@ describe('tools/list', () => {
       expect(t.description!.length, t.name).toBeGreaterThan(40);
       expect(t.inputSchema.type).toBe('object');
       expect(t.outputSchema?.type, t.name).toBe('object');
-      expect(t.annotations?.readOnlyHint, t.name).toBe(true);
+      const declared = tools.find((x) => x.name === t.name)!;
+      expect(t.annotations?.readOnlyHint, t.name).toBe(declared.access === 'member'); // every knowledge tool reads, every action writes
+      expect(t.description!.includes('manager key'), t.name).toBe(declared.access === 'manager');
       const props = Object.keys(t.inputSchema.properties ?? {});
       if (t.name === 'list_vaults' || t.name === 'suggest_vault_scope') expect(props).not.toContain('vault');
       else expect(props, t.name).toContain('vault');
