@@ -48,6 +48,23 @@ export function sampleArgs(tool: string, vaultId: keyof typeof VAULT_DIRS): Reco
     add_task: { vault, title: 'Follow up on the open conflicts', priority: 'high', labels: ['follow-up'], milestoneId: f.milestones[0]!.id, dueDate: inDays(10).slice(0, 10) },
     update_task: { vault, identifier: `${f.vault.boardPrefix}-1`, status: 'doing', assigneeName: person.name },
     schedule_meeting: { vault, title: 'Validation workshop', startIso: inDays(7), attendees: [person.email], durationMinutes: 45 },
+    render_chart: {
+      vault,
+      title: 'Mentions by entity type',
+      vega_lite_spec: {
+        $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
+        data: { values: [{ type: 'system', n: 11 }, { type: 'problem', n: 9 }, { type: 'kpi', n: 7 }] },
+        mark: 'bar',
+        encoding: { y: { field: 'type', type: 'nominal', sort: '-x' }, x: { field: 'n', type: 'quantitative' } },
+      },
+    },
+    export_report: { vault, dataset: 'conflicts', format: 'csv' },
+    export_workbook: {
+      vault,
+      title: 'Weekly numbers',
+      sheets: [{ name: 'KPIs', columns: [{ header: 'KPI', key: 'kpi' }, { header: 'Value', key: 'value', numFmt: '0.0%' }], rows: [{ kpi: 'Accuracy', value: 0.961 }] }],
+      sources: ['Cycle count extract'],
+    },
     send_email: { vault, to: person.email, subject: 'Notes from this week', body: 'Hello,\n\nThe notes are attached to the vault.\n' },
   };
   const a = args[tool];

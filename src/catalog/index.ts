@@ -32,6 +32,9 @@ import addTask from './actions/add-task.js';
 import updateTask from './actions/update-task.js';
 import scheduleMeeting from './actions/schedule-meeting.js';
 import sendEmail from './actions/send-email.js';
+import renderChart from './actions/render-chart.js';
+import exportReport from './actions/export-report.js';
+import exportWorkbook from './actions/export-workbook.js';
 
 /** In the orientation order first (list_vaults → suggest_vault_scope → stats → get_brief), then by family; actions last. */
 export const tools: readonly Tool[] = [
@@ -64,6 +67,9 @@ export const tools: readonly Tool[] = [
   updateTask,
   scheduleMeeting,
   sendEmail,
+  renderChart,
+  exportReport,
+  exportWorkbook,
 ];
 
 export const toolsByName: ReadonlyMap<string, Tool> = new Map(tools.map((t) => [t.name, t]));

@@ -39,7 +39,7 @@ export const notFound = (what: string, id: string, vaultName: string) =>
   new ServiceError('not_found', `No ${what} "${id}" in vault "${vaultName}".`);
 
 export const invalidArgument = (field: string, expected: string) =>
-  new ServiceError('invalid_arguments', `\`${field}\`: ${expected}.`);
+  new ServiceError('invalid_arguments', `\`${field}\`: ${expected.replace(/\.+$/, '')}.`);
 
 export interface ErrorBody {
   error: { code: ErrorCode; message: string; requestId: string };

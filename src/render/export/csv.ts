@@ -54,6 +54,10 @@ export async function writeCsv(path: string, table: TableExport): Promise<{ rows
           quote: '"',
           escape: '"',
           escape_formulas: true,
+          // With a record_delimiter set, csv-stringify quotes only fields containing that exact CRLF: a bare
+          // LF or CR would go out unquoted and split the record in any reader. Quote every line break.
+          quote_record_delimiter: true,
+          quoted_match: /[\r\n]/,
           cast: { number: (n: number) => String(n) },
         }),
         createWriteStream(partial),

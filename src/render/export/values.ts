@@ -161,12 +161,12 @@ export function formatNumber(n: number, numFmt: string | undefined): string {
   return f.format(n);
 }
 
-/** How a normalised value reads in a report (pdf): dates in UTC, numbers per numFmt, Yes / No. */
+/** How a normalised value reads in a report (pdf): dates in UTC (the title page says so), numbers per numFmt, Yes / No. */
 export function displayText(value: CellValue, column: Pick<Column, 'type' | 'numFmt'>): string {
   if (value === null || value === undefined) return '';
   if (value instanceof Date) {
     if (showsAsDate(value, column.type)) return isoDate(value);
-    return `${isoDate(value)} ${pad(value.getUTCHours())}:${pad(value.getUTCMinutes())} UTC`;
+    return `${isoDate(value)} ${pad(value.getUTCHours())}:${pad(value.getUTCMinutes())}`;
   }
   if (typeof value === 'number') return formatNumber(value, column.numFmt);
   if (typeof value === 'boolean') return value ? 'Yes' : 'No';

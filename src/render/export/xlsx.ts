@@ -122,7 +122,8 @@ function planColumns(columns: SheetColumn[], sample: Record<string, CellValue>[]
     // +3 leaves room for the auto-filter button beside the header text
     const estimate = Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, longestLine(column.header) + 3, longest + 2));
     const width = column.width && column.width > 0 ? Math.min(255, column.width) : estimate;
-    widths.push(width);
+    // exceljs leaves out a width of exactly 9 (its idea of the default), which Excel then shows as 8.43
+    widths.push(width === 9 ? 9.01 : width);
 
     let numFmt = column.numFmt;
     if (!numFmt) {
@@ -231,15 +232,34 @@ async function closeSheet(sheet: Worksheet, lastColumn: string, rows: number): P
 const escapeHeaderFooter = (text: string) => text.replace(/&/g, '&&').slice(0, 200);
 
 /**
- * Backpressure. exceljs writes each committed row into a buffer piped to the zip archiver and ignores the
- * answer of write(); with a fast synchronous row source the whole sheet would pile up in memory. So every
- * few hundred rows, wait until that pipe has drained below a megabyte (polling, so it can never hang).
+ * Backpressure. exceljs writes each committed row into a buffer piped (through a PassThrough the archiver
+ * adds) to the zip, and ignores the answer of write(); deflate is slower than row serialisation, so with a
+ * fast row source the sheet XML piles up in that pipe (measured: 150 MB at 300,000 rows). So every few
+ * hundred rows, wait until the pipe holds less than a megabyte (polling, so it can never hang).
  */
+type PipeLike = {
+  writableLength?: number;
+  readableLength?: number;
+  _writableState?: { length?: number };
+  _readableState?: { length?: number };
+};
+
+/** Bytes waiting in the pipe: archiver's PassThrough comes from readable-stream 2, which lacks writableLength. */
+function buffered(pipe: PipeLike): number | undefined {
+  const writable = pipe.writableLength ?? pipe._writableState?.length;
+  const readable = pipe.readableLength ?? pipe._readableState?.length ?? 0;
+  return typeof writable === 'number' ? writable + readable : undefined;
+}
+
+const HIGH_WATER = 1 << 20;
+
 async function drain(sheet: Worksheet): Promise<void> {
-  const pipe = (sheet as unknown as { _stream?: { pipes?: { writableLength?: number }[] } })._stream?.pipes?.[0];
   await yieldToLoop();
-  if (!pipe || typeof pipe.writableLength !== 'number') return;
-  for (let spins = 0; pipe.writableLength > 1 << 20 && spins < 10_000; spins++) {
+  const pipe = (sheet as unknown as { _stream?: { pipes?: PipeLike[] } })._stream?.pipes?.[0];
+  if (!pipe) return;
+  for (let waits = 0; waits < 30_000; waits++) {
+    const bytes = buffered(pipe);
+    if (bytes === undefined || bytes < HIGH_WATER) return;
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
 }
@@ -261,6 +281,8 @@ export async function openWorkbook(path: string, properties: { title: string; su
       if (outError) throw outError;
       await workbook.commit();
       if (outError) throw outError;
+      // commit() resolves on 'finish'; wait for the descriptor to close too before the file is renamed
+      if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
       return (await stat(path)).size;
     },
     async abort(): Promise<void> {

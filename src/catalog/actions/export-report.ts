@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { defineTool } from '../define.js';
+import { artifactKind, isoDatetime } from '../shapes.js';
+import { fileNameFor, storeArtifact } from '../../render/artifacts.js';
+import { datasetTable } from '../../render/datasets.js';
+
+const FORMATS = {
+  xlsx: { kind: 'workbook', mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' },
+  csv: { kind: 'csv', mimeType: 'text/csv' },
+  pdf: { kind: 'report', mimeType: 'application/pdf' },
+} as const;
+
+export default defineTool({
+  name: 'export_report',
+  title: 'Export a dataset as a file',
+  description:
+    "Exports the WHOLE findings or conflicts dataset of the vault as a stored file: `xlsx` (default; styled, frozen header, filters), `csv` (UTF-8, spreadsheet-safe) or `pdf` (a paginated report; the only tool that produces a PDF). Returns `url` and `artifactId` (send_email can attach it).",
+  access: 'manager',
+  annotations: { readOnlyHint: false, idempotentHint: false },
+  input: {
+    dataset: z.enum(['findings', 'conflicts']).default('findings'),
+    format: z.enum(['xlsx', 'csv', 'pdf']).default('xlsx'),
+  },
+  output: z.object({
+    artifactId: z.string(),
+    url: z.string(),
+    kind: artifactKind,
+    title: z.string(),
+    fileName: z.string(),
+    mimeType: z.string(),
+    sizeBytes: z.number().int(),
+    rows: z.number().int(),
+    createdAt: isoDatetime,
+    outboxSeq: z.number().int(),
+  }),
+  run: async ({ dataset, format }, ctx) => {
+    // The writers load on first use: exceljs and pdf-lib stay out of server start-up.
+    const writers = await import('../../render/export/index.js');
+    const table = datasetTable(ctx.db, ctx.vault, dataset, ctx.now);
+    const { kind, mimeType } = FORMATS[format];
+    const day = ctx.now.toISOString().slice(0, 10);
+    let rows = 0;
+    const stored = await storeArtifact(
+      ctx,
+      { kind, title: `${table.title} (${day})`, fileName: fileNameFor(`${ctx.vault.name} ${dataset} ${day}`, format), mimeType },
+      async (path) => {
+        const write = format === 'xlsx' ? writers.writeXlsx : format === 'csv' ? writers.writeCsv : writers.writePdf;
+        rows = (await write(path, table)).rows;
+      },
+    );
+    return { ...stored, rows };
+  },
+});

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { defineTool } from '../define.js';
+import { isoDatetime } from '../shapes.js';
+import { fileNameFor, storeArtifact } from '../../render/artifacts.js';
+import { invalidArgument } from '../../service/errors.js';
+
+const cell = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+
+export default defineTool({
+  name: 'export_workbook',
+  title: 'Export a multi-sheet workbook',
+  description:
+    'Builds a styled .xlsx from the sheets you give, one tab each: `{name, columns:[{header, key, numFmt?}], rows:[{<key>: value}]}` (formatted header, frozen header row, filters), plus a Provenance sheet (title, sources, vault, time, who). Returns `url` and `artifactId`.',
+  access: 'manager',
+  annotations: { readOnlyHint: false, idempotentHint: false },
+  input: {
+    title: z.string().min(1).max(200),
+    sheets: z
+      .array(
+        z.strictObject({
+          name: z.string().describe('tab name: 1 to 31 characters, none of : \\ / ? * [ ]'),
+          columns: z.array(z.strictObject({ header: z.string().min(1).max(200), key: z.string().min(1).max(100), numFmt: z.string().max(100).optional() })).min(1).max(200),
+          rows: z.array(z.record(z.string(), cell)).max(100_000),
+        }),
+      )
+      .min(1)
+      .max(100),
+    sources: z.array(z.string().min(1).max(1000)).max(100).optional().describe('where the numbers come from (goes on the provenance sheet)'),
+  },
+  output: z.object({
+    artifactId: z.string(),
+    url: z.string(),
+    title: z.string(),
+    fileName: z.string(),
+    mimeType: z.string(),
+    sizeBytes: z.number().int(),
+    sheets: z.number().int(),
+    rows: z.number().int(),
+    createdAt: isoDatetime,
+    outboxSeq: z.number().int(),
+  }),
+  run: async ({ title, sheets, sources }, ctx) => {
+    const { validateWorkbook, writeWorkbook, WorkbookError } = await import('../../render/export/index.js');
+    try {
+      validateWorkbook({ sheets });
+    } catch (err) {
+      if (err instanceof WorkbookError) throw invalidArgument(err.path, err.message.replace(`${err.path}: `, ''));
+      throw err;
+    }
+    let totals = { sheets: 0, rows: 0 };
+    const stored = await storeArtifact(
+      ctx,
+      { kind: 'workbook', title, fileName: fileNameFor(title, 'xlsx'), mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' },
+      async (path) => {
+        totals = await writeWorkbook(path, { title, sheets, sources, provenance: { vault: ctx.vault.name, generatedAt: ctx.now, by: ctx.principal.name } });
+      },
+    );
+    return { artifactId: stored.artifactId, url: stored.url, title, fileName: stored.fileName, mimeType: stored.mimeType, sizeBytes: stored.sizeBytes, sheets: totals.sheets, rows: totals.rows, createdAt: stored.createdAt, outboxSeq: stored.outboxSeq };
+  },
+});

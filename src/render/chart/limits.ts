@@ -1,0 +1,38 @@
+/**
+ * Limits of one chart render. Every refusal names its limit and the number it was measured against.
+ * Width, height and pixels are measured on the PNG, which is drawn at CHART_PIXEL_RATIO (2×), so a spec
+ * `width` of 2,000 becomes 4,000 PNG pixels.
+ */
+export interface ChartLimits {
+  /** Rows of inline data, summed over every `data.values`, `datasets` entry and `sequence` generator. */
+  maxRows: number;
+  /** PNG width in pixels. */
+  maxWidth: number;
+  /** PNG height in pixels. */
+  maxHeight: number;
+  /** PNG width × height. */
+  maxPixels: number;
+  /** Wall-clock time for compiling, laying out and rasterising (the render worker is killed after it). */
+  timeoutMs: number;
+  /** Size of the spec as JSON, in UTF-8 bytes. */
+  maxSpecBytes: number;
+}
+
+export const CHART_LIMITS: Readonly<ChartLimits> = Object.freeze({
+  maxRows: 50_000,
+  maxWidth: 4_000,
+  maxHeight: 4_000,
+  maxPixels: 12_000_000,
+  timeoutMs: 10_000,
+  maxSpecBytes: 5 * 1024 * 1024,
+});
+
+/** PNG pixels per spec pixel: charts are drawn at 2× so they stay sharp on high-density screens and in PDFs. */
+export const CHART_PIXEL_RATIO = 2;
+
+/** `12345` → `"12,345"` (stable, locale-independent). */
+export const formatCount = (n: number): string => {
+  const [int, frac] = String(Math.round(n * 100) / 100).split('.');
+  const grouped = (int ?? '0').replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return frac ? `${grouped}.${frac}` : grouped;
+};

@@ -1,0 +1,109 @@
+/**
+ * What export_report exports: the whole findings or conflicts dataset of a vault as a table. Rows are
+ * read in keyset pages, never all at once, and never through an open cursor (the connection must stay
+ * free for other requests while the file streams out).
+ */
+import type { Db } from '../store/db.js';
+import { sql, json } from '../store/db.js';
+import { listConflicts } from '../store/conflicts.js';
+import type { Vault } from '../store/vaults.js';
+import type { CellValue, Column, TableExport } from './export/index.js';
+
+export type Dataset = 'findings' | 'conflicts';
+const PAGE = 1000;
+
+interface EntityExportRow {
+  id: string;
+  name: string;
+  type: string;
+  source: string;
+  mention_count: number;
+  first_seen_at: string;
+  last_mentioned_at: string | null;
+  aliases_json: string;
+  description: string;
+}
+
+async function* findingRows(db: Db, vaultId: string): AsyncGenerator<Record<string, CellValue>> {
+  let after: { k: number; id: string } | undefined;
+  for (;;) {
+    const page = (
+      after
+        ? sql(db, `SELECT * FROM entities WHERE vault_id = ? AND (mention_count < ? OR (mention_count = ? AND id > ?)) ORDER BY mention_count DESC, id LIMIT ${PAGE}`).all(vaultId, after.k, after.k, after.id)
+        : sql(db, `SELECT * FROM entities WHERE vault_id = ? ORDER BY mention_count DESC, id LIMIT ${PAGE}`).all(vaultId)
+    ) as EntityExportRow[];
+    for (const r of page) {
+      yield {
+        id: r.id,
+        name: r.name,
+        type: r.type,
+        source: r.source,
+        mentions: r.mention_count,
+        firstSeen: r.first_seen_at,
+        lastMentioned: r.last_mentioned_at,
+        aliases: json.read(r.aliases_json).join('; '),
+        description: r.description,
+      };
+    }
+    if (page.length < PAGE) return;
+    const last = page[page.length - 1]!;
+    after = { k: last.mention_count, id: last.id };
+    await new Promise((resolve) => setImmediate(resolve)); // let other requests in between pages
+  }
+}
+
+const FINDING_COLUMNS: Column[] = [
+  { header: 'Name', key: 'name', width: 32 },
+  { header: 'Type', key: 'type', width: 13 },
+  { header: 'Mentions', key: 'mentions', type: 'number', width: 10 },
+  { header: 'Last mentioned', key: 'lastMentioned', type: 'datetime', width: 18 },
+  { header: 'First seen', key: 'firstSeen', type: 'datetime', width: 18 },
+  { header: 'Source', key: 'source', width: 16 },
+  { header: 'Aliases', key: 'aliases', width: 24 },
+  { header: 'Description', key: 'description', width: 60 },
+  { header: 'Id', key: 'id', width: 20 },
+];
+
+const CONFLICT_COLUMNS: Column[] = [
+  { header: 'Status', key: 'status', width: 11 },
+  { header: 'Entity', key: 'entity', width: 26 },
+  { header: 'Conflict', key: 'title', width: 40 },
+  { header: 'Claims', key: 'claims', width: 70 },
+  { header: 'Note', key: 'note', width: 40 },
+  { header: 'Updated', key: 'updatedAt', type: 'datetime', width: 18 },
+  { header: 'Id', key: 'id', width: 18 },
+];
+
+export function datasetTable(db: Db, vault: Vault, dataset: Dataset, now: Date): TableExport & { total: number } {
+  const generated = { label: 'Generated', value: now.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC') };
+  if (dataset === 'findings') {
+    const byType = sql(db, 'SELECT type, count(*) AS n FROM entities WHERE vault_id = ? GROUP BY type ORDER BY n DESC').all(vault.id) as { type: string; n: number }[];
+    const total = byType.reduce((a, b) => a + b.n, 0);
+    return {
+      title: `Findings: ${vault.name}`,
+      subtitle: vault.description,
+      meta: [{ label: 'Vault', value: `${vault.name} (${vault.id})` }, generated, { label: 'Findings', value: String(total) }, { label: 'By type', value: byType.map((t) => `${t.type} ${t.n}`).join(', ') }],
+      columns: FINDING_COLUMNS,
+      rows: findingRows(db, vault.id),
+      total,
+    };
+  }
+  const conflicts = listConflicts(db, vault.id, { status: 'all' });
+  const byStatus = ['open', 'resolved', 'dismissed'].map((s) => `${s} ${conflicts.filter((c) => c.status === s).length}`).join(', ');
+  return {
+    title: `Conflicts: ${vault.name}`,
+    subtitle: vault.description,
+    meta: [{ label: 'Vault', value: `${vault.name} (${vault.id})` }, generated, { label: 'Conflicts', value: String(conflicts.length) }, { label: 'By status', value: byStatus }],
+    columns: CONFLICT_COLUMNS,
+    rows: conflicts.map((c) => ({
+      id: c.id,
+      status: c.status,
+      entity: c.entityName,
+      title: c.title,
+      claims: c.claims.map((cl) => `${cl.speaker}${cl.meetingName ? ` (${cl.meetingName})` : ''}: “${cl.quote}”`).join('\n'),
+      note: c.note,
+      updatedAt: c.updatedAt,
+    })),
+    total: conflicts.length,
+  };
+}

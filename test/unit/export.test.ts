@@ -1,0 +1,750 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inflateSync } from 'node:zlib';
+import ExcelJS from 'exceljs';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRawStream, PDFRef, type PDFObject } from 'pdf-lib';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  type CellValue,
+  type Column,
+  type TableExport,
+  type WorkbookSheet,
+  WorkbookError,
+  validateWorkbook,
+  writeCsv,
+  writePdf,
+  writeWorkbook,
+  writeXlsx,
+} from '../../src/render/export/index.js';
+
+const DIR = mkdtempSync(join(tmpdir(), 'vt-export-'));
+afterAll(() => rmSync(DIR, { recursive: true, force: true }));
+let fileNo = 0;
+const out = (ext: string) => join(DIR, `out-${++fileNo}.${ext}`);
+
+// ------------------------------------------------------------------------------------------------
+// Data
+
+const COLUMNS: Column[] = [
+  { header: 'Id', key: 'id' },
+  { header: 'Name', key: 'name', width: 30 },
+  { header: 'Mentions', key: 'mentions', type: 'number' },
+  { header: 'Score', key: 'score', type: 'number', numFmt: '0.00' },
+  { header: 'First seen', key: 'firstSeen', type: 'datetime' },
+  { header: 'Due', key: 'due', type: 'date' },
+  { header: 'Description', key: 'description' },
+];
+
+const WORDS = 'warehouse dock scheduling carrier manifest forklift Zürich Ωmega Привет customs pallet delay'.split(' ');
+
+function findingRow(i: number): Record<string, CellValue> {
+  return {
+    id: `ent_${i}`,
+    name: `Entity ${i} ${WORDS[i % WORDS.length]}`,
+    mentions: i % 3 === 0 ? String((i * 7) % 500) : (i * 7) % 500, // numeric strings become numbers
+    score: i / 8,
+    firstSeen: new Date(Date.UTC(2024, 2, 5, 14, 30) + i * 3_600_000).toISOString(), // ISO strings become dates
+    due: new Date(Date.UTC(2024, 4, 1 + (i % 28))),
+    description: Array.from({ length: 3 + (i % 25) }, (_, k) => WORDS[(i + k) % WORDS.length]).join(' '),
+  };
+}
+
+function* findings(n: number): Generator<Record<string, CellValue>> {
+  for (let i = 0; i < n; i++) yield findingRow(i);
+}
+
+function table(rows: TableExport['rows'], columns: Column[] = COLUMNS): TableExport {
+  return {
+    title: 'Findings: Northwind Logistics',
+    subtitle: 'Everything the vault knows',
+    meta: [
+      { label: 'Vault', value: 'Northwind Logistics (northwind)' },
+      { label: 'Generated', value: '2024-06-01 12:00 UTC' },
+      { label: 'Findings', value: '1,000' },
+    ],
+    columns,
+    rows,
+  };
+}
+
+/** A row source that fails after `failAt` rows and records whether it was closed. */
+function failingRows(failAt: number) {
+  const state = { pulled: 0, closed: false };
+  async function* rows(): AsyncGenerator<Record<string, CellValue>> {
+    try {
+      for (let i = 0; ; i++) {
+        if (i === failAt) throw new Error('database went away');
+        state.pulled++;
+        yield findingRow(i);
+      }
+    } finally {
+      state.closed = true;
+    }
+  }
+  return { rows: rows(), state };
+}
+
+// ------------------------------------------------------------------------------------------------
+// A strict RFC 4180 parser (records end with CRLF; CR or LF alone only inside quotes)
+
+function parseCsv(text: string): string[][] {
+  const records: string[][] = [];
+  let record: string[] = [];
+  let field = '';
+  let quoted = false;
+  let wasQuoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"') {
+        if (text[i + 1] === '"') {
+          field += '"';
+          i++;
+        } else quoted = false;
+      } else field += c;
+      continue;
+    }
+    if (c === '"') {
+      if (field !== '' || wasQuoted) throw new Error(`quote inside an unquoted field at ${i}`);
+      quoted = wasQuoted = true;
+    } else if (c === ',') {
+      record.push(field);
+      field = '';
+      wasQuoted = false;
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      record.push(field);
+      records.push(record);
+      record = [];
+      field = '';
+      wasQuoted = false;
+      i++;
+    } else if (c === '\r' || c === '\n') {
+      throw new Error(`bare line break outside quotes at ${i}`);
+    } else {
+      if (wasQuoted) throw new Error(`text after a closing quote at ${i}`);
+      field += c;
+    }
+  }
+  if (quoted) throw new Error('unterminated quote');
+  if (field !== '' || record.length) throw new Error('last record does not end with CRLF');
+  return records;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Reading PDFs back: text runs per page, decoded through each font's ToUnicode map, with positions
+// and widths (from the fonts' /W arrays)
+
+interface Run {
+  text: string;
+  bold: boolean;
+  size: number;
+  x: number;
+  y: number;
+  width: number;
+}
+
+interface FontInfo {
+  bold: boolean;
+  unicode: Map<number, string>;
+  widths: Map<number, number>;
+  defaultWidth: number;
+}
+
+function streamText(stream: PDFRawStream): string {
+  const filter = stream.dict.get(PDFName.of('Filter'));
+  return Buffer.from(filter ? inflateSync(stream.contents) : stream.contents).toString('latin1');
+}
+
+function fontInfo(doc: PDFDocument, dict: PDFDict): FontInfo {
+  const lookup = (o: PDFObject | undefined) => (o instanceof PDFRef ? doc.context.lookup(o) : o);
+  const base = String(dict.get(PDFName.of('BaseFont')));
+  const unicode = new Map<number, string>();
+  const cmap = streamText(lookup(dict.get(PDFName.of('ToUnicode'))) as PDFRawStream);
+  for (const block of cmap.matchAll(/beginbfchar([\s\S]*?)endbfchar/g)) {
+    for (const m of block[1]!.matchAll(/<([0-9a-fA-F]+)>\s*<([0-9a-fA-F]+)>/g)) {
+      const units = m[2]!.match(/.{4}/g)!.map((h) => parseInt(h, 16));
+      unicode.set(parseInt(m[1]!, 16), String.fromCharCode(...units));
+    }
+  }
+  const descendant = lookup((lookup(dict.get(PDFName.of('DescendantFonts'))) as PDFArray).get(0)) as PDFDict;
+  const widths = new Map<number, number>();
+  const w = lookup(descendant.get(PDFName.of('W'))) as PDFArray | undefined;
+  const items = w ? w.asArray().map(lookup) : [];
+  for (let i = 0; i < items.length; ) {
+    const first = (items[i] as PDFNumber).asNumber();
+    const next = items[i + 1];
+    if (next instanceof PDFArray) {
+      next.asArray().forEach((v, k) => widths.set(first + k, (lookup(v) as PDFNumber).asNumber()));
+      i += 2;
+    } else {
+      const last = (next as PDFNumber).asNumber();
+      const width = (items[i + 2] as PDFNumber).asNumber();
+      for (let g = first; g <= last; g++) widths.set(g, width);
+      i += 3;
+    }
+  }
+  const dw = lookup(descendant.get(PDFName.of('DW')));
+  return { bold: base.includes('Bold'), unicode, widths, defaultWidth: dw instanceof PDFNumber ? dw.asNumber() : 1000 };
+}
+
+/** Tokens of a content stream; literal strings come back as arrays of bytes. */
+function* tokens(content: string): Generator<string | number[]> {
+  for (let i = 0; i < content.length; ) {
+    const c = content[i]!;
+    if (/\s/.test(c)) {
+      i++;
+    } else if (c === '(') {
+      const bytes: number[] = [];
+      i++;
+      for (let depth = 0; ; i++) {
+        const ch = content[i]!;
+        if (ch === '\\') {
+          const e = content[++i]!;
+          bytes.push(({ n: 10, r: 13, t: 9, b: 8, f: 12 } as Record<string, number>)[e] ?? e.charCodeAt(0));
+        } else if (ch === '(') {
+          depth++;
+          bytes.push(40);
+        } else if (ch === ')') {
+          if (depth-- === 0) break;
+          bytes.push(41);
+        } else bytes.push(ch.charCodeAt(0));
+      }
+      i++;
+      yield bytes;
+    } else if (c === '<') {
+      const end = content.indexOf('>', i);
+      const hex = content.slice(i + 1, end);
+      yield hex.match(/../g)?.map((h) => parseInt(h, 16)) ?? [];
+      i = end + 1;
+    } else {
+      const m = /^[^\s()<>[\]]+/.exec(content.slice(i, i + 64))!;
+      yield m[0];
+      i += m[0].length;
+    }
+  }
+}
+
+interface ReadPdf {
+  doc: PDFDocument;
+  pages: { width: number; height: number; runs: Run[]; text: string }[];
+}
+
+async function readPdf(path: string): Promise<ReadPdf> {
+  const doc = await PDFDocument.load(readFileSync(path));
+  const fonts = new Map<string, FontInfo>();
+  const pages = doc.getPages().map((page) => {
+    const resources = page.node.Resources()!;
+    const fontDict = resources.lookup(PDFName.of('Font'), PDFDict);
+    const byKey = new Map<string, FontInfo>();
+    for (const [name, ref] of fontDict.entries()) {
+      const id = String(ref);
+      if (!fonts.has(id)) fonts.set(id, fontInfo(doc, doc.context.lookup(ref) as PDFDict));
+      byKey.set(name.asString(), fonts.get(id)!);
+    }
+    const contents = page.node.Contents();
+    const streams = contents instanceof PDFArray ? contents.asArray().map((r) => doc.context.lookup(r) as PDFRawStream) : [contents as PDFRawStream];
+    const runs: Run[] = [];
+    let stack: (string | number[])[] = [];
+    let font: FontInfo | undefined;
+    let size = 0;
+    let x = 0;
+    let y = 0;
+    for (const token of tokens(streams.map(streamText).join('\n'))) {
+      if (Array.isArray(token) || /^[-\d./]/.test(token)) {
+        stack.push(token);
+        continue;
+      }
+      if (token === 'Tf') {
+        font = byKey.get(stack[0] as string);
+        size = Number(stack[1]);
+      } else if (token === 'Tm') {
+        x = Number(stack[4]);
+        y = Number(stack[5]);
+      } else if (token === 'Tj') {
+        const bytes = stack[0] as number[];
+        let text = '';
+        let width = 0;
+        for (let i = 0; i < bytes.length; i += 2) {
+          const gid = (bytes[i]! << 8) | bytes[i + 1]!;
+          text += font!.unicode.get(gid) ?? '\u0000';
+          width += ((font!.widths.get(gid) ?? font!.defaultWidth) * size) / 1000;
+        }
+        runs.push({ text, bold: font!.bold, size, x, y, width });
+      }
+      stack = [];
+    }
+    const { width, height } = page.getSize();
+    return { width, height, runs, text: runs.map((r) => r.text).join('\n') };
+  });
+  return { doc, pages };
+}
+
+/** Every xref entry in use must point at "<n> 0 obj". */
+function checkXref(path: string): number {
+  const text = readFileSync(path).toString('latin1');
+  const at = Number(/startxref\s+(\d+)\s+%%EOF\s*$/.exec(text)![1]);
+  const head = /^xref\n0 (\d+)\n/.exec(text.slice(at))!;
+  const count = Number(head[1]);
+  let used = 0;
+  for (let n = 0; n < count; n++) {
+    const entry = text.substr(at + head[0].length + n * 20, 20);
+    expect(entry).toMatch(/^\d{10} \d{5} [nf] \n$/);
+    if (entry[17] === 'n') {
+      used++;
+      expect(text.startsWith(`${n} 0 obj`, Number(entry.slice(0, 10)))).toBe(true);
+    }
+  }
+  return used;
+}
+
+// ------------------------------------------------------------------------------------------------
+
+describe('writeXlsx', () => {
+  it('writes a styled sheet that reads back cell by cell', async () => {
+    const path = out('xlsx');
+    const long = 'x'.repeat(40_000);
+    const rows = [...findings(1000)];
+    rows[5] = { ...rows[5], description: long };
+    const result = await writeXlsx(path, table(rows));
+    expect(result).toEqual({ rows: 1000, bytes: statSync(path).size });
+
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(path);
+    expect(wb.worksheets.map((w) => w.name)).toEqual(['Findings - Northwind Logistics', 'Report info']);
+    const ws = wb.worksheets[0]!;
+    expect(ws.rowCount).toBe(1001);
+
+    // header: text, bold, fill, border
+    const header = ws.getRow(1);
+    expect(COLUMNS.map((_, i) => header.getCell(i + 1).value)).toEqual(COLUMNS.map((c) => c.header));
+    for (let i = 1; i <= COLUMNS.length; i++) {
+      const cell = header.getCell(i);
+      expect(cell.font?.bold).toBe(true);
+      expect(cell.fill).toMatchObject({ type: 'pattern', pattern: 'solid', fgColor: { argb: 'FF1F3A5F' } });
+      expect(cell.border?.bottom?.style).toBe('thin');
+    }
+    expect(ws.getRow(2).getCell(1).font?.bold).not.toBe(true);
+
+    // frozen header row and the auto-filter over the data range
+    expect(ws.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
+    expect(ws.autoFilter).toBe('A1:G1001');
+
+    // values keep their types
+    const row = (r: number) => ws.getRow(r + 2);
+    expect(row(0).getCell(1).value).toBe('ent_0');
+    expect(row(3).getCell(3).value).toBe(21); // '21' in a number column
+    expect(row(4).getCell(3).value).toBe(28);
+    expect(row(4).getCell(4).value).toBe(0.5);
+    expect(row(4).getCell(4).numFmt).toBe('0.00');
+    const firstSeen = row(2).getCell(5);
+    expect(firstSeen.value).toBeInstanceOf(Date); // an ISO string in a datetime column
+    expect((firstSeen.value as Date).toISOString()).toBe('2024-03-05T16:30:00.000Z');
+    expect(firstSeen.numFmt).toBe('yyyy-mm-dd hh:mm');
+    const due = row(2).getCell(6);
+    expect(due.value).toEqual(new Date(Date.UTC(2024, 4, 3)));
+    expect(due.numFmt).toBe('yyyy-mm-dd');
+
+    // widths: given (Name: 30) or estimated from header and values
+    const widths = ws.columns.map((c) => c.width);
+    expect(widths[1]).toBe(30);
+    for (const w of widths) expect(w).toBeGreaterThanOrEqual(6);
+    expect(widths[4]).toBeGreaterThanOrEqual('2024-03-05 14:30'.length);
+    expect(widths[6]).toBeGreaterThan(widths[0]!);
+
+    // Excel's 32,767-character cell limit
+    const cut = row(5).getCell(7).value as string;
+    expect(cut.length).toBe(32_767);
+    expect(cut.endsWith('[truncated: Excel cells hold at most 32,767 characters]')).toBe(true);
+
+    // the title, subtitle and meta in the info sheet
+    const info = wb.worksheets[1]!;
+    expect(info.getCell('A1').value).toBe('Findings: Northwind Logistics');
+    const pairs = Object.fromEntries(
+      Array.from({ length: info.rowCount }, (_, i) => [info.getCell(i + 1, 1).value, info.getCell(i + 1, 2).value]),
+    );
+    expect(pairs).toMatchObject({ Subtitle: 'Everything the vault knows', Vault: 'Northwind Logistics (northwind)', Rows: 1000 });
+  });
+
+  it('streams from an async source and closes it', async () => {
+    const state = { closed: false, pulled: 0 };
+    const path = out('xlsx');
+    let partialSizeMidway = -1;
+    async function* rows(): AsyncGenerator<Record<string, CellValue>> {
+      try {
+        for (let i = 0; i < 3000; i++) {
+          if (i === 2500) {
+            await new Promise((resolve) => setTimeout(resolve, 20));
+            partialSizeMidway = statSync(`${path}.partial`).size;
+          }
+          state.pulled++;
+          yield findingRow(i);
+        }
+      } finally {
+        state.closed = true;
+      }
+    }
+    const result = await writeXlsx(path, table(rows()));
+    expect(result.rows).toBe(3000);
+    expect(state).toEqual({ closed: true, pulled: 3000 });
+    // rows already went to disk while the source was still producing
+    expect(partialSizeMidway).toBeGreaterThan(0);
+    expect(existsSync(`${path}.partial`)).toBe(false);
+  });
+});
+
+describe('writeCsv', () => {
+  const tricky: Record<string, CellValue>[] = [
+    { a: 'plain', b: 'with, comma', c: 'with "quotes"' },
+    { a: 'line\nbreak', b: 'crlf\r\ninside', c: 'Zürich Ωmega Привет 中文 😀' },
+    { a: '=1+1', b: '+x', c: '-x' },
+    { a: '@x', b: '\tx', c: '\rx' },
+    { a: -5, b: '-5', c: 3.25 },
+    { a: null, b: undefined, c: true },
+    { a: new Date(Date.UTC(2024, 2, 5)), b: new Date(Date.UTC(2024, 2, 5, 14, 30)), c: '＝1+1' },
+    { a: 'a=b', b: ' =x', c: '' },
+  ];
+  const columns: Column[] = [
+    { header: 'A', key: 'a' },
+    { header: 'B', key: 'b' },
+    { header: 'C', key: 'c' },
+  ];
+
+  it('writes RFC 4180 with a BOM, CRLF, quoting and the formula-injection rule', async () => {
+    const path = out('csv');
+    const result = await writeCsv(path, table(tricky, columns));
+    const bytes = readFileSync(path);
+    expect(result).toEqual({ rows: tricky.length, bytes: bytes.length });
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const text = bytes.subarray(3).toString('utf8');
+    expect(text.startsWith('A,B,C\r\n')).toBe(true);
+    expect(text.endsWith('\r\n')).toBe(true);
+    expect(text).toContain('"with ""quotes"""');
+
+    const records = parseCsv(text);
+    expect(records).toEqual([
+      ['A', 'B', 'C'],
+      ['plain', 'with, comma', 'with "quotes"'],
+      ['line\nbreak', 'crlf\r\ninside', 'Zürich Ωmega Привет 中文 😀'],
+      ["'=1+1", "'+x", "'-x"],
+      ["'@x", "'\tx", "'\rx"],
+      ['-5', "'-5", '3.25'], // a negative NUMBER is not text; the text '-5' is
+      ['', '', 'true'],
+      ['2024-03-05', '2024-03-05T14:30:00Z', "'＝1+1"],
+      ['a=b', ' =x', ''],
+    ]);
+  });
+
+  it('turns numeric strings of number columns into numbers (no prefix) and dates into ISO 8601', async () => {
+    const path = out('csv');
+    await writeCsv(path, table(findings(1000)));
+    const records = parseCsv(readFileSync(path).subarray(3).toString('utf8'));
+    expect(records).toHaveLength(1001);
+    expect(records[0]).toEqual(COLUMNS.map((c) => c.header));
+    expect(records[1]).toEqual(['ent_0', 'Entity 0 warehouse', '0', '0', '2024-03-05T14:30:00Z', '2024-05-01', 'warehouse dock scheduling']);
+    expect(records[4]![2]).toBe('21');
+  });
+});
+
+describe('writePdf', () => {
+  it('writes a title page, then tables with the header on every page and numbered pages', async () => {
+    const path = out('pdf');
+    const result = await writePdf(path, table(findings(1000)));
+    const pdf = await readPdf(path);
+    expect(result.rows).toBe(1000);
+    expect(result.pages).toBe(pdf.pages.length);
+    expect(result.bytes).toBe(statSync(path).size);
+    expect(result.pages).toBeGreaterThan(10);
+    expect(pdf.doc.getTitle()).toBe('Findings: Northwind Logistics');
+    expect(checkXref(path)).toBeGreaterThan(result.pages * 2);
+
+    // title page: title, subtitle, meta; no table
+    const title = pdf.pages[0]!;
+    for (const s of ['REPORT', 'Findings: Northwind Logistics', 'Everything the vault knows', 'Vault', 'Northwind Logistics (northwind)', 'Generated', '2024-06-01 12:00 UTC', 'Findings', '1,000'])
+      expect(title.runs.map((r) => r.text)).toContain(s);
+    expect(title.runs.some((r) => r.text === 'ent_0')).toBe(false);
+
+    const seen = new Map<string, number>();
+    pdf.pages.forEach((page, i) => {
+      expect(page.runs.map((r) => r.text)).toContain(`Page ${i + 1} of ${pdf.pages.length}`);
+      // A4, landscape for seven columns
+      expect([page.width, page.height]).toEqual([841.89, 595.28]);
+      for (const run of page.runs) {
+        expect(run.x).toBeGreaterThanOrEqual(35.9);
+        expect(run.x + run.width).toBeLessThanOrEqual(page.width - 35.9);
+      }
+      if (i === 0) return;
+      // the header row, in bold, on every table page
+      const bold = page.runs.filter((r) => r.bold).map((r) => r.text);
+      for (const c of COLUMNS) expect(bold).toContain(c.header);
+      for (const r of page.runs) if (/^ent_\d+$/.test(r.text)) seen.set(r.text, (seen.get(r.text) ?? 0) + 1);
+    });
+    // every row exactly once, in order
+    expect([...seen.keys()]).toEqual(Array.from({ length: 1000 }, (_, i) => `ent_${i}`));
+    expect([...seen.values()].every((n) => n === 1)).toBe(true);
+    // numbers right-aligned and formatted per numFmt, dates in UTC
+    const page2 = pdf.pages[1]!.runs.map((r) => r.text);
+    expect(page2).toContain('0.13'); // 1/8 with numFmt 0.00
+    expect(page2).toContain('2024-03-05 15:30');
+    expect(page2).toContain('2024-05-02');
+  });
+
+  it('paginates a known number of rows onto a known number of pages', async () => {
+    // One-line rows in three short columns: portrait A4. Table top at 841.89 - 40 - 14 = 787.89, header
+    // 8 × 1.275 + 7 = 17.2 high, rows 17.2 high, bottom margin 44: floor((787.89 - 17.2 - 44) / 17.2) = 42
+    // rows a page. 100 rows: 42 + 42 + 16, plus the title page.
+    const path = out('pdf');
+    const rows = Array.from({ length: 100 }, (_, i) => ({ id: `row_${i}`, n: i, s: 'short' }));
+    const cols: Column[] = [
+      { header: 'Id', key: 'id' },
+      { header: 'N', key: 'n', type: 'number' },
+      { header: 'Status', key: 's' },
+    ];
+    const result = await writePdf(path, table(rows, cols));
+    expect(result.pages).toBe(4);
+    const pdf = await readPdf(path);
+    expect(pdf.pages).toHaveLength(4);
+    expect([pdf.pages[0]!.width, pdf.pages[0]!.height]).toEqual([595.28, 841.89]);
+    const perPage = pdf.pages.map((p) => p.runs.filter((r) => /^row_\d+$/.test(r.text)).length);
+    expect(perPage).toEqual([0, 42, 42, 16]);
+  });
+
+  it('wraps long text inside its column and continues a row taller than a page', async () => {
+    const path = out('pdf');
+    const words = Array.from({ length: 4000 }, (_, i) => `word${i}`);
+    const rows = [
+      { id: 'first', text: 'short' },
+      { id: 'long', text: `${words.join(' ')} ${'y'.repeat(500)}` },
+      { id: 'last', text: 'after' },
+    ];
+    const cols: Column[] = [
+      { header: 'Id', key: 'id' },
+      { header: 'Text', key: 'text' },
+    ];
+    const result = await writePdf(path, table(rows, cols));
+    const pdf = await readPdf(path);
+    expect(result.pages).toBeGreaterThan(3); // the long row spans several pages
+    const all = pdf.pages.slice(1).flatMap((p) => p.runs.filter((r) => !r.bold && r.size === 8));
+    const text = all.map((r) => r.text).join(' ');
+    for (const w of words) expect(text).toContain(`${w} `); // nothing cut off
+    expect(all.filter((r) => /^y+$/.test(r.text)).reduce((n, r) => n + r.text.length, 0)).toBe(500);
+    // wrapped: many lines, each within the column (the Text column's header marks where it starts)
+    const textColumnX = pdf.pages[1]!.runs.find((r) => r.bold && r.text === 'Text')!.x;
+    const lines = all.filter((r) => r.x >= textColumnX - 0.01);
+    expect(lines.length).toBeGreaterThan(50);
+    for (const page of pdf.pages) for (const r of page.runs) expect(r.x + r.width).toBeLessThanOrEqual(page.width - 35.9);
+    for (const page of pdf.pages.slice(1)) expect(page.runs.filter((r) => r.bold).map((r) => r.text)).toEqual(expect.arrayContaining(['Id', 'Text']));
+    expect(pdf.pages.at(-1)!.runs.map((r) => r.text)).toContain('after');
+  });
+
+  it('draws any Unicode the font has and replaces what it lacks, without crashing', async () => {
+    const path = out('pdf');
+    const rows = [{ id: 'u', text: 'Zürich Ωmega Привет 😀 中文 ok\u0000\u0007 tab\there' }];
+    await writePdf(path, table(rows, [{ header: 'Id', key: 'id' }, { header: 'Text — ünïcödé', key: 'text' }]));
+    const pdf = await readPdf(path);
+    const text = pdf.pages[1]!.text;
+    expect(text).toContain('Zürich Ωmega Привет 😀 \ufffd\ufffd ok tab here');
+    expect(pdf.pages[1]!.runs.filter((r) => r.bold).map((r) => r.text)).toContain('Text — ünïcödé');
+  });
+
+  it('writes an empty dataset as a title page and an empty table', async () => {
+    const path = out('pdf');
+    const result = await writePdf(path, table([]));
+    expect(result).toMatchObject({ rows: 0, pages: 2 });
+    const pdf = await readPdf(path);
+    expect(pdf.pages[1]!.runs.map((r) => r.text)).toEqual(expect.arrayContaining(['Id', 'No rows.', 'Page 2 of 2']));
+  });
+});
+
+describe('failed exports leave no file', () => {
+  for (const [format, write] of [
+    ['xlsx', writeXlsx],
+    ['csv', writeCsv],
+    ['pdf', writePdf],
+  ] as const) {
+    it(`${format}: a source failing midway rejects, closes the source, removes the partial file and keeps an older file`, async () => {
+      const path = out(format);
+      const { rows, state } = failingRows(700);
+      await expect(write(path, table(rows))).rejects.toThrow('database went away');
+      expect(state.pulled).toBe(700);
+      expect(state.closed).toBe(true);
+      expect(existsSync(path)).toBe(false);
+      expect(existsSync(`${path}.partial`)).toBe(false);
+
+      writeFileSync(path, 'the previous export');
+      const again = failingRows(300);
+      await expect(write(path, table(again.rows))).rejects.toThrow('database went away');
+      expect(readFileSync(path, 'utf8')).toBe('the previous export');
+      expect(existsSync(`${path}.partial`)).toBe(false);
+    });
+  }
+});
+
+describe('validateWorkbook', () => {
+  const sheet = (over: Partial<WorkbookSheet> = {}): WorkbookSheet => ({
+    name: 'Tasks',
+    columns: [
+      { header: 'Task', key: 'task' },
+      { header: 'Hours', key: 'hours' },
+    ],
+    rows: [{ task: 'a', hours: 1 }],
+    ...over,
+  });
+  const pathOf = (sheets: WorkbookSheet[]): string | undefined => {
+    try {
+      validateWorkbook({ sheets });
+      return undefined;
+    } catch (error) {
+      expect(error).toBeInstanceOf(WorkbookError);
+      return (error as WorkbookError).path;
+    }
+  };
+
+  it('accepts a valid workbook', () => {
+    expect(pathOf([sheet(), sheet({ name: "Q1 'plan' (draft)" })])).toBeUndefined();
+    expect(pathOf(Array.from({ length: 100 }, (_, i) => sheet({ name: `S${i}` })))).toBeUndefined();
+  });
+
+  it('names the place of every problem', () => {
+    expect(pathOf([])).toBe('sheets');
+    expect(pathOf(Array.from({ length: 101 }, (_, i) => sheet({ name: `S${i}` })))).toBe('sheets');
+    expect(pathOf([sheet({ name: '' })])).toBe('sheets[0].name');
+    expect(pathOf([sheet({ name: '   ' })])).toBe('sheets[0].name');
+    expect(pathOf([sheet(), sheet({ name: 'x'.repeat(32) })])).toBe('sheets[1].name');
+    expect(pathOf([sheet({ name: 'x'.repeat(31) })])).toBeUndefined();
+    for (const bad of [':', '\\', '/', '?', '*', '[', ']']) expect(pathOf([sheet(), sheet({ name: `a${bad}b` })])).toBe('sheets[1].name');
+    expect(pathOf([sheet({ name: "'quoted" })])).toBe('sheets[0].name');
+    expect(pathOf([sheet({ name: "quoted'" })])).toBe('sheets[0].name');
+    expect(pathOf([sheet({ name: 'Tasks' }), sheet({ name: 'TASKS' })])).toBe('sheets[1].name');
+    expect(pathOf([sheet({ name: 'provenance' })])).toBe('sheets[0].name');
+    expect(pathOf([sheet({ name: 'History' })])).toBe('sheets[0].name');
+    expect(pathOf([sheet({ columns: [] })])).toBe('sheets[0].columns');
+    expect(
+      pathOf([
+        sheet({
+          columns: [
+            { header: 'A', key: 'a' },
+            { header: 'B', key: 'a' },
+          ],
+        }),
+      ]),
+    ).toBe('sheets[0].columns[1].key');
+    expect(pathOf([sheet({ columns: [{ header: 'A', key: '' }] })])).toBe('sheets[0].columns[0].key');
+    expect(pathOf([sheet({ columns: [{ header: 'A', key: 'a', numFmt: '' }] })])).toBe('sheets[0].columns[0].numFmt');
+    const rows = [{ task: 'a' }, { task: 'b' }, { task: 'c' }, { task: 'd', foo: 1 }];
+    expect(pathOf([sheet(), sheet({ name: 'Other', rows })])).toBe('sheets[1].rows[3].foo');
+    expect(pathOf([sheet({ rows: [{ 'first name': 'x' }] })])).toBe('sheets[0].rows[0]["first name"]');
+    expect(pathOf([sheet({ rows: [{ hours: Number.NaN }] })])).toBe('sheets[0].rows[0].hours');
+    expect(pathOf([sheet({ rows: [{ hours: { nested: true } as unknown as CellValue }] })])).toBe('sheets[0].rows[0].hours');
+    expect(pathOf([sheet({ rows: [{ task: 'x'.repeat(32_768) }] })])).toBe('sheets[0].rows[0].task');
+  });
+
+  it('puts the path in the message too', () => {
+    expect(() => validateWorkbook({ sheets: [sheet({ name: 'a:b' })] })).toThrow(/^sheets\[0\]\.name: /);
+  });
+});
+
+describe('writeWorkbook', () => {
+  const generatedAt = new Date(Date.UTC(2024, 5, 1, 12, 0, 0));
+
+  it('validates before writing anything', async () => {
+    const path = out('xlsx');
+    await expect(
+      writeWorkbook(path, {
+        title: 'Bad',
+        sheets: [{ name: 'a/b', columns: [{ header: 'A', key: 'a' }], rows: [] }],
+        provenance: { vault: 'v', generatedAt, by: 'me' },
+      }),
+    ).rejects.toMatchObject({ name: 'WorkbookError', path: 'sheets[0].name' });
+    expect(existsSync(path)).toBe(false);
+    expect(existsSync(`${path}.partial`)).toBe(false);
+  });
+
+  it('writes the sheets with styling and numFmt, then a Provenance sheet', async () => {
+    const path = out('xlsx');
+    const budget: WorkbookSheet = {
+      name: 'Budget',
+      columns: [
+        { header: 'Item', key: 'item' },
+        { header: 'Amount', key: 'amount', numFmt: '#,##0.00' },
+        { header: 'Share', key: 'share', numFmt: '0.0%' },
+        { header: 'Due', key: 'due', numFmt: 'yyyy-mm-dd' },
+      ],
+      rows: [
+        { item: 'Forklifts', amount: 125000.5, share: 0.625, due: '2024-07-01' },
+        { item: 'Dock doors', amount: 75000, share: 0.375, due: new Date(Date.UTC(2024, 8, 15)) },
+      ],
+    };
+    const owners: WorkbookSheet = {
+      name: "Owners' list",
+      columns: [
+        { header: 'Name', key: 'name' },
+        { header: 'Active', key: 'active' },
+      ],
+      rows: [{ name: 'Ana' }, { name: 'Ben', active: true }, { name: 'Cy', active: false }],
+    };
+    const result = await writeWorkbook(path, {
+      title: 'Q3 plan',
+      sheets: [budget, owners],
+      sources: ['meeting mtg_1: weekly ops', 'email thr_9: budget approval'],
+      provenance: { vault: 'Northwind Logistics', generatedAt, by: 'ana@northwind.example' },
+    });
+    expect(result).toEqual({ sheets: 2, rows: 5, bytes: statSync(path).size });
+
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(path);
+    expect(wb.worksheets.map((w) => w.name)).toEqual(['Budget', "Owners' list", 'Provenance']);
+
+    const ws = wb.getWorksheet('Budget')!;
+    expect(ws.getRow(1).values).toEqual([undefined, 'Item', 'Amount', 'Share', 'Due']);
+    expect(ws.getCell('A1').font?.bold).toBe(true);
+    expect(ws.getCell('D1').fill).toMatchObject({ pattern: 'solid' });
+    expect(ws.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
+    expect(ws.autoFilter).toBe('A1:D3');
+    expect(ws.getCell('B2').value).toBe(125000.5);
+    expect(ws.getCell('B2').numFmt).toBe('#,##0.00');
+    expect(ws.getCell('B3').numFmt).toBe('#,##0.00');
+    expect(ws.getCell('C2').numFmt).toBe('0.0%');
+    expect(ws.getCell('A2').numFmt).toBeUndefined();
+    expect(ws.getCell('D2').value).toEqual(new Date(Date.UTC(2024, 6, 1))); // ISO text under a date format
+    expect(ws.getCell('D3').value).toEqual(new Date(Date.UTC(2024, 8, 15)));
+    expect(ws.getCell('D2').numFmt).toBe('yyyy-mm-dd');
+    for (const c of ws.columns) expect(c.width).toBeGreaterThan(0);
+
+    const owners2 = wb.getWorksheet("Owners' list")!;
+    expect(owners2.autoFilter).toBe('A1:B4');
+    expect(owners2.getCell('B2').value).toBeNull();
+    expect(owners2.getCell('B3').value).toBe(true);
+
+    const prov = wb.getWorksheet('Provenance')!;
+    expect(prov.getCell('A1').value).toBe('Provenance');
+    const entries = Array.from({ length: prov.rowCount }, (_, i) => [prov.getCell(i + 1, 1).value, prov.getCell(i + 1, 2).value]);
+    expect(entries).toEqual(
+      expect.arrayContaining([
+        ['Title', 'Q3 plan'],
+        ['Vault', 'Northwind Logistics'],
+        ['Generated at (UTC)', generatedAt],
+        ['Generated by', 'ana@northwind.example'],
+        ['Sheets', "Budget (2 rows), Owners' list (3 rows)"],
+        ['Source 1', 'meeting mtg_1: weekly ops'],
+        ['Source 2', 'email thr_9: budget approval'],
+      ]),
+    );
+    expect(prov.getCell('A3').font?.bold).toBe(true);
+  });
+
+  it('says when no sources were given', async () => {
+    const path = out('xlsx');
+    await writeWorkbook(path, {
+      title: 'T',
+      sheets: [{ name: 'S', columns: [{ header: 'A', key: 'a' }], rows: [] }],
+      provenance: { vault: 'v', generatedAt, by: 'me' },
+    });
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(path);
+    const prov = wb.getWorksheet('Provenance')!;
+    const entries = Array.from({ length: prov.rowCount }, (_, i) => [prov.getCell(i + 1, 1).value, prov.getCell(i + 1, 2).value]);
+    expect(entries).toContainEqual(['Sources', 'none given']);
+    expect(wb.getWorksheet('S')!.autoFilter).toBe('A1:A1');
+  });
+});
