@@ -198,3 +198,58 @@ describe('the outbox', () => {
     expect(cli(['outbox', '--data-dir', store.dir])).toContain('send_email');
   });
 });
+
+describe('render_chart', () => {
+  const spec = {
+    $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
+    data: { values: [{ system: 'LogiTrack', issues: 14 }, { system: 'DockFlow', issues: 9 }, { system: 'SAP B1', issues: 4 }] },
+    mark: 'bar',
+    encoding: { y: { field: 'system', type: 'nominal', sort: '-x' }, x: { field: 'issues', type: 'quantitative' } },
+  };
+
+  it('stores a PNG artifact that find_artifact, REST and MCP resources all serve', async () => {
+    const chart = await ok('render_chart', { title: 'Issues by system', vega_lite_spec: spec });
+    expect(chart).toMatchObject({ mimeType: 'image/png', title: 'Issues by system', warnings: [] });
+    const url = new URL(chart.url);
+    expect(url.origin).toBe(server.url); // the listener runs, so the URL is its download route
+    const { http } = await import('../http-helpers.js');
+    const png = await fetch(chart.url, { headers: { authorization: `Bearer ${store.memberKey(NW)}` } });
+    const bytes = Buffer.from(await png.arrayBuffer());
+    expect(bytes.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    expect(bytes.readUInt32BE(16)).toBe(chart.width); // IHDR
+    expect(bytes.readUInt32BE(20)).toBe(chart.height);
+    expect(bytes.length).toBe(chart.bytes);
+    expect((await http(server.url, { path: url.pathname, headers: { authorization: `Bearer ${store.memberKey('meridian-health')}` } })).status).toBe(404);
+    const found = await ok('find_artifact', { query: 'issues system', kind: 'chart' });
+    expect(found.artifacts[0].artifactId).toBe(chart.artifactId);
+
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const client = new Client({ name: 'resources-test', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL('/v1/mcp', server.url), { requestInit: { headers: { authorization: `Bearer ${store.memberKey(NW)}` } } }));
+    try {
+      const { resources } = await client.listResources();
+      const r = resources.find((x) => x.uri.endsWith(`/artifacts/${chart.artifactId}`))!;
+      expect(r).toMatchObject({ mimeType: 'image/png', name: chart.fileName });
+      const read = await client.readResource({ uri: r.uri });
+      expect(Buffer.from((read.contents[0] as { blob: string }).blob, 'base64')).toEqual(bytes);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses colours and external data, naming the JSON path', async () => {
+    const coloured = { ...spec, mark: { type: 'bar', color: 'red' } };
+    expect(await refused('render_chart', { title: 't', vega_lite_spec: coloured }, 400, 'invalid_arguments')).toContain('`vega_lite_spec.mark.color`');
+    const scheme = { ...spec, encoding: { ...spec.encoding, color: { field: 'system', type: 'nominal', scale: { scheme: 'reds' } } } };
+    expect(await refused('render_chart', { title: 't', vega_lite_spec: scheme }, 400, 'invalid_arguments')).toContain('`vega_lite_spec.encoding.color.scale.scheme`');
+    const remote = { ...spec, data: { url: 'https://example.com/data.csv' } };
+    expect(await refused('render_chart', { title: 't', vega_lite_spec: remote }, 400, 'invalid_arguments')).toContain('`vega_lite_spec.data.url`');
+  });
+
+  it('gives lint warnings for the spec’s own advice', async () => {
+    const months = { data: { values: [{ d: '2026-01-05', n: 3 }, { d: '2026-02-05', n: 5 }] }, mark: 'bar', encoding: { x: { field: 'd', type: 'temporal', timeUnit: 'month' }, y: { field: 'n', type: 'quantitative' } } };
+    const chart = await ok('render_chart', { title: 'Monthly', vega_lite_spec: months });
+    expect(chart.warnings.join(' ')).toMatch(/yearmonth/);
+  });
+});

@@ -180,7 +180,7 @@ function literalBytes(gid: number): string {
  * Text as the report draws it: NFC, line breaks as '\n', tabs as spaces, other control and formatting
  * characters removed (they have no glyph and would show as boxes). Lone surrogates become U+FFFD.
  */
-export function cleanText(text: string): string {
+function cleanText(text: string): string {
   let s = text;
   if (/[^\u0020-\u007e]/.test(s)) {
     s = s
@@ -196,7 +196,7 @@ export function cleanText(text: string): string {
 }
 
 /** Wrap a clean text into lines no wider than `max` points: at spaces, or inside a word too long for a line. */
-export function wrapText(text: string, face: Face, size: number, max: number): string[] {
+function wrapText(text: string, face: Face, size: number, max: number): string[] {
   const lines: string[] = [];
   const space = face.width(' ', size);
   for (const paragraph of text.split('\n')) {
