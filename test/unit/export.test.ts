@@ -547,6 +547,19 @@ describe('writePdf', () => {
     expect(pdf.pages[1]!.runs.filter((r) => r.bold).map((r) => r.text)).toContain('Text — ünïcödé');
   });
 
+  it('round-trips hundreds of distinct characters (glyph ids that need escaping in PDF strings)', async () => {
+    const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String.fromCodePoint(from + i)).join('');
+    const alphabet = range(0x21, 0x7e) + range(0xc0, 0xff) + range(0x391, 0x3a1) + range(0x3a3, 0x3c9) + range(0x410, 0x44f) + '€™←→√∞≈≠≤≥';
+    const chunks = alphabet.match(/.{1,40}/gu)!;
+    expect(alphabet.length).toBeGreaterThan(256); // subset glyph ids 10, 13, 40, 41 and 92 are all in use
+    const path = out('pdf');
+    // each character alone too, so no escaped byte can hide inside a balanced pair of parentheses
+    const texts = [...chunks, ...alphabet];
+    await writePdf(path, table(texts.map((text, i) => ({ id: `c${i}`, text })), [{ header: 'Id', key: 'id' }, { header: 'Text', key: 'text' }]));
+    const runs = (await readPdf(path)).pages.slice(1).flatMap((p) => p.runs.map((r) => r.text));
+    for (const text of texts) expect(runs).toContain(text);
+  });
+
   it('writes an empty dataset as a title page and an empty table', async () => {
     const path = out('pdf');
     const result = await writePdf(path, table([]));

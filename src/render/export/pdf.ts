@@ -153,8 +153,8 @@ class Face {
       }
       let code = cp < 0x10000 ? this.bmpCode[cp] : this.astralCode.get(cp);
       if (code === undefined) {
-        const gid = parseInt(this.pdfFont.encodeText(String.fromCodePoint(this.drawable(cp))).asString(), 16);
-        code = literalBytes(gid);
+        // usually one glyph id (4 hex digits); whatever fontkit's layout returns is kept whole
+        code = literalBytes(this.pdfFont.encodeText(String.fromCodePoint(this.drawable(cp))).asString());
         if (cp < 0x10000) this.bmpCode[cp] = code;
         else this.astralCode.set(cp, code);
       }
@@ -164,10 +164,11 @@ class Face {
   }
 }
 
-/** Two bytes (big-endian) as they go inside a PDF literal string: \ ( ) escaped, CR and LF as \r \n. */
-function literalBytes(gid: number): string {
+/** Glyph ids (hex, two bytes each) as the bytes of a PDF literal string: backslash and parentheses escaped, CR and LF written as \\r and \\n. */
+function literalBytes(hex: string): string {
   let out = '';
-  for (const byte of [gid >> 8, gid & 0xff]) {
+  for (let i = 0; i + 1 < hex.length; i += 2) {
+    const byte = parseInt(hex.slice(i, i + 2), 16);
     if (byte === 0x28 || byte === 0x29 || byte === 0x5c) out += `\\${String.fromCharCode(byte)}`;
     else if (byte === 0x0a) out += '\\n';
     else if (byte === 0x0d) out += '\\r';
@@ -600,8 +601,10 @@ function measureColumns(columns: Column[], texts: string[][], regular: Face, bol
       }
     }
     const compact = column.type === 'number' || column.type === 'date' || column.type === 'datetime';
-    let nat = Math.max(headerWidth, compact ? longest : Math.min(longest, MAX_NATURAL_TEXT)) + 2 * PAD_X;
-    if (column.width && column.width > 0) nat = column.width * regular.width('0', fontSize) + 2 * PAD_X;
+    // A given width (in characters) caps what the sample asks for, or stands in for it when there is no sample.
+    const given = column.width && column.width > 0 ? column.width * regular.width('0', fontSize) : undefined;
+    const content = texts[c]!.length ? longest : (given ?? 0);
+    const nat = Math.max(headerWidth, compact ? content : Math.min(content, given ?? MAX_NATURAL_TEXT)) + 2 * PAD_X;
     natural.push(nat);
     const min = compact ? Math.max(longest, headerWord) : Math.min(Math.max(headerWord, longestWord, 40), 110);
     minimum.push(Math.min(nat, Math.max(MIN_COLUMN, min + 2 * PAD_X)));
