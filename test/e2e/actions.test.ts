@@ -253,3 +253,97 @@ describe('render_chart', () => {
     expect(chart.warnings.join(' ')).toMatch(/yearmonth/);
   });
 });
+
+describe('export_report and export_workbook', () => {
+  const download = async (url: string) => {
+    const r = await fetch(url, { headers: { authorization: `Bearer ${store.ownerKey}` } });
+    expect(r.status).toBe(200);
+    return Buffer.from(await r.arrayBuffer());
+  };
+
+  it('xlsx: the whole findings dataset, checked cell by cell with a real reader', async () => {
+    const ExcelJS = (await import('exceljs')).default;
+    const r = await ok('export_report', {});
+    expect(r).toMatchObject({ kind: 'workbook', rows: nw.entities.length });
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load((await download(r.url)) as unknown as ArrayBuffer);
+    const sheet = wb.worksheets.find((w) => w.rowCount > 1)!;
+    expect(sheet.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
+    const header = (sheet.getRow(1).values as unknown[]).slice(1);
+    expect(header).toEqual(['Name', 'Type', 'Mentions', 'Last mentioned', 'First seen', 'Source', 'Aliases', 'Description', 'Id']);
+    expect(sheet.getRow(1).getCell(1).font?.bold).toBe(true);
+    expect(sheet.rowCount).toBe(nw.entities.length + 1);
+    const { findings } = await ok('list_findings', { limit: 3 });
+    findings.forEach((f: { id: string; name: string; mentionCount: number; lastMentionedAt: string; description: string }, i: number) => {
+      const row = sheet.getRow(i + 2);
+      expect(row.getCell(1).value).toBe(f.name);
+      expect(row.getCell(3).value).toBe(f.mentionCount);
+      expect((row.getCell(4).value as Date).toISOString().replace('.000Z', 'Z')).toBe(f.lastMentionedAt);
+      expect(row.getCell(8).value).toBe(f.description);
+      expect(row.getCell(9).value).toBe(f.id);
+    });
+  });
+
+  it('csv: RFC 4180 and formula injection neutralised', async () => {
+    const { parseCsv } = await import('../readers.js');
+    const db = new Database(join(store.dir, 'vault-tools.db'));
+    db.prepare(
+      `INSERT INTO entities (vault_id, id, type, name, aliases_json, description, source, mention_count, first_seen_at, last_mentioned_at)
+       VALUES (?, 'evil', 'problem', '=HYPERLINK("http://x","click")', '[]', '@SUM(A1), "quoted", and a
+newline', 'unclear', 999, ?, ?)`,
+    ).run(NW, new Date().toISOString(), new Date().toISOString());
+    db.close();
+    const r = await ok('export_report', { format: 'csv' });
+    const text = (await download(r.url)).toString('utf8').replace(/^\uFEFF/, '');
+    const records = parseCsv(text);
+    expect(records.length).toBe(nw.entities.length + 2);
+    const evil = records.find((rec) => rec.includes('evil'))!;
+    expect(evil[0]).toBe(`'=HYPERLINK("http://x","click")`);
+    expect(evil[7]).toBe(`'@SUM(A1), "quoted", and a\nnewline`);
+    expect(evil[2]).toBe('999');
+  });
+
+  it('pdf: a report that parses, paginates and carries the data', async () => {
+    const { readPdf } = await import('../readers.js');
+    const r = await ok('export_report', { dataset: 'conflicts', format: 'pdf' });
+    expect(r).toMatchObject({ kind: 'report', mimeType: 'application/pdf' });
+    const path = join(store.dir, 'report.pdf');
+    writeFileSync(path, await download(r.url));
+    const pdf = await readPdf(path);
+    expect(pdf.pages.length).toBeGreaterThanOrEqual(2); // title page + table
+    expect(pdf.pages[0]!.text).toContain('Conflicts: Northwind Logistics');
+    const all = pdf.pages.map((p) => p.text.replace(/\s+/g, ' ')).join(' ');
+    for (const c of nw.conflicts) expect(all, c.title).toContain(c.title.split(' ').slice(0, 3).join(' '));
+  });
+
+  it('workbook: the given sheets plus provenance; bad sheets are refused with their path', async () => {
+    const ExcelJS = (await import('exceljs')).default;
+    const r = await ok('export_workbook', {
+      title: 'Baseline KPIs',
+      sheets: [
+        { name: 'KPIs', columns: [{ header: 'KPI', key: 'kpi' }, { header: 'Value', key: 'value', numFmt: '0.0%' }], rows: [{ kpi: 'Inventory accuracy', value: 0.961 }, { kpi: 'Dock on-time', value: 0.72 }] },
+        { name: 'Sites', columns: [{ header: 'Site', key: 'site' }], rows: [{ site: 'Leeds' }, { site: 'Daventry' }] },
+      ],
+      sources: ['Cycle counts, October'],
+    });
+    expect(r).toMatchObject({ sheets: 2, rows: 4 });
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load((await download(r.url)) as unknown as ArrayBuffer);
+    expect(wb.worksheets.map((w) => w.name)).toEqual(['KPIs', 'Sites', 'Provenance']);
+    expect(wb.getWorksheet('KPIs')!.getRow(2).getCell(2).value).toBe(0.961);
+    expect(wb.getWorksheet('KPIs')!.getRow(2).getCell(2).numFmt).toBe('0.0%');
+    const provenance = JSON.stringify(wb.getWorksheet('Provenance')!.getSheetValues());
+    for (const s of ['Baseline KPIs', 'Northwind Logistics', 'Cycle counts, October', 'owner']) expect(provenance).toContain(s);
+    const sheet = (name: string) => ({ name, columns: [{ header: 'A', key: 'a' }], rows: [{ a: 1 }] });
+    expect(await refused('export_workbook', { title: 't', sheets: [sheet('Bad/Name')] }, 400, 'invalid_arguments')).toContain('`sheets[0].name`');
+    expect(await refused('export_workbook', { title: 't', sheets: [sheet('Same'), sheet('same')] }, 400, 'invalid_arguments')).toContain('`sheets[1].name`');
+    expect(await refused('export_workbook', { title: 't', sheets: [{ ...sheet('S'), rows: [{ a: 1, b: 2 }] }] }, 400, 'invalid_arguments')).toContain('sheets[0].rows[0].b');
+  });
+
+  it('call --out copies the artifact next to the user', async () => {
+    const out = join(store.dir, 'out');
+    cli(['call', 'export_report', '{"format":"csv","dataset":"conflicts"}', '--vault', NW, '--data-dir', store.dir, '--out', out]);
+    const { readdirSync } = await import('node:fs');
+    expect(readdirSync(out).some((f) => f.endsWith('.csv'))).toBe(true);
+  });
+});
