@@ -237,12 +237,31 @@ function wrapText(text: string, face: Face, size: number, max: number): string[]
 }
 
 /** A text cut to fit `max` points, with an ellipsis (for one-line page furniture only, never for data). */
+const fittedByFace = new WeakMap<Face, Map<string, string>>();
 function fitLine(text: string, face: Face, size: number, max: number): string {
+  // The same running header is fitted on every page: remember the answer.
+  let fitted = fittedByFace.get(face);
+  if (!fitted) fittedByFace.set(face, (fitted = new Map()));
+  const key = `${size}|${max}|${text}`;
+  const known = fitted.get(key);
+  if (known !== undefined) return known;
   const flat = text.replace(/\s+/g, ' ').trim();
-  if (face.width(flat, size) <= max) return flat;
-  const chars = [...flat];
-  while (chars.length && face.width(`${chars.join('')}…`, size) > max) chars.pop();
-  return `${chars.join('').trimEnd()}…`;
+  let result = flat;
+  if (face.width(flat, size) > max) {
+    // Binary search for the longest prefix that fits with its ellipsis: O(log n) measurements, not O(n).
+    const chars = [...flat];
+    let lo = 0;
+    let hi = chars.length;
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (face.width(`${chars.slice(0, mid).join('')}…`, size) <= max) lo = mid;
+      else hi = mid - 1;
+    }
+    result = `${chars.slice(0, lo).join('').trimEnd()}…`;
+  }
+  if (fitted.size > 1000) fitted.clear();
+  fitted.set(key, result);
+  return result;
 }
 
 // ------------------------------------------------------------------------------------------------
