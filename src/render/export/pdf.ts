@@ -13,7 +13,7 @@
  * the file as each one is finished: content operators built as text, deflated, written with the page
  * dictionary, and forgotten. pdf-lib (with fontkit) is used for what it does well: subsetting and
  * embedding the two fonts, whose objects are copied into the file at the end, before the page tree,
- * catalog, xref table and trailer. Memory stays flat whatever the row count (measure.ts).
+ * catalog, xref table and trailer. Memory stays flat whatever the row count (npm run bench:actions measures it).
  * Shaping is one glyph per character (no ligatures, kerning or complex-script shaping), which keeps the
  * width measurement exact and fast.
  */
