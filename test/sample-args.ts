@@ -25,6 +25,7 @@ export function sampleArgs(tool: string, vaultId: keyof typeof VAULT_DIRS): Reco
     stats: { vault },
     get_brief: { vault, kind: 'weekly-plan' },
     search_knowledge: { vault, query: entity.name.split(' ')[0]!, limit: 5 },
+    search_transcripts: { vault, query: `what was said about ${f.vault.keywords[0]}`, limit: 3 },
     get_entity: { vault, entityId: entity.id, includeEvidence: true },
     expand_graph: { vault, entityId: entity.id, depth: 2 },
     list_findings: { vault, sort: 'recent', limit: 20, compact: false },

@@ -8,6 +8,7 @@ import type { Principal } from '../auth/keys.js';
 import type { Db } from '../store/db.js';
 import type { Vault } from '../store/vaults.js';
 import type { Links } from '../service/links.js';
+import type { EmbedderLike } from '../search/vectors.js';
 
 export type Access = 'member' | 'manager';
 
@@ -29,6 +30,8 @@ export interface ToolContext {
   links: Links;
   /** Where artifacts and mail files live. */
   dataDir: string;
+  /** Embeds search queries; absent when the service runs without one (words only). */
+  embedder?: EmbedderLike;
   /**
    * Runs a write tool's store changes in one transaction together with its outbox entry, so a write is
    * either whole and queued for upstream, or absent. Returns what `write` returns, plus the outbox seq.

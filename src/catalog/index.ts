@@ -8,6 +8,7 @@ import suggestVaultScope from './knowledge/suggest-vault-scope.js';
 import stats from './knowledge/stats.js';
 import getBrief from './knowledge/get-brief.js';
 import searchKnowledge from './knowledge/search-knowledge.js';
+import searchTranscripts from './knowledge/search-transcripts.js';
 import getEntity from './knowledge/get-entity.js';
 import expandGraph from './knowledge/expand-graph.js';
 import listFindings from './knowledge/list-findings.js';
@@ -43,6 +44,7 @@ export const tools: readonly Tool[] = [
   stats,
   getBrief,
   searchKnowledge,
+  searchTranscripts,
   getEntity,
   expandGraph,
   listFindings,

@@ -13,6 +13,7 @@ import { ServiceError, type ErrorCode } from './errors.js';
 import { makeLinks, type Links } from './links.js';
 import { log } from '../log.js';
 import { appendOutbox } from '../store/outbox.js';
+import type { EmbedderLike } from '../search/vectors.js';
 
 export type InvokeResult =
   | { ok: true; data: Record<string, unknown> }
@@ -23,6 +24,8 @@ export interface ServiceOptions {
   baseUrl?: string;
   /** Where artifacts and mail files are written (the data dir). */
   dataDir?: string;
+  /** Embeds search queries (the vector half of search_transcripts); without it search uses words. */
+  embedder?: EmbedderLike;
   /** Tools a surface offers (read-only mode, include/exclude lists); all by default. */
   tools?: readonly Tool[];
   now?: () => Date;
@@ -33,6 +36,7 @@ export class Service {
   private readonly tools: ReadonlyMap<string, Tool>;
   private readonly now: () => Date;
   readonly dataDir: string;
+  readonly embedder?: EmbedderLike;
 
   constructor(
     readonly db: Db,
@@ -42,6 +46,7 @@ export class Service {
     this.tools = options.tools ? new Map(options.tools.map((t) => [t.name, t])) : toolsByName;
     this.now = options.now ?? (() => new Date());
     this.dataDir = options.dataDir ?? process.cwd();
+    this.embedder = options.embedder;
   }
 
   listTools(): Tool[] {
@@ -73,6 +78,7 @@ export class Service {
         reachableVaults: vaults,
         links: this.links,
         dataDir: this.dataDir,
+        embedder: this.embedder,
         commit<T>(write: () => T) {
           const { vault: _v, ...rest } = args;
           return db.transaction(() => {

@@ -2,6 +2,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import * as sqliteVec from 'sqlite-vec';
 import { migrations } from './migrations.js';
 
 export type Db = Database.Database;
@@ -20,9 +21,26 @@ export function openDb(dataDir: string): Db {
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
   db.pragma('synchronous = NORMAL');
+  loadVectorExtension(db);
   migrate(db);
   return db;
 }
+
+const withVectors = new WeakSet<Db>();
+let vectorLoadError: string | undefined;
+
+/** sqlite-vec, when its binary loads on this platform; without it search runs on words alone. */
+function loadVectorExtension(db: Db): void {
+  try {
+    sqliteVec.load(db);
+    withVectors.add(db);
+  } catch (err) {
+    vectorLoadError = (err as Error).message;
+  }
+}
+
+export const hasVectorExtension = (db: Db) => withVectors.has(db);
+export const vectorExtensionError = () => vectorLoadError;
 
 /** Runs the migrations this store has not seen, each in its own transaction with its version bump. */
 export function migrate(db: Db): void {

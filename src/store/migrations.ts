@@ -402,4 +402,48 @@ CREATE TABLE settings (
   value TEXT NOT NULL
 );
 `,
+  /* 2: transcript search: retrieval chunks, their word index, and embedding bookkeeping */ `
+CREATE TABLE transcript_chunks (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, -- the rowid the word and vector indexes point at; never reused, so no stale vector attaches to a new chunk
+  vault_id TEXT NOT NULL,
+  meeting_id TEXT NOT NULL,
+  chunk_index INTEGER NOT NULL,
+  turn_start INTEGER NOT NULL,
+  turn_end INTEGER NOT NULL,
+  speakers_json TEXT NOT NULL,
+  start_seconds INTEGER,
+  text TEXT NOT NULL,
+  content_hash TEXT NOT NULL,        -- sha256 of text: vectors are reused while it is unchanged
+  vault_token TEXT NOT NULL,         -- a one-token vault tag, so the word index filters by vault itself
+  UNIQUE (vault_id, meeting_id, chunk_index),
+  FOREIGN KEY (vault_id, meeting_id) REFERENCES meetings(vault_id, id) ON DELETE CASCADE
+);
+CREATE INDEX transcript_chunks_meeting ON transcript_chunks(vault_id, meeting_id);
+
+CREATE VIRTUAL TABLE transcript_chunks_fts USING fts5(
+  text, vault_token, content='transcript_chunks', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER transcript_chunks_ai AFTER INSERT ON transcript_chunks BEGIN
+  INSERT INTO transcript_chunks_fts(rowid, text, vault_token) VALUES (new.id, new.text, new.vault_token);
+END;
+CREATE TRIGGER transcript_chunks_ad AFTER DELETE ON transcript_chunks BEGIN
+  INSERT INTO transcript_chunks_fts(transcript_chunks_fts, rowid, text, vault_token) VALUES ('delete', old.id, old.text, old.vault_token);
+  DELETE FROM chunk_embeddings WHERE chunk_id = old.id;
+END;
+
+-- Which chunks have a vector in the vector table, from which embedder and which text.
+CREATE TABLE chunk_embeddings (
+  chunk_id INTEGER PRIMARY KEY,
+  embedder TEXT NOT NULL,
+  content_hash TEXT NOT NULL
+);
+
+-- Vectors by text hash, kept across re-imports and re-syncs: unchanged text is never embedded twice.
+CREATE TABLE embedding_cache (
+  embedder TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  vector BLOB NOT NULL,
+  PRIMARY KEY (embedder, content_hash)
+);
+`,
 ];

@@ -1,0 +1,32 @@
+/**
+ * Retrieval chunks of a meeting, kept in the store: built from its turns when a meeting is imported or
+ * synced, and indexed for words at once (FTS5, by trigger). Vectors follow in the background, and only
+ * for chunks whose text (content hash) has no vector yet.
+ */
+import { createHash } from 'node:crypto';
+import { json, sql, type Db } from '../store/db.js';
+import { turnsOf } from '../store/meetings.js';
+import { chunkTurns } from './chunking.js';
+
+/** A one-token tag per vault for the word index (`vault_token:v…` in a MATCH), so BM25 reads one vault's postings. */
+export const vaultToken = (vaultId: string) => `v${createHash('sha1').update(vaultId).digest('hex').slice(0, 16)}`;
+
+export const contentHash = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** Rebuilds the chunks of one meeting from its stored turns; call inside the transaction that wrote them. */
+export function indexMeetingChunks(db: Db, vaultId: string, meetingId: string): number {
+  const chunks = chunkTurns(
+    turnsOf(db, vaultId, meetingId).map((t) => ({ index: t.turn_index, speaker: t.speaker, text: t.text, atSeconds: t.at_seconds })),
+  );
+  sql(db, 'DELETE FROM transcript_chunks WHERE vault_id = ? AND meeting_id = ?').run(vaultId, meetingId);
+  const insert = sql(
+    db,
+    `INSERT INTO transcript_chunks (vault_id, meeting_id, chunk_index, turn_start, turn_end, speakers_json, start_seconds, text, content_hash, vault_token)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const token = vaultToken(vaultId);
+  for (const c of chunks) {
+    insert.run(vaultId, meetingId, c.index, c.turnStart, c.turnEnd, json.write(c.speakers), c.startSeconds, c.text, contentHash(c.text), token);
+  }
+  return chunks.length;
+}

@@ -1,0 +1,180 @@
+/**
+ * Transcript search on a real store with real sqlite-vec. The embedder here is a small deterministic
+ * bag-of-words hash (so tests are fast and exact); the real model is exercised by embedder.test.ts and
+ * by `npm run bench:search`.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDb, type Db } from '../../src/store/db.js';
+import { loadFixture } from '../../src/fixtures/load.js';
+import { readVaultDir } from '../../src/fixtures/read.js';
+import { indexPending, countPending, type EmbedderLike } from '../../src/search/vectors.js';
+import { fuse, searchChunks, chunkRows, wordQuery } from '../../src/search/transcripts.js';
+import { normalize } from '../../src/store/text.js';
+import { FIXTURE_DIRS, tempDir } from '../helpers.js';
+
+/** Each word hashes to one of 64 dimensions; synonyms can be declared to land on the same one. */
+class HashEmbedder implements EmbedderLike {
+  readonly id: string = 'test-hash-64';
+  readonly dims = 64;
+  calls = 0;
+  texts = 0;
+  constructor(private readonly synonyms: Record<string, string> = {}) {}
+  async embed(texts: string[]) {
+    this.calls++;
+    this.texts += texts.length;
+    return texts.map((t) => {
+      const v = new Float32Array(this.dims);
+      for (const raw of normalize(t).split(' ')) {
+        const w = this.synonyms[raw] ?? raw;
+        let h = 0;
+        for (const ch of w) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+        v[h % this.dims]! += 1;
+      }
+      const norm = Math.hypot(...v) || 1;
+      return v.map((x) => x / norm);
+    });
+  }
+}
+
+let db: Db;
+let cleanup: () => void;
+const NW = 'northwind-logistics';
+const MH = 'meridian-health';
+
+beforeEach(() => {
+  const t = tempDir();
+  cleanup = t.cleanup;
+  db = openDb(t.dir);
+  loadFixture(db, readVaultDir(FIXTURE_DIRS.northwind), { origin: 'fixture' });
+  loadFixture(db, readVaultDir(FIXTURE_DIRS.meridian), { origin: 'fixture' });
+});
+afterEach(() => {
+  db.close();
+  cleanup();
+});
+
+const meetingsOf = (vault: string) => new Set(db.prepare('SELECT id FROM meetings WHERE vault_id = ?').pluck().all(vault) as string[]);
+
+describe('chunks and the word index', () => {
+  it('builds chunks at import that cover every turn of every meeting, in order', () => {
+    const rows = db.prepare('SELECT meeting_id, turn_start, turn_end FROM transcript_chunks WHERE vault_id = ? ORDER BY meeting_id, chunk_index').all(NW) as {
+      meeting_id: string;
+      turn_start: number;
+      turn_end: number;
+    }[];
+    const turns = db.prepare('SELECT meeting_id, count(*) AS n FROM transcript_turns WHERE vault_id = ? GROUP BY meeting_id').all(NW) as { meeting_id: string; n: number }[];
+    for (const { meeting_id, n } of turns) {
+      const mine = rows.filter((r) => r.meeting_id === meeting_id);
+      expect(mine[0]!.turn_start).toBe(0);
+      expect(mine.at(-1)!.turn_end).toBe(n - 1);
+      for (let i = 1; i < mine.length; i++) expect(mine[i]!.turn_start).toBeGreaterThanOrEqual(mine[i - 1]!.turn_end);
+    }
+  });
+
+  it('scopes the word query to one vault', () => {
+    expect(wordQuery(NW, 'the dock and the yard')).toMatch(/^vault_token:v[0-9a-f]{16} AND \("dock" OR "yard"\)$/);
+    expect(wordQuery(NW, 'the and of')).toBeUndefined();
+  });
+});
+
+describe('vault isolation', () => {
+  it('never returns another vault’s text, by words or by meaning', async () => {
+    const embedder = new HashEmbedder();
+    await indexPending(db, embedder);
+    // Words that only the other vault uses.
+    for (const [vault, other, query] of [
+      [NW, MH, 'discharge lounge ward beds patients emergency department'],
+      [MH, NW, 'forklift dock carriers pallets warehouse picking'],
+    ] as const) {
+      for (const mode of ['words', 'meaning', 'hybrid'] as const) {
+        const { hits } = await searchChunks(db, vault, query, { limit: 20, mode, embedder });
+        const rows = chunkRows(db, hits.map((h) => h.chunkId));
+        for (const r of rows.values()) expect(meetingsOf(other).has(r.meeting_id), `${mode} in ${vault}`).toBe(false);
+        for (const r of rows.values()) expect(meetingsOf(vault).has(r.meeting_id)).toBe(true);
+      }
+    }
+  });
+});
+
+describe('indexing', () => {
+  it('embeds each text once: a re-import reuses vectors; a changed turn re-embeds only its chunk', async () => {
+    const embedder = new HashEmbedder();
+    const first = await indexPending(db, embedder);
+    const chunks = db.prepare('SELECT count(*) FROM transcript_chunks').pluck().get() as number;
+    expect(first.embedded).toBe(chunks);
+    expect(countPending(db, embedder.id)).toBe(0);
+
+    loadFixture(db, readVaultDir(FIXTURE_DIRS.northwind), { origin: 'import', force: true });
+    const again = await indexPending(db, embedder);
+    expect(again.embedded).toBe(0);
+    expect(again.reused).toBeGreaterThan(50);
+
+    const f = readVaultDir(FIXTURE_DIRS.northwind);
+    f.meetings[0]!.transcript[3]!.text += ' An extra sentence that changes this chunk only.';
+    loadFixture(db, f, { origin: 'import', force: true });
+    const changed = await indexPending(db, embedder);
+    expect(changed.embedded).toBe(1);
+    // Stale vectors of the replaced chunks are gone from the vector table.
+    const vectors = db.prepare('SELECT count(*) FROM chunk_vectors').pluck().get();
+    expect(vectors).toBe(db.prepare('SELECT count(*) FROM transcript_chunks').pluck().get());
+  });
+
+  it('another embedder rebuilds the vector index', async () => {
+    await indexPending(db, new HashEmbedder());
+    const other = new (class extends HashEmbedder {
+      override readonly id = 'test-hash-64-b';
+    })();
+    expect(countPending(db, other.id)).toBe(db.prepare('SELECT count(*) FROM transcript_chunks').pluck().get());
+    const r = await indexPending(db, other);
+    expect(r.embedded).toBeGreaterThan(0);
+    expect(countPending(db, other.id)).toBe(0);
+  });
+});
+
+describe('ranking', () => {
+  it('fuses two rankings by weighted reciprocal rank', () => {
+    const fused = fuse([1, 2, 3], [3, 4], { words: 1, meaning: 1, k: 60, candidates: 50 });
+    expect(fused.map((h) => h.chunkId)).toEqual([3, 1, 2, 4]);
+    expect(fused[0]).toMatchObject({ wordRank: 3, meaningRank: 1 });
+    const meaningHeavy = fuse([1, 2, 3], [3, 4], { words: 1, meaning: 3, k: 60, candidates: 50 });
+    expect(meaningHeavy.map((h) => h.chunkId).slice(0, 2)).toEqual([3, 4]);
+  });
+
+  it('finds a paraphrase by meaning that words miss, and keeps exact words on top', async () => {
+    // The "embedder" knows that lorries, wagons and carriers mean the same; BM25 does not.
+    const embedder = new HashEmbedder({ lorry: 'carrier', lorries: 'carriers', wagon: 'carrier', wagons: 'carriers' });
+    await indexPending(db, embedder);
+    const target = db.prepare("SELECT id FROM transcript_chunks WHERE vault_id = ? AND text LIKE '%carriers%' ORDER BY id LIMIT 1").pluck().get(NW) as number;
+    const text = db.prepare('SELECT text FROM transcript_chunks WHERE id = ?').pluck().get(target) as string;
+    const query = normalize(text).split(' ').filter((w) => w.length > 6).slice(0, 6).join(' ').replace(/carriers/g, 'lorries');
+    const words = await searchChunks(db, NW, 'lorries lorry wagons', { limit: 10, mode: 'words', embedder });
+    expect(words.hits.length).toBe(0); // nobody says lorry
+    const hybrid = await searchChunks(db, NW, query, { limit: 5, mode: 'hybrid', embedder });
+    expect(hybrid.mode).toBe('hybrid');
+    expect(hybrid.hits.map((h) => h.chunkId)).toContain(target);
+  });
+
+  it('searches by words when no vectors are built, and when the vault has none yet', async () => {
+    const before = await searchChunks(db, NW, 'dock scheduling', { limit: 5, embedder: new HashEmbedder() });
+    expect(before.mode).toBe('words');
+    expect(before.hits.length).toBeGreaterThan(0);
+    await indexPending(db, new HashEmbedder(), { vaultId: MH });
+    const other = await searchChunks(db, NW, 'dock scheduling', { limit: 5, embedder: new HashEmbedder() });
+    expect(other.mode).toBe('words'); // Northwind not embedded yet: still found by words
+    expect(other.hits.length).toBeGreaterThan(0);
+    expect((await searchChunks(db, MH, 'discharge', { limit: 5, embedder: new HashEmbedder() })).mode).toBe('hybrid');
+  });
+
+  it('applies meeting, speaker and date filters in both halves', async () => {
+    const embedder = new HashEmbedder();
+    await indexPending(db, embedder);
+    const meeting = db.prepare('SELECT id FROM meetings WHERE vault_id = ? ORDER BY started_at LIMIT 1').pluck().get(NW) as string;
+    const { hits } = await searchChunks(db, NW, 'dock yard carriers inventory', { limit: 20, embedder, filters: { meetingId: meeting } });
+    expect(hits.length).toBeGreaterThan(0);
+    for (const r of chunkRows(db, hits.map((h) => h.chunkId)).values()) expect(r.meeting_id).toBe(meeting);
+    const bySpeaker = await searchChunks(db, NW, 'dock yard carriers inventory', { limit: 20, embedder, filters: { speaker: 'ana ruiz' } });
+    for (const r of chunkRows(db, bySpeaker.hits.map((h) => h.chunkId)).values()) expect(r.speakers).toContain('Ana Ruiz');
+    const future = await searchChunks(db, NW, 'dock', { limit: 5, embedder, filters: { after: '2999-01-01T00:00:00Z' } });
+    expect(future.hits).toEqual([]);
+  });
+});
