@@ -43,7 +43,7 @@ const children: ChildProcess[] = [];
 try {
   execFileSync(process.execPath, [BIN, 'demo', '--data-dir', dir, '--no-serve'], { stdio: 'ignore' });
   const key = readFileSync(join(dir, 'owner.key'), 'utf8').trim();
-  const ours = spawn(process.execPath, [BIN, 'serve', '--data-dir', dir, '--http', '127.0.0.1:0', '--no-stdio', '--rate-limit', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const ours = spawn(process.execPath, [BIN, 'serve', '--data-dir', dir, '--http', '127.0.0.1:0', '--no-stdio', '--rate-limit', '0', '--no-index'], { stdio: ['ignore', 'ignore', 'pipe'] });
   const bare = spawn(process.execPath, ['-e', BARE], { stdio: ['ignore', 'ignore', 'pipe'] });
   children.push(ours, bare);
   const [oursUrl, bareUrl] = await Promise.all([started(ours), started(bare)]);

@@ -18,7 +18,7 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
 function coldStart(dir: string, key: string): Promise<number> {
   return new Promise((done, fail) => {
     const t0 = process.hrtime.bigint();
-    const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', dir, '--key', key], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', dir, '--key', key, '--no-index'], { stdio: ['pipe', 'pipe', 'ignore'] });
     child.stdout.once('data', () => {
       done(Number(process.hrtime.bigint() - t0) / 1e6);
       child.stdin.end();
@@ -36,7 +36,7 @@ try {
   for (let i = 0; i < 10; i++) starts.push(await coldStart(dir, key));
 
   const client = new Client({ name: 'bench', version: '0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--data-dir', dir, '--key', key], stderr: 'ignore' }));
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--data-dir', dir, '--key', key, '--no-index'], stderr: 'ignore' }));
   await client.listTools();
   const vault = 'northwind-logistics';
   const top = (await client.callTool({ name: 'list_findings', arguments: { vault, limit: 1 } })).structuredContent as { findings: { id: string }[] };

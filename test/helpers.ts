@@ -18,7 +18,7 @@ export function tempDir(prefix = 'vt-test-'): { dir: string; cleanup(): void } {
 
 /** Runs the built CLI; returns stdout. Throws with stderr on a non-zero exit. */
 export function cli(args: string[], opts: ExecFileSyncOptions = {}): string {
-  const env = { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', ...(opts.env ?? {}) };
+  const env = { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off', ...(opts.env ?? {}) };
   return execFileSync(process.execPath, [BIN, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...opts, env }) as string;
 }
 

@@ -15,7 +15,7 @@ export function startServer(dataDir: string, extra: string[] = []): Promise<Runn
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', dataDir, '--http', '127.0.0.1:0', '--no-stdio', ...extra], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_LOG: 'warn' },
+      env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off', VAULT_TOOLS_LOG: 'warn' },
     });
     let err = '';
     let out = '';

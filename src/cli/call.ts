@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { Service } from '../service/invoke.js';
+import { createEmbedder } from '../search/embedder/index.js';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { artifactAbsolutePath } from '../render/artifacts.js';
@@ -43,7 +44,8 @@ export function register(program: Command): void {
       const db = openStore(dir, why);
       try {
         const principal = principalFor(db, resolveKey(db, dir, opts.key));
-        const result = await new Service(db, { dataDir: dir }).invoke(tool, args, principal);
+        const embedder = createEmbedder();
+        const result = await new Service(db, { dataDir: dir, embedder }).invoke(tool, args, principal).finally(() => embedder.close());
         if (result.ok) {
           process.stdout.write(`${JSON.stringify(result.data, null, 2)}\n`);
           if (opts.out) copyArtifact(db, dir, result.data, opts.out);

@@ -9,6 +9,7 @@ import * as keys from './keys.js';
 import * as call from './call.js';
 import * as toolsCmd from './tools.js';
 import * as outbox from './outbox.js';
+import * as reindex from './reindex.js';
 import { log } from '../log.js';
 
 const program = new Command()
@@ -18,7 +19,7 @@ const program = new Command()
   .showHelpAfterError()
   .exitOverride();
 
-for (const command of [serve, demo, importCmd, keys, call, toolsCmd, outbox]) command.register(program);
+for (const command of [serve, demo, importCmd, keys, call, toolsCmd, outbox, reindex]) command.register(program);
 
 try {
   await program.parseAsync(process.argv);

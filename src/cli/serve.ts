@@ -7,6 +7,8 @@ import { startHttpServer, type HttpListener } from '../surfaces/http/server.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../surfaces/http/body.js';
 import { PATHS } from '../surfaces/http/paths.js';
 import type { Db } from '../store/db.js';
+import { createEmbedder } from '../search/embedder/index.js';
+import { startBackgroundIndexing } from '../search/background.js';
 import { log } from '../log.js';
 import { CliError, openStore, principalFor, resolveDataDir, resolveKey } from './context.js';
 
@@ -19,6 +21,7 @@ export interface ServeOptions {
   allowOrigin: string[];
   maxBody: string;
   rateLimit: string;
+  index: boolean;
 }
 
 const collect = (v: string, acc: string[]) => [...acc, v];
@@ -32,7 +35,8 @@ export function addServeOptions(cmd: Command): Command {
     .option('--allow-host <host:port>', 'accept this Host header too (DNS-rebinding protection; repeatable)', collect, [] as string[])
     .option('--allow-origin <origin>', 'accept this Origin and send CORS headers for it (repeatable; never "*")', collect, [] as string[])
     .option('--max-body <bytes>', 'largest request body', String(DEFAULT_MAX_BODY_BYTES))
-    .option('--rate-limit <n>', 'requests per second per key, bursts of 2n (0: no limit)', String(DEFAULT_RATE_LIMIT.perSecond));
+    .option('--rate-limit <n>', 'requests per second per key, bursts of 2n (0: no limit)', String(DEFAULT_RATE_LIMIT.perSecond))
+    .option('--no-index', 'do not build the transcript vector index in the background (search then uses words until `reindex`)');
 }
 
 /** `[host:]port`, with IPv6 hosts in brackets. */
@@ -55,6 +59,9 @@ export async function serveStore(db: Db, dataDir: string, opts: ServeOptions): P
   if (!stdio && !opts.http) {
     throw new CliError('nothing to serve: stdin is a terminal (or --no-stdio). Start it from an MCP client, or add --http [HOST:]PORT.', 2);
   }
+  // The embedder loads nothing until it is first asked: queries by meaning, or the background indexer.
+  const embedder = createEmbedder();
+  const serviceOptions = { dataDir, embedder };
   let listener: HttpListener | undefined;
   if (opts.http) {
     const { host, port } = parseListen(opts.http);
@@ -68,6 +75,7 @@ export async function serveStore(db: Db, dataDir: string, opts: ServeOptions): P
         allowOrigins: opts.allowOrigin,
         maxBodyBytes: positiveInt('--max-body', opts.maxBody),
         rateLimit: perSecond === 0 ? null : { perSecond, burst: perSecond * 2 },
+        service: serviceOptions,
       });
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
@@ -80,10 +88,11 @@ export async function serveStore(db: Db, dataDir: string, opts: ServeOptions): P
       `vault-tools: REST API on ${listener.url}${PATHS.index} (OpenAPI ${listener.url}${PATHS.openapi}, MCP ${listener.url}${PATHS.mcp}); send Authorization: Bearer <key>\n`,
     );
   }
+  const indexing = opts.index && process.env.VAULT_TOOLS_INDEX !== 'off' ? startBackgroundIndexing(db, embedder) : undefined;
   if (stdio) {
     const key = resolveKey(db, dataDir, opts.key);
     principalFor(db, key); // fail now, clearly, if the key is wrong
-    await serveStdio(listener?.service ?? new Service(db, { dataDir }), () => authenticate(db, key));
+    await serveStdio(listener?.service ?? new Service(db, serviceOptions), () => authenticate(db, key));
   } else {
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
@@ -91,7 +100,9 @@ export async function serveStore(db: Db, dataDir: string, opts: ServeOptions): P
     });
   }
   log.info('shutting down');
+  await indexing?.stop();
   await listener?.close();
+  await embedder.close();
   db.close();
 }
 

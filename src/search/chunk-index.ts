@@ -13,10 +13,22 @@ export const vaultToken = (vaultId: string) => `v${createHash('sha1').update(vau
 
 export const contentHash = (text: string) => createHash('sha256').update(text).digest('hex');
 
+/**
+ * Retrieval chunks are smaller than reading chunks (get_transcript): the default embedder reads only the
+ * first 128 tokens (about 450 characters) of a text, and smaller chunks point BM25 at the right turns.
+ * Sizes chosen by measurement (`npm run bench:search`, docs/search.md). Env overrides exist for the bench.
+ */
+export const RETRIEVAL_CHUNK = {
+  target: Number(process.env.VAULT_TOOLS_CHUNK_TARGET ?? 450),
+  max: Number(process.env.VAULT_TOOLS_CHUNK_MAX ?? 700),
+};
+
 /** Rebuilds the chunks of one meeting from its stored turns; call inside the transaction that wrote them. */
 export function indexMeetingChunks(db: Db, vaultId: string, meetingId: string): number {
   const chunks = chunkTurns(
     turnsOf(db, vaultId, meetingId).map((t) => ({ index: t.turn_index, speaker: t.speaker, text: t.text, atSeconds: t.at_seconds })),
+    RETRIEVAL_CHUNK.target,
+    RETRIEVAL_CHUNK.max,
   );
   sql(db, 'DELETE FROM transcript_chunks WHERE vault_id = ? AND meeting_id = ?').run(vaultId, meetingId);
   const insert = sql(

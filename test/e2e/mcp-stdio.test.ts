@@ -16,7 +16,7 @@ async function connect(store: DemoStore, key: string): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, 'serve', '--data-dir', store.dir, '--key', key],
-    env: { PATH: process.env.PATH ?? '', VAULT_TOOLS_LOG: 'warn' },
+    env: { PATH: process.env.PATH ?? '', VAULT_TOOLS_LOG: 'warn', VAULT_TOOLS_INDEX: 'off' },
     stderr: 'pipe',
   });
   const client = new Client({ name: 'vault-tools-test', version: '1.0.0' });

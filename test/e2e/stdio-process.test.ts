@@ -18,7 +18,7 @@ afterAll(() => store?.cleanup());
 /** Spawns the server, writes the messages, closes stdin, and collects everything until it exits. */
 function runSession(args: string[], messages: object[]): Promise<{ stdout: string; stderr: string; code: number | null; msAfterClose: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '' } });
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off' } });
     let stdout = '';
     let stderr = '';
     let closedAt = 0;
@@ -183,7 +183,7 @@ describe('stdio and HTTP in one process', () => {
     const { request } = await import('node:http');
     const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', store.dir, '--key', store.ownerKey, '--http', '127.0.0.1:0'], {
       stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '' },
+      env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off' },
     });
     let stderr = '';
     let stdout = '';

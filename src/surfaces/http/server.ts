@@ -25,7 +25,7 @@ export interface HttpOptions {
   maxBodyBytes?: number;
   /** null turns rate limiting off */
   rateLimit?: RateLimit | null;
-  service?: Omit<ServiceOptions, 'baseUrl'>;
+  service?: Omit<ServiceOptions, 'baseUrl' | 'dataDir'>;
 }
 
 export interface HttpListener {

@@ -1,0 +1,58 @@
+import type { Command } from 'commander';
+import { createEmbedder } from '../search/embedder/index.js';
+import { countPending, ensureVectorTable, indexPending } from '../search/vectors.js';
+import { hasVectorExtension, vectorExtensionError } from '../store/db.js';
+import { CliError, openStore, resolveDataDir } from './context.js';
+
+/** A one-line progress bar on a terminal; plain lines otherwise. */
+function progressPrinter() {
+  const tty = process.stderr.isTTY;
+  let lastLine = 0;
+  const started = Date.now();
+  return (done: number, total: number) => {
+    const rate = done / Math.max(0.001, (Date.now() - started) / 1000);
+    const eta = rate > 0 ? Math.round((total - done) / rate) : 0;
+    const text = `${done}/${total} chunks, ${rate.toFixed(1)}/s, ETA ${eta}s`;
+    if (tty) {
+      const width = 30;
+      const filled = total ? Math.round((done / total) * width) : width;
+      process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${text}   `);
+      if (done === total) process.stderr.write('\n');
+    } else if (Date.now() - lastLine > 5000 || done === total) {
+      lastLine = Date.now();
+      process.stderr.write(`reindex: ${text}\n`);
+    }
+  };
+}
+
+export function register(program: Command): void {
+  program
+    .command('reindex')
+    .description('build the vector index of transcript chunks now (serve also does it in the background)')
+    .option('--vault <vault>', 'only this vault (id)')
+    .option('--force', 'drop the vector index and embed everything again')
+    .option('--data-dir <dir>', 'data directory')
+    .action(async (opts: { vault?: string; force?: boolean; dataDir?: string }) => {
+      const { dir, why } = resolveDataDir(opts.dataDir);
+      const db = openStore(dir, why);
+      if (!hasVectorExtension(db)) throw new CliError(`sqlite-vec did not load on this platform (${vectorExtensionError()}); search runs on words only`);
+      const embedder = createEmbedder();
+      try {
+        if (opts.force) {
+          await embedder.embed(['warm-up']);
+          db.exec('DROP TABLE IF EXISTS chunk_vectors');
+          db.exec("DELETE FROM settings WHERE key = 'vector_index'");
+          db.exec(`DELETE FROM embedding_cache WHERE embedder = '${embedder.id.replace(/'/g, "''")}'`);
+          ensureVectorTable(db, embedder);
+        }
+        const print = progressPrinter();
+        const result = await indexPending(db, embedder, { vaultId: opts.vault, onProgress: (p) => print(p.done, p.total) });
+        process.stderr.write(
+          `reindex: ${result.embedded} chunks embedded, ${result.reused} reused from the cache, ${countPending(db, embedder.id, opts.vault)} pending (embedder ${embedder.id})\n`,
+        );
+      } finally {
+        await embedder.close();
+        db.close();
+      }
+    });
+}

