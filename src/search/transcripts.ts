@@ -12,7 +12,7 @@ import { nearestChunks, vectorCoverage, vectorIndexOwner, type EmbedderLike } fr
  * Fusion weights and the reciprocal-rank constant, chosen by measurement (`npm run bench:search`, see
  * docs/search.md): the numbers there are the ones these give.
  */
-export const FUSION = { words: 1.0, meaning: 1.0, k: 60, candidates: 50 };
+export const FUSION = { words: 1.0, meaning: 0.5, k: 10, candidates: 50 };
 
 const STOPWORDS = new Set(
   'a an and are as at be but by did do does for from had has have he her his how i if in into is it its me my no not of on or our she so than that the their them then there these they this to us was we were what when where which who why will with would you your about could should can any all been being just also very'.split(' '),
