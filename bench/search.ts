@@ -20,7 +20,7 @@ import { loadFixture } from '../src/fixtures/load.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const QMSUM = resolve(ROOT, '..', 'shared', 'data', 'qmsum-val');
-const CACHE = join(ROOT, 'bench', '.cache', `search-${process.env.VAULT_TOOLS_CHUNK_TARGET ?? 'default'}`);
+const CACHE = join(ROOT, 'bench', '.cache', `search-${process.env.VAULT_TOOLS_CHUNK_TARGET ?? 'default'}-windowed`);
 const QMSUM_VAULT = 'qmsum-val';
 
 interface Labelled {

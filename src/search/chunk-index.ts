@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { json, sql, type Db } from '../store/db.js';
 import { turnsOf } from '../store/meetings.js';
-import { chunkTurns } from './chunking.js';
+import { CHUNK_MAX_CHARS, CHUNK_TARGET_CHARS, chunkTurns } from './chunking.js';
 
 /** A one-token tag per vault for the word index (`vault_token:v…` in a MATCH), so BM25 reads one vault's postings. */
 export const vaultToken = (vaultId: string) => `v${createHash('sha1').update(vaultId).digest('hex').slice(0, 16)}`;
@@ -14,13 +14,13 @@ export const vaultToken = (vaultId: string) => `v${createHash('sha1').update(vau
 export const contentHash = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /**
- * Retrieval chunks are smaller than reading chunks (get_transcript): the default embedder reads only the
- * first 128 tokens (about 450 characters) of a text, and smaller chunks point BM25 at the right turns.
- * Sizes chosen by measurement (`npm run bench:search`, docs/search.md). Env overrides exist for the bench.
+ * Retrieval chunk sizes, chosen by measurement (`npm run bench:search`, docs/search.md): the reading size of
+ * get_transcript did better than 450-character chunks on both labelled sets (the vectors cover a whole
+ * chunk through window averaging, see vectors.ts). Env overrides exist for the bench.
  */
 export const RETRIEVAL_CHUNK = {
-  target: Number(process.env.VAULT_TOOLS_CHUNK_TARGET ?? 450),
-  max: Number(process.env.VAULT_TOOLS_CHUNK_MAX ?? 700),
+  target: Number(process.env.VAULT_TOOLS_CHUNK_TARGET ?? CHUNK_TARGET_CHARS),
+  max: Number(process.env.VAULT_TOOLS_CHUNK_MAX ?? CHUNK_MAX_CHARS),
 };
 
 /** Rebuilds the chunks of one meeting from its stored turns; call inside the transaction that wrote them. */

@@ -12,6 +12,7 @@ const SETTING = 'vector_index';
 export interface EmbedderLike {
   readonly id: string;
   readonly dims: number;
+  readonly windowChars?: number;
   embed(texts: string[], options?: { signal?: AbortSignal }): Promise<Float32Array[]>;
 }
 
@@ -65,6 +66,51 @@ function pendingBatch(db: Db, embedderId: string, limit: number, vaultId?: strin
   ).all({ vault: vaultId ?? null, embedder: embedderId, limit }) as PendingChunk[];
 }
 
+/** A chunk cut into windows the model reads whole: whole "Speaker: words" lines where they fit, at most 8. */
+export function embeddingWindows(text: string, windowChars: number): string[] {
+  const windows: string[] = [];
+  let current = '';
+  for (const line of text.split('\n')) {
+    for (let rest = line; rest.length; ) {
+      let piece = rest;
+      if (piece.length > windowChars) {
+        const cut = rest.lastIndexOf(' ', windowChars);
+        piece = rest.slice(0, cut > windowChars / 2 ? cut : windowChars);
+      }
+      rest = rest.slice(piece.length).trimStart();
+      if (current && current.length + piece.length + 1 > windowChars) {
+        windows.push(current);
+        current = '';
+      }
+      current = current ? `${current}\n${piece}` : piece;
+    }
+  }
+  if (current) windows.push(current);
+  return windows.slice(0, 8);
+}
+
+/**
+ * Vectors for chunk texts. A text longer than the model reads is embedded window by window and the
+ * windows' vectors averaged (then normalised), so the whole chunk counts, not just its start.
+ */
+export async function embedChunkTexts(embedder: EmbedderLike, texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+  const windowChars = embedder.windowChars;
+  if (!windowChars) return embedder.embed(texts, { signal });
+  const parts = texts.map((t) => embeddingWindows(t, windowChars));
+  const flat = await embedder.embed(parts.flat(), { signal });
+  let next = 0;
+  return parts.map((p) => {
+    const mean = new Float32Array(embedder.dims);
+    for (let i = 0; i < p.length; i++) {
+      const v = flat[next++]!;
+      for (let d = 0; d < mean.length; d++) mean[d]! += v[d]!;
+    }
+    const norm = Math.hypot(...mean) || 1;
+    for (let d = 0; d < mean.length; d++) mean[d]! /= norm;
+    return mean;
+  });
+}
+
 /** Vectors whose chunk is gone (a vault re-imported or dropped) would take nearest-neighbour slots: remove them. */
 export function pruneOrphanVectors(db: Db): number {
   return db.prepare(`DELETE FROM ${VECTOR_TABLE} WHERE rowid NOT IN (SELECT chunk_id FROM chunk_embeddings)`).run().changes;
@@ -114,7 +160,7 @@ export async function indexPending(
     if (!batch.length) break;
     const known = batch.map((c) => cached.get(embedder.id, c.content_hash) as Buffer | undefined);
     const missing = batch.filter((_, i) => !known[i]);
-    const vectors = missing.length ? await embedder.embed(missing.map((c) => c.text), { signal: options.signal }) : [];
+    const vectors = missing.length ? await embedChunkTexts(embedder, missing.map((c) => c.text), options.signal) : [];
     let next = 0;
     storeVectors(
       db,

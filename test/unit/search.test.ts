@@ -178,3 +178,31 @@ describe('ranking', () => {
     expect(future.hits).toEqual([]);
   });
 });
+
+describe('embedding windows', () => {
+  it('cuts a chunk into whole lines that fit the model, and a long line at a space', async () => {
+    const { embeddingWindows } = await import('../../src/search/vectors.js');
+    const text = ['Ana: short line one.', 'Ben: ' + 'word '.repeat(40).trim(), 'Ana: closing line.'].join('\n');
+    const windows = embeddingWindows(text, 100);
+    expect(windows.every((w) => w.length <= 100)).toBe(true);
+    expect(windows[0]!.startsWith('Ana: short line one.')).toBe(true);
+    expect(windows.at(-1)!.endsWith('Ana: closing line.')).toBe(true);
+    expect(windows.join(' ').replace(/\s+/g, ' ')).toBe(text.replace(/\s+/g, ' ')); // nothing lost, nothing repeated
+    expect(embeddingWindows('a '.repeat(5000), 100).length).toBe(8); // capped
+  });
+
+  it('a chunk vector is the normalised mean of its windows, so its end counts too', async () => {
+    const { embedChunkTexts } = await import('../../src/search/vectors.js');
+    const windowed = new (class extends HashEmbedder {
+      readonly windowChars = 40;
+    })();
+    const head = 'Ana: the forklift battery room is cramped.';
+    const tail = 'Ben: carriers arrive before their dock slot.';
+    const [whole] = await embedChunkTexts(windowed, [`${head}\n${tail}`]);
+    const [a, b] = await windowed.embed([head, tail]);
+    const dot = (x: Float32Array, y: Float32Array) => x.reduce((s, v, i) => s + v * y[i]!, 0);
+    expect(dot(whole!, b!)).toBeGreaterThan(0.5); // the second window is represented
+    expect(dot(whole!, a!)).toBeGreaterThan(0.5);
+    expect(Math.hypot(...whole!)).toBeCloseTo(1, 5);
+  });
+});

@@ -11,6 +11,8 @@ export interface Embedder {
   /** Stable id that tags stored vectors, e.g. 'use-lite-512' or 'openai:text-embedding-3-small:1536'; a change of id means re-indexing. */
   readonly id: string;
   readonly dims: number;
+  /** How much text the model reads (characters); longer texts are embedded as the mean of windows this long. Absent: no limit that matters. */
+  readonly windowChars?: number;
   /** Embeds texts in order; vectors are L2-normalised Float32Arrays of length dims. Batches internally. */
   embed(texts: string[], options?: EmbedOptions): Promise<Float32Array[]>;
   close(): Promise<void>;

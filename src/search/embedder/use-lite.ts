@@ -74,6 +74,8 @@ function prepare(text: string): string {
 export class UseLiteEmbedder implements Embedder {
   readonly id = USE_LITE_ID;
   readonly dims = USE_LITE_DIMS;
+  /** The model reads 128 tokens, about 450 characters of English. */
+  readonly windowChars = 450;
   /** How many workers this embedder has started (each loads the model): 1 after any number of embeds, unless closed or crashed. */
   workerStarts = 0;
   /** Milliseconds the last worker took to load the model (after the worker thread itself started). */
