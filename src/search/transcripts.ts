@@ -117,11 +117,15 @@ export async function searchChunks(
   const filters = options.filters ?? {};
   const weights = options.weights ?? FUSION;
   const wanted = options.mode ?? 'hybrid';
+  // The query is embedded in the embedder's worker while BM25 runs here: the two costs overlap.
+  const useMeaning = wanted !== 'words' && meaningAvailable(db, vaultId, options.embedder);
+  const embedding = useMeaning ? options.embedder!.embed([query]) : undefined;
+  embedding?.catch(() => {}); // awaited below; this only keeps an early rejection from going unhandled
   const words = wanted === 'meaning' ? [] : wordRanking(db, vaultId, query, filters, weights.candidates);
   let meaning: number[] = [];
   let mode: SearchMode = wanted === 'meaning' ? 'meaning' : 'words';
-  if (wanted !== 'words' && meaningAvailable(db, vaultId, options.embedder)) {
-    const [vector] = await options.embedder!.embed([query]);
+  if (embedding) {
+    const [vector] = await embedding;
     meaning = meaningRanking(db, vaultId, vector!, filters, weights.candidates);
     mode = wanted;
   }
