@@ -42,3 +42,24 @@ export function indexMeetingChunks(db: Db, vaultId: string, meetingId: string): 
   }
   return chunks.length;
 }
+
+/** A page of a meeting's stored chunks, in order, with the meeting's chunk count. */
+export function meetingChunks(db: Db, vaultId: string, meetingId: string, offset: number, limit: number) {
+  const rows = sql(
+    db,
+    `SELECT chunk_index, speakers_json, text, turn_start, turn_end, start_seconds FROM transcript_chunks
+     WHERE vault_id = ? AND meeting_id = ? ORDER BY chunk_index LIMIT ? OFFSET ?`,
+  ).all(vaultId, meetingId, limit, offset) as { chunk_index: number; speakers_json: string; text: string; turn_start: number; turn_end: number; start_seconds: number | null }[];
+  const total = sql(db, 'SELECT count(*) FROM transcript_chunks WHERE vault_id = ? AND meeting_id = ?').pluck().get(vaultId, meetingId) as number;
+  return {
+    total,
+    chunks: rows.map((r) => ({
+      index: r.chunk_index,
+      speakers: json.read(r.speakers_json),
+      text: r.text,
+      turnStart: r.turn_start,
+      turnEnd: r.turn_end,
+      startSeconds: r.start_seconds,
+    })),
+  };
+}

@@ -2,7 +2,7 @@
  * Transcript chunking: consecutive speaker turns packed up to a size target. A turn is never split unless
  * it alone exceeds the maximum, and then only at sentence ends (or hard at the limit). Each chunk keeps
  * its turn range, speakers and start time, so an excerpt can always be traced back to the transcript.
- * get_transcript pages through these chunks; the search index (issue 4) is built from the same ones.
+ * They are stored per meeting at import (search/chunk-index.ts): search ranks them, get_transcript pages through them.
  */
 export interface Turn {
   index: number;

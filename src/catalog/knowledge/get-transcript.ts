@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { limitArg } from '../shapes.js';
-import { getMeetingRow, turnsOf } from '../../store/meetings.js';
-import { chunkTurns } from '../../search/chunking.js';
+import { getMeetingRow } from '../../store/meetings.js';
+import { meetingChunks } from '../../search/chunk-index.js';
 import { notFound } from '../../service/errors.js';
 
 export default defineTool({
@@ -34,17 +34,9 @@ export default defineTool({
   run: ({ meetingId, offset, limit }, { db, vault }) => {
     const meeting = getMeetingRow(db, vault.id, meetingId);
     if (!meeting) throw notFound('meeting', meetingId, vault.name);
-    const chunks = chunkTurns(
-      turnsOf(db, vault.id, meetingId).map((t) => ({ index: t.turn_index, speaker: t.speaker, text: t.text, atSeconds: t.at_seconds })),
-    );
-    const page = chunks.slice(offset, offset + limit);
-    const next = offset + page.length;
-    return {
-      meetingId,
-      meetingName: meeting.name,
-      chunks: page,
-      totalChunks: chunks.length,
-      nextOffset: next < chunks.length ? next : null,
-    };
+    // The same chunks search_transcripts ranks, so an excerpt's turn range is a chunk here.
+    const { chunks, total } = meetingChunks(db, vault.id, meetingId, offset, limit);
+    const next = offset + chunks.length;
+    return { meetingId, meetingName: meeting.name, chunks, totalChunks: total, nextOffset: next < total ? next : null };
   },
 });
