@@ -9,6 +9,7 @@ import { PATHS } from '../surfaces/http/paths.js';
 import type { Db } from '../store/db.js';
 import { createEmbedder } from '../search/embedder/index.js';
 import { startBackgroundIndexing } from '../search/background.js';
+import { selectTools, ToolSelectionError } from '../catalog/select.js';
 import { log } from '../log.js';
 import { CliError, openStore, principalFor, resolveDataDir, resolveKey } from './context.js';
 
@@ -22,6 +23,9 @@ export interface ServeOptions {
   maxBody: string;
   rateLimit: string;
   index: boolean;
+  readOnly?: boolean;
+  tools: string[];
+  excludeTools: string[];
 }
 
 const collect = (v: string, acc: string[]) => [...acc, v];
@@ -36,7 +40,10 @@ export function addServeOptions(cmd: Command): Command {
     .option('--allow-origin <origin>', 'accept this Origin and send CORS headers for it (repeatable; never "*")', collect, [] as string[])
     .option('--max-body <bytes>', 'largest request body', String(DEFAULT_MAX_BODY_BYTES))
     .option('--rate-limit <n>', 'requests per second per key, bursts of 2n (0: no limit)', String(DEFAULT_RATE_LIMIT.perSecond))
-    .option('--no-index', 'do not build the transcript vector index in the background (search then uses words until `reindex`)');
+    .option('--no-index', 'do not build the transcript vector index in the background (search then uses words until `reindex`)')
+    .option('--read-only', 'offer only the tools that change nothing (no action tools)')
+    .option('--tools <names>', 'offer only these tools (comma-separated, repeatable)', collect, [] as string[])
+    .option('--exclude-tools <names>', 'offer all tools but these (comma-separated, repeatable)', collect, [] as string[]);
 }
 
 /** `[host:]port`, with IPv6 hosts in brackets. */
@@ -61,7 +68,14 @@ export async function serveStore(db: Db, dataDir: string, opts: ServeOptions): P
   }
   // The embedder loads nothing until it is first asked: queries by meaning, or the background indexer.
   const embedder = createEmbedder();
-  const serviceOptions = { dataDir, embedder };
+  let tools;
+  try {
+    tools = selectTools({ readOnly: opts.readOnly, include: opts.tools, exclude: opts.excludeTools });
+  } catch (err) {
+    if (err instanceof ToolSelectionError) throw new CliError(`--tools / --exclude-tools: ${err.message}`, 2);
+    throw err;
+  }
+  const serviceOptions = { dataDir, embedder, tools };
   let listener: HttpListener | undefined;
   if (opts.http) {
     const { host, port } = parseListen(opts.http);

@@ -53,12 +53,19 @@ export class Service {
     return [...this.tools.values()];
   }
 
+  /** A call by name, among the tools this service offers. */
   async invoke(name: string, rawArgs: unknown, principal: Principal): Promise<InvokeResult> {
+    const tool = this.tools.get(name);
+    if (!tool) {
+      return { ok: false, status: 404, code: 'tool_not_found', message: `No tool "${name}". The tools are listed by tools/list (MCP) or GET /v1/tools.` };
+    }
+    return this.call(tool, rawArgs, principal);
+  }
+
+  /** A call of a catalog tool whether or not this service offers it (GET /v1/vaults is list_vaults). */
+  async call(tool: Tool, rawArgs: unknown, principal: Principal): Promise<InvokeResult> {
+    const name = tool.name;
     try {
-      const tool = this.tools.get(name);
-      if (!tool) {
-        throw new ServiceError('tool_not_found', `No tool "${name}". The tools are listed by tools/list (MCP) or GET /v1/tools.`);
-      }
       const args = validateArgs(tool, rawArgs ?? {});
       const vaults = () => reachableVaults(this.db, principal);
       const vault = tool.vaultScoped ? resolveVault(this.db, principal, args.vault as string | undefined) : undefined;

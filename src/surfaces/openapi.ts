@@ -5,6 +5,7 @@
  */
 import { ERROR_CODES } from '../service/errors.js';
 import type { Tool } from '../catalog/define.js';
+import { toolsByName } from '../catalog/index.js';
 import { describeTool } from './catalog-json.js';
 import { API_VERSION, PATHS } from './http/paths.js';
 import { PACKAGE_VERSION } from '../package-info.js';
@@ -48,7 +49,7 @@ export function buildOpenApi(tools: readonly Tool[], serverUrl: string): Record<
       get: {
         operationId: 'listVaults',
         summary: 'The vaults this key may reach',
-        responses: { '200': ok(wrapData(describeTool(tools.find((t) => t.name === 'list_vaults')!).outputSchema)), ...ERROR_RESPONSES },
+        responses: { '200': ok(wrapData(describeTool(toolsByName.get('list_vaults')!).outputSchema)), ...ERROR_RESPONSES },
       },
     },
     [PATHS.tools]: {

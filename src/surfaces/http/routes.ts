@@ -8,6 +8,7 @@ import { resolveVault, type InvokeResult, type Service } from '../../service/inv
 import { sql, type Db } from '../../store/db.js';
 import { getPublicFile } from '../../store/files.js';
 import { describeTool } from '../catalog-json.js';
+import { toolsByName } from '../../catalog/index.js';
 import { handleMcpHttp } from '../mcp.js';
 import { buildOpenApi } from '../openapi.js';
 import { readBody, readJsonObject } from './body.js';
@@ -56,7 +57,7 @@ const ROUTES: Route[] = [
     method: 'GET',
     template: PATHS.vaults,
     auth: true,
-    handle: async (_req, res, ctx) => sendResult(res, await ctx.service.invoke('list_vaults', {}, ctx.principal)),
+    handle: async (_req, res, ctx) => sendResult(res, await ctx.service.call(toolsByName.get('list_vaults')!, {}, ctx.principal)),
   },
   {
     method: 'GET',
