@@ -10,6 +10,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   CallToolRequestSchema,
   ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
@@ -24,6 +26,7 @@ import { artifactResourceUri } from '../service/links.js';
 import { resolveVault } from '../service/invoke.js';
 import { ServiceError } from '../service/errors.js';
 import { getArtifact, recentArtifacts } from '../store/files.js';
+import { latestBrief, latestBriefsByKind } from '../store/briefs.js';
 import { reachableVaults } from '../store/vaults.js';
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/keys.js';
@@ -45,9 +48,10 @@ export const SERVER_INSTRUCTIONS = [
 export function createMcpServer(service: Service, principal: () => Principal): Server {
   const server = new Server(
     { name: 'vault-tools', title: 'Vault Tools', version: PACKAGE_VERSION },
-    { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: SERVER_INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } }, instructions: SERVER_INSTRUCTIONS },
   );
-  registerArtifactResources(server, service, principal);
+  registerResources(server, service, principal);
+  registerOrientationPrompt(server);
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: service.listTools().map((t) => {
@@ -122,43 +126,90 @@ export async function handleMcpHttp(
 }
 
 const ARTIFACT_URI = /^vault-tools:\/\/vaults\/([^/]+)\/artifacts\/([^/]+)$/;
+const BRIEF_URI = /^vault-tools:\/\/vaults\/([^/]+)\/briefs\/(daily|weekly-plan|weekly-digest)$/;
 const RESOURCE_LIST_LIMIT = 200;
+const briefUri = (vaultId: string, kind: string) => `vault-tools://vaults/${encodeURIComponent(vaultId)}/briefs/${kind}`;
 
-/** Artifacts the key's vaults hold, as MCP resources: listed newest first, read as text or base64 blob. */
-function registerArtifactResources(server: Server, service: Service, principal: () => Principal): void {
+/**
+ * Resources of the key's vaults: the latest brief of each kind (markdown) and the artifacts tools produced
+ * (newest first; read as text or a base64 blob).
+ */
+function registerResources(server: Server, service: Service, principal: () => Principal): void {
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
     const who = principal();
     const vaults = reachableVaults(service.db, who);
     const names = new Map(vaults.map((v) => [v.id, v.name]));
+    const briefs = vaults.flatMap((v) =>
+      latestBriefsByKind(service.db, v.id).map((b) => ({
+        uri: briefUri(v.id, b.kind),
+        name: `${v.id}-${b.kind}.md`,
+        title: `Latest ${b.kind} brief (${v.name})`,
+        mimeType: 'text/markdown',
+      })),
+    );
     return {
-      resources: recentArtifacts(service.db, vaults.map((v) => v.id), RESOURCE_LIST_LIMIT).map((a) => ({
+      resources: [...briefs, ...recentArtifacts(service.db, vaults.map((v) => v.id), RESOURCE_LIST_LIMIT).map((a) => ({
         uri: artifactResourceUri(a.vault_id, a.id),
         name: a.file_name,
         title: `${a.title} (${names.get(a.vault_id)})`,
         mimeType: a.mime_type,
         size: a.size_bytes,
-      })),
+      }))],
     };
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
     resourceTemplates: [
+      { uriTemplate: 'vault-tools://vaults/{vault}/briefs/{kind}', name: 'brief', title: 'The latest brief of a kind: daily, weekly-plan or weekly-digest', mimeType: 'text/markdown' },
       { uriTemplate: 'vault-tools://vaults/{vault}/artifacts/{artifactId}', name: 'artifact', title: 'A chart, workbook, csv or report a tool produced', mimeType: 'application/octet-stream' },
     ],
   }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    const m = ARTIFACT_URI.exec(request.params.uri);
-    if (!m) throw new McpError(ErrorCode.InvalidParams, `Unknown resource URI ${request.params.uri}; artifacts are vault-tools://vaults/{vault}/artifacts/{artifactId}`);
+    const uri = request.params.uri;
+    const brief = BRIEF_URI.exec(uri);
+    const m = ARTIFACT_URI.exec(uri);
     try {
-      const vault = resolveVault(service.db, principal(), decodeURIComponent(m[1]!));
-      const row = getArtifact(service.db, vault.id, decodeURIComponent(m[2]!));
-      if (!row?.path) throw new ServiceError('not_found', `No artifact "${decodeURIComponent(m[2]!)}" in vault "${vault.name}".`);
-      const bytes = readFileSync(artifactAbsolutePath(service.dataDir, row.path));
-      const uri = request.params.uri;
-      const isText = /^text\/|\/(json|csv)$/.test(row.mime_type);
-      return { contents: [isText ? { uri, mimeType: row.mime_type, text: bytes.toString('utf8') } : { uri, mimeType: row.mime_type, blob: bytes.toString('base64') }] };
+      if (brief) {
+        const vault = resolveVault(service.db, principal(), decodeURIComponent(brief[1]!));
+        const b = latestBrief(service.db, vault.id, brief[2]!);
+        if (!b) throw new ServiceError('not_found', `Vault "${vault.name}" has no ${brief[2]} brief yet.`);
+        return { contents: [{ uri, mimeType: 'text/markdown', text: `# ${b.title}\n\n_${b.createdAt}_\n\n${b.markdown}` }] };
+      }
+      if (m) {
+        const vault = resolveVault(service.db, principal(), decodeURIComponent(m[1]!));
+        const row = getArtifact(service.db, vault.id, decodeURIComponent(m[2]!));
+        if (!row?.path) throw new ServiceError('not_found', `No artifact "${decodeURIComponent(m[2]!)}" in vault "${vault.name}".`);
+        const bytes = readFileSync(artifactAbsolutePath(service.dataDir, row.path));
+        const isText = /^text\/|\/(json|csv)$/.test(row.mime_type);
+        return { contents: [isText ? { uri, mimeType: row.mime_type, text: bytes.toString('utf8') } : { uri, mimeType: row.mime_type, blob: bytes.toString('base64') }] };
+      }
     } catch (err) {
       if (err instanceof ServiceError) throw new McpError(-32002, err.message, { code: err.code });
       throw err;
     }
+    throw new McpError(ErrorCode.InvalidParams, `Unknown resource URI ${uri}; resources are vault-tools://vaults/{vault}/briefs/{kind} and vault-tools://vaults/{vault}/artifacts/{artifactId}`);
+  });
+}
+
+/** The orientation order of the spec as a prompt a user can pick in their client. */
+function registerOrientationPrompt(server: Server): void {
+  const prompt = {
+    name: 'orient',
+    title: 'Orient in a vault',
+    description: 'Find the right vault and get the current picture: list_vaults → suggest_vault_scope → stats → get_brief.',
+    arguments: [{ name: 'conversation', description: 'what the user is working on (helps choose the vault)', required: false }],
+  };
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: [prompt] }));
+  server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+    if (request.params.name !== prompt.name) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${request.params.name}"; the prompt is "orient".`);
+    const conversation = request.params.arguments?.conversation?.trim();
+    const text = [
+      'Orient yourself in the right vault before answering, in this order:',
+      '1. Call list_vaults to see which vaults this key reaches.',
+      `2. If the vault is not explicit, call suggest_vault_scope with the recent conversation${conversation ? ' (below)' : ''}; if it returns a clarificationQuestion, ask the user exactly that and stop.`,
+      '3. Call stats for the chosen vault, then get_brief (daily) for the current picture.',
+      '4. Summarise in a few lines: the engagement, what changed recently, open conflicts and what needs attention. Pass the vault id as `vault` on every later call.',
+      ...(conversation ? ['', 'Conversation so far:', conversation] : []),
+    ].join('\n');
+    return { description: prompt.description, messages: [{ role: 'user', content: { type: 'text', text } }] };
   });
 }

@@ -475,3 +475,23 @@ describe('errors', () => {
     }
   });
 });
+
+describe('prompts and resources', () => {
+  it('offers the orientation prompt, carrying the conversation', async () => {
+    const { prompts } = await owner.listPrompts();
+    expect(prompts.map((p) => p.name)).toEqual(['orient']);
+    const got = await owner.getPrompt({ name: 'orient', arguments: { conversation: 'We need the Northwind dock numbers.' } });
+    const text = (got.messages[0]!.content as { text: string }).text;
+    for (const step of ['list_vaults', 'suggest_vault_scope', 'stats', 'get_brief', 'We need the Northwind dock numbers.']) expect(text).toContain(step);
+  });
+
+  it('lists the latest briefs as resources and reads them as markdown', async () => {
+    const { resources } = await owner.listResources();
+    const uri = `vault-tools://vaults/${MH}/briefs/weekly-digest`;
+    expect(resources.map((r) => r.uri)).toContain(uri);
+    const read = await owner.readResource({ uri });
+    const latest = mh.briefs.filter((b) => b.kind === 'weekly-digest').sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0]!;
+    expect((read.contents[0] as { text: string }).text).toContain(latest.markdown);
+    await expect(owner.readResource({ uri: 'vault-tools://vaults/nope/briefs/daily' })).rejects.toThrow(/no vault/i);
+  });
+});
