@@ -10,6 +10,7 @@ import * as call from './call.js';
 import * as toolsCmd from './tools.js';
 import * as outbox from './outbox.js';
 import * as reindex from './reindex.js';
+import * as mcpConfig from './mcp-config.js';
 import { log } from '../log.js';
 
 const program = new Command()
@@ -19,7 +20,7 @@ const program = new Command()
   .showHelpAfterError()
   .exitOverride();
 
-for (const command of [serve, demo, importCmd, keys, call, toolsCmd, outbox, reindex]) command.register(program);
+for (const command of [serve, demo, importCmd, keys, call, toolsCmd, outbox, reindex, mcpConfig]) command.register(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -3,11 +3,12 @@
  * ends the process, a bad key fails at start with a clear message, and the demo load is idempotent.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cli, cliFails, demoStore, tempDir, type DemoStore } from '../helpers.js';
+
 
 let store: DemoStore;
 beforeAll(() => {
@@ -223,5 +224,30 @@ describe('stdio and HTTP in one process', () => {
   it('refuses a wildcard CORS origin and a malformed listen address', () => {
     expect(cliFails(['serve', '--data-dir', store.dir, '--http', '0', '--no-stdio', '--allow-origin', '*']).stderr).toContain('"*" is refused');
     expect(cliFails(['serve', '--data-dir', store.dir, '--http', 'localhost:http', '--no-stdio']).stderr).toContain('expected [HOST:]PORT');
+  });
+});
+
+describe('mcp-config', () => {
+  it('prints the snippet for each client and merges it into a config file, keeping a backup', () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const desktop = JSON.parse(cli(['mcp-config', '--demo']));
+      expect(desktop.mcpServers['vault-tools']).toEqual({ command: process.execPath, args: [BIN, 'demo'] });
+      expect(JSON.parse(cli(['mcp-config', '--client', 'vscode'])).servers['vault-tools']).toMatchObject({ type: 'stdio', args: [BIN, 'serve'] });
+      expect(cli(['mcp-config', '--client', 'claude-code'])).toBe(`claude mcp add vault-tools -- ${process.execPath} ${BIN} serve\n`);
+      const env = { XDG_CONFIG_HOME: dir, HOME: dir };
+      const file = join(dir, 'Claude', 'claude_desktop_config.json');
+      mkdirSync(join(dir, 'Claude'));
+      writeFileSync(file, JSON.stringify({ mcpServers: { other: { command: 'x' } }, theme: 'dark' }));
+      cli(['mcp-config', '--write', '--data-dir', '/srv/vaults'], { env });
+      const merged = JSON.parse(readFileSync(file, 'utf8'));
+      expect(merged.theme).toBe('dark');
+      expect(merged.mcpServers.other).toEqual({ command: 'x' });
+      expect(merged.mcpServers['vault-tools'].args).toEqual([BIN, 'serve', '--data-dir', '/srv/vaults']);
+      expect(JSON.parse(readFileSync(`${file}.bak`, 'utf8')).mcpServers['vault-tools']).toBeUndefined();
+      expect(cliFails(['mcp-config', '--client', 'emacs']).stderr).toContain('expected one of');
+    } finally {
+      cleanup();
+    }
   });
 });

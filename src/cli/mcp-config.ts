@@ -1,0 +1,78 @@
+import type { Command } from 'commander';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { BIN_PATH, PACKAGE_ROOT } from '../package-info.js';
+import { CliError } from './context.js';
+
+const CLIENTS = ['claude-desktop', 'claude-code', 'cursor', 'vscode'] as const;
+type Client = (typeof CLIENTS)[number];
+
+/** The command a client should run: this install's node and script when run from an install, else `npx -y vault-tools`. */
+function launch(args: string[]): { command: string; args: string[] } {
+  const fromNpxCache = PACKAGE_ROOT.split(/[\\/]/).includes('_npx');
+  if (fromNpxCache) {
+    return process.platform === 'win32' ? { command: 'cmd', args: ['/c', 'npx', '-y', 'vault-tools', ...args] } : { command: 'npx', args: ['-y', 'vault-tools', ...args] };
+  }
+  return { command: process.execPath, args: [BIN_PATH, ...args] };
+}
+
+/** Where each client keeps its MCP servers, and under which key. */
+function configFile(client: Client): { path: string; key: 'mcpServers' | 'servers' } | undefined {
+  const home = homedir();
+  switch (client) {
+    case 'claude-desktop': {
+      const base =
+        process.platform === 'darwin'
+          ? join(home, 'Library', 'Application Support')
+          : process.platform === 'win32'
+            ? (process.env.APPDATA ?? join(home, 'AppData', 'Roaming'))
+            : (process.env.XDG_CONFIG_HOME ?? join(home, '.config'));
+      return { path: join(base, 'Claude', 'claude_desktop_config.json'), key: 'mcpServers' };
+    }
+    case 'cursor':
+      return { path: join(home, '.cursor', 'mcp.json'), key: 'mcpServers' };
+    case 'vscode':
+      return { path: join(process.cwd(), '.vscode', 'mcp.json'), key: 'servers' };
+    case 'claude-code':
+      return undefined; // configured with `claude mcp add`
+  }
+}
+
+export function register(program: Command): void {
+  program
+    .command('mcp-config')
+    .description("print (or with --write, merge in) the MCP client configuration that starts this vault-tools")
+    .option('--client <client>', `one of ${CLIENTS.join(', ')}`, 'claude-desktop')
+    .option('--demo', 'start the demo (fixture vaults) rather than your own store')
+    .option('--data-dir <dir>', 'the data dir the client should use')
+    .option('--name <name>', 'the server name in the client', 'vault-tools')
+    .option('--write', "merge it into the client's config file (a .bak copy is kept)")
+    .action((opts: { client: string; demo?: boolean; dataDir?: string; name: string; write?: boolean }) => {
+      if (!CLIENTS.includes(opts.client as Client)) throw new CliError(`--client "${opts.client}": expected one of ${CLIENTS.join(', ')}`, 2);
+      const client = opts.client as Client;
+      const server = launch([opts.demo ? 'demo' : 'serve', ...(opts.dataDir ? ['--data-dir', opts.dataDir] : [])]);
+      if (client === 'claude-code') {
+        const line = `claude mcp add ${opts.name} -- ${[server.command, ...server.args].map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}`;
+        if (opts.write) throw new CliError('--write: Claude Code keeps its servers itself; run the printed command', 2);
+        return void process.stdout.write(`${line}\n`);
+      }
+      const target = configFile(client)!;
+      const entry = client === 'vscode' ? { type: 'stdio', ...server } : server;
+      if (!opts.write) return void process.stdout.write(`${JSON.stringify({ [target.key]: { [opts.name]: entry } }, null, 2)}\n`);
+      let config: Record<string, unknown> = {};
+      if (existsSync(target.path)) {
+        try {
+          config = JSON.parse(readFileSync(target.path, 'utf8')) as Record<string, unknown>;
+        } catch (err) {
+          throw new CliError(`${target.path} is not valid JSON (${(err as Error).message}); fix or move it, then run again`);
+        }
+        copyFileSync(target.path, `${target.path}.bak`);
+      }
+      const servers = (config[target.key] ?? {}) as Record<string, unknown>;
+      config[target.key] = { ...servers, [opts.name]: entry };
+      mkdirSync(dirname(target.path), { recursive: true });
+      writeFileSync(target.path, `${JSON.stringify(config, null, 2)}\n`);
+      process.stderr.write(`wrote "${opts.name}" into ${target.path}${existsSync(`${target.path}.bak`) ? ` (previous version: ${target.path}.bak)` : ''}; restart the client\n`);
+    });
+}
