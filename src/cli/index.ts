@@ -11,6 +11,7 @@ import * as toolsCmd from './tools.js';
 import * as outbox from './outbox.js';
 import * as reindex from './reindex.js';
 import * as mcpConfig from './mcp-config.js';
+import * as doctor from './doctor.js';
 import { log } from '../log.js';
 
 const program = new Command()
@@ -20,7 +21,7 @@ const program = new Command()
   .showHelpAfterError()
   .exitOverride();
 
-for (const command of [serve, demo, importCmd, keys, call, toolsCmd, outbox, reindex, mcpConfig]) command.register(program);
+for (const command of [serve, demo, importCmd, keys, call, toolsCmd, outbox, reindex, mcpConfig, doctor]) command.register(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -1,6 +1,7 @@
 /** Opens the SQLite store of a data dir: WAL, busy timeout, foreign keys, migrations to the latest schema. */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import * as sqliteVec from 'sqlite-vec';
 import { migrations } from './migrations.js';
@@ -14,9 +15,29 @@ export function storePath(dataDir: string): string {
   return join(dataDir, STORE_FILE);
 }
 
+const require = createRequire(import.meta.url);
+
+/**
+ * better-sqlite3 is a native module: loaded on first use (not at import), so a broken build gives this
+ * message with the fix instead of a crash before any command runs, and `doctor` can report it.
+ */
+export function loadSqlite(): typeof Database {
+  try {
+    return require('better-sqlite3') as typeof Database;
+  } catch (err) {
+    const e = err as Error;
+    const abi = /NODE_MODULE_VERSION (\d+)[\s\S]*NODE_MODULE_VERSION (\d+)/.exec(e.message);
+    const fix = abi
+      ? `it was built for another Node.js (ABI ${abi[1]}; this Node ${process.version} needs ${abi[2]}): run \`npm rebuild better-sqlite3\` with this Node, or switch back to the Node it was installed with`
+      : 'run `npm rebuild better-sqlite3` (it needs python3, make and a C++ compiler when no prebuilt binary is available)';
+    throw new Error(`the SQLite module (better-sqlite3) does not load: ${e.message.split('\n')[0]}. Fix: ${fix}.`);
+  }
+}
+
 export function openDb(dataDir: string): Db {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const db = new Database(storePath(dataDir));
+  const Sqlite = loadSqlite();
+  const db = new Sqlite(storePath(dataDir));
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');

