@@ -7,6 +7,7 @@ import { loadFixture, type LoadResult } from '../fixtures/load.js';
 import { BIN_PATH, FIXTURES_DIR } from '../package-info.js';
 import type { Db } from '../store/db.js';
 import { openStore, userDataDir } from './context.js';
+import { clientSnippet } from './mcp-config.js';
 import { addServeOptions, serveStore, type ServeOptions } from './serve.js';
 
 const DEMO_KEYS_FILE = 'demo-keys.json';
@@ -46,9 +47,6 @@ function demoMemberKeys(db: Db, dir: string, vaults: LoadResult[]): DemoKey[] {
   return keys;
 }
 
-export function claudeDesktopSnippet(args: string[]): string {
-  return JSON.stringify({ mcpServers: { 'vault-tools': { command: process.execPath, args: [BIN_PATH, ...args] } } }, null, 2);
-}
 
 export function register(program: Command): void {
   addServeOptions(
@@ -62,6 +60,7 @@ export function register(program: Command): void {
       const loaded = loadDemoVaults(db);
       const owner = ensureOwnerKey(db, dir);
       const members = demoMemberKeys(db, dir, loaded);
+      const demoArgs = ['demo', ...(opts.dataDir ? ['--data-dir', dir] : [])];
       const lines = [
         `vault-tools demo: ${dir}`,
         ...loaded.map((r) => `  ${r.skipped ? 'up to date' : 'loaded'}: "${r.name}" (${r.vaultId}): ${r.counts.meetings} meetings, ${r.counts.entities} entities, ${r.counts.conflicts} conflicts, ${r.counts.tasks} tasks`),
@@ -69,8 +68,8 @@ export function register(program: Command): void {
         `  manager, all vaults: ${owner.key}`,
         ...members.map((k) => `  ${k.label}: ${k.key}`),
         'Claude Desktop (claude_desktop_config.json):',
-        claudeDesktopSnippet(['demo', ...(opts.dataDir ? ['--data-dir', dir] : [])]),
-        `Claude Code: claude mcp add vault-tools -- ${process.execPath} ${BIN_PATH} demo`,
+        clientSnippet('claude-desktop', demoArgs),
+        `Claude Code: ${clientSnippet('claude-code', demoArgs)}`,
         `Try: ${BIN_PATH} call stats --vault ${loaded[0]?.vaultId ?? '<vault>'} --data-dir ${dir}`,
       ];
       process.stderr.write(`${lines.join('\n')}\n`);

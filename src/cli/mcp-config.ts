@@ -39,6 +39,16 @@ function configFile(client: Client): { path: string; key: 'mcpServers' | 'server
   }
 }
 
+/** What to paste into a client (or, for Claude Code, the command to run) to start `vault-tools <args>`. */
+export function clientSnippet(client: Client, serverArgs: string[], name = 'vault-tools'): string {
+  const server = launch(serverArgs);
+  if (client === 'claude-code') {
+    return `claude mcp add ${name} -- ${[server.command, ...server.args].map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}`;
+  }
+  const entry = client === 'vscode' ? { type: 'stdio', ...server } : server;
+  return JSON.stringify({ [configFile(client)!.key]: { [name]: entry } }, null, 2);
+}
+
 export function register(program: Command): void {
   program
     .command('mcp-config')
@@ -51,15 +61,12 @@ export function register(program: Command): void {
     .action((opts: { client: string; demo?: boolean; dataDir?: string; name: string; write?: boolean }) => {
       if (!CLIENTS.includes(opts.client as Client)) throw new CliError(`--client "${opts.client}": expected one of ${CLIENTS.join(', ')}`, 2);
       const client = opts.client as Client;
-      const server = launch([opts.demo ? 'demo' : 'serve', ...(opts.dataDir ? ['--data-dir', opts.dataDir] : [])]);
-      if (client === 'claude-code') {
-        const line = `claude mcp add ${opts.name} -- ${[server.command, ...server.args].map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}`;
-        if (opts.write) throw new CliError('--write: Claude Code keeps its servers itself; run the printed command', 2);
-        return void process.stdout.write(`${line}\n`);
-      }
+      const serverArgs = [opts.demo ? 'demo' : 'serve', ...(opts.dataDir ? ['--data-dir', opts.dataDir] : [])];
+      const snippet = clientSnippet(client, serverArgs, opts.name);
+      if (!opts.write) return void process.stdout.write(`${snippet}\n`);
+      if (client === 'claude-code') throw new CliError('--write: Claude Code keeps its servers itself; run the printed command', 2);
       const target = configFile(client)!;
-      const entry = client === 'vscode' ? { type: 'stdio', ...server } : server;
-      if (!opts.write) return void process.stdout.write(`${JSON.stringify({ [target.key]: { [opts.name]: entry } }, null, 2)}\n`);
+      const entry = (JSON.parse(snippet) as Record<string, Record<string, unknown>>)[target.key]![opts.name];
       let config: Record<string, unknown> = {};
       if (existsSync(target.path)) {
         try {

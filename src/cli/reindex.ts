@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { createEmbedder } from '../search/embedder/index.js';
-import { countPending, ensureVectorTable, indexPending } from '../search/vectors.js';
+import { countPending, indexPending, resetVectorIndex } from '../search/vectors.js';
 import { hasVectorExtension, vectorExtensionError } from '../store/db.js';
 import { CliError, openStore, resolveDataDir } from './context.js';
 
@@ -39,11 +39,8 @@ export function register(program: Command): void {
       const embedder = createEmbedder();
       try {
         if (opts.force) {
-          await embedder.embed(['warm-up']);
-          db.exec('DROP TABLE IF EXISTS chunk_vectors');
-          db.exec("DELETE FROM settings WHERE key = 'vector_index'");
-          db.exec(`DELETE FROM embedding_cache WHERE embedder = '${embedder.id.replace(/'/g, "''")}'`);
-          ensureVectorTable(db, embedder);
+          await embedder.embed(['warm-up']); // settles an endpoint embedder's id and dims
+          resetVectorIndex(db, embedder);
         }
         const print = progressPrinter();
         const result = await indexPending(db, embedder, { vaultId: opts.vault, onProgress: (p) => print(p.done, p.total) });

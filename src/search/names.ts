@@ -3,7 +3,7 @@
  * ranked exact > prefix > fuzzy. Names are few per vault (thousands at most), so they are matched in
  * memory from the normalized names the store keeps.
  */
-import { editDistance, normalize } from '../store/text.js';
+import { editDistance } from '../store/text.js';
 
 export type MatchKind = 'exact' | 'prefix' | 'fuzzy';
 
@@ -44,8 +44,4 @@ export function matchName(queryNorm: string, nameNorm: string): NameMatch | unde
     typos += best;
   }
   return { kind: 'fuzzy', score: RANK.fuzzy + 0.5 / (1 + typos) + 0.09 * coverage };
-}
-
-export function normalizeQuery(query: string): string {
-  return normalize(query);
 }

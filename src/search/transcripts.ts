@@ -6,7 +6,7 @@
 import { hasVectorExtension, json, sql, type Db } from '../store/db.js';
 import { tokens } from '../store/text.js';
 import { vaultToken } from './chunk-index.js';
-import { nearestChunks, vectorCoverage, vectorIndexOwner, type EmbedderLike } from './vectors.js';
+import { hasVectors, nearestChunks, vectorIndexOwner, type EmbedderLike } from './vectors.js';
 
 /**
  * Fusion weights and the reciprocal-rank constant, chosen by measurement (`npm run bench:search`, see
@@ -105,7 +105,7 @@ export function meaningAvailable(db: Db, vaultId: string, embedder: EmbedderLike
   } catch {
     return false; // an endpoint embedder that has not answered yet
   }
-  return vectorCoverage(db, vaultId, owner.embedder).withVectors > 0;
+  return hasVectors(db, vaultId, owner.embedder);
 }
 
 export async function searchChunks(

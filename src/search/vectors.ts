@@ -42,6 +42,16 @@ export function ensureVectorTable(db: Db, embedder: { id: string; dims: number }
   })();
 }
 
+/** Forgets every vector of this embedder (index and cache): the next indexing embeds everything again. */
+export function resetVectorIndex(db: Db, embedder: { id: string; dims: number }): void {
+  db.transaction(() => {
+    sql(db, 'DELETE FROM embedding_cache WHERE embedder = ?').run(embedder.id);
+    db.exec(`DROP TABLE IF EXISTS ${VECTOR_TABLE}`);
+    sql(db, 'DELETE FROM settings WHERE key = ?').run(SETTING);
+  })();
+  ensureVectorTable(db, embedder);
+}
+
 interface PendingChunk {
   id: number;
   vault_id: string;
@@ -184,7 +194,18 @@ export function nearestChunks(db: Db, vaultId: string, vector: Float32Array, k: 
   ) as { id: number; distance: number }[];
 }
 
-/** Whether a vault's chunks have vectors from this embedder (all, some, or none yet). */
+/** Whether any chunk of the vault has a current vector from this embedder (a cheap probe for every query). */
+export function hasVectors(db: Db, vaultId: string, embedderId: string): boolean {
+  return (
+    sql(
+      db,
+      `SELECT 1 FROM transcript_chunks c JOIN chunk_embeddings ce ON ce.chunk_id = c.id AND ce.embedder = ? AND ce.content_hash = c.content_hash
+       WHERE c.vault_id = ? LIMIT 1`,
+    ).get(embedderId, vaultId) !== undefined
+  );
+}
+
+/** How many of a vault's chunks have vectors from this embedder (all, some, or none yet). */
 export function vectorCoverage(db: Db, vaultId: string, embedderId: string): { chunks: number; withVectors: number } {
   return sql(
     db,

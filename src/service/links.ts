@@ -17,12 +17,19 @@ export interface Links {
 export const artifactResourceUri = (vaultId: string, artifactId: string) =>
   `vault-tools://vaults/${encodeURIComponent(vaultId)}/artifacts/${encodeURIComponent(artifactId)}`;
 
+const fill = (template: string, values: Record<string, string>) =>
+  template.replace(/\{(\w+)\}/g, (_, k: string) => encodeURIComponent(values[k]!));
+
 export function makeLinks(baseUrl?: string): Links {
-  const base = baseUrl ? baseUrl.replace(/\/+$/, '') : 'vault-tools:/';
-  const fill = (template: string, values: Record<string, string>) =>
-    base + template.replace(/^\/v1/, baseUrl ? '/v1' : '').replace(/\{(\w+)\}/g, (_, k: string) => encodeURIComponent(values[k]!));
+  if (baseUrl) {
+    const base = baseUrl.replace(/\/+$/, '');
+    return {
+      file: (vault, fileId) => base + fill(PATHS.file, { vault, fileId }),
+      artifact: (vault, artifactId) => base + fill(PATHS.artifact, { vault, artifactId }),
+    };
+  }
   return {
-    file: (vault, fileId) => fill(PATHS.file, { vault, fileId }),
-    artifact: (vault, artifactId, absolutePath) => (baseUrl ? fill(PATHS.artifact, { vault, artifactId }) : pathToFileURL(absolutePath).href),
+    file: (vault, fileId) => `vault-tools://vaults/${encodeURIComponent(vault)}/files/${encodeURIComponent(fileId)}`,
+    artifact: (_vault, _artifactId, absolutePath) => pathToFileURL(absolutePath).href,
   };
 }

@@ -29,6 +29,15 @@ export const toFinding = (r: EntityRow) => ({
   lastMentionedAt: r.last_mentioned_at,
 });
 
+/** The compact item of the catalog: exactly {id, name, type, mentionCount, lastMentionedAt}. */
+export const toCompactFinding = (r: EntityRow) => ({
+  id: r.id,
+  name: r.name,
+  type: r.type,
+  mentionCount: r.mention_count,
+  lastMentionedAt: r.last_mentioned_at,
+});
+
 export function getEntityRow(db: Db, vaultId: string, id: string): EntityRow | undefined {
   return sql(db, 'SELECT * FROM entities WHERE vault_id = ? AND id = ?').get(vaultId, id) as EntityRow | undefined;
 }

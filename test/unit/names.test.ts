@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { matchName, normalizeQuery } from '../../src/search/names.js';
+import { matchName } from '../../src/search/names.js';
 import { normalize } from '../../src/store/text.js';
 
-const m = (q: string, name: string) => matchName(normalizeQuery(q), normalize(name));
+const m = (q: string, name: string) => matchName(normalize(q), normalize(name));
 
 describe('name matching for search_knowledge', () => {
   it('matches exactly regardless of case, accents and word order', () => {

@@ -1,14 +1,9 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { compactFinding, isoDatetime, isoDatetimeArg, meetingSummary } from '../shapes.js';
-import { entityChangesSince, toFinding } from '../../store/entities.js';
+import { entityChangesSince, toCompactFinding } from '../../store/entities.js';
 import { meetingsCreatedSince, toMeetingSummary } from '../../store/meetings.js';
 import { isoUtc } from '../../time.js';
-
-const compact = (r: Parameters<typeof toFinding>[0]) => {
-  const f = toFinding(r);
-  return { id: f.id, name: f.name, type: f.type, mentionCount: f.mentionCount, lastMentionedAt: f.lastMentionedAt };
-};
 
 export default defineTool({
   name: 'changes_since',
@@ -27,8 +22,8 @@ export default defineTool({
     const { newRows, rementioned } = entityChangesSince(db, vault.id, at);
     return {
       since: at,
-      newEntities: newRows.map((r) => ({ ...compact(r), firstSeenAt: r.first_seen_at })),
-      rementionedEntities: rementioned.map(compact),
+      newEntities: newRows.map((r) => ({ ...toCompactFinding(r), firstSeenAt: r.first_seen_at })),
+      rementionedEntities: rementioned.map(toCompactFinding),
       newMeetings: meetingsCreatedSince(db, vault.id, at).map(toMeetingSummary),
     };
   },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { compactFinding, entitySource, entityType, finding } from '../shapes.js';
-import { countFindings, pageFindings, sortKey, toFinding, type FindingFilter, type FindingSort } from '../../store/entities.js';
+import { countFindings, pageFindings, sortKey, toCompactFinding, toFinding, type FindingFilter, type FindingSort } from '../../store/entities.js';
 import { getMeetingRow } from '../../store/meetings.js';
 import { invalidArgument, notFound } from '../../service/errors.js';
 
@@ -65,10 +65,7 @@ export default defineTool({
     const page = rows.slice(0, args.limit);
     const last = page[page.length - 1];
     return {
-      findings: page.map((r) => {
-        const f = toFinding(r);
-        return args.compact ? { id: f.id, name: f.name, type: f.type, mentionCount: f.mentionCount, lastMentionedAt: f.lastMentionedAt } : f;
-      }),
+      findings: page.map((r) => (args.compact ? toCompactFinding(r) : toFinding(r))),
       total: countFindings(db, vault.id, filter),
       nextCursor: rows.length > args.limit && last ? encodeCursor({ q: signature, k: sortKey(last, args.sort), id: last.id }) : null,
     };

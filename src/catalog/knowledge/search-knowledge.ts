@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { entityType, finding, limitArg } from '../shapes.js';
 import { entityNames, getEntityRows, toFinding } from '../../store/entities.js';
-import { matchName, normalizeQuery, type NameMatch } from '../../search/names.js';
+import { matchName, type NameMatch } from '../../search/names.js';
+import { normalize } from '../../store/text.js';
 import { invalidArgument } from '../../service/errors.js';
 
 export default defineTool({
@@ -26,7 +27,7 @@ export default defineTool({
     total: z.number().int().describe('matches before the limit'),
   }),
   run: ({ query, type, limit }, { db, vault }) => {
-    const q = normalizeQuery(query);
+    const q = normalize(query);
     if (!q) throw invalidArgument('query', 'needs at least one letter or digit');
     const best = new Map<string, NameMatch & { name: string }>();
     for (const n of entityNames(db, vault.id, type)) {

@@ -74,7 +74,7 @@ export default defineTool({
         };
       }),
       mode: found.mode,
-      vectorCoverage: owner ? vectorCoverage(db, vault.id, owner.embedder) : { chunks: vectorCoverage(db, vault.id, '').chunks, withVectors: 0 },
+      vectorCoverage: vectorCoverage(db, vault.id, owner?.embedder ?? ''),
     };
   },
 });

@@ -3,6 +3,7 @@
  * Jobs run one at a time; the time limit of a job starts when the worker receives it (a cold start,
  * which loads vega, vega-lite, fontkit and resvg, is not charged to the chart).
  */
+import { withTimeout } from '../../time.js';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -133,19 +134,11 @@ async function execute(job: RenderJob, timeoutMs: number): Promise<Done> {
 }
 
 async function startup(slot: Slot): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([
-      slot.ready,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`The chart renderer did not start within ${STARTUP_TIMEOUT_MS / 1000} s.`)), STARTUP_TIMEOUT_MS);
-      }),
-    ]);
+    await withTimeout(slot.ready, STARTUP_TIMEOUT_MS, () => new Error(`The chart renderer did not start within ${STARTUP_TIMEOUT_MS / 1000} s.`));
   } catch (e) {
     kill(slot);
     throw e;
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -8,6 +8,7 @@
  * ref'd while a batch is in flight, so an awaited embed() is not cut short by the process exiting). close()
  * terminates it; if it dies, the next embed() starts a new one.
  */
+import { withTimeout } from '../../time.js';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { abortable, checkTexts, EmbedderError, normaliseInPlace, throwIfAborted, truncate, type Embedder, type EmbedOptions } from './types.js';
@@ -188,19 +189,11 @@ export class UseLiteEmbedder implements Embedder {
   }
 
   private async startup(slot: Slot): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([
-        slot.ready,
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new EmbedderError(`${SOURCE} did not load within ${STARTUP_TIMEOUT_MS / 1000} s.`)), STARTUP_TIMEOUT_MS);
-        }),
-      ]);
+      await withTimeout(slot.ready, STARTUP_TIMEOUT_MS, () => new EmbedderError(`${SOURCE} did not load within ${STARTUP_TIMEOUT_MS / 1000} s.`));
     } catch (e) {
       this.kill(slot, e instanceof Error ? e : new Error(String(e)));
       throw e;
-    } finally {
-      clearTimeout(timer);
     }
   }
 }

@@ -3,7 +3,7 @@
  * HTTP, on node:http. Every request: request id → Host/Origin check → CORS → route → bearer auth → rate
  * limit → handler. Tool calls go through the same `service.invoke` as stdio; nothing here knows a tool.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { authenticate, type Principal } from '../../auth/keys.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimit } from '../../auth/rate-limit.js';
@@ -124,4 +124,3 @@ function bearer(req: IncomingMessage): string | undefined {
   return m[1];
 }
 
-export type { Server };
