@@ -37,6 +37,13 @@ export interface ToolContext {
    * either whole and queued for upstream, or absent. Returns what `write` returns, plus the outbox seq.
    */
   commit<T>(write: () => T): { result: T; outboxSeq: number };
+  /**
+   * Fires when the caller cancels (MCP notifications/cancelled, an HTTP client hanging up). Long tools check it
+   * between pages of work and then throw `cancelled` (service/errors.ts) before storing anything.
+   */
+  signal?: AbortSignal;
+  /** Reports how far a long tool is (MCP notifications/progress when the client asked); `done` must increase. */
+  progress?(done: number, total?: number, message?: string): void;
 }
 
 export interface Tool {

@@ -76,6 +76,7 @@ export const meetingSummary = z.object({
   durationMinutes: z.number().int().nullable(),
   attendees: z.array(z.string()),
   extractionStatus,
+  createdAt: isoDatetime.describe('when the recording was added to the vault (what changes_since counts as new)'),
 });
 
 export const vaultRef = z.object({ id: z.string(), name: z.string() });

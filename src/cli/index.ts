@@ -12,6 +12,8 @@ import * as outbox from './outbox.js';
 import * as reindex from './reindex.js';
 import * as mcpConfig from './mcp-config.js';
 import * as doctor from './doctor.js';
+import * as sync from './sync.js';
+import * as remote from './remote.js';
 import { log } from '../log.js';
 
 const program = new Command()
@@ -21,7 +23,7 @@ const program = new Command()
   .showHelpAfterError()
   .exitOverride();
 
-for (const command of [serve, demo, importCmd, keys, call, toolsCmd, outbox, reindex, mcpConfig, doctor]) command.register(program);
+for (const command of [serve, demo, importCmd, keys, call, toolsCmd, outbox, reindex, mcpConfig, doctor, sync, remote]) command.register(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -3,27 +3,7 @@ import { createEmbedder } from '../search/embedder/index.js';
 import { countPending, indexPending, resetVectorIndex } from '../search/vectors.js';
 import { hasVectorExtension, vectorExtensionError } from '../store/db.js';
 import { CliError, openStore, resolveDataDir } from './context.js';
-
-/** A one-line progress bar on a terminal; plain lines otherwise. */
-function progressPrinter() {
-  const tty = process.stderr.isTTY;
-  let lastLine = 0;
-  const started = Date.now();
-  return (done: number, total: number) => {
-    const rate = done / Math.max(0.001, (Date.now() - started) / 1000);
-    const eta = rate > 0 ? Math.round((total - done) / rate) : 0;
-    const text = `${done}/${total} chunks, ${rate.toFixed(1)}/s, ETA ${eta}s`;
-    if (tty) {
-      const width = 30;
-      const filled = total ? Math.round((done / total) * width) : width;
-      process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${text}   `);
-      if (done === total) process.stderr.write('\n');
-    } else if (Date.now() - lastLine > 5000 || done === total) {
-      lastLine = Date.now();
-      process.stderr.write(`reindex: ${text}\n`);
-    }
-  };
-}
+import { progressPrinter } from './progress.js';
 
 export function register(program: Command): void {
   program
@@ -42,7 +22,7 @@ export function register(program: Command): void {
           await embedder.embed(['warm-up']); // settles an endpoint embedder's id and dims
           resetVectorIndex(db, embedder);
         }
-        const print = progressPrinter();
+        const print = progressPrinter('reindex', 'chunks');
         const result = await indexPending(db, embedder, { vaultId: opts.vault, onProgress: (p) => print(p.done, p.total) });
         process.stderr.write(
           `reindex: ${result.embedded} chunks embedded, ${result.reused} reused from the cache, ${countPending(db, embedder.id, opts.vault)} pending (embedder ${embedder.id})\n`,

@@ -30,6 +30,23 @@ export function indexMeetingChunks(db: Db, vaultId: string, meetingId: string): 
     RETRIEVAL_CHUNK.target,
     RETRIEVAL_CHUNK.max,
   );
+  return writeMeetingChunks(db, vaultId, meetingId, chunks);
+}
+
+export interface StoredChunk {
+  index: number;
+  turnStart: number;
+  turnEnd: number;
+  speakers: string[];
+  startSeconds: number | null;
+  text: string;
+}
+
+/**
+ * Replaces a meeting's chunks with these (built here, or pulled as they are from upstream by sync); the word
+ * index follows by trigger, vectors come back from the embedding cache for unchanged text.
+ */
+export function writeMeetingChunks(db: Db, vaultId: string, meetingId: string, chunks: readonly StoredChunk[]): number {
   sql(db, 'DELETE FROM transcript_chunks WHERE vault_id = ? AND meeting_id = ?').run(vaultId, meetingId);
   const insert = sql(
     db,

@@ -15,8 +15,13 @@ export const ERROR_CODES = {
   route_not_found: 404, // HTTP: no such path
   vault_not_found: 404, // no such vault, or one this key may not reach (the same answer on purpose)
   not_found: 404, // a record named by an argument does not exist in the vault
+  idempotency_conflict: 409, // an Idempotency-Key already used for a different call
   method_not_allowed: 405, // HTTP: the path exists, not with this method (see Allow)
   payload_too_large: 413, // HTTP: the body exceeds the listener's limit (1 MiB by default)
+  // The caller cancelled a long call (MCP notifications/cancelled, or the HTTP client hung up). Nobody reads
+  // this status: it is only produced once the caller has gone. 499 is nginx's "client closed request", the
+  // code access logs already use for exactly this; a standard one (408, 409) would read as the server's doing.
+  cancelled: 499,
   rate_limited: 429, // too many requests for this key; see Retry-After
   internal_error: 500, // a bug: logged with its stack on stderr, never shown to the caller
 } as const;
@@ -37,6 +42,15 @@ export class ServiceError extends Error {
 
 export const notFound = (what: string, id: string, vaultName: string) =>
   new ServiceError('not_found', `No ${what} "${id}" in vault "${vaultName}".`);
+
+/** The error of a call whose caller cancelled it; `tool` names what was stopped, e.g. 'export_report'. */
+export const cancelled = (tool: string) =>
+  new ServiceError('cancelled', `${/^\w+$/.test(tool) ? `\`${tool}\`` : tool} was cancelled by its caller before it finished; nothing was stored.`);
+
+/** Throws `cancelled` when the call's signal has fired: long tools call it between pages of work. */
+export function throwIfCancelled(signal: AbortSignal | undefined, tool: string): void {
+  if (signal?.aborted) throw cancelled(tool);
+}
 
 export const invalidArgument = (field: string, expected: string) =>
   new ServiceError('invalid_arguments', `\`${field}\`: ${expected.replace(/\.+$/, '')}.`);

@@ -12,11 +12,11 @@ import { findReachableVault, reachableVaults, type Vault } from '../store/vaults
 import { ServiceError, type ErrorCode } from './errors.js';
 import { makeLinks, type Links } from './links.js';
 import { log } from '../log.js';
-import { appendOutbox } from '../store/outbox.js';
+import { appendOutbox, findOutboxEntry } from '../store/outbox.js';
 import type { EmbedderLike } from '../search/vectors.js';
 
 export type InvokeResult =
-  | { ok: true; data: Record<string, unknown> }
+  | { ok: true; data: Record<string, unknown>; /** the answer of an earlier call with the same idempotency key */ replayed?: boolean }
   | { ok: false; status: number; code: ErrorCode; message: string };
 
 export interface ServiceOptions {
@@ -30,6 +30,20 @@ export interface ServiceOptions {
   tools?: readonly Tool[];
   now?: () => Date;
 }
+
+/** Per-call options a surface passes along: the caller's cancellation and progress reporting (both optional). */
+export interface CallOptions {
+  signal?: AbortSignal;
+  progress?: (done: number, total?: number, message?: string) => void;
+  /**
+   * The caller's idempotency key (REST `Idempotency-Key`; sync sends each outbox entry's id). A write that
+   * already ran under this key is not run again: the first call's answer comes back instead.
+   */
+  idempotencyKey?: string;
+}
+
+/** Thrown inside a write's transaction when another call with the same idempotency key committed first. */
+class AlreadyCommitted extends Error {}
 
 export class Service {
   readonly links: Links;
@@ -54,16 +68,16 @@ export class Service {
   }
 
   /** A call by name, among the tools this service offers. */
-  async invoke(name: string, rawArgs: unknown, principal: Principal): Promise<InvokeResult> {
+  async invoke(name: string, rawArgs: unknown, principal: Principal, options: CallOptions = {}): Promise<InvokeResult> {
     const tool = this.tools.get(name);
     if (!tool) {
       return { ok: false, status: 404, code: 'tool_not_found', message: `No tool "${name}". The tools are listed by tools/list (MCP) or GET /v1/tools.` };
     }
-    return this.call(tool, rawArgs, principal);
+    return this.call(tool, rawArgs, principal, options);
   }
 
   /** A call of a catalog tool whether or not this service offers it (GET /v1/vaults is list_vaults). */
-  async call(tool: Tool, rawArgs: unknown, principal: Principal): Promise<InvokeResult> {
+  async call(tool: Tool, rawArgs: unknown, principal: Principal, options: CallOptions = {}): Promise<InvokeResult> {
     const name = tool.name;
     try {
       const args = validateArgs(tool, rawArgs ?? {});
@@ -72,8 +86,13 @@ export class Service {
       if (tool.access === 'manager' && principal.role !== 'manager') {
         throw new ServiceError('forbidden', `\`${tool.name}\` needs a manager key; this is a member key. Create one with \`vault-tools keys create --manager\`.`);
       }
-      const now = this.now();
       const db = this.db;
+      const idempotencyKey = tool.annotations.readOnlyHint ? undefined : options.idempotencyKey;
+      if (idempotencyKey) {
+        const earlier = replayOf(db, tool, vault, idempotencyKey);
+        if (earlier) return earlier;
+      }
+      const now = this.now();
       const ctx: ToolContext = {
         db,
         get vault(): Vault {
@@ -86,11 +105,14 @@ export class Service {
         links: this.links,
         dataDir: this.dataDir,
         embedder: this.embedder,
+        signal: options.signal,
+        progress: options.progress,
         commit<T>(write: () => T) {
           const { vault: _v, ...rest } = args;
           return db.transaction(() => {
             const result = write();
-            const entry = appendOutbox(db, { vaultId: vault!.id, tool: tool.name, args: rest, result, principal, at: now.toISOString() });
+            if (idempotencyKey && findOutboxEntry(db, idempotencyKey)) throw new AlreadyCommitted(); // rolls the write back
+            const entry = appendOutbox(db, { vaultId: vault!.id, tool: tool.name, args: rest, result, principal, at: now.toISOString(), idempotencyId: idempotencyKey });
             return { result, outboxSeq: entry.seq };
           })();
         },
@@ -98,11 +120,23 @@ export class Service {
       const data = (await tool.run(args, ctx)) as Record<string, unknown>;
       return { ok: true, data };
     } catch (err) {
+      // The same key committed while this call was running (two requests at once): answer as the first did.
+      if (err instanceof AlreadyCommitted) return replayOf(this.db, tool, undefined, options.idempotencyKey!)!;
       if (err instanceof ServiceError) return { ok: false, status: err.status, code: err.code, message: err.message };
       log.error(`tool ${name} failed`, err);
       return { ok: false, status: 500, code: 'internal_error', message: 'The tool failed unexpectedly; the error was logged on the server.' };
     }
   }
+}
+
+/** The stored answer of a write that already ran under this idempotency key, if any. */
+function replayOf(db: Db, tool: Tool, vault: Vault | undefined, key: string): InvokeResult | undefined {
+  const earlier = findOutboxEntry(db, key);
+  if (!earlier) return undefined;
+  if (earlier.tool !== tool.name || (vault && earlier.vaultId !== vault.id)) {
+    throw new ServiceError('idempotency_conflict', `This Idempotency-Key was already used for \`${earlier.tool}\` on another request; use a new key for a new call.`);
+  }
+  return { ok: true, data: earlier.result as Record<string, unknown>, replayed: true };
 }
 
 /** Zod's verdict, turned into one sentence that names each wrong field and what it expects. */

@@ -19,6 +19,7 @@ export const toMeetingSummary = (r: MeetingRow) => ({
   durationMinutes: r.duration_minutes,
   attendees: json.read(r.attendees_json),
   extractionStatus: r.extraction_status as 'extracted',
+  createdAt: r.created_at,
 });
 
 export function listMeetingRows(db: Db, vaultId: string): MeetingRow[] {

@@ -446,4 +446,46 @@ CREATE TABLE embedding_cache (
   PRIMARY KEY (embedder, content_hash)
 );
 `,
+  /* 3: sync with a remote service: per-vault state, records seen in a pull run, and local ids mapped to upstream ids */ `
+-- One row per synced vault: what the last pull and push did. Checkpoints of a running pull stay in sync_checkpoints.
+CREATE TABLE sync_state (
+  vault_id TEXT PRIMARY KEY,
+  remote_url TEXT NOT NULL,
+  last_pull_started_at TEXT,        -- local clock, when the last complete pull began (the next changes_since moment)
+  last_pull_at TEXT,
+  last_push_at TEXT,
+  last_error TEXT,
+  pull_requests INTEGER NOT NULL DEFAULT 0
+);
+
+-- Records whose details (an entity's edges and evidence, a meeting's notes and transcript) have landed, with
+-- the fingerprint of the list item they were fetched for: a killed pull resumes without fetching them again,
+-- and a later pull fetches only records whose list item changed.
+CREATE TABLE sync_records (
+  vault_id TEXT NOT NULL REFERENCES vaults(id) ON DELETE CASCADE,
+  resource TEXT NOT NULL,
+  id TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  PRIMARY KEY (vault_id, resource, id)
+) WITHOUT ROWID;
+
+-- Fields of upstream records this version does not know, kept as raw JSON instead of being dropped.
+CREATE TABLE sync_extra (
+  vault_id TEXT NOT NULL REFERENCES vaults(id) ON DELETE CASCADE,
+  resource TEXT NOT NULL,
+  id TEXT NOT NULL,
+  extra_json TEXT NOT NULL,
+  PRIMARY KEY (vault_id, resource, id)
+) WITHOUT ROWID;
+
+-- A record created locally (a task, an artifact) gets its upstream id when its outbox entry is pushed; later
+-- entries that name the local id (update_task, send_email attachments) are rewritten with it.
+CREATE TABLE sync_id_map (
+  vault_id TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  local_id TEXT NOT NULL,
+  remote_id TEXT NOT NULL,
+  PRIMARY KEY (vault_id, kind, local_id)
+) WITHOUT ROWID;
+`,
 ];

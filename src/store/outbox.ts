@@ -20,9 +20,10 @@ export interface OutboxEntry {
 
 export function appendOutbox(
   db: Db,
-  entry: { vaultId: string; tool: string; args: Record<string, unknown>; result: unknown; principal: Principal; at: string },
+  entry: { vaultId: string; tool: string; args: Record<string, unknown>; result: unknown; principal: Principal; at: string; idempotencyId?: string },
 ): { seq: number; idempotencyId: string } {
-  const idempotencyId = randomUUID();
+  // A call pushed here from another store keeps its key, so the entry also remembers the answer for replays.
+  const idempotencyId = entry.idempotencyId ?? randomUUID();
   const { lastInsertRowid } = sql(
     db,
     `INSERT INTO outbox (idempotency_id, vault_id, tool, args_json, result_json, key_id, key_name, created_at)
@@ -31,12 +32,21 @@ export function appendOutbox(
   return { seq: Number(lastInsertRowid), idempotencyId };
 }
 
+export function findOutboxEntry(db: Db, idempotencyId: string): OutboxEntry | undefined {
+  const row = sql(db, 'SELECT * FROM outbox WHERE idempotency_id = ?').get(idempotencyId) as Record<string, any> | undefined;
+  return row ? toEntry(row) : undefined;
+}
+
 export function listOutbox(db: Db, opts: { vaultId?: string; status?: string; limit: number }): OutboxEntry[] {
   const rows = sql(
     db,
     `SELECT * FROM outbox WHERE (@v IS NULL OR vault_id = @v) AND (@s IS NULL OR status = @s) ORDER BY seq LIMIT @limit`,
   ).all({ v: opts.vaultId ?? null, s: opts.status ?? null, limit: opts.limit }) as Record<string, any>[];
-  return rows.map((r) => ({
+  return rows.map(toEntry);
+}
+
+function toEntry(r: Record<string, any>): OutboxEntry {
+  return {
     seq: r.seq,
     idempotencyId: r.idempotency_id,
     vaultId: r.vault_id,
@@ -49,5 +59,5 @@ export function listOutbox(db: Db, opts: { vaultId?: string; status?: string; li
     lastError: r.last_error,
     createdAt: r.created_at,
     pushedAt: r.pushed_at,
-  }));
+  };
 }

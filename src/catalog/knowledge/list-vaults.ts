@@ -10,10 +10,17 @@ export default defineTool({
   input: {},
   output: z.object({
     vaults: z.array(
-      z.object({ id: z.string(), name: z.string(), client: z.string(), description: z.string(), keywords: z.array(z.string()) }),
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        client: z.string(),
+        description: z.string(),
+        keywords: z.array(z.string()),
+        summary: z.string().describe('the cached engagement summary suggest_vault_scope reads'),
+      }),
     ),
   }),
   run: (_args, ctx) => ({
-    vaults: ctx.reachableVaults().map((v) => ({ id: v.id, name: v.name, client: v.client, description: v.description, keywords: v.keywords })),
+    vaults: ctx.reachableVaults().map((v) => ({ id: v.id, name: v.name, client: v.client, description: v.description, keywords: v.keywords, summary: v.summary })),
   }),
 });

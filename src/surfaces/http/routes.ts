@@ -14,6 +14,7 @@ import { buildOpenApi } from '../openapi.js';
 import { readBody, readJsonObject } from './body.js';
 import { API_VERSION, PATHS } from './paths.js';
 import { sendError, sendJson } from './respond.js';
+import { log } from '../../log.js';
 
 export interface RouteContext {
   db: Db;
@@ -34,8 +35,19 @@ interface Route {
 }
 
 function sendResult(res: ServerResponse, result: InvokeResult): void {
+  if (result.ok && result.replayed) res.setHeader('Idempotent-Replayed', 'true');
   if (result.ok) sendJson(res, 200, { data: result.data });
   else sendError(res, result.code, result.message);
+}
+
+/** `Idempotency-Key` (optional): a client-chosen id that makes a repeated write answer without running again. */
+function idempotencyKeyOf(req: IncomingMessage): string | undefined {
+  const key = req.headers['idempotency-key'];
+  if (key === undefined) return undefined;
+  if (typeof key !== 'string' || !/^[\x21-\x7e]{1,200}$/.test(key)) {
+    throw new ServiceError('invalid_request', 'The Idempotency-Key header must be 1 to 200 visible ASCII characters (a UUID is typical).');
+  }
+  return key;
 }
 
 const openApiCache = new WeakMap<Service, Record<string, unknown>>();
@@ -75,8 +87,22 @@ const ROUTES: Route[] = [
         req.resume(); // the body of an unknown tool is not worth reading
         return sendError(res, 'tool_not_found', `No tool "${name}". GET ${PATHS.tools} lists them.`);
       }
+      const idempotencyKey = idempotencyKeyOf(req);
       const args = await readJsonObject(req, ctx.maxBodyBytes);
-      sendResult(res, await ctx.service.invoke(name, args, ctx.principal));
+      // A client that hangs up before the answer cancels the call (a long export stops and stores nothing).
+      // The response's 'close' is the signal: the request's own 'close' also fires once its body has been read.
+      const abort = new AbortController();
+      const onClose = () => {
+        if (!res.writableFinished) abort.abort();
+      };
+      res.on('close', onClose);
+      try {
+        const result = await ctx.service.invoke(name, args, ctx.principal, { idempotencyKey, signal: abort.signal });
+        if (!result.ok && result.code === 'cancelled') log.info(`${name} cancelled: the client closed request ${ctx.requestId} before the answer; nothing was stored`);
+        sendResult(res, result);
+      } finally {
+        res.off('close', onClose);
+      }
     },
   },
   {

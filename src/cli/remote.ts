@@ -1,0 +1,39 @@
+import type { Command } from 'commander';
+import { forgetRemote, saveRemote, storedRemote } from '../sync/config.js';
+import { parseRemoteUrl } from '../sync/remote.js';
+import { CliError, resolveDataDir } from './context.js';
+import { mkdirSync } from 'node:fs';
+
+export function register(program: Command): void {
+  const remote = program.command('remote').description('the hosted service this data dir syncs with');
+  remote
+    .command('set <url>')
+    .description('store the remote URL (and its key, in a file only you can read) for `sync` and `serve --sync-every`')
+    .option('--key <key>', 'the remote key (default: $VAULT_TOOLS_REMOTE_KEY; keeps a stored key when neither is given)')
+    .option('--data-dir <dir>', 'data directory')
+    .action((url: string, opts: { key?: string; dataDir?: string }) => {
+      try {
+        parseRemoteUrl(url);
+      } catch (err) {
+        throw new CliError((err as Error).message, 2);
+      }
+      const { dir } = resolveDataDir(opts.dataDir);
+      mkdirSync(dir, { recursive: true });
+      saveRemote(dir, url, opts.key ?? process.env.VAULT_TOOLS_REMOTE_KEY);
+      const hasKey = storedRemote(dir).hasKey;
+      process.stderr.write(`remote set to ${url}${hasKey ? ' (key stored)' : '; no key yet: add --key KEY'}\n`);
+    });
+  remote
+    .command('show')
+    .description('print the stored remote URL and whether a key is stored (never the key)')
+    .option('--data-dir <dir>', 'data directory')
+    .action((opts: { dataDir?: string }) => {
+      const stored = storedRemote(resolveDataDir(opts.dataDir).dir);
+      process.stdout.write(stored.url ? `${stored.url}  key: ${stored.hasKey ? 'stored' : 'missing'}\n` : 'no remote set\n');
+    });
+  remote
+    .command('remove')
+    .description('forget the stored remote URL and key')
+    .option('--data-dir <dir>', 'data directory')
+    .action((opts: { dataDir?: string }) => forgetRemote(resolveDataDir(opts.dataDir).dir));
+}

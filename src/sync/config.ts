@@ -1,0 +1,57 @@
+/**
+ * Where the remote comes from: `--remote`/`--remote-key`, else VAULT_TOOLS_REMOTE_URL / VAULT_TOOLS_REMOTE_KEY,
+ * else what `vault-tools remote set` stored in the data dir (`remote.json` for the URL, `remote.key`, mode
+ * 0600, for the key). The key is never printed.
+ */
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface RemoteConfig {
+  url: string;
+  key: string;
+  /** Where each came from, for messages (never the key itself). */
+  urlFrom: string;
+  keyFrom: string;
+}
+
+const urlFile = (dataDir: string) => join(dataDir, 'remote.json');
+const keyFile = (dataDir: string) => join(dataDir, 'remote.key');
+
+export function storedRemote(dataDir: string): { url?: string; hasKey: boolean } {
+  let url: string | undefined;
+  if (existsSync(urlFile(dataDir))) url = (JSON.parse(readFileSync(urlFile(dataDir), 'utf8')) as { url?: string }).url;
+  return { url, hasKey: existsSync(keyFile(dataDir)) };
+}
+
+export function saveRemote(dataDir: string, url: string, key: string | undefined): void {
+  writeFileSync(urlFile(dataDir), `${JSON.stringify({ url }, null, 2)}\n`);
+  if (key !== undefined) {
+    writeFileSync(keyFile(dataDir), `${key}\n`, { mode: 0o600 });
+    chmodSync(keyFile(dataDir), 0o600); // an existing file keeps its old mode otherwise
+  }
+}
+
+export function forgetRemote(dataDir: string): void {
+  rmSync(urlFile(dataDir), { force: true });
+  rmSync(keyFile(dataDir), { force: true });
+}
+
+/** The remote to use, or a sentence saying what is missing and how to give it. */
+export function resolveRemote(dataDir: string, options: { remote?: string; remoteKey?: string }): RemoteConfig | string {
+  const stored = storedRemote(dataDir);
+  const [url, urlFrom] = options.remote
+    ? [options.remote, '--remote']
+    : process.env.VAULT_TOOLS_REMOTE_URL
+      ? [process.env.VAULT_TOOLS_REMOTE_URL, 'VAULT_TOOLS_REMOTE_URL']
+      : [stored.url, urlFile(dataDir)];
+  const [key, keyFrom] = options.remoteKey
+    ? [options.remoteKey, '--remote-key']
+    : process.env.VAULT_TOOLS_REMOTE_KEY
+      ? [process.env.VAULT_TOOLS_REMOTE_KEY, 'VAULT_TOOLS_REMOTE_KEY']
+      : stored.hasKey
+        ? [readFileSync(keyFile(dataDir), 'utf8').trim(), keyFile(dataDir)]
+        : [undefined, ''];
+  if (!url) return 'no remote configured: pass --remote URL, set VAULT_TOOLS_REMOTE_URL, or run `vault-tools remote set URL --key KEY`';
+  if (!key) return `no key for ${url}: pass --remote-key KEY, set VAULT_TOOLS_REMOTE_KEY, or run \`vault-tools remote set ${url} --key KEY\``;
+  return { url, key, urlFrom, keyFrom };
+}

@@ -1,0 +1,151 @@
+/**
+ * `sync`: push the outbox, then pull every vault the remote key reaches (or the ones asked for). One sync
+ * per data dir at a time (a lock file); each vault's failure is recorded and the others go on; a refused
+ * key stops everything at once.
+ */
+import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { sql, type Db } from '../store/db.js';
+import { listOutbox } from '../store/outbox.js';
+import { pullVault, type PullSummary } from './pull.js';
+import { localOnlyIds, pushOutbox, type PushReport } from './push.js';
+import { RemoteAuthError, RemoteClient, type RemoteStats } from './remote.js';
+import { dropUnreachable, fetchVaults, upsertVault } from './resources/vaults.js';
+
+export interface SyncOptions {
+  url: string;
+  key: string;
+  dataDir: string;
+  /** Vault ids or names; all reachable ones when empty. */
+  vaults?: string[];
+  mode?: 'both' | 'pull' | 'push';
+  /** Walk everything again instead of asking for changes. */
+  full?: boolean;
+  concurrency?: number;
+  signal?: AbortSignal;
+  /** Progress: vault, resource, items done, total when known. */
+  onProgress?(vault: string, resource: string, done: number, total?: number): void;
+}
+
+export interface SyncReport {
+  push?: PushReport;
+  pulled: PullSummary[];
+  dropped: string[];
+  errors: { vault: string; error: string }[];
+  skipped: string[];
+  requests: RemoteStats;
+  seconds: number;
+}
+
+export async function runSync(db: Db, options: SyncOptions): Promise<SyncReport> {
+  const release = lock(options.dataDir);
+  const started = performance.now();
+  const remote = new RemoteClient({ url: options.url, key: options.key, concurrency: options.concurrency, signal: options.signal });
+  const report: SyncReport = { pulled: [], dropped: [], errors: [], skipped: [], requests: remote.stats, seconds: 0 };
+  try {
+    const mode = options.mode ?? 'both';
+    const skip = (resource: string, why: string) => report.skipped.push(`${resource}: ${why}`);
+    const remoteVaults = mode === 'push' && !options.vaults?.length ? [] : await fetchVaults({ remote, skip });
+    const wanted = selectVaults(remoteVaults, options.vaults ?? []);
+
+    if (mode !== 'pull') {
+      const scope = options.vaults?.length ? new Set(wanted.map((v) => v.id)) : undefined;
+      report.push = await pushOutbox(db, remote, { vaultIds: scope, progress: (d, t) => options.onProgress?.('outbox', 'push', d, t) });
+    }
+    if (mode !== 'push') {
+      if (!options.vaults?.length) report.dropped = dropUnreachable(db, options.url, new Set(remoteVaults.map((v) => v.id)));
+      for (const v of wanted) {
+        try {
+          upsertVault(db, v, new Date().toISOString());
+          sql(db, 'INSERT INTO sync_state (vault_id, remote_url) VALUES (?, ?) ON CONFLICT (vault_id) DO UPDATE SET remote_url = excluded.remote_url').run(v.id, options.url);
+          const before = remote.stats.requests;
+          const summary = await pullVault({
+            db,
+            remote,
+            vaultId: v.id,
+            dataDir: options.dataDir,
+            skip,
+            progress: (resource, done, total) => options.onProgress?.(v.id, resource, done, total),
+            localOnly: (kind) => localOnlyIds(db, v.id, kind),
+          }, { full: options.full });
+          sql(db, 'UPDATE sync_state SET pull_requests = ? WHERE vault_id = ?').run(remote.stats.requests - before, v.id);
+          report.pulled.push(summary);
+        } catch (err) {
+          if (err instanceof RemoteAuthError || options.signal?.aborted) throw err;
+          const message = (err as Error).message;
+          report.errors.push({ vault: v.id, error: message });
+          sql(db, 'UPDATE sync_state SET last_error = ? WHERE vault_id = ?').run(message, v.id);
+        }
+      }
+    }
+    return report;
+  } finally {
+    report.seconds = (performance.now() - started) / 1000;
+    await remote.close();
+    release();
+  }
+}
+
+function selectVaults<V extends { id: string; name: string }>(remoteVaults: V[], wanted: string[]): V[] {
+  if (!wanted.length) return remoteVaults;
+  return wanted.map((w) => {
+    const v = remoteVaults.find((x) => x.id === w) ?? remoteVaults.find((x) => x.name === w);
+    if (!v) throw new Error(`--vault ${w}: the remote key does not reach such a vault (it reaches ${remoteVaults.map((x) => x.id).join(', ') || 'none'})`);
+    return v;
+  });
+}
+
+/** Per vault: last pull, last push, outbox entries waiting and the last error. */
+export function syncStatus(db: Db) {
+  const states = sql(db, 'SELECT * FROM sync_state ORDER BY vault_id').all() as {
+    vault_id: string;
+    remote_url: string;
+    last_pull_at: string | null;
+    last_push_at: string | null;
+    last_error: string | null;
+    pull_requests: number;
+  }[];
+  const outbox = listOutbox(db, { limit: 1_000_000 });
+  const vaultIds = [...new Set([...states.map((s) => s.vault_id), ...outbox.map((e) => e.vaultId)])].sort();
+  return vaultIds.map((id) => {
+    const s = states.find((x) => x.vault_id === id);
+    const mine = outbox.filter((e) => e.vaultId === id);
+    return {
+      vault: id,
+      remote: s?.remote_url ?? null,
+      lastPull: s?.last_pull_at ?? null,
+      lastPush: s?.last_push_at ?? null,
+      pending: mine.filter((e) => e.status === 'pending').length,
+      failed: mine.filter((e) => e.status === 'failed').length,
+      lastError: s?.last_error ?? mine.findLast((e) => e.status === 'failed')?.lastError ?? null,
+    };
+  });
+}
+
+/** A lock file holding the owner's pid; one left by a process that no longer runs is taken over. */
+function lock(dataDir: string): () => void {
+  const path = join(dataDir, 'sync.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(path, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => rmSync(path, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const pid = Number(readFileSync(path, 'utf8'));
+      if (pid && pid !== process.pid && alive(pid)) throw new Error(`a sync of ${dataDir} is already running (pid ${pid})`);
+      rmSync(path, { force: true });
+    }
+  }
+  throw new Error(`could not take the sync lock ${path}`);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

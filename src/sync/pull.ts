@@ -1,0 +1,86 @@
+/**
+ * Pull of one vault. The first pull (or one after a kill) walks everything; later pulls ask changes_since
+ * and re-read the cheap lists, and fetch details only for what changed. Order matters for the store's
+ * foreign keys: meeting rows, then entities (their evidence names meetings), then meeting details (their
+ * mentions name entities), then conflicts (they name entities) and the independent lists.
+ */
+import { sql } from '../store/db.js';
+import type { PullContext } from './resources/common.js';
+import { pullArtifacts } from './resources/artifacts.js';
+import { pullBriefs } from './resources/briefs.js';
+import { pullCalendar } from './resources/calendar.js';
+import { pullConflicts } from './resources/conflicts.js';
+import { pullSentEmails } from './resources/emails.js';
+import { localEntityCount, pullEntityDetails, pullEntityInventory } from './resources/entities.js';
+import { pullFiles } from './resources/files.js';
+import { fetchMeetingDetails, pullMeetingList, pullTranscriptAndLand } from './resources/meetings.js';
+import { pullMilestones } from './resources/milestones.js';
+import { pullPeople } from './resources/people.js';
+import { pullPlanSteps } from './resources/plan-steps.js';
+import { pullTasks } from './resources/tasks.js';
+
+/** How far before the previous pull's start `changes_since` looks, for clock skew between here and upstream. */
+const SINCE_MARGIN_MS = 10 * 60_000;
+
+export interface PullSummary {
+  vaultId: string;
+  mode: 'full' | 'incremental';
+  entitiesFetched: number;
+  meetingsFetched: number;
+  listsChanged: string[];
+}
+
+export async function pullVault(ctx: PullContext & { dataDir: string }, options: { full?: boolean } = {}): Promise<PullSummary> {
+  const { db, vaultId, remote } = ctx;
+  const startedAt = new Date().toISOString();
+  const previous = sql(db, 'SELECT last_pull_started_at FROM sync_state WHERE vault_id = ?').pluck().get(vaultId) as string | null | undefined;
+  const incremental = !!previous && !options.full;
+
+  const changedMeetings = await pullMeetingList(ctx);
+  const meetingDetails = await Promise.all(changedMeetings.map((m) => fetchMeetingDetails(ctx, m)));
+
+  let entitiesFetched = 0;
+  if (!incremental) {
+    entitiesFetched += await pullEntityDetails(ctx, await pullEntityInventory(ctx));
+  } else {
+    const since = new Date(Date.parse(previous!) - SINCE_MARGIN_MS).toISOString();
+    const [changes, stats] = await Promise.all([
+      remote.tool<{ newEntities?: { id?: string }[]; rementionedEntities?: { id?: string }[] }>('changes_since', { vault: vaultId, since }),
+      remote.tool<{ entities?: { total?: number } }>('stats', { vault: vaultId }),
+    ]);
+    const ids = new Set<string>();
+    for (const e of [...(changes.newEntities ?? []), ...(changes.rementionedEntities ?? [])]) if (typeof e?.id === 'string') ids.add(e.id);
+    // Entities of a meeting that is new or changed (say, extraction just finished) have new counts and quotes.
+    for (const d of meetingDetails) for (const m of d.mentions) ids.add(m.id);
+    entitiesFetched += await pullEntityDetails(ctx, [...ids]);
+    // changes_since does not report removals: when the totals disagree, walk the inventory (cheap pages).
+    if (stats.entities?.total !== undefined && stats.entities.total !== localEntityCount(db, vaultId)) {
+      entitiesFetched += await pullEntityDetails(ctx, await pullEntityInventory(ctx));
+    }
+  }
+
+  await Promise.all(meetingDetails.map((d) => pullTranscriptAndLand(ctx, d)));
+
+  const lists = await Promise.all([
+    pullConflicts(ctx),
+    pullPeople(ctx),
+    pullCalendar(ctx),
+    pullMilestones(ctx),
+    pullTasks(ctx),
+    pullPlanSteps(ctx),
+    pullFiles(ctx),
+    pullBriefs(ctx),
+    pullSentEmails(ctx),
+    pullArtifacts(ctx, ctx.dataDir),
+  ]);
+
+  sql(db, 'UPDATE sync_state SET last_pull_started_at = ?, last_pull_at = ?, last_error = NULL WHERE vault_id = ?').run(startedAt, new Date().toISOString(), vaultId);
+  return {
+    vaultId,
+    mode: incremental ? 'incremental' : 'full',
+    entitiesFetched,
+    meetingsFetched: meetingDetails.length,
+    listsChanged: lists.filter((l) => l.changed).map((l) => l.resource),
+  };
+}
+

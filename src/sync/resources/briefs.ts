@@ -1,0 +1,34 @@
+/** The latest brief of each kind (get_brief per kind; a kind with none yet is a 404, not an error). */
+import { z } from 'zod';
+import { sql } from '../../store/db.js';
+import { RemoteError } from '../remote.js';
+import { pullList, type PullContext } from './common.js';
+
+const KINDS = ['daily', 'weekly-plan', 'weekly-digest'] as const;
+const brief = { id: z.string(), kind: z.enum(KINDS), title: z.string(), createdAt: z.string(), markdown: z.string() };
+
+export function pullBriefs(ctx: PullContext) {
+  const { db, vaultId } = ctx;
+  return pullList(
+    ctx,
+    'briefs',
+    brief,
+    async () => {
+      const found = await Promise.all(
+        KINDS.map((kind) =>
+          ctx.remote.tool('get_brief', { vault: vaultId, kind }).catch((err) => {
+            if (err instanceof RemoteError && err.status === 404) return undefined;
+            throw err;
+          }),
+        ),
+      );
+      return found.filter((b) => b !== undefined);
+    },
+    (records) => {
+      // Only the latest of each kind is published, so that is what the local store keeps.
+      sql(db, 'DELETE FROM briefs WHERE vault_id = ?').run(vaultId);
+      const insert = sql(db, 'INSERT INTO briefs (vault_id, id, kind, title, body_md, created_at) VALUES (?, ?, ?, ?, ?, ?)');
+      for (const { item: b } of records) insert.run(vaultId, b.id, b.kind, b.title, b.markdown, b.createdAt);
+    },
+  );
+}

@@ -1,0 +1,105 @@
+/**
+ * What every resource module of a pull shares: the context it runs in, tolerant parsing of upstream records
+ * (unknown fields are kept as raw JSON in `sync_extra`, optional fields may be missing), fingerprints, and
+ * the "replace this vault's list when it changed" step used by the small list resources.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { sql, type Db } from '../../store/db.js';
+import type { RemoteClient } from '../remote.js';
+
+export interface PullContext {
+  db: Db;
+  remote: RemoteClient;
+  vaultId: string;
+  /** Progress of the current resource: items done, and the total when known. */
+  progress(resource: string, done: number, total?: number): void;
+  /** A record upstream sent that could not be stored (a required field missing): counted and reported, not fatal. */
+  skip(resource: string, why: string): void;
+  /** Ids of records created here whose outbox entries have not been pushed yet: a pull must not delete them. */
+  localOnly(kind: 'task' | 'event' | 'email' | 'artifact'): Set<string>;
+}
+
+export const fingerprint = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 32);
+
+/** Optional on the wire, a default in the store: missing or null becomes the default. */
+export const orDefault = <T extends z.ZodType>(schema: T, fallback: z.output<T>) =>
+  schema.nullish().transform((v) => (v ?? fallback) as z.output<T>);
+export const optionalString = z.string().nullish().transform((v) => v ?? null);
+export const stringList = orDefault(z.array(z.string()), []);
+
+export interface Parsed<T> {
+  item: T;
+  /** Fields the schema does not name, kept rather than dropped. */
+  extra: Record<string, unknown> | undefined;
+}
+
+/** Parses each record on its own: a bad one is skipped with its reason, the rest land. */
+export function parseEach<Shape extends z.ZodRawShape>(
+  ctx: Pick<PullContext, 'skip'>,
+  resource: string,
+  shape: Shape,
+  items: unknown,
+): Parsed<z.output<z.ZodObject<Shape>>>[] {
+  if (!Array.isArray(items)) {
+    ctx.skip(resource, `expected a list, got ${items === null ? 'null' : typeof items}`);
+    return [];
+  }
+  const schema = z.object(shape);
+  const known = new Set(Object.keys(shape));
+  const out: Parsed<z.output<z.ZodObject<Shape>>>[] = [];
+  for (const raw of items) {
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) {
+      const id = raw && typeof raw === 'object' && 'id' in raw ? ` "${String((raw as { id: unknown }).id)}"` : '';
+      ctx.skip(resource, `record${id}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(record)'} ${i.message}`).join('; ')}`);
+      continue;
+    }
+    const extraEntries = Object.entries(raw as Record<string, unknown>).filter(([k]) => !known.has(k));
+    out.push({ item: parsed.data, extra: extraEntries.length ? Object.fromEntries(extraEntries) : undefined });
+  }
+  return out;
+}
+
+export function keepExtras(db: Db, vaultId: string, resource: string, records: readonly { id: string; extra: Record<string, unknown> | undefined }[]): void {
+  sql(db, 'DELETE FROM sync_extra WHERE vault_id = ? AND resource = ?').run(vaultId, resource);
+  const insert = sql(db, 'INSERT OR REPLACE INTO sync_extra (vault_id, resource, id, extra_json) VALUES (?, ?, ?, ?)');
+  for (const r of records) if (r.extra) insert.run(vaultId, resource, r.id, JSON.stringify(r.extra));
+}
+
+export function checkpoint(db: Db, vaultId: string, resource: string): string | undefined {
+  return (sql(db, 'SELECT cursor FROM sync_checkpoints WHERE vault_id = ? AND resource = ?').pluck().get(vaultId, resource) as string | null) ?? undefined;
+}
+
+export function setCheckpoint(db: Db, vaultId: string, resource: string, cursor: string): void {
+  sql(db, 'INSERT OR REPLACE INTO sync_checkpoints (vault_id, resource, cursor, updated_at) VALUES (?, ?, ?, ?)').run(vaultId, resource, cursor, new Date().toISOString());
+}
+
+/**
+ * A small list resource: fetched whole every sync; when its fingerprint is unchanged nothing is written,
+ * otherwise `write` replaces the vault's rows in one transaction with the checkpoint.
+ */
+export async function pullList<Shape extends z.ZodRawShape>(
+  ctx: PullContext,
+  resource: string,
+  shape: Shape,
+  fetch: () => Promise<unknown>,
+  write: (records: Parsed<z.output<z.ZodObject<Shape>>>[]) => void,
+): Promise<{ resource: string; changed: boolean; count: number }> {
+  const raw = await fetch();
+  const print = fingerprint(raw);
+  if (checkpoint(ctx.db, ctx.vaultId, resource) === print) return { resource, changed: false, count: Array.isArray(raw) ? raw.length : 0 };
+  const records = parseEach(ctx, resource, shape, raw);
+  ctx.db.transaction(() => {
+    write(records);
+    keepExtras(ctx.db, ctx.vaultId, resource, records.map((r) => ({ id: String((r.item as { id?: unknown }).id ?? ''), extra: r.extra })));
+    setCheckpoint(ctx.db, ctx.vaultId, resource, print);
+  })();
+  ctx.progress(resource, records.length, records.length);
+  return { resource, changed: true, count: records.length };
+}
+
+/** `DELETE … WHERE vault_id = ? AND id NOT IN (kept)`: clears a vault's rows of a table except local-only ones. */
+export function clearExcept(db: Db, table: string, vaultId: string, kept: Set<string>): void {
+  sql(db, `DELETE FROM ${table} WHERE vault_id = ? AND id NOT IN (SELECT value FROM json_each(?))`).run(vaultId, JSON.stringify([...kept]));
+}

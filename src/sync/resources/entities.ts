@@ -1,0 +1,152 @@
+/**
+ * Entities: the findings inventory (list_findings, full items, all pages) gives every entity's core fields;
+ * get_entity with evidence gives its edges and quotes. Details are fetched only for entities whose core
+ * fields changed since they last landed (a fingerprint in sync_records), so a resumed or repeated pull
+ * does not fetch them again.
+ */
+import { z } from 'zod';
+import { json, sql, type Db } from '../../store/db.js';
+import { normalize } from '../../store/text.js';
+import { RemoteError } from '../remote.js';
+import { fingerprint, optionalString, orDefault, parseEach, stringList, type Parsed, type PullContext } from './common.js';
+
+const ENTITY_TYPES = ['department', 'person', 'process', 'system', 'problem', 'opportunity', 'kpi'] as const;
+const PAGE = 200;
+
+const finding = {
+  id: z.string(),
+  name: z.string(),
+  type: z.enum(ENTITY_TYPES),
+  description: orDefault(z.string(), ''),
+  aliases: stringList,
+  source: orDefault(z.string(), 'unclear'),
+  mentionCount: orDefault(z.number().int(), 0),
+  firstSeenAt: z.string(),
+  lastMentionedAt: optionalString,
+};
+type Finding = z.output<z.ZodObject<typeof finding>>;
+
+const edge = z.object({ entityId: z.string(), relation: z.string(), direction: z.enum(['out', 'in', 'both']), weight: orDefault(z.number().int(), 1) });
+const quote = z.object({
+  quote: z.string(),
+  speaker: z.string(),
+  meetingId: z.string(),
+  spokenAt: z.string(),
+  turnIndex: z.number().int().nullish().transform((v) => v ?? null),
+});
+const details = { ...finding, edges: orDefault(z.array(edge), []), evidence: orDefault(z.array(quote), []) };
+
+/** The core fields in a fixed order, so a list item and a get_entity answer give the same fingerprint. */
+const fingerprintOf = (f: Finding) =>
+  fingerprint([f.id, f.name, f.type, f.description, f.aliases, f.source, f.mentionCount, f.firstSeenAt, f.lastMentionedAt]);
+
+function upsertCore(db: Db, vaultId: string, f: Finding): void {
+  sql(
+    db,
+    `INSERT INTO entities (vault_id, id, type, name, aliases_json, description, source, mention_count, first_seen_at, last_mentioned_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (vault_id, id) DO UPDATE SET type = excluded.type, name = excluded.name, aliases_json = excluded.aliases_json,
+       description = excluded.description, source = excluded.source, mention_count = excluded.mention_count,
+       first_seen_at = excluded.first_seen_at, last_mentioned_at = excluded.last_mentioned_at`,
+  ).run(vaultId, f.id, f.type, f.name, json.write(f.aliases), f.description, f.source, f.mentionCount, f.firstSeenAt, f.lastMentionedAt);
+  sql(db, 'DELETE FROM entity_names WHERE vault_id = ? AND entity_id = ?').run(vaultId, f.id);
+  const name = sql(db, 'INSERT INTO entity_names (vault_id, entity_id, name, norm, is_alias) VALUES (?, ?, ?, ?, ?)');
+  name.run(vaultId, f.id, f.name, normalize(f.name), 0);
+  for (const alias of f.aliases) name.run(vaultId, f.id, alias, normalize(alias), 1);
+}
+
+/**
+ * Walks the whole inventory, page by page (each page lands in its own transaction), then removes local
+ * entities upstream no longer has. Returns the ids whose details must be fetched.
+ */
+export async function pullEntityInventory(ctx: PullContext): Promise<string[]> {
+  const { db, vaultId } = ctx;
+  const landed = new Map((sql(db, "SELECT id, fingerprint FROM sync_records WHERE vault_id = ? AND resource = 'entity'").all(vaultId) as { id: string; fingerprint: string }[]).map((r) => [r.id, r.fingerprint]));
+  const seen = new Set<string>();
+  const stale: string[] = [];
+  let cursor: string | null = null;
+  let total: number | undefined;
+  do {
+    const page: { findings?: unknown; nextCursor?: string | null; total?: number } = await ctx.remote.tool('list_findings', {
+      vault: vaultId,
+      limit: PAGE,
+      ...(cursor ? { cursor } : {}),
+    });
+    total = page.total ?? total;
+    const records = parseEach(ctx, 'entities', finding, page.findings);
+    db.transaction(() => {
+      for (const { item } of records) {
+        seen.add(item.id);
+        if (landed.get(item.id) === fingerprintOf(item)) continue;
+        upsertCore(db, vaultId, item);
+        stale.push(item.id);
+      }
+    })();
+    ctx.progress('entities', seen.size, total);
+    cursor = page.nextCursor ?? null;
+  } while (cursor);
+  const gone = (sql(db, 'SELECT id FROM entities WHERE vault_id = ?').pluck().all(vaultId) as string[]).filter((id) => !seen.has(id));
+  db.transaction(() => {
+    for (const id of gone) removeEntity(db, vaultId, id);
+  })();
+  return stale;
+}
+
+function removeEntity(db: Db, vaultId: string, id: string): void {
+  sql(db, 'DELETE FROM entities WHERE vault_id = ? AND id = ?').run(vaultId, id); // edges, evidence, mentions, conflicts cascade
+  sql(db, "DELETE FROM sync_records WHERE vault_id = ? AND resource = 'entity' AND id = ?").run(vaultId, id);
+  sql(db, "DELETE FROM sync_extra WHERE vault_id = ? AND resource = 'entity' AND id = ?").run(vaultId, id);
+}
+
+/** get_entity (with evidence) for each id; each entity's details land in their own transaction. */
+export async function pullEntityDetails(ctx: PullContext, ids: readonly string[]): Promise<number> {
+  let done = 0;
+  await Promise.all(
+    ids.map(async (id) => {
+      let raw: unknown;
+      try {
+        raw = await ctx.remote.tool('get_entity', { vault: ctx.vaultId, entityId: id, includeEvidence: true });
+      } catch (err) {
+        // Deleted upstream since it was listed: gone here too.
+        if (err instanceof RemoteError && err.status === 404) {
+          ctx.db.transaction(() => removeEntity(ctx.db, ctx.vaultId, id))();
+          return;
+        }
+        throw err;
+      }
+      const [record] = parseEach(ctx, 'entities', details, [raw]);
+      if (record) ctx.db.transaction(() => writeDetails(ctx, record))();
+      ctx.progress('entity details', ++done, ids.length);
+    }),
+  );
+  return done;
+}
+
+function writeDetails(ctx: PullContext, { item: e, extra }: Parsed<z.output<z.ZodObject<typeof details>>>): void {
+  const { db, vaultId } = ctx;
+  upsertCore(db, vaultId, e);
+  const exists = sql(db, 'SELECT 1 FROM entities WHERE vault_id = ? AND id = ?').pluck();
+  sql(db, 'DELETE FROM edges WHERE vault_id = ? AND (source_id = ? OR target_id = ?)').run(vaultId, e.id, e.id);
+  const insertEdge = sql(db, 'INSERT OR REPLACE INTO edges (vault_id, source_id, target_id, relation, weight) VALUES (?, ?, ?, ?, ?)');
+  for (const x of e.edges) {
+    if (!exists.get(vaultId, x.entityId)) continue; // the other end lands later, and brings this edge with it
+    if (x.direction !== 'in') insertEdge.run(vaultId, e.id, x.entityId, x.relation, x.weight);
+    if (x.direction !== 'out') insertEdge.run(vaultId, x.entityId, e.id, x.relation, x.weight);
+  }
+  sql(db, 'DELETE FROM evidence WHERE vault_id = ? AND entity_id = ?').run(vaultId, e.id);
+  const meetingExists = sql(db, 'SELECT 1 FROM meetings WHERE vault_id = ? AND id = ?').pluck();
+  const insertQuote = sql(
+    db,
+    'INSERT INTO evidence (vault_id, id, entity_id, meeting_id, turn_index, speaker, quote, spoken_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  // Ids keep upstream's order among quotes spoken at the same moment (the local order is spoken_at, id).
+  e.evidence.forEach((q, i) => {
+    if (meetingExists.get(vaultId, q.meetingId)) insertQuote.run(vaultId, `${e.id}#${String(i).padStart(5, '0')}`, e.id, q.meetingId, q.turnIndex, q.speaker, q.quote, q.spokenAt);
+    else ctx.skip('evidence', `a quote of "${e.id}" names meeting "${q.meetingId}", which is not in the vault`);
+  });
+  const { recency: _r, entityId: _i, conflicts: _c, ...unknown } = extra ?? {};
+  if (Object.keys(unknown).length) sql(db, 'INSERT OR REPLACE INTO sync_extra (vault_id, resource, id, extra_json) VALUES (?, ?, ?, ?)').run(vaultId, 'entity', e.id, JSON.stringify(unknown));
+  sql(db, "INSERT OR REPLACE INTO sync_records (vault_id, resource, id, fingerprint) VALUES (?, 'entity', ?, ?)").run(vaultId, e.id, fingerprintOf(e));
+}
+
+export const localEntityCount = (db: Db, vaultId: string) => sql(db, 'SELECT count(*) FROM entities WHERE vault_id = ?').pluck().get(vaultId) as number;

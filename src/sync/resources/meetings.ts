@@ -1,0 +1,128 @@
+/**
+ * Recorded meetings: list_meetings gives every meeting's metadata; get_meeting its notes and per-meeting
+ * entity mentions; get_transcript (all pages) its chunks, stored exactly as upstream cut them (so
+ * get_transcript and search read the same text) with the turns recovered from them. A meeting's details
+ * are fetched again only when its listing changed (new, extraction finished, renamed…).
+ */
+import { z } from 'zod';
+import { json, sql, type Db } from '../../store/db.js';
+import { writeMeetingChunks, type StoredChunk } from '../../search/chunk-index.js';
+import { fingerprint, optionalString, orDefault, parseEach, stringList, type PullContext } from './common.js';
+
+const TRANSCRIPT_PAGE = 50;
+
+const meeting = {
+  id: z.string(),
+  name: z.string(),
+  date: z.string(),
+  durationMinutes: z.number().int().nullish().transform((v) => v ?? null),
+  attendees: stringList,
+  extractionStatus: orDefault(z.string(), 'pending'),
+  createdAt: optionalString,
+};
+type Meeting = z.output<z.ZodObject<typeof meeting>>;
+
+const mention = z.object({ id: z.string(), mentions: orDefault(z.number().int(), 0) });
+const chunk = z.object({
+  index: z.number().int(),
+  speakers: stringList,
+  text: z.string(),
+  turnStart: z.number().int().nullish(),
+  turnEnd: z.number().int().nullish(),
+  startSeconds: z.number().int().nullish().transform((v) => v ?? null),
+});
+
+export interface MeetingDetails {
+  id: string;
+  print: string;
+  notes: string;
+  mentions: { id: string; mentions: number }[];
+}
+
+const fingerprintOf = (m: Meeting) => fingerprint([m.id, m.name, m.date, m.durationMinutes, m.attendees, m.extractionStatus, m.createdAt]);
+
+/** Lands every meeting's metadata and removes meetings upstream no longer has; returns those whose details changed. */
+export async function pullMeetingList(ctx: PullContext): Promise<{ id: string; print: string }[]> {
+  const { db, vaultId } = ctx;
+  const records = parseEach(ctx, 'meetings', meeting, (await ctx.remote.tool<{ meetings?: unknown }>('list_meetings', { vault: vaultId })).meetings);
+  const landed = new Map((sql(db, "SELECT id, fingerprint FROM sync_records WHERE vault_id = ? AND resource = 'meeting'").all(vaultId) as { id: string; fingerprint: string }[]).map((r) => [r.id, r.fingerprint]));
+  const changed: { id: string; print: string }[] = [];
+  db.transaction(() => {
+    const upsert = sql(
+      db,
+      `INSERT INTO meetings (vault_id, id, name, started_at, duration_minutes, attendees_json, extraction_status, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (vault_id, id) DO UPDATE SET name = excluded.name, started_at = excluded.started_at, duration_minutes = excluded.duration_minutes,
+         attendees_json = excluded.attendees_json, extraction_status = excluded.extraction_status, created_at = excluded.created_at`,
+    );
+    for (const { item: m } of records) {
+      upsert.run(vaultId, m.id, m.name, m.date, m.durationMinutes, json.write(m.attendees), m.extractionStatus, m.createdAt ?? m.date);
+      const print = fingerprintOf(m);
+      if (landed.get(m.id) !== print) changed.push({ id: m.id, print });
+    }
+    const listed = new Set(records.map((r) => r.item.id));
+    for (const id of sql(db, 'SELECT id FROM meetings WHERE vault_id = ?').pluck().all(vaultId) as string[]) {
+      if (listed.has(id)) continue;
+      sql(db, 'DELETE FROM meetings WHERE vault_id = ? AND id = ?').run(vaultId, id); // turns, chunks, evidence, mentions cascade
+      sql(db, "DELETE FROM sync_records WHERE vault_id = ? AND resource = 'meeting' AND id = ?").run(vaultId, id);
+    }
+  })();
+  ctx.progress('meetings', records.length, records.length);
+  return changed;
+}
+
+/** get_meeting: notes and the entities extracted from it (which an incremental pull refreshes too). */
+export async function fetchMeetingDetails(ctx: PullContext, m: { id: string; print: string }): Promise<MeetingDetails> {
+  const data = await ctx.remote.tool<{ notes?: string; entities?: unknown }>('get_meeting', { vault: ctx.vaultId, meetingId: m.id });
+  const mentions = parseEach(ctx, 'meeting entities', mention.shape, data.entities).map((r) => r.item);
+  return { id: m.id, print: m.print, notes: typeof data.notes === 'string' ? data.notes : '', mentions };
+}
+
+/** Fetches the whole transcript, then lands notes, mentions, turns and chunks in one transaction. */
+export async function pullTranscriptAndLand(ctx: PullContext, d: MeetingDetails): Promise<void> {
+  const chunks: StoredChunk[] = [];
+  for (let offset: number | null = 0; offset !== null; ) {
+    const page: { chunks?: unknown; nextOffset?: number | null } = await ctx.remote.tool('get_transcript', { vault: ctx.vaultId, meetingId: d.id, offset, limit: TRANSCRIPT_PAGE });
+    for (const { item: c } of parseEach(ctx, 'transcript', chunk.shape, page.chunks)) {
+      const turnStart = c.turnStart ?? (chunks.at(-1)?.turnEnd ?? -1) + 1;
+      chunks.push({ index: c.index, speakers: c.speakers, text: c.text, startSeconds: c.startSeconds, turnStart, turnEnd: c.turnEnd ?? turnStart });
+    }
+    offset = typeof page.nextOffset === 'number' && page.nextOffset > offset ? page.nextOffset : null;
+  }
+  const { db, vaultId } = ctx;
+  db.transaction(() => {
+    if (!sql(db, 'SELECT 1 FROM meetings WHERE vault_id = ? AND id = ?').get(vaultId, d.id)) return; // removed meanwhile
+    sql(db, 'UPDATE meetings SET notes_md = ? WHERE vault_id = ? AND id = ?').run(d.notes, vaultId, d.id);
+    sql(db, 'DELETE FROM entity_mentions WHERE vault_id = ? AND meeting_id = ?').run(vaultId, d.id);
+    const exists = sql(db, 'SELECT 1 FROM entities WHERE vault_id = ? AND id = ?').pluck();
+    const insertMention = sql(db, 'INSERT OR REPLACE INTO entity_mentions (vault_id, entity_id, meeting_id, count) VALUES (?, ?, ?, ?)');
+    for (const m of d.mentions) if (exists.get(vaultId, m.id)) insertMention.run(vaultId, m.id, d.id, m.mentions);
+    writeTurns(db, vaultId, d.id, chunks);
+    writeMeetingChunks(db, vaultId, d.id, chunks);
+    sql(db, "INSERT OR REPLACE INTO sync_records (vault_id, resource, id, fingerprint) VALUES (?, 'meeting', ?, ?)").run(vaultId, d.id, d.print);
+  })();
+}
+
+/**
+ * The turns a chunk was packed from, recovered from its "Speaker: text" lines (a line that starts with one
+ * of the chunk's speakers opens a turn). Only the first turn of a chunk knows its time.
+ */
+export function turnsOfChunk(c: StoredChunk): { index: number; speaker: string; text: string; atSeconds: number | null }[] {
+  const turns: { index: number; speaker: string; text: string; atSeconds: number | null }[] = [];
+  const speakers = [...c.speakers].sort((a, b) => b.length - a.length);
+  for (const line of c.text.split('\n')) {
+    const speaker = speakers.find((s) => line.startsWith(`${s}: `));
+    if (speaker || !turns.length) {
+      turns.push({ index: c.turnStart + turns.length, speaker: speaker ?? '', text: speaker ? line.slice(speaker.length + 2) : line, atSeconds: turns.length ? null : c.startSeconds });
+    } else {
+      turns.at(-1)!.text += `\n${line}`;
+    }
+  }
+  return turns;
+}
+
+function writeTurns(db: Db, vaultId: string, meetingId: string, chunks: StoredChunk[]): void {
+  sql(db, 'DELETE FROM transcript_turns WHERE vault_id = ? AND meeting_id = ?').run(vaultId, meetingId);
+  const insert = sql(db, 'INSERT OR REPLACE INTO transcript_turns (vault_id, meeting_id, turn_index, speaker, text, at_seconds) VALUES (?, ?, ?, ?, ?, ?)');
+  for (const c of chunks) for (const t of turnsOfChunk(c)) insert.run(vaultId, meetingId, t.index, t.speaker, t.text, t.atSeconds);
+}

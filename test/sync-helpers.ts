@@ -1,0 +1,132 @@
+/**
+ * Sync test helpers: a "hosted" and a local `vault-tools serve`, tool-by-tool comparison of their answers,
+ * a store dump for "equal to a clean sync", and a fault-injecting proxy.
+ */
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { openDb } from '../src/store/db.js';
+import { callTool, type RunningServer } from './http-helpers.js';
+import { sampleArgs } from './sample-args.js';
+
+export const VAULTS = ['northwind-logistics', 'meridian-health'] as const;
+
+/**
+ * Read tools whose data the API cannot enumerate, so a pull cannot copy it: the mailbox behind
+ * find_email_thread (only thread summaries, 20 at most, are ever returned) and the agent's memory behind
+ * search_agent_memory (search hits only). Both still answer locally from what was done locally.
+ */
+export const NOT_PULLABLE = new Set(['find_email_thread', 'search_agent_memory']);
+
+/**
+ * Base URLs differ between the two listeners, and "now" between two calls (list_calendar's window start is
+ * now minus 45 days, to the millisecond; stored times have no milliseconds); everything else must be equal.
+ */
+function normalize(data: unknown, server: RunningServer): string {
+  return JSON.stringify(data).split(server.url).join('<base>').replace(/"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"/g, '"<now>"');
+}
+
+/** The arguments each comparison uses, made once so both servers get exactly the same ones. */
+export function comparisonArgs(tools: string[]): Map<string, Record<string, unknown>> {
+  const args = new Map<string, Record<string, unknown>>();
+  for (const vault of VAULTS) for (const tool of tools) args.set(`${vault} ${tool}`, sampleArgs(tool, vault));
+  return args;
+}
+
+export async function answersOf(server: RunningServer, key: string, args: Map<string, Record<string, unknown>>): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const [name, body] of args) {
+    {
+      const tool = name.split(' ')[1]!;
+      const res = await callTool(server.url, tool, body, key);
+      out.set(name, `${res.status} ${normalize(res.json(), server)}`);
+    }
+  }
+  return out;
+}
+
+/** Every table a pull writes, rows in a stable order, minus columns that differ by nature (row ids, load times). */
+export function dumpStore(dataDir: string): Record<string, unknown[]> {
+  const db = openDb(dataDir);
+  try {
+    const tables = [
+      'vaults', 'people', 'entities', 'entity_names', 'edges', 'meetings', 'transcript_turns', 'entity_mentions', 'evidence',
+      'conflicts', 'conflict_claims', 'calendar_events', 'milestones', 'tasks', 'plan_steps', 'files', 'briefs', 'sent_emails',
+      'mail_threads', 'artifacts', 'transcript_chunks', 'sync_records',
+    ];
+    const skip = new Set(['loaded_at', 'id@transcript_chunks']);
+    const dump: Record<string, unknown[]> = {};
+    for (const t of tables) {
+      const cols = (db.prepare(`SELECT name FROM pragma_table_info('${t}')`).pluck().all() as string[]).filter((c) => !skip.has(c) && !skip.has(`${c}@${t}`));
+      dump[t] = db.prepare(`SELECT ${cols.join(', ')} FROM ${t} ORDER BY ${cols.join(', ')}`).all();
+    }
+    return dump;
+  } finally {
+    db.close();
+  }
+}
+
+export type Fault = 'drop' | '429' | '500' | 'truncate' | 'slow';
+
+export interface Proxy {
+  url: string;
+  requests: number;
+  faults: Record<Fault, number>;
+  close(): Promise<void>;
+}
+
+/**
+ * A proxy in front of the hosted server that breaks some requests in the ways networks and services do:
+ * `plan(n)` says what to do with the n-th request (undefined: pass it through). `delayMs` slows every answer.
+ */
+export function faultProxy(target: string, plan: (n: number) => Fault | undefined, delayMs = 0): Promise<Proxy> {
+  const t = new URL(target);
+  const proxy: Proxy = { url: '', requests: 0, faults: { drop: 0, '429': 0, '500': 0, truncate: 0, slow: 0 }, close: async () => {} };
+  const server: Server = createServer((req, res) => {
+    const n = ++proxy.requests;
+    const fault = plan(n);
+    if (fault) proxy.faults[fault]++;
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      if (fault === 'drop') return req.socket.destroy();
+      if (fault === '429') {
+        res.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' });
+        return res.end(JSON.stringify({ error: { code: 'rate_limited', message: 'slow down', requestId: 'proxy' } }));
+      }
+      if (fault === '500') {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        return res.end(JSON.stringify({ error: { code: 'internal_error', message: 'injected', requestId: 'proxy' } }));
+      }
+      const upstream = request(
+        { host: t.hostname, port: t.port, method: req.method, path: req.url, headers: { ...req.headers, host: t.host } },
+        (up) => {
+          const body: Buffer[] = [];
+          up.on('data', (c) => body.push(c));
+          up.on('end', () => {
+            const bytes = Buffer.concat(body);
+            const send = () => {
+              res.writeHead(up.statusCode!, { ...up.headers, 'content-length': String(bytes.length) });
+              if (fault === 'truncate') {
+                res.write(bytes.subarray(0, Math.floor(bytes.length / 2)));
+                return req.socket.destroy();
+              }
+              res.end(bytes);
+            };
+            const wait = fault === 'slow' ? 3_000 : delayMs;
+            if (wait) setTimeout(send, wait);
+            else send();
+          });
+        },
+      );
+      upstream.on('error', () => req.socket.destroy());
+      upstream.end(Buffer.concat(chunks));
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      proxy.close = () => new Promise((done) => { server.closeAllConnections(); server.close(() => done()); });
+      resolve(proxy);
+    }),
+  );
+}
