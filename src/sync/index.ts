@@ -5,6 +5,7 @@
  */
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { setMaxListeners } from 'node:events';
 import { sql, type Db } from '../store/db.js';
 import { listOutbox } from '../store/outbox.js';
 import { pullVault, type PullSummary } from './pull.js';
@@ -39,6 +40,8 @@ export interface SyncReport {
 
 export async function runSync(db: Db, options: SyncOptions): Promise<SyncReport> {
   const release = lock(options.dataDir);
+  // Every request in flight listens to the one signal.
+  if (options.signal) setMaxListeners(0, options.signal);
   const started = performance.now();
   const remote = new RemoteClient({ url: options.url, key: options.key, concurrency: options.concurrency, signal: options.signal });
   const report: SyncReport = { pulled: [], dropped: [], errors: [], skipped: [], requests: remote.stats, seconds: 0 };
