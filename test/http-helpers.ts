@@ -11,11 +11,11 @@ export interface RunningServer {
 }
 
 /** `vault-tools serve --http 127.0.0.1:0 --no-stdio …`, resolved once it prints its URL. */
-export function startServer(dataDir: string, extra: string[] = []): Promise<RunningServer> {
+export function startServer(dataDir: string, extra: string[] = [], env: Record<string, string> = {}): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', dataDir, '--http', '127.0.0.1:0', '--no-stdio', ...extra], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off', VAULT_TOOLS_LOG: 'warn' },
+      env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off', VAULT_TOOLS_LOG: 'warn', ...env },
     });
     let err = '';
     let out = '';

@@ -11,6 +11,8 @@ import { createEmbedder } from '../search/embedder/index.js';
 import { startBackgroundIndexing } from '../search/background.js';
 import { selectTools, ToolSelectionError } from '../catalog/select.js';
 import { log } from '../log.js';
+import { resolveRemote } from '../sync/config.js';
+import { startBackgroundSync } from '../sync/background.js';
 import { CliError, openStore, principalFor, resolveDataDir, resolveKey } from './context.js';
 
 export interface ServeOptions {
@@ -26,6 +28,8 @@ export interface ServeOptions {
   readOnly?: boolean;
   tools: string[];
   excludeTools: string[];
+  /** serve only: sync with the configured remote every this many minutes */
+  syncEvery?: string;
 }
 
 const collect = (v: string, acc: string[]) => [...acc, v];
@@ -66,6 +70,7 @@ export async function serveStore(db: Db, dataDir: string, opts: ServeOptions): P
   if (!stdio && !opts.http) {
     throw new CliError('nothing to serve: stdin is a terminal (or --no-stdio). Start it from an MCP client, or add --http [HOST:]PORT.', 2);
   }
+  const syncPlan = parseSyncEvery(dataDir, opts.syncEvery);
   // The embedder loads nothing until it is first asked: queries by meaning, or the background indexer.
   const embedder = createEmbedder();
   let tools;
@@ -102,7 +107,13 @@ export async function serveStore(db: Db, dataDir: string, opts: ServeOptions): P
       `vault-tools: REST API on ${listener.url}${PATHS.index} (OpenAPI ${listener.url}${PATHS.openapi}, MCP ${listener.url}${PATHS.mcp}); send Authorization: Bearer <key>\n`,
     );
   }
-  const indexing = opts.index && process.env.VAULT_TOOLS_INDEX !== 'off' ? startBackgroundIndexing(db, embedder) : undefined;
+  const indexingOn = opts.index && process.env.VAULT_TOOLS_INDEX !== 'off';
+  let indexing = indexingOn ? startBackgroundIndexing(db, embedder) : undefined;
+  const syncing = syncPlan && startBackgroundSync(db, dataDir, syncPlan.remote, syncPlan.minutes, async () => {
+    if (!indexingOn) return;
+    await indexing?.stop(); // a new pass embeds the chunks the pull brought
+    indexing = startBackgroundIndexing(db, embedder);
+  });
   if (stdio) {
     const key = resolveKey(db, dataDir, opts.key);
     principalFor(db, key); // fail now, clearly, if the key is wrong
@@ -114,14 +125,27 @@ export async function serveStore(db: Db, dataDir: string, opts: ServeOptions): P
     });
   }
   log.info('shutting down');
+  await syncing?.stop();
   await indexing?.stop();
   await listener?.close();
   await embedder.close();
   db.close();
 }
 
+/** `--sync-every MINUTES`, checked before anything starts: the remote comes from the environment or `vault-tools remote set`. */
+function parseSyncEvery(dataDir: string, every: string | undefined) {
+  if (every === undefined) return undefined;
+  const minutes = Number(every);
+  if (!(minutes > 0) || minutes > 7 * 24 * 60) throw new CliError(`--sync-every "${every}": expected minutes above 0 (e.g. 15)`, 2);
+  const remote = resolveRemote(dataDir, {});
+  if (typeof remote === 'string') throw new CliError(`--sync-every: ${remote}`, 2);
+  log.info(`syncing with ${remote.url} every ${minutes} min`);
+  return { remote, minutes };
+}
+
 export function register(program: Command): void {
   addServeOptions(program.command('serve').description("serve MCP over stdio (and with --http, the REST API) on the data dir's store"))
+    .option('--sync-every <minutes>', 'sync with the remote (`vault-tools remote set`, or VAULT_TOOLS_REMOTE_URL/_KEY) now and every N minutes')
     .option('--data-dir <dir>', 'data directory (default: $VAULT_TOOLS_HOME or the platform user data dir)')
     .action(async (opts: ServeOptions) => {
       const { dir, why } = resolveDataDir(opts.dataDir);

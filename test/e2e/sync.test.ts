@@ -269,6 +269,30 @@ describe('sync against a second vault-tools on loopback', () => {
     }
   });
 
+  it('serve --sync-every pulls in the background while it answers', async () => {
+    const local = tempDir('vt-local-');
+    cli(['call', 'list_vaults', '--data-dir', local.dir], { env: { ...process.env, ...ENV } });
+    const server = await startServer(local.dir, ['--rate-limit', '0', '--sync-every', '60'], { VAULT_TOOLS_REMOTE_URL: hosted.url, VAULT_TOOLS_REMOTE_KEY: hostedKey, VAULT_TOOLS_LOG: 'info' });
+    try {
+      const key = readKey(local.dir);
+      let vaults: unknown[] = [];
+      for (let i = 0; i < 200 && vaults.length < 2; i++) {
+        const res = await callTool(server.url, 'list_vaults', {}, key);
+        expect(res.status).toBe(200); // answering all along
+        vaults = res.json().data.vaults;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(vaults).toHaveLength(2);
+      for (let i = 0; i < 200 && !/sync with .* 2 vaults pulled/.test(server.stderr()); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(server.stderr()).toMatch(/syncing with http:\/\/127\.0\.0\.1:\d+ every 60 min/);
+      expect(server.stderr()).toMatch(/sync with .*: 0 pushed, 2 vaults pulled/);
+      expect(server.stderr()).not.toContain(hostedKey);
+    } finally {
+      await server.stop();
+      local.cleanup();
+    }
+  });
+
   it('explains a missing remote, a refused key and a wrong URL', () => {
     const local = tempDir('vt-local-');
     try {
