@@ -12,7 +12,7 @@ import { findReachableVault, reachableVaults, type Vault } from '../store/vaults
 import { ServiceError, type ErrorCode } from './errors.js';
 import { makeLinks, type Links } from './links.js';
 import { log } from '../log.js';
-import { appendOutbox, findOutboxEntry } from '../store/outbox.js';
+import { appendOutbox, findOutboxEntry, setOutboxResult } from '../store/outbox.js';
 import type { EmbedderLike } from '../search/vectors.js';
 
 export type InvokeResult =
@@ -93,6 +93,7 @@ export class Service {
         if (earlier) return earlier;
       }
       const now = this.now();
+      let outboxSeq: number | undefined;
       const ctx: ToolContext = {
         db,
         get vault(): Vault {
@@ -113,11 +114,15 @@ export class Service {
             const result = write();
             if (idempotencyKey && findOutboxEntry(db, idempotencyKey)) throw new AlreadyCommitted(); // rolls the write back
             const entry = appendOutbox(db, { vaultId: vault!.id, tool: tool.name, args: rest, result, principal, at: now.toISOString(), idempotencyId: idempotencyKey });
+            outboxSeq = entry.seq;
             return { result, outboxSeq: entry.seq };
           })();
         },
       };
       const data = (await tool.run(args, ctx)) as Record<string, unknown>;
+      // The outbox keeps the tool's whole answer (what a replay returns, and what a push maps ids from), not
+      // just what the write step returned. Until this lands it holds the write's own result.
+      if (outboxSeq !== undefined) setOutboxResult(db, outboxSeq, data);
       return { ok: true, data };
     } catch (err) {
       // The same key committed while this call was running (two requests at once): answer as the first did.

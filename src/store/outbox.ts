@@ -32,6 +32,10 @@ export function appendOutbox(
   return { seq: Number(lastInsertRowid), idempotencyId };
 }
 
+export function setOutboxResult(db: Db, seq: number, result: unknown): void {
+  sql(db, 'UPDATE outbox SET result_json = ? WHERE seq = ?').run(JSON.stringify(result ?? null), seq);
+}
+
 export function findOutboxEntry(db: Db, idempotencyId: string): OutboxEntry | undefined {
   const row = sql(db, 'SELECT * FROM outbox WHERE idempotency_id = ?').get(idempotencyId) as Record<string, any> | undefined;
   return row ? toEntry(row) : undefined;

@@ -25,6 +25,15 @@ const ERROR_RESPONSES = {
   '429': { $ref: '#/components/responses/TooManyRequests' },
 };
 
+/** Writes take an idempotency key: a repeat with the same key answers as the first call did, without running again. */
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: 'A client-chosen id (1–200 visible ASCII characters, a UUID is typical). A write repeated with the same key is not run again; the first answer comes back with `Idempotent-Replayed: true`.',
+  schema: { type: 'string', minLength: 1, maxLength: 200 },
+};
+
 const ok = (schema: unknown, description = 'Success') => ({
   description,
   headers: { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } },
@@ -102,8 +111,13 @@ export function buildOpenApi(tools: readonly Tool[], serverUrl: string): Record<
         tags: [tool.access === 'manager' ? 'actions' : 'knowledge'],
         'x-access': tool.access,
         'x-mcp-annotations': tool.annotations,
+        ...(tool.annotations.readOnlyHint ? {} : { parameters: [IDEMPOTENCY_KEY] }),
         requestBody: { required, content: { 'application/json': { schema: d.inputSchema } } },
-        responses: { '200': ok(wrapData(d.outputSchema)), ...ERROR_RESPONSES },
+        responses: {
+          '200': ok(wrapData(d.outputSchema)),
+          ...ERROR_RESPONSES,
+          ...(tool.annotations.readOnlyHint ? {} : { '409': { $ref: '#/components/responses/Conflict' } }),
+        },
       },
     };
   }
@@ -167,6 +181,7 @@ export function buildOpenApi(tools: readonly Tool[], serverUrl: string): Record<
         Forbidden: errorResponse('No permission: manager-only tool with a member key (forbidden); Host or Origin refused (host_not_allowed, origin_not_allowed)'),
         NotFound: errorResponse('Unknown tool, route, vault (or one the key may not reach), or record'),
         PayloadTooLarge: errorResponse('Body over the size limit (payload_too_large)'),
+        Conflict: errorResponse('The Idempotency-Key was already used for a different call (idempotency_conflict)'),
         TooManyRequests: { ...errorResponse('Rate limit reached (rate_limited); retry after Retry-After seconds'), headers: { 'X-Request-Id': { $ref: '#/components/headers/RequestId' }, 'Retry-After': { schema: { type: 'integer' } } } },
       },
     },

@@ -242,7 +242,10 @@ describe('OpenAPI', () => {
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const tool of tools) {
       const op = doc.paths[`/v1/tools/${tool.name}`].post;
-      expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '403', '404', '413', '429']);
+      const writes = !tool.annotations.readOnlyHint;
+      expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '403', '404', ...(writes ? ['409'] : []), '413', '429']);
+      // Writes take an Idempotency-Key (a repeat answers without running again); reads do not need one.
+      expect((op.parameters ?? []).map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(writes ? ['header:Idempotency-Key'] : []);
     }
     expect(doc.paths['/v1'].get.security).toEqual([]);
   });

@@ -269,6 +269,26 @@ describe('sync against a second vault-tools on loopback', () => {
     }
   });
 
+  it('the REST listener runs a write once per Idempotency-Key, and says so on a replay', async () => {
+    const body = { vault: 'meridian-health', title: 'Idempotency check task' };
+    const headers = { 'idempotency-key': 'f0e1d2c3-0000-4000-8000-000000000001' };
+    const first = await callTool(hosted.url, 'add_task', body, hostedKey, headers);
+    const again = await callTool(hosted.url, 'add_task', body, hostedKey, headers);
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(200);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json().data).toEqual(first.json().data);
+    const tasks = (await callTool(hosted.url, 'list_tasks', { vault: 'meridian-health' }, hostedKey)).json().data.tasks;
+    expect(tasks.filter((t: { title: string }) => t.title === body.title)).toHaveLength(1);
+    const reused = await callTool(hosted.url, 'update_task', { vault: 'meridian-health', identifier: 1, status: 'doing' }, hostedKey, headers);
+    expect(reused.status).toBe(409);
+    expect(reused.json().error.code).toBe('idempotency_conflict');
+    const bad = await callTool(hosted.url, 'add_task', body, hostedKey, { 'idempotency-key': 'has spaces' });
+    expect(bad.status).toBe(400);
+    expect(bad.json().error.message).toMatch(/Idempotency-Key/);
+  });
+
   it('serve --sync-every pulls in the background while it answers', async () => {
     const local = tempDir('vt-local-');
     cli(['call', 'list_vaults', '--data-dir', local.dir], { env: { ...process.env, ...ENV } });
@@ -312,7 +332,7 @@ describe('sync against a second vault-tools on loopback', () => {
       expect(report.pulled).toHaveLength(2);
       // doctor checks the stored remote: reachable with this key; then with a refused key, with the fix.
       const doctor = (dir: string) => JSON.parse(execFileSync(process.execPath, [BIN, 'doctor', '--json', '--data-dir', dir], { encoding: 'utf8', env: { ...process.env, ...ENV } }).toString());
-      const remoteOf = (r: { checks: { name: string }[] }) => r.checks.find((c) => c.name === 'remote') as { ok: boolean; detail: string; fix?: string };
+      const remoteOf = (r: { checks: { name: string; ok: boolean; detail: string; fix?: string }[] }) => r.checks.find((c) => c.name === 'remote');
       expect(remoteOf(doctor(local.dir))).toMatchObject({ ok: true, detail: expect.stringMatching(/takes the key .* reaches 2 vaults/) });
       cli(['remote', 'set', hosted.url, '--key', 'vt_revoked_or_wrong', '--data-dir', local.dir]);
       let failed: { stdout: string; status: number } | undefined;
