@@ -1,13 +1,14 @@
 /**
  * Artifacts: files the action tools produce. Each is written under
  * `<data dir>/artifacts/<vault>/<artifactId>/<file name>`, then recorded in the store (with its outbox
- * entry) in one transaction; a failed render or a failed commit leaves no file behind.
+ * entry) in one transaction; a failed render, a cancelled call or a failed commit leaves no file behind.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { ToolContext } from '../catalog/define.js';
 import { sql } from '../store/db.js';
+import { throwIfCancelled } from '../service/errors.js';
 
 export type ArtifactKind = 'chart' | 'workbook' | 'csv' | 'report';
 
@@ -40,6 +41,8 @@ export async function storeArtifact(
   ctx: ToolContext,
   meta: { kind: ArtifactKind; title: string; fileName: string; mimeType: string },
   write: (absolutePath: string) => Promise<unknown>,
+  /** The tool's name, for the `cancelled` message. */
+  tool = 'the call',
 ): Promise<StoredArtifact & { outboxSeq: number }> {
   const vault = ctx.vault;
   const artifactId = `art_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
@@ -48,6 +51,10 @@ export async function storeArtifact(
   mkdirSync(dirname(absolute), { recursive: true });
   try {
     await write(absolute);
+    // A caller who cancelled while the file was being finished gets nothing stored (the catch below deletes
+    // the file). Once the commit below has run, a cancel comes too late: the artifact exists, and over MCP
+    // the SDK drops the answer (the protocol accepts this race).
+    throwIfCancelled(ctx.signal, tool);
     const sizeBytes = statSync(absolute).size;
     const createdAt = new Date().toISOString();
     const { outboxSeq } = ctx.commit(() => {

@@ -18,6 +18,7 @@ import {
   McpError,
   ReadResourceRequestSchema,
   type CallToolResult,
+  type ServerNotification,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { readFileSync } from 'node:fs';
@@ -61,7 +62,7 @@ export function createMcpServer(service: Service, principal: () => Principal): S
     }),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const requestId = randomUUID();
     let who: Principal;
     try {
@@ -70,12 +71,46 @@ export function createMcpServer(service: Service, principal: () => Principal): S
       const e = err as { code?: string; message: string };
       return errorResult(e.code ?? 'unauthorized', e.message, requestId);
     }
-    const result = await service.invoke(request.params.name, request.params.arguments ?? {}, who);
+    // extra.signal fires on notifications/cancelled for this request, or when the connection closes.
+    const result = await service.invoke(request.params.name, request.params.arguments ?? {}, who, {
+      signal: extra.signal,
+      progress: progressNotifier(request.params._meta?.progressToken, extra.sendNotification),
+    });
+    if (!result.ok && result.code === 'cancelled') log.info(`${request.params.name} cancelled by the client (request ${requestId}); nothing was stored`);
     if (!result.ok) return errorResult(result.code, result.message, requestId);
     return { content: [{ type: 'text', text: JSON.stringify(result.data) }], structuredContent: result.data };
   });
 
   return server;
+}
+
+/** At most one progress notification per this many ms (about 10 a second), plus the final one. */
+const PROGRESS_INTERVAL_MS = 100;
+
+/**
+ * A tool's progress reports as MCP notifications/progress, only when the client asked for them (a
+ * progressToken in the call's _meta). Throttled: an export reports every page of rows, which for a fast
+ * writer is far more often than a client can show. The first report and the one that reaches the total
+ * always go out; `progress` only ever increases, as the protocol requires.
+ */
+function progressNotifier(
+  token: string | number | undefined,
+  send: (notification: ServerNotification) => Promise<void>,
+): ((done: number, total?: number, message?: string) => void) | undefined {
+  if (token === undefined) return undefined;
+  let lastAt = -Infinity;
+  let lastDone = -Infinity;
+  return (done, total, message) => {
+    if (done <= lastDone) return;
+    const now = performance.now();
+    const final = total !== undefined && done >= total;
+    if (!final && now - lastAt < PROGRESS_INTERVAL_MS) return;
+    lastAt = now;
+    lastDone = done;
+    const params = { progressToken: token, progress: done, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) };
+    // A notification that cannot be sent (the client went away) must not fail the tool.
+    send({ method: 'notifications/progress', params }).catch(() => {});
+  };
 }
 
 /** A tool error as MCP wants it: an `isError` result whose text is the service's error body. */

@@ -3,6 +3,7 @@ import { defineTool } from '../define.js';
 import { artifactKind, isoDatetime } from '../shapes.js';
 import { fileNameFor, storeArtifact } from '../../render/artifacts.js';
 import { datasetTable } from '../../render/datasets.js';
+import { RowProgress } from '../../render/progress.js';
 
 const FORMATS = {
   xlsx: { kind: 'workbook', mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' },
@@ -37,6 +38,10 @@ export default defineTool({
     // The writers load on first use: exceljs and pdf-lib stay out of server start-up.
     const writers = await import('../../render/export/index.js');
     const table = datasetTable(ctx.db, ctx.vault, dataset, ctx.now);
+    // Counts rows as the writer pulls them: progress every page of rows, and a cancel stops the export there.
+    const progress = new RowProgress(table.total, { signal: ctx.signal, progress: ctx.progress, what: 'export_report' });
+    progress.start();
+    const tracked = { ...table, rows: progress.track(table.rows) };
     const { kind, mimeType } = FORMATS[format];
     const day = ctx.now.toISOString().slice(0, 10);
     let rows = 0;
@@ -45,8 +50,9 @@ export default defineTool({
       { kind, title: `${table.title} (${day})`, fileName: fileNameFor(`${ctx.vault.name} ${dataset} ${day}`, format), mimeType },
       async (path) => {
         const write = format === 'xlsx' ? writers.writeXlsx : format === 'csv' ? writers.writeCsv : writers.writePdf;
-        rows = (await write(path, table)).rows;
+        rows = (await write(path, tracked)).rows;
       },
+      'export_report',
     );
     return { ...stored, rows };
   },

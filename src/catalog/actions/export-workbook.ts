@@ -52,8 +52,13 @@ export default defineTool({
       ctx,
       { kind: 'workbook', title, fileName: fileNameFor(title, 'xlsx'), mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' },
       async (path) => {
-        totals = await writeWorkbook(path, { title, sheets, sources, provenance: { vault: ctx.vault.name, generatedAt: ctx.now, by: ctx.principal.name } });
+        totals = await writeWorkbook(
+          path,
+          { title, sheets, sources, provenance: { vault: ctx.vault.name, generatedAt: ctx.now, by: ctx.principal.name } },
+          { signal: ctx.signal, progress: ctx.progress, what: 'export_workbook' },
+        );
       },
+      'export_workbook',
     );
     return { artifactId: stored.artifactId, url: stored.url, title, fileName: stored.fileName, mimeType: stored.mimeType, sizeBytes: stored.sizeBytes, sheets: totals.sheets, rows: totals.rows, createdAt: stored.createdAt, outboxSeq: stored.outboxSeq };
   },

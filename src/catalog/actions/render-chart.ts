@@ -32,7 +32,7 @@ export default defineTool({
     const { renderChart, ChartSpecError } = await import('../../render/chart/index.js');
     let chart;
     try {
-      chart = await renderChart(vega_lite_spec, { title });
+      chart = await renderChart(vega_lite_spec, { title, signal: ctx.signal });
     } catch (err) {
       if (err instanceof ChartSpecError) {
         const message = err.path && err.message.startsWith(`${err.path}: `) ? err.message.slice(err.path.length + 2) : err.message;
@@ -44,7 +44,7 @@ export default defineTool({
     const stored = await storeArtifact(ctx, { kind: 'chart', title, fileName: fileNameFor(title, 'png'), mimeType: 'image/png' }, async (path) => {
       const { writeFile } = await import('node:fs/promises');
       await writeFile(path, png);
-    });
+    }, 'render_chart');
     return {
       artifactId: stored.artifactId,
       url: stored.url,

@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { FONT_BOLD_PATH, FONT_FAMILY, FONT_PATH } from '../font.js';
 import { ChartSpecError } from './errors.js';
+import { cancelled, throwIfCancelled } from '../../service/errors.js';
 import { workerSource, type RenderJob, type WorkerInit, type WorkerMessage } from './worker.js';
 
 type Done = Extract<WorkerMessage, { type: 'done' }>;
@@ -84,18 +85,25 @@ function kill(slot: Slot): void {
   void slot.worker.terminate();
 }
 
-/** Runs one job on the shared worker, after the jobs before it. */
-export function runJob(job: Omit<RenderJob, 'id'>, timeoutMs: number): Promise<Done> {
-  const run = queue.then(() => execute({ ...job, id: nextId++ }, timeoutMs));
+/**
+ * Runs one job on the shared worker, after the jobs before it. When `signal` fires (the caller cancelled), a
+ * queued job is skipped and a running one is stopped by terminating the worker: a heavy spec would otherwise
+ * keep a core busy up to the time limit for an answer nobody reads. The next chart starts a fresh worker.
+ */
+export function runJob(job: Omit<RenderJob, 'id'>, timeoutMs: number, signal?: AbortSignal): Promise<Done> {
+  const run = queue.then(() => execute({ ...job, id: nextId++ }, timeoutMs, signal));
   queue = run.catch(() => {});
   return run;
 }
 
-async function execute(job: RenderJob, timeoutMs: number): Promise<Done> {
+async function execute(job: RenderJob, timeoutMs: number, signal?: AbortSignal): Promise<Done> {
+  throwIfCancelled(signal, 'render_chart');
   const slot = current && !current.dead ? current : (current = spawn());
   slot.worker.ref();
+  let onAbort: (() => void) | undefined;
   try {
     await startup(slot);
+    throwIfCancelled(signal, 'render_chart');
     return await new Promise<Done>((resolve, reject) => {
       const timer = setTimeout(() => {
         kill(slot);
@@ -107,6 +115,12 @@ async function execute(job: RenderJob, timeoutMs: number): Promise<Done> {
           ),
         );
       }, timeoutMs);
+      onAbort = () => {
+        clearTimeout(timer);
+        kill(slot);
+        reject(cancelled('render_chart'));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
       slot.settle = (reply) => {
         clearTimeout(timer);
         slot.settle = undefined;
@@ -129,6 +143,7 @@ async function execute(job: RenderJob, timeoutMs: number): Promise<Done> {
       }
     });
   } finally {
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
     if (!slot.dead) slot.worker.unref();
   }
 }

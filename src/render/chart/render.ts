@@ -24,18 +24,19 @@ export interface RenderedChart {
  * Throws ChartSpecError when the spec is refused (colours, external data, limits, invalid Vega-Lite).
  * Identical input gives identical bytes.
  */
-export async function renderChart(spec: unknown, options: { title: string }): Promise<RenderedChart> {
+export async function renderChart(spec: unknown, options: { title: string; signal?: AbortSignal }): Promise<RenderedChart> {
   return renderChartWithLimits(spec, options, CHART_LIMITS);
 }
 
 /** renderChart with other limits (tests use it for a short time limit). */
-export async function renderChartWithLimits(spec: unknown, options: { title: string }, limits: ChartLimits): Promise<RenderedChart> {
+export async function renderChartWithLimits(spec: unknown, options: { title: string; signal?: AbortSignal }, limits: ChartLimits): Promise<RenderedChart> {
   const checked = checkChartSpec(spec, limits);
   const lint = lintChartSpec(checked);
   const prepared = prepareChartSpec(checked, typeof options.title === 'string' ? options.title : String(options.title ?? ''));
   const result = await runJob(
     { spec: prepared.spec, scale: CHART_PIXEL_RATIO, maxWidth: limits.maxWidth, maxHeight: limits.maxHeight, maxPixels: limits.maxPixels },
     limits.timeoutMs,
+    options.signal, // a cancelled call stops the render (see runJob)
   );
   const png = Buffer.from(result.png.buffer, result.png.byteOffset, result.png.byteLength);
   const { width, height } = readPngSize(png);

@@ -5,6 +5,7 @@
  * names the offending place: 'sheets[1].name', 'sheets[0].columns[2].key', 'sheets[0].rows[3].foo'.
  */
 import { writeAtomically } from './atomic.js';
+import { RowProgress, type Tracking } from '../progress.js';
 import type { CellValue, WorkbookInput, WorkbookSheet } from './types.js';
 import { WorkbookError } from './types.js';
 import { MAX_CELL_TEXT, MAX_COLUMNS, MAX_SHEET_ROWS, openWorkbook, writeDataSheet, writeInfoSheet } from './xlsx.js';
@@ -96,15 +97,19 @@ export function validateWorkbook(input: { sheets: WorkbookSheet[] }): void {
   });
 }
 
-export async function writeWorkbook(path: string, input: WorkbookInput): Promise<{ sheets: number; rows: number; bytes: number }> {
+export async function writeWorkbook(path: string, input: WorkbookInput, tracking?: Tracking): Promise<{ sheets: number; rows: number; bytes: number }> {
   validateWorkbook(input);
+  // Progress over all sheets' rows together; a cancel stops at the next page of rows (the partial file is removed).
+  const progress = tracking && new RowProgress(input.sheets.reduce((n, sheet) => n + sheet.rows.length, 0), tracking);
+  progress?.start();
   return writeAtomically(path, async (partial) => {
     const book = await openWorkbook(partial, { title: input.title, creator: input.provenance.by });
     try {
       let rows = 0;
       const counts: string[] = [];
       for (const sheet of input.sheets) {
-        const written = await writeDataSheet(book.workbook, sheet.name, sheet.columns, sheet.rows, sheet.rows.slice(0, 200), {
+        const rowSource = progress ? progress.track(sheet.rows) : sheet.rows;
+        const written = await writeDataSheet(book.workbook, sheet.name, sheet.columns, rowSource, sheet.rows.slice(0, 200), {
           footer: `${input.title}: ${sheet.name}`,
           datesFromNumFmt: true,
         });

@@ -154,7 +154,7 @@ export async function writeDataSheet(
   workbook: WorkbookWriter,
   name: string,
   columns: SheetColumn[],
-  reader: RowReader<Record<string, CellValue>> | Iterable<Record<string, CellValue>>,
+  reader: RowReader<Record<string, CellValue>> | Iterable<Record<string, CellValue>> | AsyncIterable<Record<string, CellValue>>,
   sample: Record<string, CellValue>[],
   options: SheetOptions = {},
 ): Promise<number> {
