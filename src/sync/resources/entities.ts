@@ -98,27 +98,32 @@ function removeEntity(db: Db, vaultId: string, id: string): void {
   sql(db, "DELETE FROM sync_extra WHERE vault_id = ? AND resource = 'entity' AND id = ?").run(vaultId, id);
 }
 
-/** get_entity (with evidence) for each id; each entity's details land in their own transaction. */
+/** Entities whose details land in one transaction: fewer commits, and still small enough to resume from. */
+const DETAILS_BATCH = 100;
+
+/** get_entity (with evidence) for each id, a batch at a time (fetched concurrently, landed in one transaction). */
 export async function pullEntityDetails(ctx: PullContext, ids: readonly string[]): Promise<number> {
   let done = 0;
-  await Promise.all(
-    ids.map(async (id) => {
-      let raw: unknown;
-      try {
-        raw = await ctx.remote.tool('get_entity', { vault: ctx.vaultId, entityId: id, includeEvidence: true });
-      } catch (err) {
-        // Deleted upstream since it was listed: gone here too.
-        if (err instanceof RemoteError && err.status === 404) {
-          ctx.db.transaction(() => removeEntity(ctx.db, ctx.vaultId, id))();
-          return;
-        }
-        throw err;
+  for (let start = 0; start < ids.length; start += DETAILS_BATCH) {
+    const batch = ids.slice(start, start + DETAILS_BATCH);
+    const answers = await Promise.all(
+      batch.map((id) =>
+        ctx.remote.tool('get_entity', { vault: ctx.vaultId, entityId: id, includeEvidence: true }).catch((err) => {
+          // Deleted upstream since it was listed: gone here too.
+          if (err instanceof RemoteError && err.status === 404) return { gone: id };
+          throw err;
+        }),
+      ),
+    );
+    ctx.db.transaction(() => {
+      for (const answer of answers) {
+        if ('gone' in answer && typeof answer.gone === 'string') removeEntity(ctx.db, ctx.vaultId, answer.gone);
+        else for (const record of parseEach(ctx, 'entities', details, [answer])) writeDetails(ctx, record);
       }
-      const [record] = parseEach(ctx, 'entities', details, [raw]);
-      if (record) ctx.db.transaction(() => writeDetails(ctx, record))();
-      ctx.progress('entity details', ++done, ids.length);
-    }),
-  );
+    })();
+    done += batch.length;
+    ctx.progress('entity details', done, ids.length);
+  }
   return done;
 }
 
@@ -126,7 +131,9 @@ function writeDetails(ctx: PullContext, { item: e, extra }: Parsed<z.output<z.Zo
   const { db, vaultId } = ctx;
   upsertCore(db, vaultId, e);
   const exists = sql(db, 'SELECT 1 FROM entities WHERE vault_id = ? AND id = ?').pluck();
-  sql(db, 'DELETE FROM edges WHERE vault_id = ? AND (source_id = ? OR target_id = ?)').run(vaultId, e.id, e.id);
+  // Two statements, not one with OR, so each uses its index (source: the key; target: edges_target).
+  sql(db, 'DELETE FROM edges WHERE vault_id = ? AND source_id = ?').run(vaultId, e.id);
+  sql(db, 'DELETE FROM edges WHERE vault_id = ? AND target_id = ?').run(vaultId, e.id);
   const insertEdge = sql(db, 'INSERT OR REPLACE INTO edges (vault_id, source_id, target_id, relation, weight) VALUES (?, ?, ?, ?, ?)');
   for (const x of e.edges) {
     if (!exists.get(vaultId, x.entityId)) continue; // the other end lands later, and brings this edge with it
