@@ -313,6 +313,23 @@ describe('sync against a second vault-tools on loopback', () => {
     }
   });
 
+  it('drops a synced vault the key no longer reaches, and keeps the rest', async () => {
+    const local = tempDir('vt-local-');
+    try {
+      sync(local.dir, hosted.url, hostedKey);
+      const narrow = JSON.parse(cli(['keys', 'create', '--name', 'northwind only', '--vault', 'northwind-logistics', '--json', '--data-dir', hostedDir.dir])).key as string;
+      const report = JSON.parse(cli(['sync', '--remote', hosted.url, '--remote-key', narrow, '--data-dir', local.dir, '--json'], { env: { ...process.env, ...ENV } }));
+      expect(report.dropped).toEqual(['meridian-health']);
+      expect(report.pulled.map((p: { vaultId: string; mode: string }) => [p.vaultId, p.mode])).toEqual([['northwind-logistics', 'incremental']]);
+      const db = openDb(local.dir);
+      expect(db.prepare('SELECT id FROM vaults').pluck().all()).toEqual(['northwind-logistics']);
+      expect(db.prepare("SELECT count(*) FROM entities WHERE vault_id = 'meridian-health'").pluck().get()).toBe(0);
+      db.close();
+    } finally {
+      local.cleanup();
+    }
+  });
+
   it('explains a missing remote, a refused key and a wrong URL', () => {
     const local = tempDir('vt-local-');
     try {
