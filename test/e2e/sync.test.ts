@@ -100,17 +100,21 @@ describe('sync against a second vault-tools on loopback', () => {
     }
   });
 
-  it('an incremental pull fetches exactly what changed upstream, removals included', async () => {
+  /** A hosted service of a test's own (for tests that change it), and a local data dir synced from it. */
+  async function ownHosted() {
+    const hostedCopy = tempDir('vt-hosted-own-');
     const local = tempDir('vt-local-');
+    cli(['demo', '--data-dir', hostedCopy.dir, '--no-serve']);
+    const key = readKey(hostedCopy.dir);
+    const second = await startServer(hostedCopy.dir, ['--rate-limit', '0']);
+    sync(local.dir, second.url, key);
+    return { hostedCopy, local, key, second, cleanup: async () => { await second.stop(); hostedCopy.cleanup(); local.cleanup(); } };
+  }
+
+  it('an incremental pull fetches exactly what changed upstream, removals included', async () => {
+    const { hostedCopy, local, key, second, cleanup } = await ownHosted();
     const upstream = tempDir('vt-upstream-');
-    const hostedCopy = tempDir('vt-hosted2-');
-    let second: RunningServer | undefined;
     try {
-      // A hosted service of its own, since this test changes it.
-      cli(['demo', '--data-dir', hostedCopy.dir, '--no-serve']);
-      const key = readKey(hostedCopy.dir);
-      second = await startServer(hostedCopy.dir, ['--rate-limit', '0']);
-      sync(local.dir, second.url, key);
 
       // Upstream: extraction of the pending meeting finishes (same fixture, status changed, imported again) …
       cpSync(FIXTURE_DIRS.northwind, upstream.dir, { recursive: true });
@@ -152,20 +156,14 @@ describe('sync against a second vault-tools on loopback', () => {
         clean.cleanup();
       }
     } finally {
-      await second?.stop();
-      for (const d of [local, upstream, hostedCopy]) d.cleanup();
+      await cleanup();
+      upstream.cleanup();
     }
   });
 
   it('local actions land upstream once, even when the push is repeated, and come back from upstream', async () => {
-    const local = tempDir('vt-local-');
-    const hostedCopy = tempDir('vt-hosted3-');
-    let second: RunningServer | undefined;
+    const { hostedCopy, local, key, second, cleanup } = await ownHosted();
     try {
-      cli(['demo', '--data-dir', hostedCopy.dir, '--no-serve']);
-      const key = readKey(hostedCopy.dir);
-      second = await startServer(hostedCopy.dir, ['--rate-limit', '0']);
-      sync(local.dir, second.url, key);
       const call = (tool: string, args: object) => JSON.parse(cli(['call', tool, JSON.stringify(args), '--data-dir', local.dir], { env: { ...process.env, ...ENV } }));
       const task = call('add_task', { vault: 'northwind-logistics', title: 'Confirm the Leeds dock-to-stock week three' });
       call('update_task', { vault: 'northwind-logistics', identifier: task.identifier, status: 'doing' });
@@ -215,8 +213,7 @@ describe('sync against a second vault-tools on loopback', () => {
       expect(call('list_sent_emails', { vault: 'northwind-logistics', to: person.email }).emails.filter((e: { subject: string }) => e.subject === 'Pick rate chart')).toHaveLength(1);
       expect(JSON.parse(cli(['outbox', '--json', '--status', 'failed', '--data-dir', local.dir]))[0].lastError).toMatch(/invalid_arguments/);
     } finally {
-      await second?.stop();
-      for (const d of [local, hostedCopy]) d.cleanup();
+      await cleanup();
     }
   });
 
