@@ -4,10 +4,11 @@
  * The data dir's default owner key (manager, all vaults) lives in `owner.key`, readable by the user alone,
  * so a local `serve` or `call` works without passing a key around.
  */
+import * as crypto from 'node:crypto';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sql, type Db } from '../store/db.js';
+import { cachedRead, sql, type Db } from '../store/db.js';
 import { ServiceError } from '../service/errors.js';
 
 export type Role = 'member' | 'manager';
@@ -43,7 +44,9 @@ function randomKey(): string {
   return out;
 }
 
-export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
+// One-shot crypto.hash (Node ≥ 20.12) costs about half of a Hash object; every request hashes its key.
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
+export const hashKey = (key: string): string => (oneShot ? oneShot('sha256', key, 'hex') : createHash('sha256').update(key).digest('hex'));
 
 export function createKey(
   db: Db,
@@ -111,25 +114,39 @@ export function revokeKey(db: Db, id: string): KeyInfo {
   return info;
 }
 
+/**
+ * The key row and grants behind a key hash, read once per store version (every REST request and MCP call
+ * authenticates): a key created, revoked or re-granted, here or by another process, is seen at once.
+ */
+function keyRecord(db: Db, hash: string): { row: KeyRow; principal: Principal } | undefined {
+  return cachedRead(db, `key:${hash}`, () => {
+    const row = sql(db, 'SELECT * FROM api_keys WHERE key_hash = ?').get(hash) as KeyRow | undefined;
+    if (!row) return undefined;
+    const info = toInfo(db, row);
+    const principal: Principal = {
+      keyId: row.id,
+      name: row.name,
+      role: row.role,
+      allVaults: info.vaults === '*',
+      vaultIds: new Set(info.vaults === '*' ? [] : info.vaults),
+    };
+    return { row, principal: Object.freeze(principal) };
+  });
+}
+
 /** The principal behind a key string, or 401. The message never echoes the key. */
 export function authenticate(db: Db, key: string | undefined, now = new Date()): Principal {
   if (!key) {
     throw new ServiceError('unauthorized', 'No key given. Pass a key (--key, VAULT_TOOLS_KEY, or `Authorization: Bearer <key>`); `vault-tools keys create` makes one.');
   }
-  const row = sql(db, 'SELECT * FROM api_keys WHERE key_hash = ?').get(hashKey(key.trim())) as KeyRow | undefined;
-  if (!row) throw new ServiceError('unauthorized', 'The key is not valid for this store. `vault-tools keys list` shows the keys it knows.');
+  const record = keyRecord(db, hashKey(key.trim()));
+  if (!record) throw new ServiceError('unauthorized', 'The key is not valid for this store. `vault-tools keys list` shows the keys it knows.');
+  const { row, principal } = record;
   if (row.revoked_at) throw new ServiceError('unauthorized', `The key ${row.key_prefix}… was revoked at ${row.revoked_at}.`);
   if (row.expires_at && Date.parse(row.expires_at) <= now.getTime()) {
     throw new ServiceError('unauthorized', `The key ${row.key_prefix}… expired at ${row.expires_at}.`);
   }
-  const info = toInfo(db, row);
-  return {
-    keyId: row.id,
-    name: row.name,
-    role: row.role,
-    allVaults: info.vaults === '*',
-    vaultIds: new Set(info.vaults === '*' ? [] : info.vaults),
-  };
+  return principal;
 }
 
 /** The data dir's owner key, created (manager, all vaults) on first use; `created` tells the caller to show it once. */

@@ -97,3 +97,54 @@ export function sql(db: Db, text: string): Database.Statement {
   if (!stmt) cache.set(text, (stmt = db.prepare(text)));
   return stmt;
 }
+
+/**
+ * A token that changes whenever what this connection reads may have changed: another connection (another
+ * process included) committed (`PRAGMA data_version`), or this connection wrote anything (`total_changes()`,
+ * which counts every row an INSERT, UPDATE or DELETE touched, triggers included, even when rolled back).
+ * Equal tokens mean the store reads exactly as before.
+ *
+ * `PRAGMA data_version` opens a read transaction (two lock syscalls: most of the cost); it is read once per
+ * turn of the event loop (and at least every millisecond), so the cached reads of the requests handled in
+ * one turn share it. A commit by another process during that turn is seen from the next one, as if those
+ * requests had run a moment earlier. This connection's own writes are seen at once: total_changes() is read
+ * every time, and costs no read transaction.
+ */
+export function storeVersion(db: Db): string {
+  return `${dataVersion(db)}:${sql(db, 'SELECT total_changes()').pluck().get() as number}`;
+}
+
+let turn: { at: number; versions: Map<Db, number> } | undefined;
+function dataVersion(db: Db): number {
+  const now = performance.now();
+  if (!turn || now - turn.at > 1) {
+    const current = (turn = { at: now, versions: new Map() });
+    setImmediate(() => {
+      if (turn === current) turn = undefined;
+    }).unref();
+  }
+  let v = turn.versions.get(db);
+  if (v === undefined) turn.versions.set(db, (v = sql(db, 'PRAGMA data_version').pluck().get() as number));
+  return v;
+}
+
+const MAX_CACHED_READS = 1000;
+const cachedReads = new WeakMap<Db, Map<string, { version: string; value: unknown }>>();
+
+/**
+ * `compute()`, reused until the store changes (see storeVersion): for reads every request repeats, such as
+ * the key behind a bearer token or a vault's counts. Never stale: a write anywhere (this process or another)
+ * invalidates every entry. Callers must not mutate the value they get.
+ */
+export function cachedRead<T>(db: Db, key: string, compute: () => T): T {
+  let cache = cachedReads.get(db);
+  if (!cache) cachedReads.set(db, (cache = new Map()));
+  const version = storeVersion(db);
+  const hit = cache.get(key);
+  if (hit && hit.version === version) return hit.value as T;
+  const value = compute();
+  if (cache.size >= MAX_CACHED_READS) cache.clear();
+  // Tagged with the version read before computing: if a write landed in between, the next call recomputes.
+  cache.set(key, { version, value });
+  return value;
+}

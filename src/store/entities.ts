@@ -1,5 +1,5 @@
 /** Entities (findings), their names, edges, evidence and mentions. */
-import { json, sql, type Db } from './db.js';
+import { cachedRead, json, sql, type Db } from './db.js';
 import type { ENTITY_SOURCES, ENTITY_TYPES } from '../fixtures/schema.js';
 
 export type EntityType = (typeof ENTITY_TYPES)[number];
@@ -80,8 +80,10 @@ function filterSql(f: FindingFilter): string {
     .join(' AND ');
 }
 
+/** Findings matching a filter: a count over the vault's index entries (every page reports it), so read once per store version. */
 export function countFindings(db: Db, vaultId: string, f: FindingFilter): number {
-  return sql(db, `SELECT count(*) FROM entities e WHERE ${filterSql(f)}`).pluck().get({ vault: vaultId, ...f }) as number;
+  const key = `countFindings:${JSON.stringify([vaultId, f.type ?? null, f.source ?? null, f.meetingId ?? null])}`;
+  return cachedRead(db, key, () => sql(db, `SELECT count(*) FROM entities e WHERE ${filterSql(f)}`).pluck().get({ vault: vaultId, ...f }) as number);
 }
 
 export function pageFindings(

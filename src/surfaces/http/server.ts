@@ -87,7 +87,7 @@ async function handle(
   try {
     checkHostAndOrigin(req, policy);
     if (applyCors(req, res, policy)) return;
-    const path = new URL(req.url ?? '/', 'http://local').pathname;
+    const path = pathOf(req.url ?? '/');
     const match = matchRoute(req.method ?? 'GET', path);
     if (match.kind === 'no-route') throw new ServiceError('route_not_found', `No route ${req.method} ${path}. The API index is GET /v1.`);
     if (match.kind === 'no-method') {
@@ -124,3 +124,8 @@ function bearer(req: IncomingMessage): string | undefined {
   return m[1];
 }
 
+/** The path of a request target: as is when it is a plain path (the usual case), else what URL makes of it (dot segments, query). */
+const PLAIN_PATH = /^\/(?!\/)[A-Za-z0-9_\-/]*$/;
+function pathOf(target: string): string {
+  return PLAIN_PATH.test(target) ? target : new URL(target, 'http://local').pathname;
+}
