@@ -7,7 +7,6 @@ import { loadSqlite, openDb, SCHEMA_VERSION, storePath } from '../store/db.js';
 import { FIXTURES_DIR, PACKAGE_VERSION } from '../package-info.js';
 import { resolveDataDir } from './context.js';
 import { resolveRemote, storedRemote } from '../sync/config.js';
-import { RemoteAuthError, RemoteClient } from '../sync/remote.js';
 
 interface Check {
   name: string;
@@ -110,6 +109,7 @@ async function remoteCheck(dataDir: string): Promise<Check> {
       ? { name: 'remote', ok: false, detail: remote, fix: 'vault-tools remote set URL --key KEY' }
       : { name: 'remote', ok: true, detail: 'no remote configured (sync is optional)' };
   }
+  const { RemoteAuthError, RemoteClient } = await import('../sync/remote.js');
   const client = new RemoteClient({ url: remote.url, key: remote.key, attempts: 2, timeoutMs: 5000 });
   try {
     const data = await client.tool<{ vaults?: unknown[] }>('list_vaults', {});

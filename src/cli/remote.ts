@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { forgetRemote, saveRemote, storedRemote } from '../sync/config.js';
-import { parseRemoteUrl } from '../sync/remote.js';
+import { forgetRemote, parseRemoteUrl, saveRemote, storedRemote } from '../sync/config.js';
 import { CliError, resolveDataDir } from './context.js';
 import { mkdirSync } from 'node:fs';
 

@@ -12,7 +12,6 @@ import { startBackgroundIndexing } from '../search/background.js';
 import { selectTools, ToolSelectionError } from '../catalog/select.js';
 import { log } from '../log.js';
 import { resolveRemote } from '../sync/config.js';
-import { startBackgroundSync } from '../sync/background.js';
 import { CliError, openStore, principalFor, resolveDataDir, resolveKey } from './context.js';
 
 export interface ServeOptions {
@@ -109,7 +108,8 @@ export async function serveStore(db: Db, dataDir: string, opts: ServeOptions): P
   }
   const indexingOn = opts.index && process.env.VAULT_TOOLS_INDEX !== 'off';
   let indexing = indexingOn ? startBackgroundIndexing(db, embedder) : undefined;
-  const syncing = syncPlan && startBackgroundSync(db, dataDir, syncPlan.remote, syncPlan.minutes, async () => {
+  // The sync engine (and undici) loads only when asked for.
+  const syncing = syncPlan && (await import('../sync/background.js')).startBackgroundSync(db, dataDir, syncPlan.remote, syncPlan.minutes, async () => {
     if (!indexingOn) return;
     await indexing?.stop(); // a new pass embeds the chunks the pull brought
     indexing = startBackgroundIndexing(db, embedder);

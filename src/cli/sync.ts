@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { runSync, syncStatus, type SyncReport } from '../sync/index.js';
+import type { SyncReport, syncStatus } from '../sync/index.js';
 import { resolveRemote } from '../sync/config.js';
-import { RemoteAuthError } from '../sync/remote.js';
 import { CliError, openStore, resolveDataDir } from './context.js';
 import { progressPrinter } from './progress.js';
 
@@ -35,6 +34,9 @@ export function register(program: Command): void {
     .action(async (opts: SyncFlags) => {
       const { dir, why } = resolveDataDir(opts.dataDir);
       const db = openStore(dir, why);
+      // Loaded here, not at start-up: every other command (and MCP's cold start) would pay for undici.
+      const { runSync, syncStatus } = await import('../sync/index.js');
+      const { RemoteAuthError } = await import('../sync/remote.js');
       try {
         if (opts.status) return printStatus(syncStatus(db), opts.json);
         if (opts.pullOnly && opts.pushOnly) throw new CliError('--pull-only and --push-only exclude each other', 2);

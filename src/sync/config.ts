@@ -55,3 +55,15 @@ export function resolveRemote(dataDir: string, options: { remote?: string; remot
   if (!key) return `no key for ${url}: pass --remote-key KEY, set VAULT_TOOLS_REMOTE_KEY, or run \`vault-tools remote set ${url} --key KEY\``;
   return { url, key, urlFrom, keyFrom };
 }
+
+/** The origin and the path before `/v1` of a remote URL; throws a sentence when it is not an http(s) URL. */
+export function parseRemoteUrl(url: string): { origin: string; basePath: string } {
+  let base: URL;
+  try {
+    base = new URL(url);
+  } catch {
+    throw new Error(`the remote URL "${url}" is not a URL (expected e.g. https://vault.example.com or http://127.0.0.1:8787)`);
+  }
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error(`the remote URL must be http(s), got "${url}"`);
+  return { origin: base.origin, basePath: base.pathname.replace(/\/+$/, '').replace(/\/v1$/, '') };
+}

@@ -8,6 +8,7 @@
 import { Pool, errors as undiciErrors } from 'undici';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PACKAGE_VERSION } from '../package-info.js';
+import { parseRemoteUrl } from './config.js';
 
 export interface RemoteOptions {
   /** Base URL of the service, with or without the trailing `/v1`. */
@@ -156,18 +157,6 @@ export class RemoteClient {
     if (next) next();
     else this.active--;
   }
-}
-
-/** The origin and the path before `/v1` of a remote URL; throws a sentence when it is not an http(s) URL. */
-export function parseRemoteUrl(url: string): { origin: string; basePath: string } {
-  let base: URL;
-  try {
-    base = new URL(url);
-  } catch {
-    throw new Error(`the remote URL "${url}" is not a URL (expected e.g. https://vault.example.com or http://127.0.0.1:8787)`);
-  }
-  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error(`the remote URL must be http(s), got "${url}"`);
-  return { origin: base.origin, basePath: base.pathname.replace(/\/+$/, '').replace(/\/v1$/, '') };
 }
 
 function parseJson(bytes: Buffer, what: string): unknown {

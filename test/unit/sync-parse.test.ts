@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { optionalString, orDefault, parseEach, stringList } from '../../src/sync/resources/common.js';
 import { turnsOfChunk } from '../../src/sync/resources/meetings.js';
-import { parseRemoteUrl, retryAfterMs } from '../../src/sync/remote.js';
+import { retryAfterMs } from '../../src/sync/remote.js';
+import { parseRemoteUrl } from '../../src/sync/config.js';
 
 describe('parseEach', () => {
   const shape = { id: z.string(), name: z.string(), aliases: stringList, note: optionalString, weight: orDefault(z.number(), 1) };
