@@ -1,67 +1,60 @@
 /**
- * `npm run bench:rest`: requests/second of `POST /v1/tools/stats` on `vault-tools serve --http` against a
- * bare node:http server answering a fixed JSON body, both in their own process, loaded by autocannon
- * with the same connections and duration in one run. Prints both and the ratio.
+ * REST throughput: `POST /v1/tools/stats` on `vault-tools serve --http` (rate limit off, no background
+ * indexing) against a bare node:http server answering the same bytes, each in its own process, loaded by
+ * autocannon in this process with the same settings. Rounds alternate between the two servers.
  */
 import autocannon from 'autocannon';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { ROOT } from './lib/synth.js';
+import { BIN, startHttp } from './lib/procs.js';
+import { row, type Row } from './lib/report.js';
+import { benchVault, vaultSize, type BenchContext } from './lib/context.js';
 
-const BIN = resolve(import.meta.dirname, '..', 'bin', 'vault-tools.js');
+const BARE = join(ROOT, 'bench', 'servers', 'bare-http.cjs');
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 
-const BARE = `
-const body = JSON.stringify({ data: { vault: { id: 'northwind-logistics', name: 'Northwind Logistics' }, entities: { total: 72 } } });
-require('node:http').createServer((req, res) => {
-  req.resume();
-  req.on('end', () => { res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }); res.end(body); });
-}).listen(0, '127.0.0.1', function () { process.stderr.write('listening http://127.0.0.1:' + this.address().port + '\\n'); });
-`;
-
-function started(child: ChildProcess): Promise<string> {
-  return new Promise((done, fail) => {
-    let err = '';
-    child.stderr!.on('data', (d) => {
-      err += d;
-      const m = /(http:\/\/127\.0\.0\.1:\d+)/.exec(err);
-      if (m) done(m[1]!);
-    });
-    child.once('exit', (code) => fail(new Error(`exited ${code}: ${err}`)));
-  });
+async function load(url: string, headers: Record<string, string>, body: string, seconds: number) {
+  const r = await autocannon({ url, method: 'POST', headers, body, connections: CONNECTIONS, duration: seconds });
+  if (r.errors || r.non2xx) throw new Error(`${url}: ${r.errors} errors, ${r.non2xx} non-2xx answers under load`);
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
 }
 
-async function load(url: string, headers: Record<string, string>): Promise<{ rps: number; p50: number; p99: number; errors: number; non2xx: number }> {
-  const r = await autocannon({ url, method: 'POST', headers, body: JSON.stringify({ vault: 'northwind-logistics' }), connections: CONNECTIONS, duration: DURATION });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
-}
-
-const dir = mkdtempSync(join(tmpdir(), 'vt-bench-rest-'));
-const children: ChildProcess[] = [];
-try {
-  execFileSync(process.execPath, [BIN, 'demo', '--data-dir', dir, '--no-serve'], { stdio: 'ignore' });
-  const key = readFileSync(join(dir, 'owner.key'), 'utf8').trim();
-  const ours = spawn(process.execPath, [BIN, 'serve', '--data-dir', dir, '--http', '127.0.0.1:0', '--no-stdio', '--rate-limit', '0', '--no-index'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const bare = spawn(process.execPath, ['-e', BARE], { stdio: ['ignore', 'ignore', 'pipe'] });
-  children.push(ours, bare);
-  const [oursUrl, bareUrl] = await Promise.all([started(ours), started(bare)]);
-  const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
-  await load(`${oursUrl}/v1/tools/stats`, headers); // warm-up, discarded
-  const a = await load(`${oursUrl}/v1/tools/stats`, headers);
-  const b = await load(`${bareUrl}/`, headers);
-  const line = (name: string, r: typeof a) =>
-    `${name.padEnd(34)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  errors ${r.errors}  non-2xx ${r.non2xx}`;
-  process.stdout.write(
-    [
-      `autocannon: ${CONNECTIONS} connections, ${DURATION} s each, loopback, one run`,
-      line('vault-tools POST /v1/tools/stats', a),
-      line('bare node:http fixed JSON', b),
-      `ratio: ${((a.rps / b.rps) * 100).toFixed(1)}% of the bare server`,
-    ].join('\n') + '\n',
-  );
-} finally {
-  for (const c of children) c.kill('SIGTERM');
-  rmSync(dir, { recursive: true, force: true });
+export async function restThroughput(ctx: BenchContext): Promise<Row[]> {
+  const vault = benchVault(ctx);
+  const seconds = ctx.small ? 3 : 10;
+  const rounds = ctx.small ? 1 : 2;
+  const ours = await startHttp([BIN, 'serve', '--data-dir', ctx.dir, '--http', '127.0.0.1:0', '--no-stdio', '--rate-limit', '0', '--no-index']);
+  try {
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${ctx.manifest.ownerKey}` };
+    const body = JSON.stringify({ vault: vault.id });
+    const answer = await fetch(`${ours.url}/v1/tools/stats`, { method: 'POST', headers, body });
+    if (!answer.ok) throw new Error(`stats answered ${answer.status}: ${await answer.text()}`);
+    const bare = await startHttp([BARE], { ...process.env, BENCH_BODY: await answer.text() });
+    try {
+      await load(`${ours.url}/v1/tools/stats`, headers, body, 2); // warm-up, discarded
+      await load(`${bare.url}/`, headers, body, 1);
+      const a: number[] = [];
+      const b: number[] = [];
+      for (let r = 0; r < rounds; r++) {
+        a.push((await load(`${ours.url}/v1/tools/stats`, headers, body, seconds)).rps);
+        b.push((await load(`${bare.url}/`, headers, body, seconds)).rps);
+      }
+      const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+      return [
+        row({
+          metric: 'rest.stats.rps',
+          value: mean(a),
+          unit: 'req/s',
+          reference: { what: 'bare node:http, same body', value: mean(b) },
+          size: `${vaultSize(vault)}; autocannon ${CONNECTIONS} connections, ${rounds} × ${seconds} s each`,
+          target: '≥ 0.5× reference',
+          minRatio: 0.5,
+        }),
+      ];
+    } finally {
+      await bare.stop();
+    }
+  } finally {
+    await ours.stop();
+  }
 }
