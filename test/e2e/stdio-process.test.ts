@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cli, cliFails, demoStore, tempDir, type DemoStore } from '../helpers.js';
+import { SCHEMA_VERSION } from '../../src/store/db.js';
 
 
 let store: DemoStore;
@@ -257,7 +258,7 @@ describe('doctor', () => {
     const report = JSON.parse(cli(['doctor', '--json', '--data-dir', store.dir]));
     expect(report.ok).toBe(true);
     expect(report.checks.map((c: { name: string }) => c.name)).toEqual(['node', 'sqlite', 'sqlite-vec', 'data dir', 'store', 'embedder', 'fixtures', 'remote']);
-    expect(report.checks.find((c: { name: string }) => c.name === 'store').detail).toMatch(/^schema 2\/2, integrity ok, 2 vaults/);
+    expect(report.checks.find((c: { name: string }) => c.name === 'store').detail).toMatch(new RegExp(`^schema ${SCHEMA_VERSION}/${SCHEMA_VERSION}, integrity ok, 2 vaults`));
     const { dir, cleanup } = tempDir();
     try {
       const file = join(dir, 'a-file');
