@@ -67,6 +67,11 @@ export class Service {
     return [...this.tools.values()];
   }
 
+  /** The tool of that name, when this service offers it. */
+  tool(name: string): Tool | undefined {
+    return this.tools.get(name);
+  }
+
   /** A call by name, among the tools this service offers. */
   async invoke(name: string, rawArgs: unknown, principal: Principal, options: CallOptions = {}): Promise<InvokeResult> {
     const tool = this.tools.get(name);

@@ -83,12 +83,15 @@ const ROUTES: Route[] = [
     auth: true,
     handle: async (req, res, ctx) => {
       const name = ctx.params.tool_name!;
-      if (!ctx.service.listTools().some((t) => t.name === name)) {
+      const tool = ctx.service.tool(name);
+      if (!tool) {
         req.resume(); // the body of an unknown tool is not worth reading
         return sendError(res, 'tool_not_found', `No tool "${name}". GET ${PATHS.tools} lists them.`);
       }
       const idempotencyKey = idempotencyKeyOf(req);
       const args = await readJsonObject(req, ctx.maxBodyBytes);
+      // Reads answer in milliseconds and change nothing: only writes (exports, charts…) are worth cancelling.
+      if (tool.annotations.readOnlyHint) return sendResult(res, await ctx.service.call(tool, args, ctx.principal));
       // A client that hangs up before the answer cancels the call (a long export stops and stores nothing).
       // The response's 'close' is the signal: the request's own 'close' also fires once its body has been read.
       const abort = new AbortController();
@@ -97,7 +100,7 @@ const ROUTES: Route[] = [
       };
       res.on('close', onClose);
       try {
-        const result = await ctx.service.invoke(name, args, ctx.principal, { idempotencyKey, signal: abort.signal });
+        const result = await ctx.service.call(tool, args, ctx.principal, { idempotencyKey, signal: abort.signal });
         if (!result.ok && result.code === 'cancelled') log.info(`${name} cancelled: the client closed request ${ctx.requestId} before the answer; nothing was stored`);
         sendResult(res, result);
       } finally {
