@@ -143,6 +143,7 @@ async function main() {
       }
     }
   }
+  lines.push('\n(ms/query: search keeps query vectors in an LRU, so after "vectors alone" the hybrid rows reuse them; latency is measured by bench:search-scale)');
   const size = statSync(join(CACHE, 'vault-tools.db')).size;
   lines.push(`\nstore: ${(size / 1e6).toFixed(1)} MB (${db.prepare('SELECT count(*) FROM transcript_chunks').pluck().get()} chunks)`);
   process.stdout.write(`${lines.join('\n')}\n`);

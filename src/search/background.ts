@@ -1,22 +1,41 @@
 /**
- * Indexing while serving: vectors for chunks that lack them are built in the background (the model runs
- * in a worker thread; each batch is one short write transaction), so tool calls never wait on it.
+ * Indexing while serving: word indexes of vaults that lack one (after the upgrade that split the word index
+ * per vault), then vectors for chunks that lack them, are built in the background (the model runs in a worker
+ * thread; each batch is one short write transaction), so tool calls never wait on it.
  */
 import type { Db } from '../store/db.js';
 import { hasVectorExtension, vectorExtensionError } from '../store/db.js';
 import { log } from '../log.js';
 import { indexPending, type EmbedderLike } from './vectors.js';
+import { ensureWordIndex, vaultsWithChunks } from './word-index.js';
+
+/**
+ * Builds the word index of every vault that lacks one (a store upgraded from the shared index, see
+ * word-index.ts), one vault at a time with a turn of the event loop between vaults, so requests interleave.
+ * A search of a vault not reached yet builds its index itself.
+ */
+async function buildWordIndexes(db: Db, signal: AbortSignal): Promise<void> {
+  for (const v of vaultsWithChunks(db)) {
+    if (signal.aborted) return;
+    ensureWordIndex(db, v);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
 
 export function startBackgroundIndexing(db: Db, embedder: EmbedderLike): { stop(): Promise<void> } {
   const controller = new AbortController();
-  if (!hasVectorExtension(db)) {
-    log.warn(`vector search is off (sqlite-vec did not load: ${vectorExtensionError()}); transcripts are searched by words`);
-    return { stop: async () => {} };
-  }
+  const vectors = hasVectorExtension(db);
+  if (!vectors) log.warn(`vector search is off (sqlite-vec did not load: ${vectorExtensionError()}); transcripts are searched by words`);
   const started = Date.now();
   const run = (async () => {
     // Let start-up and the client's first requests go first.
     await new Promise((resolve) => setTimeout(resolve, 1000).unref());
+    try {
+      await buildWordIndexes(db, controller.signal);
+    } catch (err) {
+      if (!controller.signal.aborted) log.warn('building the word index failed; searches build it on demand', err);
+    }
+    if (!vectors || controller.signal.aborted) return;
     try {
       const result = await indexPending(db, embedder, { signal: controller.signal, batchSize: 16 });
       if (result.total) {

@@ -1,14 +1,15 @@
 /**
  * Retrieval chunks of a meeting, kept in the store: built from its turns when a meeting is imported or
- * synced, and indexed for words at once (FTS5, by trigger). Vectors follow in the background, and only
+ * synced, and indexed for words at once (the vault's FTS5 table, by trigger). Vectors follow in the background, and only
  * for chunks whose text (content hash) has no vector yet.
  */
 import { createHash } from 'node:crypto';
 import { json, sql, type Db } from '../store/db.js';
 import { turnsOf } from '../store/meetings.js';
-import { CHUNK_MAX_CHARS, CHUNK_TARGET_CHARS, chunkTurns } from './chunking.js';
+import { CHUNK_MAX_CHARS, CHUNK_TARGET_CHARS, chunkTurns, type Chunk } from './chunking.js';
+import { ensureWordIndex } from './word-index.js';
 
-/** A one-token tag per vault for the word index (`vault_token:v…` in a MATCH), so BM25 reads one vault's postings. */
+/** A one-token tag per vault: names the vault's word index table and its triggers (see word-index.ts). */
 export const vaultToken = (vaultId: string) => `v${createHash('sha1').update(vaultId).digest('hex').slice(0, 16)}`;
 
 export const contentHash = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -33,20 +34,15 @@ export function indexMeetingChunks(db: Db, vaultId: string, meetingId: string): 
   return writeMeetingChunks(db, vaultId, meetingId, chunks);
 }
 
-export interface StoredChunk {
-  index: number;
-  turnStart: number;
-  turnEnd: number;
-  speakers: string[];
-  startSeconds: number | null;
-  text: string;
-}
+/** A chunk as stored: built here by chunkTurns, or pulled as it is by sync. */
+export type StoredChunk = Chunk;
 
 /**
  * Replaces a meeting's chunks with these (built here, or pulled as they are from upstream by sync); the word
  * index follows by trigger, vectors come back from the embedding cache for unchanged text.
  */
 export function writeMeetingChunks(db: Db, vaultId: string, meetingId: string, chunks: readonly StoredChunk[]): number {
+  ensureWordIndex(db, vaultId); // its triggers then index these rows (a vault's first chunks create it)
   sql(db, 'DELETE FROM transcript_chunks WHERE vault_id = ? AND meeting_id = ?').run(vaultId, meetingId);
   const insert = sql(
     db,

@@ -488,4 +488,25 @@ CREATE TABLE sync_id_map (
   PRIMARY KEY (vault_id, kind, local_id)
 ) WITHOUT ROWID;
 `,
+  /* 4: transcript search at scale (docs/search.md). The shared word index of migration 2 is split into one FTS5
+     table per vault (transcript_words_v…, built with its own triggers by src/search/word-index.ts from the stored
+     chunks when the vault is first written or searched, or by serve's background pass); chunks are untouched.
+     The vector table becomes sign bits (src/search/vectors.ts converts it from the embedding cache), and each
+     embedded chunk's vector is kept by chunk id as float16 for re-scoring, deleted with its chunk. Search filters
+     get an index that covers them. */ `
+DROP TRIGGER IF EXISTS transcript_chunks_ai;
+DROP TRIGGER IF EXISTS transcript_chunks_ad;
+DROP TABLE IF EXISTS transcript_chunks_fts;
+CREATE TABLE chunk_vector_floats (
+  chunk_id INTEGER PRIMARY KEY,      -- a chunk with a row in chunk_embeddings
+  vector BLOB NOT NULL               -- float16 (little-endian) × dims of the vector index's embedder
+);
+CREATE TRIGGER transcript_chunks_ad AFTER DELETE ON transcript_chunks BEGIN
+  DELETE FROM chunk_embeddings WHERE chunk_id = old.id;
+  DELETE FROM chunk_vector_floats WHERE chunk_id = old.id;
+END;
+-- Search filters (meeting, speaker) read this index instead of the chunk rows; it replaces (vault_id, meeting_id).
+CREATE INDEX transcript_chunks_filters ON transcript_chunks(vault_id, meeting_id, speakers_json);
+DROP INDEX IF EXISTS transcript_chunks_meeting;
+`,
 ];

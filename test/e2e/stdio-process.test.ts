@@ -101,7 +101,7 @@ describe('demo and import', () => {
     try {
       const dump = () => {
         const db = new Database(join(dir, 'vault-tools.db'), { readonly: true });
-        const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '%fts%' AND name NOT IN ('api_keys', 'api_key_vaults') ORDER BY name").pluck().all() as string[];
+        const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '%fts%' AND name NOT LIKE 'transcript_words_%' AND name NOT IN ('api_keys', 'api_key_vaults') ORDER BY name").pluck().all() as string[];
         const out = tables.map((t) => JSON.stringify(db.prepare(`SELECT * FROM "${t}" ORDER BY 1, 2`).all()));
         db.close();
         return out;

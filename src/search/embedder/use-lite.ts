@@ -38,6 +38,8 @@ type Done = Extract<UseLiteWorkerMessage, { type: 'done' }>;
 interface Slot {
   worker: Worker;
   ready: Promise<void>;
+  /** The model has loaded: a batch is posted at once, in the caller's turn (see runBatch). */
+  loaded: boolean;
   dead: boolean;
   /** Batches in flight, by job id. */
   pending: Map<number, (reply: Done | Error) => void>;
@@ -111,7 +113,10 @@ export class UseLiteEmbedder implements Embedder {
     slot.active++;
     slot.worker.ref();
     try {
-      await abortable(this.startup(slot), signal);
+      // Once the model is loaded the batch is posted synchronously, before embed() returns its promise: a caller
+      // that goes on with other work (search runs BM25 meanwhile) overlaps it with the embedding. Awaiting even a
+      // settled startup first would postpone the post until that caller's work is done.
+      if (!slot.loaded) await abortable(this.startup(slot), signal);
       // If the caller aborts, the batch still finishes in the worker (it takes seconds at most); its result is dropped.
       const reply = await abortable(
         new Promise<Done | Error>((resolve) => {
@@ -143,6 +148,7 @@ export class UseLiteEmbedder implements Embedder {
     let failed!: (e: Error) => void;
     const slot: Slot = {
       worker,
+      loaded: false,
       dead: false,
       pending: new Map(),
       active: 0,
@@ -155,6 +161,7 @@ export class UseLiteEmbedder implements Embedder {
     worker.on('message', (msg: UseLiteWorkerMessage) => {
       if (msg.type === 'ready') {
         this.lastLoadMs = msg.loadMs;
+        slot.loaded = true;
         ready();
       } else if (msg.type === 'fatal') {
         const e = new EmbedderError(`${SOURCE} failed to load: ${msg.message}`);

@@ -1,0 +1,61 @@
+/**
+ * The word index of transcript chunks: ONE FTS5 table per vault (`transcript_words_v…`, named by the vault's
+ * token), external content over `transcript_chunks`, kept current by two triggers of its own that fire only
+ * for that vault's rows. Why per vault: BM25 reads its statistics (how many chunks hold each query word) over
+ * the whole table, so in one shared table every query paid for the postings of every vault (measured at
+ * 1,000,000 chunks over 20 vaults: 17 ms of a query's BM25 before any join, against 6.6 ms in a 50,000-chunk
+ * table), and IDF now describes the vault searched.
+ *
+ * A vault's table is built the first time it is needed (its first chunks, its first search, or serve's
+ * background pass over every vault), from the chunks already stored, in one transaction with its triggers:
+ * from then on every insert or delete of its chunks (cascades included) reaches it.
+ */
+import { sql, type Db } from '../store/db.js';
+import { vaultToken } from './chunk-index.js';
+
+const TOKENIZE = "tokenize='porter unicode61 remove_diacritics 2'";
+
+/** The FTS5 table of a vault's chunks (its name is safe to splice into SQL: `v` and 16 hex digits). */
+export const wordTable = (vaultId: string) => `transcript_words_${vaultToken(vaultId)}`;
+
+const known = new WeakMap<Db, Set<string>>();
+
+/**
+ * Makes sure the vault's word index exists and holds every chunk of the vault; returns its table name.
+ * Cheap once it exists (a Set lookup); the first call for a vault indexes its stored chunks.
+ */
+export function ensureWordIndex(db: Db, vaultId: string): string {
+  const table = wordTable(vaultId);
+  let tables = known.get(db);
+  if (!tables) known.set(db, (tables = new Set()));
+  if (tables.has(table)) return table;
+  const token = vaultToken(vaultId);
+  const build = () => {
+    if (sql(db, 'SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?').get('table', table) !== undefined) return;
+    db.exec(`
+      CREATE VIRTUAL TABLE ${table} USING fts5(text, content='transcript_chunks', content_rowid='id', ${TOKENIZE});
+      CREATE TRIGGER ${table}_ai AFTER INSERT ON transcript_chunks WHEN new.vault_token = '${token}' BEGIN
+        INSERT INTO ${table}(rowid, text) VALUES (new.id, new.text);
+      END;
+      CREATE TRIGGER ${table}_ad AFTER DELETE ON transcript_chunks WHEN old.vault_token = '${token}' BEGIN
+        INSERT INTO ${table}(${table}, rowid, text) VALUES ('delete', old.id, old.text);
+      END;
+      INSERT INTO ${table}(rowid, text) SELECT id, text FROM transcript_chunks WHERE vault_token = '${token}' ORDER BY id;
+      INSERT INTO ${table}(${table}) VALUES ('optimize');
+    `);
+  };
+  if (db.inTransaction) {
+    // Inside the caller's transaction (an import): not remembered, since a rollback would undo the table too.
+    db.transaction(build)();
+    return table;
+  }
+  // IMMEDIATE: the check and the build see the same store even with another process writing.
+  db.transaction(build).immediate();
+  tables.add(table);
+  return table;
+}
+
+/** The vaults that have chunks (each needs a word index). */
+export function vaultsWithChunks(db: Db): string[] {
+  return sql(db, 'SELECT id FROM vaults v WHERE EXISTS (SELECT 1 FROM transcript_chunks c WHERE c.vault_id = v.id)').pluck().all() as string[];
+}
