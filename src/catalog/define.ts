@@ -46,6 +46,17 @@ export interface ToolContext {
   progress?(done: number, total?: number, message?: string): void;
 }
 
+/** Kinds of records a write creates with an id of its own, which upstream replaces with its id when the write is pushed. */
+export type RecordKind = 'task' | 'task-identifier' | 'event' | 'email' | 'artifact';
+
+/** What sync needs to know about a write (see src/sync/push.ts). */
+export interface SyncHints {
+  /** The record the write creates: its kind, and the field of the answer holding its id. */
+  creates?: { kind: RecordKind; field: string };
+  /** Argument fields (a string or an array of strings) that name records, possibly ones created here. */
+  references?: Record<string, RecordKind>;
+}
+
 export interface Tool {
   name: string;
   title: string;
@@ -57,6 +68,7 @@ export interface Tool {
   /** The full wire input, `vault` included where it applies; unknown fields are refused. */
   input: z.ZodObject;
   output: z.ZodObject;
+  sync: SyncHints;
   run(args: any, ctx: ToolContext): unknown;
 }
 
@@ -79,6 +91,7 @@ export function defineTool<Shape extends z.ZodRawShape, Out extends z.ZodObject>
   access?: Access;
   vaultScoped?: boolean;
   annotations?: Partial<Annotations>;
+  sync?: SyncHints;
   input: Shape;
   output: Out;
   run(args: z.output<z.ZodObject<Shape>>, ctx: ToolContext): z.input<Out> | Promise<z.input<Out>>;
@@ -94,6 +107,7 @@ export function defineTool<Shape extends z.ZodRawShape, Out extends z.ZodObject>
     annotations: { ...READ_ONLY, ...def.annotations },
     input: z.strictObject(shape),
     output: def.output,
+    sync: def.sync ?? {},
     run: def.run as Tool['run'],
   };
 }

@@ -102,10 +102,9 @@ export async function runChecks(dataDirOption?: string): Promise<Check[]> {
 
 /** With a remote configured: is it reachable, and does it take the key? (Without one, sync is simply off.) */
 async function remoteCheck(dataDir: string): Promise<Check> {
-  const remote = existsSync(dataDir) || process.env.VAULT_TOOLS_REMOTE_URL ? resolveRemote(dataDir, {}) : 'none';
+  const remote = resolveRemote(dataDir, {}); // reads nothing but two files, absent when no remote was set
   if (typeof remote === 'string') {
-    const configured = !!process.env.VAULT_TOOLS_REMOTE_URL || (existsSync(dataDir) && !!storedRemote(dataDir).url);
-    return configured
+    return process.env.VAULT_TOOLS_REMOTE_URL || storedRemote(dataDir).url
       ? { name: 'remote', ok: false, detail: remote, fix: 'vault-tools remote set URL --key KEY' }
       : { name: 'remote', ok: true, detail: 'no remote configured (sync is optional)' };
   }

@@ -9,7 +9,6 @@
  */
 import { hasVectorExtension, json, sql, type Db } from '../store/db.js';
 import { tokens } from '../store/text.js';
-import { vaultToken } from './chunk-index.js';
 import { hasVectors, nearestChunks, vectorIndexOwner, type EmbedderLike } from './vectors.js';
 import { ensureWordIndex } from './word-index.js';
 
@@ -45,16 +44,6 @@ export function wordTerms(query: string): string | undefined {
   const words = [...new Set(tokens(query).filter((w) => !STOPWORDS.has(w)))];
   if (!words.length) return undefined;
   return words.map((w) => `"${w.replace(/"/g, '""')}"`).join(' OR ');
-}
-
-/**
- * The same words scoped to one vault by its tag, `vault_token:v… AND ("w1" OR …)`: the query shape of the
- * store-wide word index this replaced (migration 4). Search no longer uses it (each vault has its own index,
- * see word-index.ts); kept for callers of that shape.
- */
-export function wordQuery(vaultId: string, query: string): string | undefined {
-  const terms = wordTerms(query);
-  return terms && `vault_token:${vaultToken(vaultId)} AND (${terms})`;
 }
 
 /**

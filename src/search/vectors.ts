@@ -323,11 +323,30 @@ export interface IndexProgress {
  * Embeds every chunk that lacks a vector from `embedder` (optionally of one vault), in batches, reusing
  * cached vectors for unchanged text. Each batch is its own transaction, so a stop loses at most one batch.
  */
+/** The vector table is this embedder's, in the current layout, and no chunk waits for a vector. */
+function upToDate(db: Db, embedder: EmbedderLike, vaultId?: string): boolean {
+  let id: string;
+  let dims: number;
+  try {
+    ({ id, dims } = embedder); // an endpoint embedder knows neither before its first answer
+  } catch {
+    return false;
+  }
+  const owner = vectorIndexOwner(db);
+  const exists = sql(db, 'SELECT 1 FROM sqlite_master WHERE name = ?').get(VECTOR_TABLE) !== undefined;
+  return exists && owner?.embedder === id && owner.dims === dims && owner.layout === VECTOR_LAYOUT && countPending(db, id, vaultId) === 0;
+}
+
 export async function indexPending(
   db: Db,
   embedder: EmbedderLike,
   options: { vaultId?: string; batchSize?: number; signal?: AbortSignal; onProgress?: (p: IndexProgress) => void } = {},
 ): Promise<IndexProgress> {
+  // With nothing to embed, the model is not loaded at all (serve starts this pass every time).
+  if (upToDate(db, embedder, options.vaultId)) {
+    pruneOrphanVectors(db);
+    return { done: 0, total: 0, embedded: 0, reused: 0 };
+  }
   // Loads the model (needed anyway) and settles an endpoint embedder's dims before the table is made.
   await embedder.embed(['warm-up']);
   ensureVectorTable(db, embedder);

@@ -62,6 +62,7 @@ export async function runSync(db: Db, options: SyncOptions): Promise<SyncReport>
           upsertVault(db, v, new Date().toISOString());
           sql(db, 'INSERT INTO sync_state (vault_id, remote_url) VALUES (?, ?) ON CONFLICT (vault_id) DO UPDATE SET remote_url = excluded.remote_url').run(v.id, options.url);
           const before = remote.stats.requests;
+          let localOnly: ReturnType<typeof localOnlyIds> | undefined; // read from the outbox once per vault
           const summary = await pullVault({
             db,
             remote,
@@ -69,7 +70,7 @@ export async function runSync(db: Db, options: SyncOptions): Promise<SyncReport>
             dataDir: options.dataDir,
             skip,
             progress: (resource, done, total) => options.onProgress?.(v.id, resource, done, total),
-            localOnly: (kind) => localOnlyIds(db, v.id, kind),
+            localOnly: (kind) => (localOnly ??= localOnlyIds(db, v.id)).get(kind) ?? new Set(),
           }, { full: options.full });
           sql(db, 'UPDATE sync_state SET pull_requests = ? WHERE vault_id = ?').run(remote.stats.requests - before, v.id);
           report.pulled.push(summary);

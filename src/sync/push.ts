@@ -7,17 +7,9 @@
  */
 import { sql, type Db } from '../store/db.js';
 import { listOutbox, type OutboxEntry } from '../store/outbox.js';
+import { toolsByName } from '../catalog/index.js';
+import type { RecordKind } from '../catalog/define.js';
 import { RemoteAuthError, RemoteError, type RemoteClient } from './remote.js';
-
-/** Which field of a write's answer names the record it created, per tool. */
-const CREATES: Record<string, { kind: 'task' | 'event' | 'email' | 'artifact'; field: 'id' | 'artifactId' }> = {
-  add_task: { kind: 'task', field: 'id' },
-  schedule_meeting: { kind: 'event', field: 'id' },
-  send_email: { kind: 'email', field: 'id' },
-  render_chart: { kind: 'artifact', field: 'artifactId' },
-  export_report: { kind: 'artifact', field: 'artifactId' },
-  export_workbook: { kind: 'artifact', field: 'artifactId' },
-};
 
 export interface PushReport {
   pushed: number;
@@ -27,14 +19,15 @@ export interface PushReport {
   stopped?: string;
 }
 
-/** Ids of records created by writes not pushed yet: a pull keeps them. */
-export function localOnlyIds(db: Db, vaultId: string, kind: string): Set<string> {
-  const ids = new Set<string>();
+/** Ids of records created by writes not pushed yet, by kind: a pull keeps them. */
+export function localOnlyIds(db: Db, vaultId: string): Map<RecordKind, Set<string>> {
+  const ids = new Map<RecordKind, Set<string>>();
   for (const e of listOutbox(db, { vaultId, limit: 1_000_000 })) {
-    const creates = CREATES[e.tool];
-    if (e.status === 'pushed' || creates?.kind !== kind) continue;
-    const id = (e.result as Record<string, unknown> | null)?.[creates.field];
-    if (typeof id === 'string') ids.add(id);
+    const creates = toolsByName.get(e.tool)?.sync.creates;
+    const id = (e.result as Record<string, unknown> | null)?.[creates?.field ?? ''];
+    if (e.status === 'pushed' || !creates || typeof id !== 'string') continue;
+    if (!ids.has(creates.kind)) ids.set(creates.kind, new Set());
+    ids.get(creates.kind)!.add(id);
   }
   return ids;
 }
@@ -75,28 +68,27 @@ export async function pushOutbox(
 }
 
 function rememberCreatedId(db: Db, entry: OutboxEntry, answer: Record<string, unknown>): void {
-  const creates = CREATES[entry.tool];
-  const localId = (entry.result as Record<string, unknown> | null)?.[creates?.field ?? ''];
-  const remoteId = answer[creates?.field ?? ''];
-  if (!creates || typeof localId !== 'string' || typeof remoteId !== 'string') return;
+  const creates = toolsByName.get(entry.tool)?.sync.creates;
+  if (!creates) return;
+  const local = (entry.result ?? {}) as Record<string, unknown>;
   const map = sql(db, 'INSERT OR REPLACE INTO sync_id_map (vault_id, kind, local_id, remote_id) VALUES (?, ?, ?, ?)');
-  map.run(entry.vaultId, creates.kind, localId, remoteId);
-  // A task is also named by its board identifier (`NWL-26`) and number.
-  const localIdentifier = (entry.result as Record<string, unknown>).identifier;
-  if (creates.kind === 'task' && typeof localIdentifier === 'string' && typeof answer.identifier === 'string') {
-    map.run(entry.vaultId, 'task-identifier', localIdentifier, answer.identifier);
+  if (typeof local[creates.field] === 'string' && typeof answer[creates.field] === 'string') {
+    map.run(entry.vaultId, creates.kind, local[creates.field], answer[creates.field]);
+  }
+  // A task is also named by its board identifier (`NWL-26`).
+  if (creates.kind === 'task' && typeof local.identifier === 'string' && typeof answer.identifier === 'string') {
+    map.run(entry.vaultId, 'task-identifier', local.identifier, answer.identifier);
   }
 }
 
-/** The entry's arguments with ids of records created here replaced by upstream's. */
+/** The entry's arguments with ids of records created here replaced by upstream's (the fields its tool declares). */
 function mapIds(db: Db, entry: OutboxEntry): Record<string, unknown> {
-  const lookup = (kind: string, id: unknown) =>
+  const remoteId = (kind: string, id: unknown) =>
     typeof id === 'string' ? ((sql(db, 'SELECT remote_id FROM sync_id_map WHERE vault_id = ? AND kind = ? AND local_id = ?').pluck().get(entry.vaultId, kind, id) as string | undefined) ?? id) : id;
   const args = { ...entry.args };
-  if (entry.tool === 'update_task') {
-    if (args.taskId !== undefined) args.taskId = lookup('task', args.taskId);
-    if (typeof args.identifier === 'string') args.identifier = lookup('task-identifier', args.identifier);
+  for (const [field, kind] of Object.entries(toolsByName.get(entry.tool)?.sync.references ?? {})) {
+    const value = args[field];
+    if (value !== undefined) args[field] = Array.isArray(value) ? value.map((id) => remoteId(kind, id)) : remoteId(kind, value);
   }
-  if (entry.tool === 'send_email' && Array.isArray(args.attachmentIds)) args.attachmentIds = args.attachmentIds.map((id) => lookup('artifact', id));
   return args;
 }

@@ -8,7 +8,8 @@ import { openDb, type Db } from '../../src/store/db.js';
 import { loadFixture } from '../../src/fixtures/load.js';
 import { readVaultDir } from '../../src/fixtures/read.js';
 import { indexPending, countPending, type EmbedderLike } from '../../src/search/vectors.js';
-import { fuse, searchChunks, chunkRows, wordQuery } from '../../src/search/transcripts.js';
+import { fuse, searchChunks, chunkRows, wordTerms } from '../../src/search/transcripts.js';
+import { wordTable } from '../../src/search/word-index.js';
 import { normalize } from '../../src/store/text.js';
 import { FIXTURE_DIRS, tempDir } from '../helpers.js';
 
@@ -72,8 +73,10 @@ describe('chunks and the word index', () => {
   });
 
   it('scopes the word query to one vault', () => {
-    expect(wordQuery(NW, 'the dock and the yard')).toMatch(/^vault_token:v[0-9a-f]{16} AND \("dock" OR "yard"\)$/);
-    expect(wordQuery(NW, 'the and of')).toBeUndefined();
+    // Each vault has its own word table; the query is the question's words without stop words.
+    expect(wordTable(NW)).toMatch(/^transcript_words_v[0-9a-f]{16}$/);
+    expect(wordTerms('the dock and the yard')).toBe('"dock" OR "yard"');
+    expect(wordTerms('the and of')).toBeUndefined();
   });
 });
 

@@ -13,6 +13,7 @@ export default defineTool({
   description:
     "Adds a task to the vault's project board with the next board identifier (e.g. `ACME-26`), status `todo`. Optional: description, assignee, estimate (xs–xl), priority, labels, checklist, due date and milestone (ids from list_milestones).",
   access: 'manager',
+  sync: { creates: { kind: 'task', field: 'id' } },
   annotations: { readOnlyHint: false, idempotentHint: false },
   input: {
     title: z.string().min(1).max(300),

@@ -17,6 +17,7 @@ export default defineTool({
   description:
     "Exports the WHOLE findings or conflicts dataset of the vault as a stored file: `xlsx` (default; styled, frozen header, filters), `csv` (UTF-8, spreadsheet-safe) or `pdf` (a paginated report; the only tool that produces a PDF). Returns `url` and `artifactId` (send_email can attach it).",
   access: 'manager',
+  sync: { creates: { kind: 'artifact', field: 'artifactId' } },
   annotations: { readOnlyHint: false, idempotentHint: false },
   input: {
     dataset: z.enum(['findings', 'conflicts']).default('findings'),

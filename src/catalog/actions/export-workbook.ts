@@ -12,6 +12,7 @@ export default defineTool({
   description:
     'Builds a styled .xlsx from the sheets you give, one tab each: `{name, columns:[{header, key, numFmt?}], rows:[{<key>: value}]}` (formatted header, frozen header row, filters), plus a Provenance sheet (title, sources, vault, time, who). Returns `url` and `artifactId`.',
   access: 'manager',
+  sync: { creates: { kind: 'artifact', field: 'artifactId' } },
   annotations: { readOnlyHint: false, idempotentHint: false },
   input: {
     title: z.string().min(1).max(200),

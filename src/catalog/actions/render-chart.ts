@@ -10,6 +10,7 @@ export default defineTool({
   description:
     'Renders a complete Vega-Lite v5 spec with INLINE data to a PNG and stores it as an artifact; `title` is shown on the image. Do not set colours (the vault theme is applied). For month buckets use `timeUnit: "yearmonth"` (otherwise the axis is labelled by day). Mark choice: a time series is a line, a ranking is a sorted horizontal bar, part-of-whole is an arc. Returns `url`, `artifactId`, size, and lint warnings.',
   access: 'manager',
+  sync: { creates: { kind: 'artifact', field: 'artifactId' } },
   annotations: { readOnlyHint: false, idempotentHint: false },
   input: {
     title: z.string().min(1).max(200).describe('shown on the image'),

@@ -13,6 +13,7 @@ export default defineTool({
   description:
     "Creates a calendar event with a video-meeting link in the project's connected calendar. `startIso` is ISO 8601 with a UTC offset; `attendees` are e-mail addresses from the vault's people registry (find_person); `durationMinutes` 15 to 120, default 30. Created locally at once; the next sync books it upstream.",
   access: 'manager',
+  sync: { creates: { kind: 'event', field: 'id' } },
   annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true },
   input: {
     title: z.string().min(1).max(300),

@@ -17,6 +17,7 @@ export default defineTool({
   description:
     "Sends (or with `asDraft`, saves) a plain-text e-mail from the vault's agent. Recipients must be in the vault's people registry (find_person; never guess an address). `attachmentIds` are artifact ids of this vault (find_artifact); `sendAs: agent` (default) may attach several, `sendAs: me` one. To reply in a conversation pass `replyToThreadId` and `inReplyToMessageId` (from list_sent_emails or find_email_thread).",
   access: 'manager',
+  sync: { creates: { kind: 'email', field: 'id' }, references: { attachmentIds: 'artifact' } },
   annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true },
   input: {
     to: z.union([z.email(), z.array(z.email()).min(1).max(50)]).describe('an address or a list of addresses of the vault'),

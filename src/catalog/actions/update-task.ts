@@ -26,6 +26,7 @@ export default defineTool({
   description:
     'Changes a task found by `identifier` (board identifier like `ACME-5`, or its number 5) or `taskId`. Only the fields given change; `null` clears description, assigneeName, estimate, dueDate and milestoneId; `[]` clears labels and checklist. Status: todo, doing, done, blocked.',
   access: 'manager',
+  sync: { references: { taskId: 'task', identifier: 'task-identifier' } },
   annotations: { readOnlyHint: false, idempotentHint: true },
   input: {
     identifier: z.union([z.string().min(1), z.number().int().positive()]).optional().describe('board identifier (ACME-5) or number (5)'),

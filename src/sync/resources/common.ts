@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { sql, type Db } from '../../store/db.js';
 import type { RemoteClient } from '../remote.js';
+import type { RecordKind } from '../../catalog/define.js';
 
 export interface PullContext {
   db: Db;
@@ -17,7 +18,7 @@ export interface PullContext {
   /** A record upstream sent that could not be stored (a required field missing): counted and reported, not fatal. */
   skip(resource: string, why: string): void;
   /** Ids of records created here whose outbox entries have not been pushed yet: a pull must not delete them. */
-  localOnly(kind: 'task' | 'event' | 'email' | 'artifact'): Set<string>;
+  localOnly(kind: RecordKind): Set<string>;
 }
 
 export const fingerprint = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 32);

@@ -109,17 +109,16 @@ export async function pullEntityDetails(ctx: PullContext, ids: readonly string[]
     const answers = await Promise.all(
       batch.map((id) =>
         ctx.remote.tool('get_entity', { vault: ctx.vaultId, entityId: id, includeEvidence: true }).catch((err) => {
-          // Deleted upstream since it was listed: gone here too.
-          if (err instanceof RemoteError && err.status === 404) return { gone: id };
+          if (err instanceof RemoteError && err.status === 404) return undefined; // deleted upstream since it was listed
           throw err;
         }),
       ),
     );
     ctx.db.transaction(() => {
-      for (const answer of answers) {
-        if ('gone' in answer && typeof answer.gone === 'string') removeEntity(ctx.db, ctx.vaultId, answer.gone);
+      answers.forEach((answer, i) => {
+        if (answer === undefined) removeEntity(ctx.db, ctx.vaultId, batch[i]!);
         else for (const record of parseEach(ctx, 'entities', details, [answer])) writeDetails(ctx, record);
-      }
+      });
     })();
     done += batch.length;
     ctx.progress('entity details', done, ids.length);
