@@ -509,4 +509,11 @@ END;
 CREATE INDEX transcript_chunks_filters ON transcript_chunks(vault_id, meeting_id, speakers_json);
 DROP INDEX IF EXISTS transcript_chunks_meeting;
 `,
+  /* 5: an entity's strongest edges without reading all of them (expand_graph on a graph with hubs, docs/performance.md):
+     each direction gets an index in weight order that covers the edge, so the strongest few of a hub with 1,000
+     edges are the first few index entries. The target one replaces edges_target (its prefix). */ `
+CREATE INDEX edges_source_strength ON edges(vault_id, source_id, weight DESC, relation, target_id);
+CREATE INDEX edges_target_strength ON edges(vault_id, target_id, weight DESC, relation, source_id);
+DROP INDEX IF EXISTS edges_target;
+`,
 ];

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { edge, entityType } from '../shapes.js';
-import { dedupedEdges, edgesOf, getEntityRow } from '../../store/entities.js';
+import { getEntityRow, slimEdges, strongestEdges } from '../../store/entities.js';
 import { notFound } from '../../service/errors.js';
 
 export const DEPTH2_EDGE_CAP = 120;
@@ -24,25 +24,22 @@ export default defineTool({
   run: ({ entityId, depth }, { db, vault }) => {
     const root = getEntityRow(db, vault.id, entityId);
     if (!root) throw notFound('entity', entityId, vault.name);
-    const first = dedupedEdges(edgesOf(db, vault.id, entityId)).map((e) => ({ ...e, from: entityId, hop: 1 }));
-    let edges = first;
-    let truncated = false;
-    if (depth === 2) {
-      const seen = new Set([entityId]);
-      const second = [];
-      for (const via of first) {
-        if (seen.has(via.entityId)) continue;
-        seen.add(via.entityId);
-        for (const e of dedupedEdges(edgesOf(db, vault.id, via.entityId))) {
-          if (e.entityId === entityId) continue; // back to the root: already a first-hop edge
-          second.push({ ...e, relation: `${via.name} › ${e.relation}`, from: via.entityId, hop: 2 });
-        }
-      }
-      second.sort((a, b) => b.weight - a.weight);
-      const room = Math.max(0, DEPTH2_EDGE_CAP - first.length);
-      truncated = first.length + second.length > DEPTH2_EDGE_CAP;
-      edges = [...first.slice(0, DEPTH2_EDGE_CAP), ...second.slice(0, room)];
+    if (depth === 1) {
+      const edges = slimEdges(db, vault.id, entityId).map((e) => ({ ...e, from: entityId, hop: 1 }));
+      return { root: { entityId: root.id, name: root.name, type: root.type }, depth, edges, truncated: false };
     }
+    // One edge more than the cap tells whether the first hop alone overflows it.
+    const first = strongestEdges(db, vault.id, [entityId], DEPTH2_EDGE_CAP + 1).map((e) => ({ ...e, hop: 1 }));
+    const room = Math.max(0, DEPTH2_EDGE_CAP - first.length);
+    const vias = [...new Set(first.map((e) => e.entityId))];
+    // The room + 1 strongest second-hop edges: the one more tells whether anything was cut.
+    const second = first.length > DEPTH2_EDGE_CAP ? [] : strongestEdges(db, vault.id, vias, room + 1, entityId);
+    const names = new Map(first.map((e) => [e.entityId, e.name]));
+    const edges = [
+      ...first.slice(0, DEPTH2_EDGE_CAP),
+      ...second.slice(0, room).map((e) => ({ ...e, relation: `${names.get(e.from)} › ${e.relation}`, hop: 2 })),
+    ];
+    const truncated = first.length + second.length > DEPTH2_EDGE_CAP;
     return {
       root: { entityId: root.id, name: root.name, type: root.type },
       depth,

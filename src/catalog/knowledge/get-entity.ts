@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { conflict, edge, finding, isoDatetime } from '../shapes.js';
-import { dedupedEdges, edgesOf, evidenceOf, getEntityRow, toFinding } from '../../store/entities.js';
+import { evidenceOf, getEntityRow, slimEdges, toFinding } from '../../store/entities.js';
 import { listConflicts } from '../../store/conflicts.js';
 import { notFound } from '../../service/errors.js';
 import { DAY_MS } from '../../time.js';
@@ -39,7 +39,7 @@ export default defineTool({
         lastMentionedAt: f.lastMentionedAt,
         daysSinceLastMention: last === undefined ? null : Math.max(0, Math.floor((now.getTime() - last) / DAY_MS)),
       },
-      edges: dedupedEdges(edgesOf(db, vault.id, entityId)),
+      edges: slimEdges(db, vault.id, entityId),
       ...(includeEvidence ? { evidence: evidenceOf(db, vault.id, entityId) } : {}),
       ...(open.length ? { conflicts: open } : {}),
     };

@@ -130,7 +130,7 @@ function writeDetails(ctx: PullContext, { item: e, extra }: Parsed<z.output<z.Zo
   const { db, vaultId } = ctx;
   upsertCore(db, vaultId, e);
   const exists = sql(db, 'SELECT 1 FROM entities WHERE vault_id = ? AND id = ?').pluck();
-  // Two statements, not one with OR, so each uses its index (source: the key; target: edges_target).
+  // Two statements, not one with OR, so each uses its index (source: the key; target: edges_target_strength).
   sql(db, 'DELETE FROM edges WHERE vault_id = ? AND source_id = ?').run(vaultId, e.id);
   sql(db, 'DELETE FROM edges WHERE vault_id = ? AND target_id = ?').run(vaultId, e.id);
   const insertEdge = sql(db, 'INSERT OR REPLACE INTO edges (vault_id, source_id, target_id, relation, weight) VALUES (?, ?, ?, ?, ?)');
