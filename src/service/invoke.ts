@@ -86,7 +86,6 @@ export class Service {
     const name = tool.name;
     try {
       const args = validateArgs(tool, rawArgs ?? {});
-      const vaults = () => reachableVaults(this.db, principal);
       const vault = tool.vaultScoped ? resolveVault(this.db, principal, args.vault as string | undefined) : undefined;
       if (tool.access === 'manager' && principal.role !== 'manager') {
         throw new ServiceError('forbidden', `\`${tool.name}\` needs a manager key; this is a member key. Create one with \`vault-tools keys create --manager\`.`);
@@ -97,37 +96,11 @@ export class Service {
         const earlier = replayOf(db, tool, vault, idempotencyKey);
         if (earlier) return earlier;
       }
-      const now = this.now();
-      let outboxSeq: number | undefined;
-      const ctx: ToolContext = {
-        db,
-        get vault(): Vault {
-          if (!vault) throw new Error(`${tool.name} is not vault-scoped but read ctx.vault`);
-          return vault;
-        },
-        principal,
-        now,
-        reachableVaults: vaults,
-        links: this.links,
-        dataDir: this.dataDir,
-        embedder: this.embedder,
-        signal: options.signal,
-        progress: options.progress,
-        commit<T>(write: () => T) {
-          const { vault: _v, ...rest } = args;
-          return db.transaction(() => {
-            const result = write();
-            if (idempotencyKey && findOutboxEntry(db, idempotencyKey)) throw new AlreadyCommitted(); // rolls the write back
-            const entry = appendOutbox(db, { vaultId: vault!.id, tool: tool.name, args: rest, result, principal, at: now.toISOString(), idempotencyId: idempotencyKey });
-            outboxSeq = entry.seq;
-            return { result, outboxSeq: entry.seq };
-          })();
-        },
-      };
+      const ctx = new CallContext(this, tool, args, vault, principal, this.now(), options, idempotencyKey);
       const data = (await tool.run(args, ctx)) as Record<string, unknown>;
       // The outbox keeps the tool's whole answer (what a replay returns, and what a push maps ids from), not
       // just what the write step returned. Until this lands it holds the write's own result.
-      if (outboxSeq !== undefined) setOutboxResult(db, outboxSeq, data);
+      if (ctx.outboxSeq !== undefined) setOutboxResult(db, ctx.outboxSeq, data);
       return { ok: true, data };
     } catch (err) {
       // The same key committed while this call was running (two requests at once): answer as the first did.
@@ -137,6 +110,59 @@ export class Service {
       return { ok: false, status: 500, code: 'internal_error', message: 'The tool failed unexpectedly; the error was logged on the server.' };
     }
   }
+}
+
+/**
+ * What a tool's `run` gets for one call. A class rather than an object literal with a getter: built on every
+ * call, and a literal's accessor is defined afresh each time (a measurable share of a cached read over REST).
+ */
+class CallContext implements ToolContext {
+  readonly db: Db;
+  readonly links: Links;
+  readonly dataDir: string;
+  readonly embedder?: EmbedderLike;
+  readonly signal?: AbortSignal;
+  readonly progress?: (done: number, total?: number, message?: string) => void;
+  /** The outbox entry a write committed, once it has. */
+  outboxSeq: number | undefined;
+
+  constructor(
+    service: Service,
+    private readonly tool: Tool,
+    private readonly args: Record<string, unknown>,
+    private readonly resolvedVault: Vault | undefined,
+    readonly principal: Principal,
+    readonly now: Date,
+    options: CallOptions,
+    private readonly idempotencyKey: string | undefined,
+  ) {
+    this.db = service.db;
+    this.links = service.links;
+    this.dataDir = service.dataDir;
+    this.embedder = service.embedder;
+    this.signal = options.signal;
+    this.progress = options.progress;
+  }
+
+  get vault(): Vault {
+    if (!this.resolvedVault) throw new Error(`${this.tool.name} is not vault-scoped but read ctx.vault`);
+    return this.resolvedVault;
+  }
+
+  // Arrow properties: tools destructure them from the context (`{ db, reachableVaults }`).
+  readonly reachableVaults = (): Vault[] => reachableVaults(this.db, this.principal);
+
+  readonly commit = <T>(write: () => T): { result: T; outboxSeq: number } => {
+    const { db, tool, idempotencyKey } = this;
+    const { vault: _v, ...rest } = this.args;
+    return db.transaction(() => {
+      const result = write();
+      if (idempotencyKey && findOutboxEntry(db, idempotencyKey)) throw new AlreadyCommitted(); // rolls the write back
+      const entry = appendOutbox(db, { vaultId: this.resolvedVault!.id, tool: tool.name, args: rest, result, principal: this.principal, at: this.now.toISOString(), idempotencyId: idempotencyKey });
+      this.outboxSeq = entry.seq;
+      return { result, outboxSeq: entry.seq };
+    })();
+  };
 }
 
 /** The stored answer of a write that already ran under this idempotency key, if any. */

@@ -116,6 +116,23 @@ describe('request ids', () => {
     const spaces = await http(server.url, { path: '/v1', headers: { 'x-request-id': 'has spaces<script>' } });
     expect(spaces.headers['x-request-id']).not.toContain('script');
   });
+
+  it('is on every kind of response: tool answers, replays, files, MCP, CORS preflights, unknown routes', async () => {
+    const id = { 'x-request-id': 'every-response-1' };
+    const auth = { authorization: `Bearer ${keys.mhMember}` };
+    const answers = [
+      await callTool(server.url, 'stats', { vault: MH }, keys.mhMember, id),
+      await http(server.url, { path: '/v1/nowhere', headers: id }),
+      await http(server.url, { method: 'DELETE', path: '/v1/tools', headers: { ...id, ...auth } }),
+      await http(server.url, { method: 'OPTIONS', path: '/v1/tools/stats', headers: { ...id, origin: 'https://app.example.com', 'access-control-request-method': 'POST' } }),
+      await http(server.url, { method: 'POST', path: '/v1/mcp', headers: { ...id, ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) }),
+    ];
+    const { files } = (await callTool(server.url, 'list_files', { vault: MH }, keys.mhMember)).json().data;
+    const file = files.find((f: { downloadUrl?: string }) => f.downloadUrl);
+    answers.push(await http(server.url, { path: new URL(file.downloadUrl).pathname, headers: { ...id, ...auth } }));
+    expect(answers.map((a) => a.status)).toEqual([200, 404, 405, 204, 200, 200]);
+    for (const a of answers) expect(a.headers['x-request-id']).toBe('every-response-1');
+  });
 });
 
 describe('DNS rebinding and CORS', () => {

@@ -10,12 +10,10 @@ import { ServiceError } from '../../service/errors.js';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** The caller's X-Request-Id when it is of sane length and characters, else a fresh one; set on the response. */
-export function assignRequestId(req: IncomingMessage, res: ServerResponse): string {
+/** The caller's X-Request-Id when it is of sane length and characters, else a fresh one. Every response carries it. */
+export function requestIdOf(req: IncomingMessage): string {
   const incoming = req.headers['x-request-id'];
-  const id = typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-  res.setHeader('X-Request-Id', id);
-  return id;
+  return typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
 
 export interface OriginPolicy {
@@ -49,9 +47,10 @@ export function checkHostAndOrigin(req: IncomingMessage, policy: OriginPolicy): 
 }
 
 /** CORS for an allowed origin; true when the request was a preflight and has been answered. */
-export function applyCors(req: IncomingMessage, res: ServerResponse, policy: OriginPolicy): boolean {
+export function applyCors(req: IncomingMessage, res: ServerResponse, policy: OriginPolicy, requestId: string): boolean {
   const origin = req.headers.origin?.toLowerCase();
   if (!origin || !policy.origins.has(origin)) return false;
+  res.setHeader('X-Request-Id', requestId);
   res.setHeader('Access-Control-Allow-Origin', req.headers.origin!);
   res.setHeader('Vary', 'Origin');
   res.setHeader('Access-Control-Expose-Headers', 'X-Request-Id, Retry-After, Mcp-Session-Id');

@@ -2,21 +2,24 @@
 import type { ServerResponse } from 'node:http';
 import { ServiceError, type ErrorCode, ERROR_CODES } from '../../service/errors.js';
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
+/**
+ * A JSON response with all its headers in one `writeHead` list (the request id included): Node's fast path,
+ * which validates and stores nothing per header before the response is written.
+ */
+export function sendJson(res: ServerResponse, status: number, body: unknown, requestId: string, headers?: Record<string, string>): void {
   const payload = JSON.stringify(body);
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(payload));
-  res.writeHead(status, headers);
+  const list = ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(payload)), 'X-Request-Id', requestId];
+  if (headers) for (const [name, value] of Object.entries(headers)) list.push(name, value);
+  res.writeHead(status, list);
   res.end(payload);
 }
 
-export function sendError(res: ServerResponse, code: ErrorCode, message: string, headers: Record<string, string> = {}): void {
-  const requestId = String(res.getHeader('X-Request-Id') ?? '');
+export function sendError(res: ServerResponse, requestId: string, code: ErrorCode, message: string, headers: Record<string, string> = {}): void {
   const extra: Record<string, string> = { ...headers };
   if (code === 'unauthorized') extra['WWW-Authenticate'] = 'Bearer realm="vault-tools"';
-  sendJson(res, ERROR_CODES[code], { error: { code, message, requestId } }, extra);
+  sendJson(res, ERROR_CODES[code], { error: { code, message, requestId } }, requestId, extra);
 }
 
-export function sendServiceError(res: ServerResponse, err: ServiceError, headers: Record<string, string> = {}): void {
-  sendError(res, err.code, err.message, headers);
+export function sendServiceError(res: ServerResponse, requestId: string, err: ServiceError, headers: Record<string, string> = {}): void {
+  sendError(res, requestId, err.code, err.message, headers);
 }

@@ -31,13 +31,14 @@ interface Route {
   method: string;
   template: string;
   auth: boolean;
+  /** writes its own response (a file, MCP): the listener sets X-Request-Id before the handler runs */
+  streams?: boolean;
   handle(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> | void;
 }
 
-function sendResult(res: ServerResponse, result: InvokeResult): void {
-  if (result.ok && result.replayed) res.setHeader('Idempotent-Replayed', 'true');
-  if (result.ok) sendJson(res, 200, { data: result.data });
-  else sendError(res, result.code, result.message);
+function sendResult(res: ServerResponse, requestId: string, result: InvokeResult): void {
+  if (result.ok) sendJson(res, 200, { data: result.data }, requestId, result.replayed ? { 'Idempotent-Replayed': 'true' } : undefined);
+  else sendError(res, requestId, result.code, result.message);
 }
 
 /** `Idempotency-Key` (optional): a client-chosen id that makes a repeated write answer without running again. */
@@ -57,25 +58,25 @@ const ROUTES: Route[] = [
     method: 'GET',
     template: PATHS.index,
     auth: false,
-    handle: (_req, res) =>
+    handle: (_req, res, ctx) =>
       sendJson(res, 200, {
         name: 'Vault Knowledge and Actions Service (vault-tools local)',
         version: API_VERSION,
         authentication: 'Bearer token: send "Authorization: Bearer <key>" on every request except GET /v1. Keys are personal (vault-tools keys create).',
         endpoints: { vaults: PATHS.vaults, tools: PATHS.tools, invokeTool: PATHS.invokeTool, openapi: PATHS.openapi, mcp: PATHS.mcp },
-      }),
+      }, ctx.requestId),
   },
   {
     method: 'GET',
     template: PATHS.vaults,
     auth: true,
-    handle: async (_req, res, ctx) => sendResult(res, await ctx.service.call(toolsByName.get('list_vaults')!, {}, ctx.principal)),
+    handle: async (_req, res, ctx) => sendResult(res, ctx.requestId, await ctx.service.call(toolsByName.get('list_vaults')!, {}, ctx.principal)),
   },
   {
     method: 'GET',
     template: PATHS.tools,
     auth: true,
-    handle: (_req, res, ctx) => sendJson(res, 200, { data: { tools: ctx.service.listTools().map(describeTool) } }),
+    handle: (_req, res, ctx) => sendJson(res, 200, { data: { tools: ctx.service.listTools().map(describeTool) } }, ctx.requestId),
   },
   {
     method: 'POST',
@@ -86,12 +87,12 @@ const ROUTES: Route[] = [
       const tool = ctx.service.tool(name);
       if (!tool) {
         req.resume(); // the body of an unknown tool is not worth reading
-        return sendError(res, 'tool_not_found', `No tool "${name}". GET ${PATHS.tools} lists them.`);
+        return sendError(res, ctx.requestId, 'tool_not_found', `No tool "${name}". GET ${PATHS.tools} lists them.`);
       }
       const idempotencyKey = idempotencyKeyOf(req);
       const args = await readJsonObject(req, ctx.maxBodyBytes);
       // Reads answer in milliseconds and change nothing: only writes (exports, charts…) are worth cancelling.
-      if (tool.annotations.readOnlyHint) return sendResult(res, await ctx.service.call(tool, args, ctx.principal));
+      if (tool.annotations.readOnlyHint) return sendResult(res, ctx.requestId, await ctx.service.call(tool, args, ctx.principal));
       // A client that hangs up before the answer cancels the call (a long export stops and stores nothing).
       // The response's 'close' is the signal: the request's own 'close' also fires once its body has been read.
       const abort = new AbortController();
@@ -102,7 +103,7 @@ const ROUTES: Route[] = [
       try {
         const result = await ctx.service.call(tool, args, ctx.principal, { idempotencyKey, signal: abort.signal });
         if (!result.ok && result.code === 'cancelled') log.info(`${name} cancelled: the client closed request ${ctx.requestId} before the answer; nothing was stored`);
-        sendResult(res, result);
+        sendResult(res, ctx.requestId, result);
       } finally {
         res.off('close', onClose);
       }
@@ -115,7 +116,7 @@ const ROUTES: Route[] = [
     handle: (_req, res, ctx) => {
       let doc = openApiCache.get(ctx.service);
       if (!doc) openApiCache.set(ctx.service, (doc = buildOpenApi(ctx.service.listTools(), ctx.baseUrl)));
-      sendJson(res, 200, doc);
+      sendJson(res, 200, doc, ctx.requestId);
     },
   },
   ...['POST', 'GET', 'DELETE'].map(
@@ -123,6 +124,7 @@ const ROUTES: Route[] = [
       method,
       template: PATHS.mcp,
       auth: true,
+      streams: true,
       handle: async (req, res, ctx) => {
         const key = req.headers.authorization!.replace(/^Bearer\s+/i, '').trim();
         let body: unknown;
@@ -131,7 +133,7 @@ const ROUTES: Route[] = [
           try {
             body = JSON.parse(raw.toString('utf8'));
           } catch {
-            return sendJson(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not valid JSON' }, id: null });
+            return sendJson(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not valid JSON' }, id: null }, ctx.requestId);
           }
         }
         await handleMcpHttp(ctx.service, () => authenticate(ctx.db, key), req, res, body);
@@ -142,6 +144,7 @@ const ROUTES: Route[] = [
     method: 'GET',
     template: PATHS.file,
     auth: true,
+    streams: true,
     handle: (_req, res, ctx) => {
       const vault = resolveVault(ctx.db, ctx.principal, ctx.params.vault);
       const file = getPublicFile(ctx.db, vault.id, ctx.params.fileId!);
@@ -160,6 +163,7 @@ const ROUTES: Route[] = [
     method: 'GET',
     template: PATHS.artifact,
     auth: true,
+    streams: true,
     handle: async (_req, res, ctx) => {
       // Access rule: any key that reaches the artifact's vault may download it; others get the vault's 404.
       const vault = resolveVault(ctx.db, ctx.principal, ctx.params.vault);
@@ -178,9 +182,14 @@ const ROUTES: Route[] = [
   },
 ];
 
-const compiled = ROUTES.map((r) => ({
-  route: r,
-  regex: new RegExp(`^${r.template.replace(/[.]/g, '\\.').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}/?$`),
+/** Each template as segments: a literal to compare, or the name of a parameter (`{name}`). */
+type Segment = { literal: string } | { param: string };
+const compiled = ROUTES.map((route) => ({
+  route,
+  segments: route.template
+    .split('/')
+    .slice(1)
+    .map((part): Segment => (/^\{\w+\}$/.test(part) ? { param: part.slice(1, -1) } : { literal: part })),
 }));
 
 export type RouteMatch =
@@ -188,19 +197,33 @@ export type RouteMatch =
   | { kind: 'no-method'; allow: string[] }
   | { kind: 'no-route' };
 
+/** The route of a path (one trailing slash allowed), compared segment by segment: this runs on every request. */
 export function matchRoute(method: string, path: string): RouteMatch {
-  const onPath = compiled.filter((c) => c.regex.test(path));
-  if (!onPath.length) return { kind: 'no-route' };
-  const hit = onPath.find((c) => c.route.method === method);
-  if (!hit) return { kind: 'no-method', allow: [...new Set(onPath.map((c) => c.route.method))] };
-  const groups = hit.regex.exec(path)!.groups ?? {};
-  const params: Record<string, string> = {};
-  for (const [k, v] of Object.entries(groups)) {
-    try {
-      params[k] = decodeURIComponent(v);
-    } catch {
-      throw new ServiceError('invalid_request', `The path segment "${v}" is not valid percent-encoding.`);
+  const parts = path.split('/').slice(1);
+  if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
+  let hit: (typeof compiled)[number] | undefined;
+  const allow: string[] = [];
+  for (const c of compiled) {
+    if (c.segments.length !== parts.length || !c.segments.every((s, i) => ('literal' in s ? s.literal === parts[i] : parts[i] !== ''))) continue;
+    if (c.route.method === method) {
+      hit = c;
+      break;
     }
+    if (!allow.includes(c.route.method)) allow.push(c.route.method);
   }
+  if (!hit) return allow.length ? { kind: 'no-method', allow } : { kind: 'no-route' };
+  const params: Record<string, string> = {};
+  hit.segments.forEach((s, i) => {
+    if ('param' in s) params[s.param] = decodeSegment(parts[i]!);
+  });
   return { kind: 'ok', route: hit.route, params };
+}
+
+function decodeSegment(segment: string): string {
+  if (!segment.includes('%')) return segment;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new ServiceError('invalid_request', `The path segment "${segment}" is not valid percent-encoding.`);
+  }
 }

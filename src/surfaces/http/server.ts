@@ -12,7 +12,7 @@ import { Service, type ServiceOptions } from '../../service/invoke.js';
 import type { Db } from '../../store/db.js';
 import { log } from '../../log.js';
 import { DEFAULT_MAX_BODY_BYTES } from './body.js';
-import { applyCors, assignRequestId, checkHostAndOrigin, originPolicy, type OriginPolicy } from './guard.js';
+import { applyCors, checkHostAndOrigin, originPolicy, requestIdOf, type OriginPolicy } from './guard.js';
 import { sendError, sendServiceError } from './respond.js';
 import { matchRoute, type RouteContext } from './routes.js';
 
@@ -83,35 +83,38 @@ async function handle(
   policy: OriginPolicy,
   limiter: RateLimiter | undefined,
 ): Promise<void> {
-  const requestId = assignRequestId(req, res);
+  const requestId = requestIdOf(req);
   try {
     checkHostAndOrigin(req, policy);
-    if (applyCors(req, res, policy)) return;
+    if (applyCors(req, res, policy, requestId)) return;
     const path = pathOf(req.url ?? '/');
     const match = matchRoute(req.method ?? 'GET', path);
     if (match.kind === 'no-route') throw new ServiceError('route_not_found', `No route ${req.method} ${path}. The API index is GET /v1.`);
     if (match.kind === 'no-method') {
-      return sendError(res, 'method_not_allowed', `${req.method} is not allowed on ${path}; use ${match.allow.join(' or ')}.`, { Allow: match.allow.join(', ') });
+      return sendError(res, requestId, 'method_not_allowed', `${req.method} is not allowed on ${path}; use ${match.allow.join(' or ')}.`, { Allow: match.allow.join(', ') });
     }
     let principal: Principal | undefined;
     if (match.route.auth) {
       principal = authenticate(base.db, bearer(req));
       const wait = limiter?.take(principal.keyId) ?? 0;
       if (wait > 0) {
-        return sendError(res, 'rate_limited', `Too many requests for this key; retry after ${wait} s.`, { 'Retry-After': String(wait) });
+        return sendError(res, requestId, 'rate_limited', `Too many requests for this key; retry after ${wait} s.`, { 'Retry-After': String(wait) });
       }
     }
-    await match.route.handle(req, res, { ...base, principal: principal!, params: match.params, requestId });
+    // Routes that write their own responses (files, MCP) get the request id header here; JSON ones send it with their body.
+    if (match.route.streams) res.setHeader('X-Request-Id', requestId);
+    const { db, service, dataDir, maxBodyBytes, baseUrl } = base;
+    await match.route.handle(req, res, { db, service, dataDir, maxBodyBytes, baseUrl, principal: principal!, params: match.params, requestId });
   } catch (err) {
     if (res.headersSent) {
       log.error(`request ${requestId} failed after its response started`, err);
       res.destroy();
     } else if (err instanceof ServiceError) {
       // A body we refused to read must not be drained into the next request of a keep-alive socket.
-      sendServiceError(res, err, err.code === 'payload_too_large' ? { Connection: 'close' } : {});
+      sendServiceError(res, requestId, err, err.code === 'payload_too_large' ? { Connection: 'close' } : {});
     } else {
       log.error(`request ${requestId} failed`, err);
-      sendError(res, 'internal_error', `The server failed unexpectedly; the error was logged (request ${requestId}).`);
+      sendError(res, requestId, 'internal_error', `The server failed unexpectedly; the error was logged (request ${requestId}).`);
     }
   }
 }
