@@ -7,6 +7,10 @@ import { DAY_MS } from '../../src/time.js';
 import { prng, vocabulary } from './synth.js';
 import type { StdioRpc } from './rpc.js';
 
+/** The bench server's two reference tools (bench/servers/mcp-bench.ts), never in the catalog. */
+export const NOOP_TOOL = 'bench_noop';
+export const FIXED_PAGE_TOOL = 'bench_fixed_page';
+
 export interface Case {
   /** row id part, e.g. `list_findings.deep` */
   id: string;

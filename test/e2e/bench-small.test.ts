@@ -10,7 +10,7 @@ import { ROOT, tempDir } from '../helpers.js';
 import { syncAvailable } from '../../bench/sync.js';
 import type { Row } from '../../bench/lib/report.js';
 
-const TOOLS = ['stats', 'list_findings.first', 'list_findings.deep', 'get_entity', 'expand_graph', 'search_knowledge', 'search_transcripts', 'changes_since'];
+const TOOLS = ['stats', 'list_findings.first', 'list_findings.deep', 'get_entity', 'expand_graph', 'search_knowledge', 'search_transcripts', 'changes_since', 'fixed_page'];
 const SYNC = ['sync.full.seconds', 'sync.full.peak_rss', 'sync.nochange.seconds', 'sync.nochange.peak_rss'];
 const EXPECTED = [
   'generate.seconds',
