@@ -261,15 +261,21 @@ export function countsByType(db: Db, vaultId: string): { type: string; n: number
   return sql(db, 'SELECT type, count(*) AS n FROM entities WHERE vault_id = ? GROUP BY type').all(vaultId) as { type: string; n: number }[];
 }
 
-/** Entities first seen after `since`, and older ones mentioned again after it. */
+/**
+ * Entities first seen after `since` (oldest first), and older ones mentioned again after it (most recent first),
+ * as compact findings: only the columns they show are read (a description is ~270 bytes; a window can hold
+ * hundreds of entities).
+ */
 export function entityChangesSince(db: Db, vaultId: string, since: string) {
-  const newRows = entityRows(db, `SELECT ${ENTITY_COLUMNS} FROM entities e WHERE e.vault_id = ? AND e.first_seen_at > ? ORDER BY e.first_seen_at, e.id`, vaultId, since);
-  const rementioned = entityRows(
+  type Row = [id: string, name: string, type: EntityType, mentionCount: number, lastMentionedAt: string | null, firstSeenAt: string];
+  const columns = 'e.id, e.name, e.type, e.mention_count, e.last_mentioned_at, e.first_seen_at';
+  const compact = ([id, name, type, mentionCount, lastMentionedAt]: Row) => ({ id, name, type, mentionCount, lastMentionedAt });
+  const newRows = sql(db, `SELECT ${columns} FROM entities e WHERE e.vault_id = ? AND e.first_seen_at > ? ORDER BY e.first_seen_at, e.id`).raw(true).all(vaultId, since) as Row[];
+  const rementioned = sql(
     db,
-    `SELECT ${ENTITY_COLUMNS} FROM entities e WHERE e.vault_id = ? AND e.first_seen_at <= ? AND e.last_mentioned_at > ? ORDER BY e.last_mentioned_at DESC, e.id`,
-    vaultId,
-    since,
-    since,
-  );
-  return { newRows, rementioned };
+    `SELECT ${columns} FROM entities e WHERE e.vault_id = ? AND e.first_seen_at <= ? AND e.last_mentioned_at > ? ORDER BY e.last_mentioned_at DESC, e.id`,
+  )
+    .raw(true)
+    .all(vaultId, since, since) as Row[];
+  return { newEntities: newRows.map((r) => ({ ...compact(r), firstSeenAt: r[5] })), rementioned: rementioned.map(compact) };
 }
