@@ -177,24 +177,16 @@ export function strongestEdges(db: Db, vaultId: string, fromIds: string[], limit
   // The limit is written into the SQL: better-sqlite3's SQLite (STAT4) re-plans a statement whenever a bound
   // LIMIT is bound again, ~12 µs a call, more than reading a small entity's edges.
   if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`strongestEdges: limit must be a positive integer (got ${limit})`);
-  const arms = [
-    [
-      'out',
-      sql(
-        db,
-        `SELECT g.target_id, e.name, e.type, g.relation, g.weight FROM edges g CROSS JOIN entities e ON e.vault_id = g.vault_id AND e.id = g.target_id
-         WHERE g.vault_id = ? AND g.source_id = ? AND g.target_id IS NOT ? ORDER BY g.weight DESC, g.relation, g.target_id LIMIT ${limit}`,
-      ).raw(true),
-    ],
-    [
-      'in',
-      sql(
-        db,
-        `SELECT g.source_id, e.name, e.type, g.relation, g.weight FROM edges g CROSS JOIN entities e ON e.vault_id = g.vault_id AND e.id = g.source_id
-         WHERE g.vault_id = ? AND g.target_id = ? AND g.source_id IS NOT ? ORDER BY g.weight DESC, g.relation, g.source_id LIMIT ${limit}`,
-      ).raw(true),
-    ],
-  ] as const;
+  const arm = (direction: 'out' | 'in') => {
+    const [self, other] = direction === 'out' ? ['source_id', 'target_id'] : ['target_id', 'source_id'];
+    const statement = sql(
+      db,
+      `SELECT g.${other}, e.name, e.type, g.relation, g.weight FROM edges g CROSS JOIN entities e ON e.vault_id = g.vault_id AND e.id = g.${other}
+       WHERE g.vault_id = ? AND g.${self} = ? AND g.${other} IS NOT ? ORDER BY g.weight DESC, g.relation, g.${other} LIMIT ${limit}`,
+    ).raw(true);
+    return [direction, statement] as const;
+  };
+  const arms = [arm('out'), arm('in')];
   type Row = [other: string, name: string, type: EntityType, relation: string, weight: number];
   type Candidate = { row: Row; from: string; pos: number; direction: 'out' | 'in'; both: boolean };
   const candidates: Candidate[] = [];
