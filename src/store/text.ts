@@ -55,20 +55,23 @@ export function countMentions(textNormalized: string, termsNormalized: string[])
  */
 export function editDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
-  let before: number[] = [];
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  // Three rolling rows (two back, one back, this one), reused across calls: name search runs this for
+  // thousands of words per query, and fresh arrays per row were most of its cost.
+  if (rows.length < b.length + 1) rows = [new Int32Array(b.length + 17), new Int32Array(b.length + 17), new Int32Array(b.length + 17)];
+  let [before, prev, cur] = rows as [Int32Array, Int32Array, Int32Array];
+  for (let j = 0; j <= b.length; j++) prev[j] = j;
   for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
+    cur[0] = i;
     let rowMin = i;
     for (let j = 1; j <= b.length; j++) {
       let v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
       if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, before[j - 2]! + 1);
-      cur.push(v);
+      cur[j] = v;
       if (v < rowMin) rowMin = v;
     }
     if (rowMin > max) return max + 1;
-    before = prev;
-    prev = cur;
+    [before, prev, cur] = [prev, cur, before];
   }
   return prev[b.length]!;
 }
+let rows: Int32Array[] = [];

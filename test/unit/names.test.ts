@@ -33,3 +33,32 @@ describe('name matching for search_knowledge', () => {
     expect(prefix).toBeGreaterThan(fuzzy.score);
   });
 });
+
+describe('the name index of a vault', () => {
+  it('is read once per store version: a name added or removed is matched (or not) from the next search', async () => {
+    const { openDb } = await import('../../src/store/db.js');
+    const { nameIndex, nameMatcher } = await import('../../src/search/names.js');
+    const { tempDir } = await import('../helpers.js');
+    const dir = tempDir();
+    const db = openDb(dir.dir);
+    try {
+      db.prepare("INSERT INTO vaults (id, name, origin, loaded_at) VALUES ('v', 'V', 'import', '2026-01-01T00:00:00Z')").run();
+      const add = (id: string, name: string) => {
+        db.prepare("INSERT INTO entities (vault_id, id, type, name, source, first_seen_at) VALUES ('v', ?, 'system', ?, 'meeting', '2026-01-01T00:00:00Z')").run(id, name);
+        db.prepare("INSERT INTO entity_names (vault_id, entity_id, name, norm, is_alias) VALUES ('v', ?, ?, ?, 0)").run(id, name, normalize(name));
+      };
+      const found = (query: string) => nameIndex(db, 'v').filter((n) => nameMatcher(normalize(query))(n.forms)).map((n) => n.entityId);
+      add('e1', 'Dock Scheduling');
+      expect(found('dock')).toEqual(['e1']);
+      expect(nameIndex(db, 'v')).toBe(nameIndex(db, 'v')); // unchanged store: the same index, not read again
+      add('e2', 'Dock Door Sensors');
+      expect(found('dock').sort()).toEqual(['e1', 'e2']);
+      expect(found('dokc sensor')).toEqual(['e2']); // fuzzy, through the remembered word distances
+      db.prepare("DELETE FROM entity_names WHERE entity_id = 'e1'").run();
+      expect(found('dock')).toEqual(['e2']);
+    } finally {
+      db.close();
+      dir.cleanup();
+    }
+  });
+});

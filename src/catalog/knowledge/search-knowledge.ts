@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { entityType, finding, limitArg } from '../shapes.js';
-import { entityNames, getEntityRows, toFinding } from '../../store/entities.js';
-import { matchName, type NameMatch } from '../../search/names.js';
+import { getEntityRows, toFinding } from '../../store/entities.js';
+import { nameIndex, nameMatcher, type NameMatch } from '../../search/names.js';
 import { normalize } from '../../store/text.js';
 import { invalidArgument } from '../../service/errors.js';
 
@@ -29,13 +29,14 @@ export default defineTool({
   run: ({ query, type, limit }, { db, vault }) => {
     const q = normalize(query);
     if (!q) throw invalidArgument('query', 'needs at least one letter or digit');
+    const match = nameMatcher(q);
     const best = new Map<string, NameMatch & { name: string }>();
-    for (const n of entityNames(db, vault.id, type)) {
-      const m = matchName(q, n.norm);
+    for (const n of nameIndex(db, vault.id, type)) {
+      const m = match(n.forms);
       if (!m) continue;
-      const score = m.score - (n.is_alias ? 0.01 : 0); // the name beats an equal alias
-      const seen = best.get(n.entity_id);
-      if (!seen || score > seen.score) best.set(n.entity_id, { ...m, score, name: n.name });
+      const score = m.score - (n.isAlias ? 0.01 : 0); // the name beats an equal alias
+      const seen = best.get(n.entityId);
+      if (!seen || score > seen.score) best.set(n.entityId, { ...m, score, name: n.name });
     }
     const rows = new Map(getEntityRows(db, vault.id, [...best.keys()]).map((r) => [r.id, r]));
     const ranked = [...best]
