@@ -4,7 +4,7 @@
  * for chunks whose text (content hash) has no vector yet.
  */
 import { createHash } from 'node:crypto';
-import { json, sql, type Db } from '../store/db.js';
+import { json, limitParam, sql, type Db } from '../store/db.js';
 import { turnsOf } from '../store/meetings.js';
 import { CHUNK_MAX_CHARS, CHUNK_TARGET_CHARS, chunkTurns, type Chunk } from './chunking.js';
 import { ensureWordIndex } from './word-index.js';
@@ -61,7 +61,7 @@ export function meetingChunks(db: Db, vaultId: string, meetingId: string, offset
   const rows = sql(
     db,
     `SELECT chunk_index, speakers_json, text, turn_start, turn_end, start_seconds FROM transcript_chunks
-     WHERE vault_id = ? AND meeting_id = ? ORDER BY chunk_index LIMIT ? OFFSET ?`,
+     WHERE vault_id = ? AND meeting_id = ? ORDER BY chunk_index LIMIT ${limitParam('?')} OFFSET ${limitParam('?')}`,
   ).all(vaultId, meetingId, limit, offset) as { chunk_index: number; speakers_json: string; text: string; turn_start: number; turn_end: number; start_seconds: number | null }[];
   const total = sql(db, 'SELECT count(*) FROM transcript_chunks WHERE vault_id = ? AND meeting_id = ?').pluck().get(vaultId, meetingId) as number;
   return {

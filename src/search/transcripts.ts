@@ -7,7 +7,7 @@
  * then the vector search runs; query vectors are kept in a small LRU, so a repeated question is not embedded
  * again.
  */
-import { hasVectorExtension, json, sql, type Db } from '../store/db.js';
+import { hasVectorExtension, json, limitParam, sql, type Db } from '../store/db.js';
 import { tokens } from '../store/text.js';
 import { hasVectors, nearestChunks, vectorIndexOwner, type EmbedderLike } from './vectors.js';
 import { ensureWordIndex } from './word-index.js';
@@ -100,7 +100,7 @@ export function wordRanking(db: Db, vaultId: string, query: string, filters: Sea
   if (!match) return [];
   const t = ensureWordIndex(db, vaultId);
   if (!isFiltered(filters)) {
-    return sql(db, `SELECT rowid FROM ${t} WHERE ${t} MATCH ? ORDER BY bm25(${t}) LIMIT ?`).pluck().all(match, limit) as number[];
+    return sql(db, `SELECT rowid FROM ${t} WHERE ${t} MATCH ? ORDER BY bm25(${t}) LIMIT ${limitParam('?')}`).pluck().all(match, limit) as number[];
   }
   const pass = allowed ?? filteredChunks(db, vaultId, filters);
   const out: number[] = [];

@@ -1,5 +1,5 @@
 /** Entities (findings), their names, edges, evidence and mentions. */
-import { cachedRead, json, sql, type Db } from './db.js';
+import { cachedRead, json, limitParam, sql, type Db } from './db.js';
 import type { ENTITY_SOURCES, ENTITY_TYPES } from '../fixtures/schema.js';
 
 export type EntityType = (typeof ENTITY_TYPES)[number];
@@ -116,7 +116,7 @@ export function pageFindings(
 ): EntityRow[] {
   const s = SORTS[sort];
   const where = after ? `${filterSql(f)} AND ${s.after}` : filterSql(f);
-  return entityRows(db, `SELECT ${ENTITY_COLUMNS} FROM entities e WHERE ${where} ORDER BY ${s.order} LIMIT @limit`, { vault: vaultId, ...f, limit, ...(after ?? {}) });
+  return entityRows(db, `SELECT ${ENTITY_COLUMNS} FROM entities e WHERE ${where} ORDER BY ${s.order} LIMIT ${limitParam('@limit')}`, { vault: vaultId, ...f, limit, ...(after ?? {}) });
 }
 
 export function sortKey(row: EntityRow, sort: FindingSort): string | number {
@@ -174,15 +174,12 @@ export function slimEdges(db: Db, vaultId: string, entityId: string): SlimEdge[]
  */
 export function strongestEdges(db: Db, vaultId: string, fromIds: string[], limit: number, exclude?: string): (SlimEdge & { from: string })[] {
   // Each statement walks one index in weight order and stops after `limit` rows (no sort, no full read).
-  // The limit is written into the SQL: better-sqlite3's SQLite (STAT4) re-plans a statement whenever a bound
-  // LIMIT is bound again, ~12 µs a call, more than reading a small entity's edges.
-  if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`strongestEdges: limit must be a positive integer (got ${limit})`);
   const arm = (direction: 'out' | 'in') => {
     const [self, other] = direction === 'out' ? ['source_id', 'target_id'] : ['target_id', 'source_id'];
     const statement = sql(
       db,
       `SELECT g.${other}, e.name, e.type, g.relation, g.weight FROM edges g CROSS JOIN entities e ON e.vault_id = g.vault_id AND e.id = g.${other}
-       WHERE g.vault_id = ? AND g.${self} = ? AND g.${other} IS NOT ? ORDER BY g.weight DESC, g.relation, g.${other} LIMIT ${limit}`,
+       WHERE g.vault_id = ? AND g.${self} = ? AND g.${other} IS NOT ? ORDER BY g.weight DESC, g.relation, g.${other} LIMIT ${limitParam('?')}`,
     ).raw(true);
     return [direction, statement] as const;
   };
@@ -194,7 +191,7 @@ export function strongestEdges(db: Db, vaultId: string, fromIds: string[], limit
   const cut = new Set<string>();
   fromIds.forEach((from, pos) => {
     for (const [direction, statement] of arms) {
-      const rows = statement.all(vaultId, from, exclude ?? null) as Row[];
+      const rows = statement.all(vaultId, from, exclude ?? null, limit) as Row[];
       if (rows.length === limit) cut.add(from);
       for (const row of rows) candidates.push({ row, from, pos, direction, both: false });
     }

@@ -1,5 +1,5 @@
 /** Files of a vault (public ones only ever leave the store) and artifacts the service produced. */
-import { sql, type Db } from './db.js';
+import { limitParam, sql, type Db } from './db.js';
 
 export interface FileRow {
   id: string;
@@ -41,7 +41,7 @@ export function findArtifacts(db: Db, vaultId: string, opts: { words: string[]; 
   return sql(
     db,
     `SELECT * FROM artifacts WHERE vault_id = @v AND (@kind IS NULL OR kind = @kind) ${clauses}
-     ORDER BY created_at DESC, id LIMIT @limit`,
+     ORDER BY created_at DESC, id LIMIT ${limitParam('@limit')}`,
   ).all(params) as ArtifactRow[];
 }
 
@@ -49,7 +49,7 @@ export function findArtifacts(db: Db, vaultId: string, opts: { words: string[]; 
 export function recentArtifacts(db: Db, vaultIds: string[], limit: number): (ArtifactRow & { vault_id: string })[] {
   return sql(
     db,
-    'SELECT * FROM artifacts WHERE vault_id IN (SELECT value FROM json_each(?)) ORDER BY created_at DESC, id LIMIT ?',
+    `SELECT * FROM artifacts WHERE vault_id IN (SELECT value FROM json_each(?)) ORDER BY created_at DESC, id LIMIT ${limitParam('?')}`,
   ).all(JSON.stringify(vaultIds), limit) as (ArtifactRow & { vault_id: string })[];
 }
 

@@ -1,5 +1,5 @@
 /** People registry, mail the agent sent, the connected mailbox, and the agent's past conversations. */
-import { json, sql, type Db } from './db.js';
+import { json, limitParam, sql, type Db } from './db.js';
 
 export interface PersonRow {
   id: string;
@@ -42,7 +42,7 @@ export function listSentEmails(db: Db, vaultId: string, opts: { to?: string; lim
     `SELECT * FROM sent_emails WHERE vault_id = @v AND status = 'sent'
        AND (@to IS NULL OR EXISTS (SELECT 1 FROM json_each(to_json) WHERE lower(value) = lower(@to))
                         OR EXISTS (SELECT 1 FROM json_each(cc_json) WHERE lower(value) = lower(@to)))
-     ORDER BY sent_at DESC, id LIMIT @limit`,
+     ORDER BY sent_at DESC, id LIMIT ${limitParam('@limit')}`,
   ).all({ v: vaultId, to: opts.to ?? null, limit: opts.limit }) as SentRow[];
   return rows.map((r) => ({
     id: r.id,
@@ -104,7 +104,7 @@ export function searchAgentMessages(db: Db, vaultId: string, match: string, pers
      JOIN agent_conversations c ON c.vault_id = m.vault_id AND c.id = m.conversation_id
      WHERE agent_messages_fts MATCH @match AND m.vault_id = @v
        AND (@person IS NULL OR lower(c.person_email) = lower(@person))
-     ORDER BY rank LIMIT @limit`,
+     ORDER BY rank LIMIT ${limitParam('@limit')}`,
   ).all({ match, v: vaultId, person: personEmail ?? null, limit }) as MemoryHit[];
 }
 

@@ -1,7 +1,7 @@
 /** The outbox: every local write, appended in the same transaction as the write itself. */
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/keys.js';
-import { sql, type Db } from './db.js';
+import { limitParam, sql, type Db } from './db.js';
 
 export interface OutboxEntry {
   seq: number;
@@ -44,7 +44,7 @@ export function findOutboxEntry(db: Db, idempotencyId: string): OutboxEntry | un
 export function listOutbox(db: Db, opts: { vaultId?: string; status?: string; limit: number }): OutboxEntry[] {
   const rows = sql(
     db,
-    `SELECT * FROM outbox WHERE (@v IS NULL OR vault_id = @v) AND (@s IS NULL OR status = @s) ORDER BY seq LIMIT @limit`,
+    `SELECT * FROM outbox WHERE (@v IS NULL OR vault_id = @v) AND (@s IS NULL OR status = @s) ORDER BY seq LIMIT ${limitParam('@limit')}`,
   ).all({ v: opts.vaultId ?? null, s: opts.status ?? null, limit: opts.limit }) as Record<string, any>[];
   return rows.map(toEntry);
 }
