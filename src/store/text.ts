@@ -49,6 +49,9 @@ export function countMentions(textNormalized: string, termsNormalized: string[])
   return count;
 }
 
+/** editDistance's rows, reused (grown when a word is longer than they are). */
+let rows: [Int32Array, Int32Array, Int32Array] = [new Int32Array(32), new Int32Array(32), new Int32Array(32)];
+
 /**
  * Edit distance counting an adjacent transposition as one edit (optimal string alignment), since swapped
  * letters are the commonest typo; stops early once every path exceeds `max`.
@@ -57,8 +60,8 @@ export function editDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
   // Three rolling rows (two back, one back, this one), reused across calls: name search runs this for
   // thousands of words per query, and fresh arrays per row were most of its cost.
-  if (rows.length < b.length + 1) rows = [new Int32Array(b.length + 17), new Int32Array(b.length + 17), new Int32Array(b.length + 17)];
-  let [before, prev, cur] = rows as [Int32Array, Int32Array, Int32Array];
+  if (rows[0].length < b.length + 1) rows = [new Int32Array(b.length + 16), new Int32Array(b.length + 16), new Int32Array(b.length + 16)];
+  let [before, prev, cur] = rows;
   for (let j = 0; j <= b.length; j++) prev[j] = j;
   for (let i = 1; i <= a.length; i++) {
     cur[0] = i;
@@ -74,4 +77,3 @@ export function editDistance(a: string, b: string, max: number): number {
   }
   return prev[b.length]!;
 }
-let rows: Int32Array[] = [];
