@@ -62,3 +62,22 @@ describe('the name index of a vault', () => {
     }
   });
 });
+
+describe('editDistance', () => {
+  it('counts edits and adjacent swaps, stops past the budget, and gives the same answers call after call', async () => {
+    const { editDistance } = await import('../../src/store/text.js');
+    const cases: [string, string, number, number][] = [
+      ['dock', 'dokc', 2, 1], // one swap
+      ['warehouse', 'warehuose', 2, 1],
+      ['kitten', 'sitting', 3, 3],
+      ['managment', 'management', 2, 1],
+      ['a'.repeat(60), `${'a'.repeat(58)}bb`, 3, 2], // longer than the rows it started with
+      ['scheduling', 'schedulnig', 2, 1],
+      ['abc', 'xyz', 1, 2], // past the budget: budget + 1
+      ['', 'ab', 2, 2],
+    ];
+    for (let round = 0; round < 2; round++) {
+      for (const [a, b, max, want] of cases) expect(editDistance(a, b, max), `${a} → ${b}`).toBe(want);
+    }
+  });
+});
