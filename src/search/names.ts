@@ -5,7 +5,7 @@
  */
 import { editDistance } from '../store/text.js';
 import { storeVersion, type Db } from '../store/db.js';
-import { entityNames } from '../store/entities.js';
+import { entityNames, type EntityType } from '../store/entities.js';
 
 export type MatchKind = 'exact' | 'prefix' | 'fuzzy';
 
@@ -89,11 +89,12 @@ export function nameMatcher(queryNorm: string): (name: NameForms) => NameMatch |
   };
 }
 
-/** A vault's names (of one type, or all), ready to match: read and prepared once per store version. */
+/** A vault's names, ready to match: read and prepared once per store version. */
 export interface IndexedName {
   entityId: string;
   name: string;
   isAlias: boolean;
+  type: EntityType;
   forms: NameForms;
 }
 
@@ -101,10 +102,10 @@ export interface IndexedName {
 const MAX_INDEXES = 4;
 const indexes = new WeakMap<Db, Map<string, { version: string; names: IndexedName[] }>>();
 
-export function nameIndex(db: Db, vaultId: string, type?: string): IndexedName[] {
+export function nameIndex(db: Db, vaultId: string): IndexedName[] {
   let byKey = indexes.get(db);
   if (!byKey) indexes.set(db, (byKey = new Map()));
-  const key = `${vaultId}\u0000${type ?? ''}`;
+  const key = vaultId;
   const version = storeVersion(db);
   const hit = byKey.get(key);
   byKey.delete(key); // re-inserted below: the map's order is the order of use
@@ -112,7 +113,7 @@ export function nameIndex(db: Db, vaultId: string, type?: string): IndexedName[]
     byKey.set(key, hit);
     return hit.names;
   }
-  const names = entityNames(db, vaultId, type).map((n) => ({ entityId: n.entity_id, name: n.name, isAlias: n.is_alias === 1, forms: nameForms(n.norm) }));
+  const names = entityNames(db, vaultId).map((n) => ({ entityId: n.entity_id, name: n.name, isAlias: n.is_alias === 1, type: n.type, forms: nameForms(n.norm) }));
   byKey.set(key, { version, names });
   if (byKey.size > MAX_INDEXES) byKey.delete(byKey.keys().next().value!);
   return names;

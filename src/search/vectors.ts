@@ -12,7 +12,7 @@
  * recall of the exact top 50 measured there. A store whose table still holds floats (before this layout) is
  * searched the old way until `ensureVectorTable` converts it (serve's background indexing or `reindex` do).
  */
-import { cachedRead, sql, hasVectorExtension, storeVersion, type Db } from '../store/db.js';
+import { cachedRead, limitParam, sql, hasVectorExtension, storeVersion, type Db } from '../store/db.js';
 
 export const VECTOR_TABLE = 'chunk_vectors';
 /** Float16 vectors by chunk id (migration 4), for re-scoring: one rowid lookup per candidate. */
@@ -158,7 +158,7 @@ function convertToBits(db: Db, owner: VectorIndexOwner): void {
       db,
       `SELECT ce.chunk_id, ce.content_hash FROM chunk_embeddings ce
        LEFT JOIN embedding_cache e ON e.embedder = ce.embedder AND e.content_hash = ce.content_hash
-       WHERE ce.embedder = ? AND e.vector IS NULL AND ce.chunk_id > ? ORDER BY ce.chunk_id LIMIT ?`,
+       WHERE ce.embedder = ? AND e.vector IS NULL AND ce.chunk_id > ? ORDER BY ce.chunk_id LIMIT ${limitParam('?')}`,
     ).raw();
     const oldVector = db.prepare(`SELECT embedding FROM ${VECTOR_TABLE} WHERE rowid = ?`).pluck();
     const cache = sql(db, 'INSERT OR IGNORE INTO embedding_cache (embedder, content_hash, vector) VALUES (?, ?, ?)');
@@ -180,7 +180,7 @@ function convertToBits(db: Db, owner: VectorIndexOwner): void {
       `SELECT ce.chunk_id, c.vault_id, e.vector FROM chunk_embeddings ce
        JOIN transcript_chunks c ON c.id = ce.chunk_id
        JOIN embedding_cache e ON e.embedder = ce.embedder AND e.content_hash = ce.content_hash
-       WHERE ce.embedder = ? AND ce.chunk_id > ? ORDER BY ce.chunk_id LIMIT ?`,
+       WHERE ce.embedder = ? AND ce.chunk_id > ? ORDER BY ce.chunk_id LIMIT ${limitParam('?')}`,
     ).raw();
     const ins = sql(db, `INSERT INTO ${VECTOR_TABLE} (rowid, vault_id, embedding) VALUES (?, ?, vec_bit(?))`);
     const keep = sql(db, `INSERT OR REPLACE INTO ${FLOATS} (chunk_id, vector) VALUES (?, ?)`);
@@ -229,7 +229,7 @@ function pendingBatch(db: Db, embedderId: string, limit: number, vaultId?: strin
   return sql(
     db,
     `SELECT c.id, c.vault_id, c.text, c.content_hash FROM transcript_chunks c LEFT JOIN chunk_embeddings ce ON ce.chunk_id = c.id
-     WHERE ${PENDING_WHERE} ORDER BY c.id LIMIT @limit`,
+     WHERE ${PENDING_WHERE} ORDER BY c.id LIMIT ${limitParam('@limit')}`,
   ).all({ vault: vaultId ?? null, embedder: embedderId, limit }) as PendingChunk[];
 }
 

@@ -30,7 +30,7 @@ export const toFinding = (r: EntityRow) => ({
 });
 
 /** The compact item of the catalog: exactly {id, name, type, mentionCount, lastMentionedAt}. */
-export const toCompactFinding = (r: EntityRow) => ({
+export const toCompactFinding = (r: Pick<EntityRow, 'id' | 'name' | 'type' | 'mention_count' | 'last_mentioned_at'>) => ({
   id: r.id,
   name: r.name,
   type: r.type,
@@ -64,7 +64,7 @@ export function getEntityRow(db: Db, vaultId: string, id: string): EntityRow | u
 
 export function getEntityRows(db: Db, vaultId: string, ids: string[]): EntityRow[] {
   if (!ids.length) return [];
-  return sql(db, 'SELECT * FROM entities WHERE vault_id = ? AND id IN (SELECT value FROM json_each(?))').all(vaultId, JSON.stringify(ids)) as EntityRow[];
+  return entityRows(db, `SELECT ${ENTITY_COLUMNS} FROM entities e WHERE e.vault_id = ? AND e.id IN (SELECT value FROM json_each(?))`, vaultId, JSON.stringify(ids));
 }
 
 export type FindingSort = 'mentions' | 'recent';
@@ -233,17 +233,16 @@ export interface NameRow {
   name: string;
   norm: string;
   is_alias: number;
+  type: EntityType;
 }
 
-/** Every name and alias of the vault's entities (optionally of one type), for matching in memory. */
-export function entityNames(db: Db, vaultId: string, type?: string): NameRow[] {
-  return type
-    ? (sql(
-        db,
-        `SELECT n.entity_id, n.name, n.norm, n.is_alias FROM entity_names n
-         JOIN entities e ON e.vault_id = n.vault_id AND e.id = n.entity_id WHERE n.vault_id = ? AND e.type = ?`,
-      ).all(vaultId, type) as NameRow[])
-    : (sql(db, 'SELECT entity_id, name, norm, is_alias FROM entity_names WHERE vault_id = ?').all(vaultId) as NameRow[]);
+/** Every name and alias of the vault's entities, with the entity's type, for matching in memory. */
+export function entityNames(db: Db, vaultId: string): NameRow[] {
+  return sql(
+    db,
+    `SELECT n.entity_id, n.name, n.norm, n.is_alias, e.type FROM entity_names n
+     JOIN entities e ON e.vault_id = n.vault_id AND e.id = n.entity_id WHERE n.vault_id = ?`,
+  ).all(vaultId) as NameRow[];
 }
 
 export function countsByType(db: Db, vaultId: string): { type: string; n: number }[] {
@@ -252,19 +251,22 @@ export function countsByType(db: Db, vaultId: string): { type: string; n: number
 
 /**
  * Entities first seen after `since` (oldest first), and older ones mentioned again after it (most recent first),
- * as compact findings: only the columns they show are read (a description is ~270 bytes; a window can hold
+ * with only the columns a compact finding shows, read as arrays (a description is ~270 bytes; a window can hold
  * hundreds of entities).
  */
 export function entityChangesSince(db: Db, vaultId: string, since: string) {
-  type Row = [id: string, name: string, type: EntityType, mentionCount: number, lastMentionedAt: string | null, firstSeenAt: string];
-  const columns = 'e.id, e.name, e.type, e.mention_count, e.last_mentioned_at, e.first_seen_at';
-  const compact = ([id, name, type, mentionCount, lastMentionedAt]: Row) => ({ id, name, type, mentionCount, lastMentionedAt });
-  const newRows = sql(db, `SELECT ${columns} FROM entities e WHERE e.vault_id = ? AND e.first_seen_at > ? ORDER BY e.first_seen_at, e.id`).raw(true).all(vaultId, since) as Row[];
-  const rementioned = sql(
-    db,
-    `SELECT ${columns} FROM entities e WHERE e.vault_id = ? AND e.first_seen_at <= ? AND e.last_mentioned_at > ? ORDER BY e.last_mentioned_at DESC, e.id`,
-  )
-    .raw(true)
-    .all(vaultId, since, since) as Row[];
-  return { newEntities: newRows.map((r) => ({ ...compact(r), firstSeenAt: r[5] })), rementioned: rementioned.map(compact) };
+  type Brief = Pick<EntityRow, 'id' | 'name' | 'type' | 'mention_count' | 'last_mentioned_at' | 'first_seen_at'>;
+  type Tuple = [string, EntityType, string, number, string | null, string];
+  const columns = 'e.id, e.type, e.name, e.mention_count, e.last_mentioned_at, e.first_seen_at';
+  const brief = (r: Tuple): Brief => ({ id: r[0], type: r[1], name: r[2], mention_count: r[3], last_mentioned_at: r[4], first_seen_at: r[5] });
+  const read = (text: string, ...params: string[]) => (sql(db, text).raw(true).all(...params) as Tuple[]).map(brief);
+  return {
+    newRows: read(`SELECT ${columns} FROM entities e WHERE e.vault_id = ? AND e.first_seen_at > ? ORDER BY e.first_seen_at, e.id`, vaultId, since),
+    rementioned: read(
+      `SELECT ${columns} FROM entities e WHERE e.vault_id = ? AND e.first_seen_at <= ? AND e.last_mentioned_at > ? ORDER BY e.last_mentioned_at DESC, e.id`,
+      vaultId,
+      since,
+      since,
+    ),
+  };
 }

@@ -108,13 +108,6 @@ export function searchAgentMessages(db: Db, vaultId: string, match: string, pers
   ).all({ match, v: vaultId, person: personEmail ?? null, limit }) as MemoryHit[];
 }
 
-export function conversationMessages(db: Db, vaultId: string, conversationId: string) {
-  return sql(db, 'SELECT position, role, text, at FROM agent_messages WHERE vault_id = ? AND conversation_id = ? ORDER BY position').all(
-    vaultId,
-    conversationId,
-  ) as { position: number; role: string; text: string; at: string }[];
-}
-
 /** The addresses among `addresses` that are not in the vault's people registry (case-insensitive). */
 export function unknownAddresses(db: Db, vaultId: string, addresses: string[]): string[] {
   const known = new Set((sql(db, 'SELECT lower(email) FROM people WHERE vault_id = ?').pluck().all(vaultId) as string[]));

@@ -15,20 +15,6 @@ export function tokens(s: string): string[] {
   return n ? n.split(' ') : [];
 }
 
-/** How often `term` occurs in `haystack` as whole words; both already normalized. */
-export function countWholeWord(haystack: string, term: string): number {
-  if (!term) return 0;
-  const padded = ` ${haystack} `;
-  const needle = ` ${term} `;
-  let count = 0;
-  let at = padded.indexOf(needle);
-  while (at !== -1) {
-    count++;
-    at = padded.indexOf(needle, at + needle.length - 1);
-  }
-  return count;
-}
-
 /**
  * Mentions of an entity in a text: occurrences of its name or any alias as whole words. Longer terms are
  * counted first and blanked out, so "Warehouse Management System" is not counted again as "System".

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { compactFinding, isoDatetime, isoDatetimeArg, meetingSummary } from '../shapes.js';
-import { entityChangesSince } from '../../store/entities.js';
+import { entityChangesSince, toCompactFinding } from '../../store/entities.js';
 import { meetingsCreatedSince, toMeetingSummary } from '../../store/meetings.js';
 import { isoUtc } from '../../time.js';
 
@@ -19,11 +19,11 @@ export default defineTool({
   }),
   run: ({ since }, { db, vault }) => {
     const at = isoUtc(Date.parse(since));
-    const { newEntities, rementioned } = entityChangesSince(db, vault.id, at);
+    const { newRows, rementioned } = entityChangesSince(db, vault.id, at);
     return {
       since: at,
-      newEntities,
-      rementionedEntities: rementioned,
+      newEntities: newRows.map((r) => ({ ...toCompactFinding(r), firstSeenAt: r.first_seen_at })),
+      rementionedEntities: rementioned.map(toCompactFinding),
       newMeetings: meetingsCreatedSince(db, vault.id, at).map(toMeetingSummary),
     };
   },

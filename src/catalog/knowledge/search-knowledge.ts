@@ -31,7 +31,8 @@ export default defineTool({
     if (!q) throw invalidArgument('query', 'needs at least one letter or digit');
     const match = nameMatcher(q);
     const best = new Map<string, NameMatch & { name: string }>();
-    for (const n of nameIndex(db, vault.id, type)) {
+    for (const n of nameIndex(db, vault.id)) {
+      if (type && n.type !== type) continue;
       const m = match(n.forms);
       if (!m) continue;
       const score = m.score - (n.isAlias ? 0.01 : 0); // the name beats an equal alias

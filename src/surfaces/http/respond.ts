@@ -1,6 +1,6 @@
 /** Writing responses: JSON bodies, the error body, and the headers every response carries. */
 import type { ServerResponse } from 'node:http';
-import { ServiceError, type ErrorCode, ERROR_CODES } from '../../service/errors.js';
+import { type ErrorCode, ERROR_CODES } from '../../service/errors.js';
 
 /**
  * A JSON response with all its headers in one `writeHead` list (the request id included): Node's fast path,
@@ -18,8 +18,4 @@ export function sendError(res: ServerResponse, requestId: string, code: ErrorCod
   const extra: Record<string, string> = { ...headers };
   if (code === 'unauthorized') extra['WWW-Authenticate'] = 'Bearer realm="vault-tools"';
   sendJson(res, ERROR_CODES[code], { error: { code, message, requestId } }, requestId, extra);
-}
-
-export function sendServiceError(res: ServerResponse, requestId: string, err: ServiceError, headers: Record<string, string> = {}): void {
-  sendError(res, requestId, err.code, err.message, headers);
 }

@@ -13,7 +13,7 @@ import type { Db } from '../../store/db.js';
 import { log } from '../../log.js';
 import { DEFAULT_MAX_BODY_BYTES } from './body.js';
 import { applyCors, checkHostAndOrigin, originPolicy, requestIdOf, type OriginPolicy } from './guard.js';
-import { sendError, sendServiceError } from './respond.js';
+import { sendError } from './respond.js';
 import { matchRoute, type RouteContext } from './routes.js';
 
 export interface HttpOptions {
@@ -111,7 +111,7 @@ async function handle(
       res.destroy();
     } else if (err instanceof ServiceError) {
       // A body we refused to read must not be drained into the next request of a keep-alive socket.
-      sendServiceError(res, requestId, err, err.code === 'payload_too_large' ? { Connection: 'close' } : {});
+      sendError(res, requestId, err.code, err.message, err.code === 'payload_too_large' ? { Connection: 'close' } : {});
     } else {
       log.error(`request ${requestId} failed`, err);
       sendError(res, requestId, 'internal_error', `The server failed unexpectedly; the error was logged (request ${requestId}).`);
