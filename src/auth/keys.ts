@@ -68,6 +68,30 @@ export function createKey(
   return { key, info: getKey(db, id)! };
 }
 
+/**
+ * The vault ids a `--vault` list grants: each entry is a vault's id, or its exact name or id ignoring
+ * case (tools accept both; grants are stored by id, which is what every call is checked against). An entry
+ * no vault in the store matches stays as given, so a vault synced or imported later under that id is
+ * reached; an entry matching several vaults is refused, listing their ids.
+ */
+export function resolveVaultGrants(db: Db, given: string[]): { ids: string[]; unknown: string[] } {
+  const vaults = db.prepare('SELECT id, name FROM vaults ORDER BY id').all() as { id: string; name: string }[];
+  const ids = new Set<string>();
+  const unknown: string[] = [];
+  for (const wanted of given) {
+    const folded = wanted.toLowerCase();
+    const matches = vaults.some((v) => v.id === wanted)
+      ? [wanted]
+      : [...new Set(vaults.filter((v) => v.name.toLowerCase() === folded || v.id.toLowerCase() === folded).map((v) => v.id))];
+    if (matches.length > 1) {
+      throw new ServiceError('invalid_arguments', `vault "${wanted}" matches ${matches.length} vaults (names and ids ignoring case): ${matches.join(', ')}; grant one by its id`);
+    }
+    if (!matches.length) unknown.push(wanted);
+    ids.add(matches[0] ?? wanted);
+  }
+  return { ids: [...ids], unknown };
+}
+
 interface KeyRow {
   id: string;
   name: string;

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { createKey, ensureOwnerKey, hashKey } from '../auth/keys.js';
 import { readVaultDir } from '../fixtures/read.js';
 import { loadFixture, type LoadResult } from '../fixtures/load.js';
+import { describeCounts } from '../fixtures/summary.js';
+import { describeWork } from '../fixtures/target.js';
 import { BIN_PATH, FIXTURES_DIR } from '../package-info.js';
 import type { Db } from '../store/db.js';
 import { openStore, userDataDir } from './context.js';
@@ -17,11 +19,14 @@ export function demoDataDir(option?: string): string {
   return option ?? join(process.env.VAULT_TOOLS_HOME ?? userDataDir(), 'demo');
 }
 
-/** Loads every shipped fixture vault (a no-op for those already loaded today from the same files). */
+/**
+ * Loads every shipped fixture vault (a no-op for those already loaded today from the same files). A demo
+ * vault reloaded on a later day drops what was done in it locally: the demo store is a playground.
+ */
 export function loadDemoVaults(db: Db): LoadResult[] {
   return readdirSync(FIXTURES_DIR, { withFileTypes: true })
     .filter((d) => d.isDirectory() && existsSync(join(FIXTURES_DIR, d.name, 'vault.json')))
-    .map((d) => loadFixture(db, readVaultDir(join(FIXTURES_DIR, d.name)), { origin: 'fixture' }));
+    .map((d) => loadFixture(db, readVaultDir(join(FIXTURES_DIR, d.name)), { origin: 'fixture', discardLocalWork: true }));
 }
 
 interface DemoKey {
@@ -63,7 +68,7 @@ export function register(program: Command): void {
       const demoArgs = ['demo', ...(opts.dataDir ? ['--data-dir', dir] : [])];
       const lines = [
         `vault-tools demo: ${dir}`,
-        ...loaded.map((r) => `  ${r.skipped ? 'up to date' : 'loaded'}: "${r.name}" (${r.vaultId}): ${r.counts.meetings} meetings, ${r.counts.entities} entities, ${r.counts.conflicts} conflicts, ${r.counts.tasks} tasks`),
+        ...loaded.map((r) => `  ${r.skipped ? 'up to date' : 'loaded'}: "${r.name}" (${r.vaultId}): ${describeCounts(r.counts)}${r.discarded ? `; discarded the local work of the earlier copy: ${describeWork(r.discarded)}` : ''}`),
         'Demo keys (this demo store only):',
         `  manager, all vaults: ${owner.key}`,
         ...members.map((k) => `  ${k.label}: ${k.key}`),

@@ -1,18 +1,45 @@
 import type { Command } from 'commander';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readVaultDir, FixtureError } from '../fixtures/read.js';
 import { loadFixture } from '../fixtures/load.js';
-import { summarizeFixture } from '../fixtures/summary.js';
+import { describeCounts, summarizeFixture } from '../fixtures/summary.js';
+import { describeWork, LoadRefused, localWorkRefusal, nameClashes, unpushedWork } from '../fixtures/target.js';
+import type { VaultFixture } from '../fixtures/schema.js';
+import { loadSqlite, storePath } from '../store/db.js';
 import { CliError, openStore, resolveDataDir } from './context.js';
+
+const DISCARDED_ENTRIES = 'their outbox entries were dropped with them, since they name records the import replaced';
+
+/**
+ * `--check` against the store the import would write to, opened read-only (a check writes nothing, not
+ * even a migration): the name clashes and the local work an import would refuse. Returns what it found out.
+ */
+function checkTarget(dir: string, fixture: VaultFixture, force: boolean): string {
+  if (!existsSync(storePath(dir))) return `no store in ${dir} yet: nothing to clash with`;
+  const Sqlite = loadSqlite();
+  const db = new Sqlite(storePath(dir), { readonly: true, fileMustExist: true });
+  try {
+    const clashes = nameClashes(db, fixture.vault);
+    if (clashes.length) throw new CliError(clashes.join(' '));
+    const work = unpushedWork(db, fixture.vault.id);
+    if (work && !force) throw new CliError(localWorkRefusal(fixture.vault.id, work));
+    const replaces = db.prepare('SELECT 1 FROM vaults WHERE id = ?').get(fixture.vault.id) !== undefined;
+    return `checked against the store in ${dir}: ${replaces ? `replaces vault "${fixture.vault.id}"` : 'a new vault'}${work ? `, discarding its local work (--force): ${describeWork(work)}` : ''}`;
+  } finally {
+    db.close();
+  }
+}
 
 export function register(program: Command): void {
   program
     .command('import')
-    .description('load one vault directory in the fixture format (docs/fixture-format.md); a bad directory loads nothing')
+    .description('load one vault directory in the fixture format (docs/fixture-format.md), replacing that vault; a bad directory loads nothing')
     .argument('<dir>', 'the vault directory')
     .option('--data-dir <dir>', 'data directory')
-    .option('--check', 'only validate and summarize; write nothing')
-    .action((dirArg: string, opts: { dataDir?: string; check?: boolean }) => {
+    .option('--check', 'only validate and summarize, also against the store it would go into; write nothing')
+    .option('--force', "replace the vault even if it has local writes not pushed upstream (they are discarded, with their outbox entries)")
+    .action((dirArg: string, opts: { dataDir?: string; check?: boolean; force?: boolean }) => {
       const vaultDir = resolve(dirArg);
       let fixture;
       try {
@@ -21,16 +48,22 @@ export function register(program: Command): void {
         if (err instanceof FixtureError) throw new CliError(err.message);
         throw err;
       }
+      const { dir, why } = resolveDataDir(opts.dataDir);
       if (opts.check) {
-        process.stderr.write(`${vaultDir}: valid\n${summarizeFixture(fixture)}\n`);
+        const target = checkTarget(dir, fixture, opts.force ?? false);
+        process.stderr.write(`${vaultDir}: valid\n${summarizeFixture(fixture)}\n  ${target}\n`);
         return;
       }
-      const { dir, why } = resolveDataDir(opts.dataDir);
       const db = openStore(dir, why);
-      const r = loadFixture(db, fixture, { origin: 'import', force: true });
-      db.close();
-      process.stderr.write(
-        `imported "${r.name}" (${r.vaultId}) into ${dir}: ${r.counts.meetings} meetings, ${r.counts.entities} entities, ${r.counts.conflicts} conflicts, ${r.counts.tasks} tasks; dates shifted by ${r.shiftDays} days\n`,
-      );
+      try {
+        const r = loadFixture(db, fixture, { origin: 'import', force: true, discardLocalWork: opts.force ?? false });
+        process.stderr.write(`imported "${r.name}" (${r.vaultId}) into ${dir}: ${describeCounts(r.counts)}; dates shifted by ${r.shiftDays} day${Math.abs(r.shiftDays) === 1 ? '' : 's'}\n`);
+        if (r.discarded) process.stderr.write(`discarded the local work of the earlier copy (--force): ${describeWork(r.discarded)}; ${DISCARDED_ENTRIES}\n`);
+      } catch (err) {
+        if (err instanceof LoadRefused) throw new CliError(err.message);
+        throw err;
+      } finally {
+        db.close();
+      }
     });
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { createKey, listKeys, revokeKey, type KeyInfo } from '../auth/keys.js';
+import { createKey, listKeys, resolveVaultGrants, revokeKey, type KeyInfo } from '../auth/keys.js';
 import { ServiceError } from '../service/errors.js';
 import { CliError, openStore, resolveDataDir } from './context.js';
 
@@ -15,7 +15,7 @@ export function register(program: Command): void {
     .description('create a key; the key string is shown once')
     .option('--name <name>', 'a label for the key', 'personal key')
     .option('--manager', 'allow the manager-only tools')
-    .option('--vault <vault>', "grant a vault (repeatable); '*' for all vaults", (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--vault <vault>', "grant a vault by id or name (repeatable); '*' for all vaults", (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--expires <iso>', 'expiry, ISO 8601 datetime')
     .option('--json', 'print JSON')
     .option(...dataDirOption)
@@ -24,11 +24,20 @@ export function register(program: Command): void {
       if (opts.expires && Number.isNaN(Date.parse(opts.expires))) throw new CliError(`keys create: --expires "${opts.expires}" is not an ISO 8601 datetime`, 2);
       const { dir, why } = resolveDataDir(opts.dataDir);
       const db = openStore(dir, why);
-      const vaults = opts.vault.includes('*') ? ('*' as const) : opts.vault;
-      if (vaults !== '*') {
-        const known = new Set(db.prepare('SELECT id FROM vaults').pluck().all() as string[]);
-        const unknown = vaults.filter((v) => !known.has(v));
-        if (unknown.length) process.stderr.write(`note: ${unknown.join(', ')} not in this store yet; the grant applies once synced or imported\n`);
+      let vaults: string[] | '*' = '*';
+      if (!opts.vault.includes('*')) {
+        let grants;
+        try {
+          grants = resolveVaultGrants(db, opts.vault);
+        } catch (err) {
+          db.close();
+          if (err instanceof ServiceError) throw new CliError(`keys create: ${err.message}`, 2);
+          throw err;
+        }
+        vaults = grants.ids;
+        if (grants.unknown.length) {
+          process.stderr.write(`note: no vault in this store has the id or name ${grants.unknown.map((v) => `"${v}"`).join(', ')} yet; the grant applies once a vault with that id is synced or imported\n`);
+        }
       }
       const { key, info } = createKey(db, {
         name: opts.name,
