@@ -130,7 +130,7 @@ describe('demo and import', () => {
       writeFileSync(join(vaultDir, 'tasks.json'), JSON.stringify(tasks));
       const r = cliFails(['import', vaultDir, '--data-dir', join(dir, 'data')]);
       expect(r.status).toBe(1);
-      expect(r.stderr).toContain('tasks.json: record 2, field "status"');
+      expect(r.stderr).toContain('tasks.json: 3rd record (number 3), field "status"');
       tasks[2].status = 'done';
       tasks[3].milestoneId = 'ms-nowhere';
       writeFileSync(join(vaultDir, 'tasks.json'), JSON.stringify(tasks));

@@ -1,16 +1,22 @@
-/** Loading fixture vaults: date shifting, derived mention counts, and all-or-nothing writes. */
+/** Loading fixture vaults: date shifting, derived mention counts, all-or-nothing writes, and what a load refuses. */
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDb, type Db } from '../../src/store/db.js';
 import { loadFixture, shiftDates, shiftDaysFor } from '../../src/fixtures/load.js';
 import { readVaultDir } from '../../src/fixtures/read.js';
 import { countMentions, normalize } from '../../src/store/text.js';
+import { appendOutbox } from '../../src/store/outbox.js';
+import { LoadRefused } from '../../src/fixtures/target.js';
 import { FIXTURE_DIRS, tempDir } from '../helpers.js';
+import { tinyVault, writeTinyVault } from '../tiny-vault.js';
 
 let db: Db;
+let dataDir: string;
 let cleanup: () => void;
 beforeEach(() => {
   const t = tempDir();
   cleanup = t.cleanup;
+  dataDir = t.dir;
   db = openDb(t.dir);
 });
 afterEach(() => {
@@ -63,5 +69,57 @@ describe('loading a fixture vault', () => {
     expect(loadFixture(db, f, { origin: 'fixture', now: day1 }).skipped).toBe(false);
     expect(loadFixture(db, f, { origin: 'fixture', now: new Date('2027-01-05T22:00:00Z') }).skipped).toBe(true);
     expect(loadFixture(db, f, { origin: 'fixture', now: new Date('2027-01-06T08:00:00Z') }).skipped).toBe(false);
+  });
+});
+
+describe('what a load may not do to the store', () => {
+  const tiny = (id: string, name: string) => readVaultDir(writeTinyVault(join(dataDir, `vault-${id}`), tinyVault({ id, name })));
+  const refusal = (run: () => unknown) => {
+    try {
+      run();
+    } catch (err) {
+      if (err instanceof LoadRefused) return err.message;
+      throw err;
+    }
+    throw new Error('expected the load to be refused');
+  };
+
+  it("refuses a name another vault has (ignoring case), or has as its id, and an id another vault has as its name", () => {
+    loadFixture(db, tiny('alpha', 'gamma'), { origin: 'import' });
+    loadFixture(db, tiny('beta', 'Beta Books'), { origin: 'import' });
+    expect(refusal(() => loadFixture(db, tiny('delta', 'BETA BOOKS'), { origin: 'import' }))).toBe(
+      'vault "delta": the name "BETA BOOKS" is already used by vault "beta" ("Beta Books"), and names are unique in a store (ignoring case). Fix: give it another "name" in its vault.json, or set its "id" to "beta" to replace that vault.',
+    );
+    expect(refusal(() => loadFixture(db, tiny('delta', 'alpha'), { origin: 'import' }))).toBe(
+      'vault "delta": the name "alpha" is the id of vault "alpha" ("gamma"), so tools given "alpha" would reach that vault, never this one. Fix: give it another "name" in its vault.json.',
+    );
+    expect(refusal(() => loadFixture(db, tiny('gamma', 'Gamma Books'), { origin: 'import' }))).toBe(
+      'vault "gamma": the id "gamma" is the name of vault "alpha", which tools would then reach only by its id. Fix: give it another "id" in its vault.json.',
+    );
+    expect(db.prepare('SELECT id FROM vaults ORDER BY id').pluck().all()).toEqual(['alpha', 'beta']);
+  });
+
+  it('refuses to replace a vault with unpushed local writes; discarding them drops their outbox entries, and only theirs', () => {
+    loadFixture(db, tiny('alpha', 'Alpha Books'), { origin: 'import' });
+    loadFixture(db, tiny('beta', 'Beta Books'), { origin: 'import' });
+    const principal = { keyId: 'k', name: 'test', role: 'manager' as const, allVaults: true, vaultIds: new Set<string>() };
+    const write = (vaultId: string, tool: string) => appendOutbox(db, { vaultId, tool, args: {}, result: null, principal, at: '2026-01-10T10:00:00Z' });
+    write('alpha', 'add_task');
+    write('alpha', 'add_task');
+    const refused = write('alpha', 'resolve_conflict');
+    const pushed = write('alpha', 'send_email');
+    write('beta', 'add_task');
+    db.prepare("UPDATE outbox SET status = 'failed' WHERE seq = ?").run(refused.seq);
+    db.prepare("UPDATE outbox SET status = 'pushed' WHERE seq = ?").run(pushed.seq);
+
+    expect(refusal(() => loadFixture(db, tiny('alpha', 'Alpha Books'), { origin: 'import', force: true }))).toBe(
+      'vault "alpha" has local work not pushed upstream, which re-importing would discard: add_task 2, resolve_conflict 1 (3 outbox entries: 2 pending, 1 failed). Fix: push it first (vault-tools sync), or import with --force to discard it (its outbox entries are then dropped too: they name records the import replaces).',
+    );
+    const r = loadFixture(db, tiny('alpha', 'Alpha Books'), { origin: 'import', force: true, discardLocalWork: true });
+    expect(r.discarded).toEqual({ entries: 3, pending: 2, failed: 1, byTool: [['add_task', 2], ['resolve_conflict', 1]] });
+    expect(db.prepare('SELECT vault_id, tool, status FROM outbox ORDER BY seq').all()).toEqual([
+      { vault_id: 'alpha', tool: 'send_email', status: 'pushed' },
+      { vault_id: 'beta', tool: 'add_task', status: 'pending' },
+    ]);
   });
 });
