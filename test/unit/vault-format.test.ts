@@ -3,7 +3,7 @@
  * duplicates the store would merge or drop; it reads what editors write (a BOM, `.JSON`), and every
  * problem names its file, record (counted from 1, with its id) and field.
  */
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FixtureError, readVaultDir } from '../../src/fixtures/read.js';
@@ -76,6 +76,13 @@ describe('the files of a vault directory', () => {
     expect(f.meetings.map((m) => m.id)).toEqual(['m1']);
     expect(f.people).toHaveLength(2);
     expect(f.tasks).toHaveLength(1);
+  });
+
+  it('a meetings/ that is a symbolic link to a directory is read like one', () => {
+    writeTinyVault(dir);
+    renameSync(join(dir, 'meetings'), join(dir, '..', 'shared-meetings'));
+    symlinkSync(join(dir, '..', 'shared-meetings'), join(dir, 'meetings'));
+    expect(readVaultDir(dir).meetings).toHaveLength(1);
   });
 
   it('two files for one family (names differing in case) are an error naming both', () => {
