@@ -24,28 +24,25 @@ export function register(program: Command): void {
       if (opts.expires && Number.isNaN(Date.parse(opts.expires))) throw new CliError(`keys create: --expires "${opts.expires}" is not an ISO 8601 datetime`, 2);
       const { dir, why } = resolveDataDir(opts.dataDir);
       const db = openStore(dir, why);
-      let vaults: string[] | '*' = '*';
-      if (!opts.vault.includes('*')) {
-        let grants;
-        try {
-          grants = resolveVaultGrants(db, opts.vault);
-        } catch (err) {
-          db.close();
-          if (err instanceof ServiceError) throw new CliError(`keys create: ${err.message}`, 2);
-          throw err;
-        }
-        vaults = grants.ids;
-        if (grants.unknown.length) {
+      let created;
+      try {
+        const grants = opts.vault.includes('*') ? undefined : resolveVaultGrants(db, opts.vault);
+        if (grants?.unknown.length) {
           process.stderr.write(`note: no vault in this store has the id or name ${grants.unknown.map((v) => `"${v}"`).join(', ')} yet; the grant applies once a vault with that id is synced or imported\n`);
         }
+        created = createKey(db, {
+          name: opts.name,
+          role: opts.manager ? 'manager' : 'member',
+          vaults: grants?.ids ?? '*',
+          expiresAt: opts.expires ? new Date(opts.expires).toISOString() : null,
+        });
+      } catch (err) {
+        if (err instanceof ServiceError) throw new CliError(`keys create: ${err.message}`, 2);
+        throw err;
+      } finally {
+        db.close();
       }
-      const { key, info } = createKey(db, {
-        name: opts.name,
-        role: opts.manager ? 'manager' : 'member',
-        vaults,
-        expiresAt: opts.expires ? new Date(opts.expires).toISOString() : null,
-      });
-      db.close();
+      const { key, info } = created;
       if (opts.json) process.stdout.write(`${JSON.stringify({ key, ...info }, null, 2)}\n`);
       else process.stdout.write(`${key}\n`), process.stderr.write(`created ${describe(info)}\nThe key is shown only this once.\n`);
     });
