@@ -26,7 +26,7 @@ export function register(program: Command): void {
         return;
       }
       const { dir, why } = resolveDataDir(opts.dataDir);
-      const db = openStore(dir, why);
+      const db = openStore(dir, why, { create: true });
       const r = loadFixture(db, fixture, { origin: 'import', force: true });
       db.close();
       process.stderr.write(

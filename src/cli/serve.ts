@@ -147,8 +147,9 @@ export function register(program: Command): void {
   addServeOptions(program.command('serve').description("serve MCP over stdio (and with --http, the REST API) on the data dir's store"))
     .option('--sync-every <minutes>', 'sync with the remote (`vault-tools remote set`, or VAULT_TOOLS_REMOTE_URL/_KEY) now and every N minutes')
     .option('--data-dir <dir>', 'data directory (default: $VAULT_TOOLS_HOME or the platform user data dir)')
-    .action(async (opts: ServeOptions) => {
+    .option('--init', 'create the data dir and a new store when the data dir does not exist yet')
+    .action(async (opts: ServeOptions & { init?: boolean }) => {
       const { dir, why } = resolveDataDir(opts.dataDir);
-      await serveStore(openStore(dir, why), dir, opts);
+      await serveStore(openStore(dir, why, { create: opts.init }), dir, opts);
     });
 }
