@@ -248,7 +248,7 @@ describe('mcp-config', () => {
       const merged = JSON.parse(readFileSync(file, 'utf8'));
       expect(merged.theme).toBe('dark');
       expect(merged.mcpServers.other).toEqual({ command: 'x' });
-      expect(merged.mcpServers['vault-tools'].args).toEqual([BIN, 'serve', '--data-dir', '/srv/vaults']);
+      expect(merged.mcpServers['vault-tools'].args).toEqual([BIN, 'serve', '--data-dir', '/srv/vaults', '--init']);
       expect(JSON.parse(readFileSync(`${file}.bak`, 'utf8')).mcpServers['vault-tools']).toBeUndefined();
       expect(cliFails(['mcp-config', '--client', 'emacs']).stderr).toContain('expected one of');
     } finally {
