@@ -9,6 +9,7 @@ import type { Db } from '../store/db.js';
 import type { Vault } from '../store/vaults.js';
 import type { Links } from '../service/links.js';
 import type { EmbedderLike } from '../search/vectors.js';
+import { portableSchema } from './portable-schema.js';
 
 export type Access = 'member' | 'manager';
 
@@ -112,8 +113,11 @@ export function defineTool<Shape extends z.ZodRawShape, Out extends z.ZodObject>
   };
 }
 
-/** JSON Schema of a tool's input or output, as MCP tools/list, GET /v1/tools and OpenAPI publish it. */
+/**
+ * JSON Schema of a tool's input or output, as MCP tools/list, GET /v1/tools and OpenAPI publish it: in the
+ * portable subset every client accepts (see portable-schema.ts).
+ */
 export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
-  return rest;
+  return portableSchema(rest) as Record<string, unknown>;
 }

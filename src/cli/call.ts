@@ -29,7 +29,8 @@ export function register(program: Command): void {
     .option('--key <key>', 'key to act with (default: $VAULT_TOOLS_KEY or the data dir owner key)')
     .option('--data-dir <dir>', 'data directory')
     .option('--out <dir>', 'also copy a produced artifact (chart, export) into this directory')
-    .action(async (tool: string, argsJson: string, opts: { vault?: string; key?: string; dataDir?: string; out?: string }) => {
+    .option('--init', 'create the data dir and a new store when the data dir does not exist yet')
+    .action(async (tool: string, argsJson: string, opts: { vault?: string; key?: string; dataDir?: string; out?: string; init?: boolean }) => {
       let args: unknown;
       try {
         args = JSON.parse(argsJson);
@@ -41,7 +42,7 @@ export function register(program: Command): void {
         args = { ...(args as object), vault: opts.vault };
       }
       const { dir, why } = resolveDataDir(opts.dataDir);
-      const db = openStore(dir, why);
+      const db = openStore(dir, why, { create: opts.init });
       try {
         const principal = principalFor(db, resolveKey(db, dir, opts.key));
         const embedder = createEmbedder();

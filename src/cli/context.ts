@@ -1,5 +1,6 @@
 /** What every command needs: the data dir, the store, the credential, and a clean way to fail. */
 import envPaths from 'env-paths';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { authenticate, ensureOwnerKey, type Principal } from '../auth/keys.js';
 import { openDb, type Db } from '../store/db.js';
@@ -19,14 +20,36 @@ export function userDataDir(): string {
   return envPaths('vault-tools', { suffix: '' }).data;
 }
 
+const PLATFORM_DIR = 'the platform user data dir';
+
 /** `--data-dir`, else VAULT_TOOLS_HOME, else the platform's user data dir. */
 export function resolveDataDir(option: string | undefined): { dir: string; why: string } {
   if (option) return { dir: option, why: '--data-dir' };
   if (process.env.VAULT_TOOLS_HOME) return { dir: process.env.VAULT_TOOLS_HOME, why: 'VAULT_TOOLS_HOME' };
-  return { dir: userDataDir(), why: 'the platform user data dir' };
+  return { dir: userDataDir(), why: PLATFORM_DIR };
 }
 
-export function openStore(dir: string, why: string): Db {
+/**
+ * A data dir named by the user must exist unless the command makes stores (demo, import, sync) or was given
+ * `--init`: a mistyped path would otherwise grow a new empty store and owner key without a word. The platform
+ * default is created on first use (nothing to mistype there).
+ */
+export function checkDataDir(dir: string, why: string, create: boolean): void {
+  let isDir: boolean;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && (create || why === PLATFORM_DIR)) return;
+    if (code === 'ENOENT') throw new CliError(`no data dir at ${dir} (chosen by ${why}): check the path, or add --init to create a new store there`);
+    throw new CliError(`cannot read the data dir ${dir} (chosen by ${why}): ${code ?? (err as Error).message}`);
+  }
+  if (!isDir) throw new CliError(`the data dir ${dir} (chosen by ${why}) is a file, not a folder: name a folder`);
+}
+
+/** Opens the data dir's store; `create` allows a data dir that does not exist yet (see checkDataDir). */
+export function openStore(dir: string, why: string, { create = false }: { create?: boolean } = {}): Db {
+  checkDataDir(dir, why, create);
   try {
     return openDb(dir);
   } catch (err) {

@@ -61,7 +61,7 @@ export function register(program: Command): void {
     .option('--no-serve', 'load and print, then exit')
     .action(async (opts: ServeOptions & { serve: boolean }) => {
       const dir = demoDataDir(opts.dataDir);
-      const db = openStore(dir, opts.dataDir ? '--data-dir' : 'the demo default');
+      const db = openStore(dir, opts.dataDir ? '--data-dir' : 'the demo default', { create: true });
       const loaded = loadDemoVaults(db);
       const owner = ensureOwnerKey(db, dir);
       const members = demoMemberKeys(db, dir, loaded);

@@ -54,7 +54,7 @@ export function register(program: Command): void {
         process.stderr.write(`${vaultDir}: valid\n${summarizeFixture(fixture)}\n  ${target}\n`);
         return;
       }
-      const db = openStore(dir, why);
+      const db = openStore(dir, why, { create: true });
       try {
         const r = loadFixture(db, fixture, { origin: 'import', force: true, discardLocalWork: opts.force ?? false });
         process.stderr.write(`imported "${r.name}" (${r.vaultId}) into ${dir}: ${describeCounts(r.counts)}; dates shifted by ${r.shiftDays} day${Math.abs(r.shiftDays) === 1 ? '' : 's'}\n`);

@@ -16,6 +16,13 @@ import * as sync from './sync.js';
 import * as remote from './remote.js';
 import { log } from '../log.js';
 
+// A reader that stops early (`vault-tools tools --json | head`, a client that quits) closes our stdout: its
+// choice, not our failure, so leave quietly instead of dying on an unhandled EPIPE with a stack trace.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
+
 const program = new Command()
   .name('vault-tools')
   .description('Local MCP server and REST twin of the Vault Knowledge and Actions Service')

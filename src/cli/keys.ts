@@ -22,6 +22,9 @@ export function register(program: Command): void {
     .action((opts: { name: string; manager?: boolean; vault: string[]; expires?: string; json?: boolean; dataDir?: string }) => {
       if (!opts.vault.length) throw new CliError("keys create: name at least one --vault (or --vault '*' for all vaults)", 2);
       if (opts.expires && Number.isNaN(Date.parse(opts.expires))) throw new CliError(`keys create: --expires "${opts.expires}" is not an ISO 8601 datetime`, 2);
+      if (opts.expires && Date.parse(opts.expires) <= Date.now()) {
+        throw new CliError(`keys create: --expires ${new Date(opts.expires).toISOString()} is in the past, so the key would never work; give a future datetime`, 2);
+      }
       const { dir, why } = resolveDataDir(opts.dataDir);
       const db = openStore(dir, why);
       let created;

@@ -1,9 +1,21 @@
 import type { Command } from 'commander';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { BIN_PATH, PACKAGE_ROOT } from '../package-info.js';
 import { CliError } from './context.js';
+
+/**
+ * The data dir the client should pass: `--data-dir`, else VAULT_TOOLS_HOME (the client will not have this
+ * shell's environment), made absolute because the client starts the server from a directory of its own.
+ * A dir that does not exist yet gets `--init` (serve refuses to create a data dir it was not asked to).
+ */
+function dataDirArgs(command: 'demo' | 'serve', option: string | undefined): string[] {
+  const given = option ?? process.env.VAULT_TOOLS_HOME;
+  if (!given) return [];
+  const dir = resolve(given);
+  return ['--data-dir', dir, ...(command === 'serve' && !existsSync(dir) ? ['--init'] : [])];
+}
 
 const CLIENTS = ['claude-desktop', 'claude-code', 'cursor', 'vscode'] as const;
 type Client = (typeof CLIENTS)[number];
@@ -61,7 +73,8 @@ export function register(program: Command): void {
     .action((opts: { client: string; demo?: boolean; dataDir?: string; name: string; write?: boolean }) => {
       if (!CLIENTS.includes(opts.client as Client)) throw new CliError(`--client "${opts.client}": expected one of ${CLIENTS.join(', ')}`, 2);
       const client = opts.client as Client;
-      const serverArgs = [opts.demo ? 'demo' : 'serve', ...(opts.dataDir ? ['--data-dir', opts.dataDir] : [])];
+      const command = opts.demo ? 'demo' : 'serve';
+      const serverArgs = [command, ...dataDirArgs(command, opts.dataDir)];
       const snippet = clientSnippet(client, serverArgs, opts.name);
       if (!opts.write) return void process.stdout.write(`${snippet}\n`);
       if (client === 'claude-code') throw new CliError('--write: Claude Code keeps its servers itself; run the printed command', 2);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { forgetRemote, parseRemoteUrl, saveRemote, storedRemote } from '../sync/config.js';
-import { CliError, resolveDataDir } from './context.js';
+import { checkDataDir, CliError, resolveDataDir } from './context.js';
 import { mkdirSync } from 'node:fs';
 
 export function register(program: Command): void {
@@ -16,8 +16,9 @@ export function register(program: Command): void {
       } catch (err) {
         throw new CliError((err as Error).message, 2);
       }
-      const { dir } = resolveDataDir(opts.dataDir);
-      mkdirSync(dir, { recursive: true });
+      const { dir, why } = resolveDataDir(opts.dataDir);
+      checkDataDir(dir, why, true);
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
       saveRemote(dir, url, opts.key ?? process.env.VAULT_TOOLS_REMOTE_KEY);
       const hasKey = storedRemote(dir).hasKey;
       process.stderr.write(`remote set to ${url}${hasKey ? ' (key stored)' : '; no key yet: add --key KEY'}\n`);

@@ -132,8 +132,18 @@ export async function serveStore(db: Db, dataDir: string, opts: ServeOptions): P
   db.close();
 }
 
-/** `--sync-every MINUTES`, checked before anything starts: the remote comes from the environment or `vault-tools remote set`. */
-function parseSyncEvery(dataDir: string, every: string | undefined) {
+/**
+ * `--sync-every MINUTES`, checked before anything starts: the remote comes from the environment or `vault-tools remote set`.
+ * VAULT_TOOLS_SYNC_EVERY is the same for launchers that set only the environment (the MCP Bundle's user_config):
+ * there empty or 0 means off, and with no remote configured it is a note on stderr, not a failure to start.
+ */
+function parseSyncEvery(dataDir: string, option: string | undefined) {
+  const fromEnv = option === undefined ? process.env.VAULT_TOOLS_SYNC_EVERY?.trim() : undefined;
+  if (fromEnv !== undefined && fromEnv !== '' && fromEnv !== '0' && typeof resolveRemote(dataDir, {}) === 'string') {
+    log.info('VAULT_TOOLS_SYNC_EVERY is set but no remote is configured: not syncing');
+    return undefined;
+  }
+  const every = option ?? (fromEnv === '' || fromEnv === '0' ? undefined : fromEnv);
   if (every === undefined) return undefined;
   const minutes = Number(every);
   if (!(minutes > 0) || minutes > 7 * 24 * 60) throw new CliError(`--sync-every "${every}": expected minutes above 0 (e.g. 15)`, 2);
@@ -147,8 +157,9 @@ export function register(program: Command): void {
   addServeOptions(program.command('serve').description("serve MCP over stdio (and with --http, the REST API) on the data dir's store"))
     .option('--sync-every <minutes>', 'sync with the remote (`vault-tools remote set`, or VAULT_TOOLS_REMOTE_URL/_KEY) now and every N minutes')
     .option('--data-dir <dir>', 'data directory (default: $VAULT_TOOLS_HOME or the platform user data dir)')
-    .action(async (opts: ServeOptions) => {
+    .option('--init', 'create the data dir and a new store when the data dir does not exist yet')
+    .action(async (opts: ServeOptions & { init?: boolean }) => {
       const { dir, why } = resolveDataDir(opts.dataDir);
-      await serveStore(openStore(dir, why), dir, opts);
+      await serveStore(openStore(dir, why, { create: opts.init }), dir, opts);
     });
 }

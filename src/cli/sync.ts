@@ -33,7 +33,7 @@ export function register(program: Command): void {
     .option('--data-dir <dir>', 'data directory')
     .action(async (opts: SyncFlags) => {
       const { dir, why } = resolveDataDir(opts.dataDir);
-      const db = openStore(dir, why);
+      const db = openStore(dir, why, { create: true });
       // Loaded here, not at start-up: every other command (and MCP's cold start) would pay for undici.
       const { runSync, syncStatus } = await import('../sync/index.js');
       const { RemoteAuthError } = await import('../sync/remote.js');

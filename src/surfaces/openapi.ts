@@ -126,7 +126,7 @@ export function buildOpenApi(tools: readonly Tool[], serverUrl: string): Record<
     info: {
       title: 'Vault Knowledge and Actions Service (vault-tools local)',
       version: API_VERSION,
-      description: `Served by vault-tools ${PACKAGE_VERSION}. Every tool is POST /v1/tools/<name> with a JSON body; success is {data}. Errors are {error:{code, message, requestId}}.`,
+      description: `Served by vault-tools ${PACKAGE_VERSION}. Every tool is \`POST /v1/tools/<name>\` with a JSON body; success is \`{data}\`. Errors are \`{error:{code, message, requestId}}\`. Send \`Authorization: Bearer <key>\` (\`vault-tools keys create\`) on every request but \`GET /v1\`.`,
     },
     servers: [{ url: serverUrl }],
     security: [{ bearerAuth: [] }],

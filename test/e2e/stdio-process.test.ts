@@ -174,7 +174,11 @@ describe('call and keys', () => {
   });
 
   it('an expired key is refused', () => {
-    const created = JSON.parse(cli(['keys', 'create', '--vault', '*', '--expires', '2020-01-01T00:00:00Z', '--json', '--data-dir', store.dir]));
+    // keys create refuses a past expiry, so the key expires by the clock moving on: set back here.
+    const created = JSON.parse(cli(['keys', 'create', '--vault', '*', '--expires', '2099-01-01T00:00:00Z', '--json', '--data-dir', store.dir]));
+    const db = new Database(join(store.dir, 'vault-tools.db'));
+    db.prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?').run('2020-01-01T00:00:00.000Z', created.id);
+    db.close();
     const r = cliFails(['call', 'list_vaults', '--key', created.key, '--data-dir', store.dir]);
     expect(r.stderr).toContain('expired');
   });
@@ -244,7 +248,7 @@ describe('mcp-config', () => {
       const merged = JSON.parse(readFileSync(file, 'utf8'));
       expect(merged.theme).toBe('dark');
       expect(merged.mcpServers.other).toEqual({ command: 'x' });
-      expect(merged.mcpServers['vault-tools'].args).toEqual([BIN, 'serve', '--data-dir', '/srv/vaults']);
+      expect(merged.mcpServers['vault-tools'].args).toEqual([BIN, 'serve', '--data-dir', '/srv/vaults', '--init']);
       expect(JSON.parse(readFileSync(`${file}.bak`, 'utf8')).mcpServers['vault-tools']).toBeUndefined();
       expect(cliFails(['mcp-config', '--client', 'emacs']).stderr).toContain('expected one of');
     } finally {

@@ -11,6 +11,7 @@ import { describeTool } from '../catalog-json.js';
 import { toolsByName } from '../../catalog/index.js';
 import { handleMcpHttp } from '../mcp.js';
 import { buildOpenApi } from '../openapi.js';
+import { DOCS_PATH, sendDocs } from './docs.js';
 import { readBody, readJsonObject } from './body.js';
 import { API_VERSION, PATHS } from './paths.js';
 import { sendError, sendJson } from './respond.js';
@@ -52,6 +53,13 @@ function idempotencyKeyOf(req: IncomingMessage): string | undefined {
 }
 
 const openApiCache = new WeakMap<Service, Record<string, unknown>>();
+
+/** The listener's OpenAPI document, built once per service (its tool selection) from the catalog. */
+function openApiOf(ctx: RouteContext): Record<string, unknown> {
+  let doc = openApiCache.get(ctx.service);
+  if (!doc) openApiCache.set(ctx.service, (doc = buildOpenApi(ctx.service.listTools(), ctx.baseUrl)));
+  return doc;
+}
 
 const ROUTES: Route[] = [
   {
@@ -113,10 +121,22 @@ const ROUTES: Route[] = [
     method: 'GET',
     template: PATHS.openapi,
     auth: true,
+    handle: (_req, res, ctx) => sendJson(res, 200, openApiOf(ctx), ctx.requestId),
+  },
+  {
+    method: 'GET',
+    template: DOCS_PATH,
+    auth: false,
+    streams: true,
+    handle: (_req, res, ctx) => void sendDocs(res, ctx.requestId, undefined, () => openApiOf(ctx)),
+  },
+  {
+    method: 'GET',
+    template: `${DOCS_PATH}/{asset}`,
+    auth: false,
+    streams: true,
     handle: (_req, res, ctx) => {
-      let doc = openApiCache.get(ctx.service);
-      if (!doc) openApiCache.set(ctx.service, (doc = buildOpenApi(ctx.service.listTools(), ctx.baseUrl)));
-      sendJson(res, 200, doc, ctx.requestId);
+      if (!sendDocs(res, ctx.requestId, ctx.params.asset, () => openApiOf(ctx))) throw new ServiceError('not_found', `No ${DOCS_PATH}/${ctx.params.asset}; the API reference is at ${DOCS_PATH}.`);
     },
   },
   ...['POST', 'GET', 'DELETE'].map(

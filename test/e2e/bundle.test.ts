@@ -1,0 +1,71 @@
+/**
+ * The MCP Bundle (`npm run bundle`): the official packer accepts it, and once unpacked its server starts
+ * exactly as the manifest tells Claude Desktop to start it, and answers the MCP SDK client.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { tools } from '../../src/catalog/index.js';
+import { ROOT, tempDir } from '../helpers.js';
+
+const MCPB = join(ROOT, 'node_modules', '@anthropic-ai', 'mcpb', 'dist', 'cli', 'cli.js');
+let tmp: { dir: string; cleanup(): void };
+let unpacked: string;
+let manifest: {
+  server: { entry_point: string; mcp_config: { command: string; args: string[]; env: Record<string, string> } };
+  user_config: Record<string, { type: string; sensitive?: boolean }>;
+  tools: { name: string }[];
+};
+
+beforeAll(() => {
+  tmp = tempDir('vt-bundle-');
+  const file = execFileSync(process.execPath, [join(ROOT, 'scripts', 'bundle.mjs'), '--out', tmp.dir], { encoding: 'utf8' }).trim();
+  expect(file).toMatch(/vault-tools-[\d.]+-\w+-\w+\.mcpb$/);
+  unpacked = join(tmp.dir, 'unpacked');
+  execFileSync(process.execPath, [MCPB, 'unpack', file, unpacked], { stdio: 'ignore' });
+  manifest = JSON.parse(readFileSync(join(unpacked, 'manifest.json'), 'utf8'));
+}, 300_000);
+afterAll(() => tmp?.cleanup());
+
+it('is a valid bundle with the catalog, a data dir and an optional remote and key', () => {
+  execFileSync(process.execPath, [MCPB, 'validate', join(unpacked, 'manifest.json')], { stdio: 'ignore' }); // throws on a non-zero exit
+  expect(manifest.tools.map((t) => t.name)).toEqual(tools.map((t) => t.name));
+  expect(manifest.user_config.data_dir?.type).toBe('directory');
+  expect(manifest.user_config.remote_url?.type).toBe('string');
+  expect(manifest.user_config.remote_key?.sensitive).toBe(true);
+  expect(existsSync(join(unpacked, manifest.server.entry_point))).toBe(true);
+  // Production dependencies only, native module built.
+  const modules = readdirSync(join(unpacked, 'node_modules'));
+  expect(modules).toContain('better-sqlite3');
+  expect(modules).not.toContain('vitest');
+  expect(existsSync(join(unpacked, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'))).toBe(true);
+});
+
+it("starts as the manifest says and serves the demo vaults to the SDK client", async () => {
+  const data = join(tmp.dir, 'data');
+  execFileSync(process.execPath, [join(unpacked, 'bin', 'vault-tools.js'), 'demo', '--data-dir', data, '--no-serve'], { stdio: 'ignore', env: { ...process.env, VAULT_TOOLS_INDEX: 'off' } });
+  // What Claude Desktop does: ${__dirname} is the bundle's folder, ${user_config.x} the user's answer or empty.
+  const answers: Record<string, string> = { data_dir: data, remote_url: '', remote_key: '', sync_every_minutes: '' };
+  const fill = (s: string) => s.replaceAll('${__dirname}', unpacked).replace(/\$\{user_config\.(\w+)\}/g, (_, k: string) => answers[k] ?? '');
+  const { command, args, env } = manifest.server.mcp_config;
+  const client = new Client({ name: 'bundle-test', version: '1' });
+  await client.connect(
+    new StdioClientTransport({
+      command,
+      args: args.map(fill),
+      env: { PATH: process.env.PATH ?? '', VAULT_TOOLS_INDEX: 'off', ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, fill(v)])) },
+      stderr: 'pipe',
+    }),
+  );
+  try {
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(tools.map((t) => t.name));
+    const stats = await client.callTool({ name: 'stats', arguments: { vault: 'northwind-logistics' } });
+    expect(stats.isError).toBeFalsy();
+    expect((stats.structuredContent as { vault: { id: string } }).vault.id).toBe('northwind-logistics');
+  } finally {
+    await client.close();
+  }
+}, 60_000);
