@@ -6,7 +6,7 @@
  * (`artifacts/<vault>/<artifact>/<file>`) and the result is checked to stay inside `artifacts/`; a record
  * that cannot be placed is skipped with its reason. A removed artifact takes only its own folder with it.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmdirSync, rmSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { resolveInside, safeSegment } from '../../safe-path.js';
@@ -40,6 +40,14 @@ function ownFolder(dataDir: string, storedPath: string): string | undefined {
   return dirname(dirname(folder)) === resolve(dataDir, 'artifacts') ? folder : undefined;
 }
 
+function removeIfEmpty(folder: string): void {
+  try {
+    rmdirSync(folder);
+  } catch {
+    // not empty (another download of the same id), or already gone
+  }
+}
+
 export async function pullArtifacts(ctx: PullContext, dataDir: string) {
   const { db, vaultId } = ctx;
   const paths = new Map<string, string>();
@@ -67,10 +75,11 @@ export async function pullArtifacts(ctx: PullContext, dataDir: string) {
           }
           prints.set(a.artifactId, fingerprint(a));
           if (landed.get(a.artifactId) !== prints.get(a.artifactId)) {
-            mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+            const created = mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
             try {
               await ctx.remote.downloadTo(a.url, file);
             } catch (err) {
+              if (created) removeIfEmpty(dirname(file));
               if (err instanceof BodyTooLargeError) return skip(err.message);
               throw err;
             }
