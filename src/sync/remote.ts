@@ -69,8 +69,6 @@ export class BodyTooLargeError extends Error {
   }
 }
 
-type Body = Dispatcher.ResponseData['body'];
-
 export interface RemoteStats {
   requests: number;
   retries: number;
@@ -131,24 +129,16 @@ export class RemoteClient {
 
   /**
    * GETs a file the service links to straight to disk: into a temp file beside `target`, renamed into place
-   * once complete, so `target` is never half-written and the file is never held in memory. Resolves with
-   * the size.
+   * once complete, so `target` is never half-written and the file is never held in memory.
    */
-  async downloadTo(url: string, target: string): Promise<number> {
+  async downloadTo(url: string, target: string): Promise<void> {
     const path = this.pathOf(url);
     return this.request('GET', path, undefined, {}, async (res) => {
       const partial = `${target}.${randomBytes(4).toString('hex')}.partial`;
       const out = createWriteStream(partial, { flags: 'wx', mode: 0o600 });
-      let size = 0;
       try {
-        await pipeline(this.capped(res, this.maxDownloadBytes, `GET ${path}`, DOWNLOAD_SETTING), async function* (chunks) {
-          for await (const chunk of chunks as AsyncIterable<Buffer>) {
-            size += chunk.length;
-            yield chunk;
-          }
-        }, out);
+        await pipeline(this.capped(res, this.maxDownloadBytes, `GET ${path}`, DOWNLOAD_SETTING), out);
         renameSync(partial, target);
-        return size;
       } catch (err) {
         // The file may still be opening: it is removed once closed, or it would be left behind.
         if (!out.closed) await new Promise<void>((closed) => out.once('close', () => closed()));

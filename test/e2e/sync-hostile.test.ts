@@ -11,6 +11,7 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileS
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { safeSegment } from '../../src/safe-path.js';
+import { openDb } from '../../src/store/db.js';
 import { BIN, cli, cliFails, tempDir } from '../helpers.js';
 import { startServer, type RunningServer } from '../http-helpers.js';
 import { rewritingProxy, streamBody, type Rewrites } from '../sync-helpers.js';
@@ -201,9 +202,18 @@ describe('sync against a hostile remote', () => {
       const listed = call('find_artifact', { vault: 'northwind-logistics', kind: 'chart' }).artifacts as { artifactId: string }[];
       expect(listed.map((a) => a.artifactId)).toContain('..');
 
+      // A row stored by the old code for id ".." (its file right in artifacts/) must not take artifacts/ with it.
+      const db = openDb(data);
+      db.prepare(
+        "INSERT INTO artifacts (vault_id, id, kind, title, file_name, mime_type, size_bytes, path, created_by, created_at) VALUES ('northwind-logistics', 'old', 'chart', 'old', 'mine.txt', 'text/plain', 1, 'artifacts/mine.txt', 'sync', '2026-01-01T00:00:00Z')",
+      ).run();
+      db.close();
+
       // The hostile artifacts disappear upstream: a pull removes their folders and nothing else.
       hostile = false;
-      expect((await sync(data, proxy.url, key)).report.errors).toEqual([]);
+      const cleaned = (await sync(data, proxy.url, key)).report;
+      expect(cleaned.errors).toEqual([]);
+      expect(cleaned.skipped).toEqual(['artifacts: record "old": its file "artifacts/mine.txt" is not in an artifact\'s own folder, so it is left in place']);
       const after = snapshot(root.dir);
       expect(changes(before, after).filter((p) => !isStore(p))).toEqual([]);
       expect(existsSync(join(data, 'artifacts', 'northwind-logistics', chart.artifactId, chart.fileName))).toBe(true);
