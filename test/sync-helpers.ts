@@ -2,7 +2,7 @@
  * Sync test helpers: a "hosted" and a local `vault-tools serve`, tool-by-tool comparison of their answers,
  * a store dump for "equal to a clean sync", and a fault-injecting proxy.
  */
-import { createServer, request, type Server } from 'node:http';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openDb } from '../src/store/db.js';
 import { callTool, type RunningServer } from './http-helpers.js';
@@ -129,4 +129,86 @@ export function faultProxy(target: string, plan: (n: number) => Fault | undefine
       resolve(proxy);
     }),
   );
+}
+
+export interface RewritingProxy {
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface Rewrites {
+  /**
+   * Answers a request itself (a download, an endless body…) and returns true; otherwise it goes upstream.
+   * `tool` and `args` are set for tool calls.
+   */
+  answer?(req: IncomingMessage, res: ServerResponse, tool?: string, args?: Record<string, unknown>): boolean;
+  /** The arguments of a tool call, as sent upstream. */
+  request?(tool: string, args: Record<string, unknown>): Record<string, unknown>;
+  /** Upstream's answer to a tool call (`{data}` or `{error}`), as passed back. `args` are the caller's. */
+  response?(tool: string, args: Record<string, unknown>, answer: Record<string, unknown>): Record<string, unknown>;
+}
+
+/**
+ * A proxy in front of the hosted server that rewrites chosen calls and answers (a service gone hostile or
+ * broken) and passes everything else through unchanged.
+ */
+export function rewritingProxy(target: string, rewrites: Rewrites): Promise<RewritingProxy> {
+  const t = new URL(target);
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const tool = /\/v1\/tools\/([^/?]+)$/.exec(req.url ?? '')?.[1];
+      let sent = Buffer.concat(chunks);
+      const args: Record<string, unknown> = tool && sent.length ? JSON.parse(sent.toString('utf8')) : {};
+      if (rewrites.answer?.(req, res, tool, args)) return;
+      if (tool && rewrites.request) sent = Buffer.from(JSON.stringify(rewrites.request(tool, args)));
+      const headers = { ...req.headers, host: t.host, 'content-length': String(sent.length) };
+      const upstream = request({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers }, (up) => {
+        const body: Buffer[] = [];
+        up.on('data', (c) => body.push(c));
+        up.on('end', () => {
+          let bytes = Buffer.concat(body);
+          if (tool && rewrites.response && /json/.test(String(up.headers['content-type']))) {
+            bytes = Buffer.from(JSON.stringify(rewrites.response(tool, args, JSON.parse(bytes.toString('utf8')))));
+          }
+          res.writeHead(up.statusCode!, { ...up.headers, 'content-length': String(bytes.length) });
+          res.end(bytes);
+        });
+      });
+      upstream.on('error', () => req.socket.destroy());
+      upstream.end(sent);
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      resolve({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        close: () => new Promise((done) => { server.closeAllConnections(); server.close(() => done()); }),
+      });
+    }),
+  );
+}
+
+/**
+ * Writes `bytes` bytes of `fill` to `res` between `head` and `tail`, a MiB at a time as the client takes
+ * them (never holding the whole body); stops early when the client goes away. Resolves with the bytes sent.
+ */
+export async function streamBody(res: ServerResponse, bytes: number, fill = 0x20, head = '', tail = ''): Promise<number> {
+  const chunk = Buffer.alloc(1 << 20, fill);
+  let closed = false;
+  let wake = () => {};
+  res.once('close', () => {
+    closed = true;
+    wake();
+  });
+  let sent = 0;
+  res.write(head);
+  while (sent < bytes && !closed) {
+    const part = bytes - sent >= chunk.length ? chunk : chunk.subarray(0, bytes - sent);
+    sent += part.length;
+    if (!res.write(part)) await new Promise<void>((r) => { wake = r; res.once('drain', r); });
+  }
+  if (!closed) res.end(tail);
+  return sent;
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { forgetRemote, parseRemoteUrl, saveRemote, storedRemote } from '../sync/config.js';
+import { forgetRemote, isCleartextRemote, parseRemoteUrl, saveRemote, storedRemote } from '../sync/config.js';
 import { checkDataDir, CliError, resolveDataDir } from './context.js';
 import { mkdirSync } from 'node:fs';
 
@@ -22,6 +22,9 @@ export function register(program: Command): void {
       saveRemote(dir, url, opts.key ?? process.env.VAULT_TOOLS_REMOTE_KEY);
       const hasKey = storedRemote(dir).hasKey;
       process.stderr.write(`remote set to ${url}${hasKey ? ' (key stored)' : '; no key yet: add --key KEY'}\n`);
+      if (isCleartextRemote(url)) {
+        process.stderr.write(`warning: ${url} is plain http to another machine: the key and every answer would cross the network unencrypted; use https:// unless this network is yours alone\n`);
+      }
     });
   remote
     .command('show')

@@ -56,6 +56,17 @@ export function resolveRemote(dataDir: string, options: { remote?: string; remot
   return { url, key, urlFrom, keyFrom };
 }
 
+/**
+ * Whether a remote URL sends the key in clear text over a network: plain http to a host other than this
+ * machine (loopback names and addresses are fine, https always is).
+ */
+export function isCleartextRemote(url: string): boolean {
+  const { protocol, hostname } = new URL(url);
+  if (protocol !== 'http:') return false;
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return !(host === 'localhost' || host.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(host) || host === '::1');
+}
+
 /** The origin and the path before `/v1` of a remote URL; throws a sentence when it is not an http(s) URL. */
 export function parseRemoteUrl(url: string): { origin: string; basePath: string } {
   let base: URL;

@@ -3,9 +3,13 @@
  * and downloads, over one keep-alive undici pool with a few requests in flight. Transient failures (network
  * errors, 429 with Retry-After, 5xx, timeouts, bodies cut short) are retried with exponential backoff and
  * jitter; a refused key (401/403 on every call) is final at once; any other refusal comes back as a
- * RemoteError with the server's code and message, for the caller to decide.
+ * RemoteError with the server's code and message, for the caller to decide. No body is read whole without a
+ * cap: answers held in memory stop at MAX_JSON_BYTES, files streamed to disk at MAX_DOWNLOAD_BYTES.
  */
-import { Pool, errors as undiciErrors } from 'undici';
+import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, renameSync, rmSync } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PACKAGE_VERSION } from '../package-info.js';
 import { parseRemoteUrl } from './config.js';
@@ -22,8 +26,21 @@ export interface RemoteOptions {
   attempts?: number;
   /** Backoff unit, ms (default 250): waits are unit × 2^attempt × jitter, capped at 30 s. */
   backoffMs?: number;
+  /** Largest answer read into memory (default MAX_JSON_BYTES; VAULT_TOOLS_SYNC_MAX_JSON_BYTES). */
+  maxJsonBytes?: number;
+  /** Largest file streamed to disk (default MAX_DOWNLOAD_BYTES; VAULT_TOOLS_SYNC_MAX_DOWNLOAD_BYTES). */
+  maxDownloadBytes?: number;
   signal?: AbortSignal;
 }
+
+/** A tool's answer (or a file's text) is parsed in memory: 32 MiB is far above any answer the service gives. */
+export const MAX_JSON_BYTES = 32 * 1024 * 1024;
+/** An artifact is streamed to disk, never held whole, so it may be larger: 512 MiB. */
+export const MAX_DOWNLOAD_BYTES = 512 * 1024 * 1024;
+/** An error answer is only read for its code and message. */
+const MAX_ERROR_BYTES = 64 * 1024;
+const JSON_SETTING = 'VAULT_TOOLS_SYNC_MAX_JSON_BYTES';
+const DOWNLOAD_SETTING = 'VAULT_TOOLS_SYNC_MAX_DOWNLOAD_BYTES';
 
 /** The server answered, and refused: 4xx other than 429, with its error body. */
 export class RemoteError extends Error {
@@ -39,6 +56,18 @@ export class RemoteError extends Error {
 
 /** The credential was refused: nothing more can succeed, so sync stops with this. */
 export class RemoteAuthError extends RemoteError {}
+
+/** An answer longer than its cap: reading stopped there (not retried; the same request would answer the same). */
+export class BodyTooLargeError extends Error {
+  constructor(
+    readonly what: string,
+    readonly limit: number,
+    setting?: string,
+  ) {
+    super(`${what}: the answer is larger than the ${formatBytes(limit)} limit${setting ? ` (${setting})` : ''}, so it was not read`);
+    this.name = 'BodyTooLargeError';
+  }
+}
 
 export interface RemoteStats {
   requests: number;
@@ -58,6 +87,8 @@ export class RemoteClient {
   private readonly timeoutMs: number;
   private readonly attempts: number;
   private readonly backoffMs: number;
+  private readonly maxJsonBytes: number;
+  private readonly maxDownloadBytes: number;
   private readonly signal?: AbortSignal;
   private active = 0;
   private readonly waiting: (() => void)[] = [];
@@ -70,34 +101,92 @@ export class RemoteClient {
     this.timeoutMs = options.timeoutMs ?? Number(process.env.VAULT_TOOLS_SYNC_TIMEOUT_MS ?? 30_000);
     this.attempts = Math.max(1, options.attempts ?? 6);
     this.backoffMs = options.backoffMs ?? 250;
+    this.maxJsonBytes = options.maxJsonBytes ?? Number(process.env[JSON_SETTING] || MAX_JSON_BYTES);
+    this.maxDownloadBytes = options.maxDownloadBytes ?? Number(process.env[DOWNLOAD_SETTING] || MAX_DOWNLOAD_BYTES);
     this.signal = options.signal;
     this.pool = new Pool(this.origin, { connections: this.concurrency, keepAliveTimeout: 10_000, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
   }
 
   /** Calls a tool; resolves with its `data`. */
   async tool<T = Record<string, unknown>>(name: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<T> {
-    const bytes = await this.request('POST', `${this.basePath}/v1/tools/${encodeURIComponent(name)}`, JSON.stringify(body), headers);
+    const path = `${this.basePath}/v1/tools/${encodeURIComponent(name)}`;
+    const what = `${name} (POST ${path})`;
+    const bytes = await this.request('POST', path, JSON.stringify(body), headers, (res) => this.readCapped(res, this.maxJsonBytes, what, JSON_SETTING));
     const parsed = parseJson(bytes, name) as { data?: unknown };
     if (!parsed || typeof parsed !== 'object' || !('data' in parsed)) throw new RemoteError(502, 'bad_response', `${name}: the answer has no "data" field`);
     return parsed.data as T;
   }
 
   /**
-   * GETs a file or artifact the service links to, as bytes. Only the link's path is used, against the
-   * configured remote: the key never goes to another host, and a service behind a proxy (whose links name
-   * its inner address) still works.
+   * GETs a file the service links to, into memory (for text that is stored in the database), capped like a
+   * tool's answer. Only the link's path is used, against the configured remote: the key never goes to
+   * another host, and a service behind a proxy (whose links name its inner address) still works.
    */
   async download(url: string): Promise<Buffer> {
-    const target = new URL(url, this.origin);
-    return this.request('GET', target.pathname + target.search, undefined, {});
+    const path = this.pathOf(url);
+    return this.request('GET', path, undefined, {}, (res) => this.readCapped(res, this.maxJsonBytes, `GET ${path}`, JSON_SETTING));
+  }
+
+  /**
+   * GETs a file the service links to straight to disk: into a temp file beside `target`, renamed into place
+   * once complete, so `target` is never half-written and the file is never held in memory.
+   */
+  async downloadTo(url: string, target: string): Promise<void> {
+    const path = this.pathOf(url);
+    return this.request('GET', path, undefined, {}, async (res) => {
+      const partial = `${target}.${randomBytes(4).toString('hex')}.partial`;
+      const out = createWriteStream(partial, { flags: 'wx', mode: 0o600 });
+      try {
+        await pipeline(this.capped(res, this.maxDownloadBytes, `GET ${path}`, DOWNLOAD_SETTING), out);
+        renameSync(partial, target);
+      } catch (err) {
+        // The file may still be opening: it is removed once closed, or it would be left behind.
+        if (!out.closed) await new Promise<void>((closed) => out.once('close', () => closed()));
+        rmSync(partial, { force: true });
+        throw err;
+      }
+    });
   }
 
   async close(): Promise<void> {
     await this.pool.close();
   }
 
-  /** One request with retries; the concurrency slot is held only while a request is on the wire. */
-  private async request(method: string, path: string, body: string | undefined, headers: Record<string, string>): Promise<Buffer> {
+  private pathOf(url: string): string {
+    const target = new URL(url, this.origin);
+    return target.pathname + target.search;
+  }
+
+  /**
+   * The body's chunks, counted into the stats, ending in a BodyTooLargeError as soon as they pass `limit`
+   * (at once when Content-Length already says so): the rest is never read.
+   */
+  private async *capped(res: Dispatcher.ResponseData, limit: number, what: string, setting?: string): AsyncGenerator<Buffer> {
+    const tooLarge = () => new BodyTooLargeError(what, limit, setting);
+    if (Number(res.headers['content-length']) > limit) {
+      res.body.destroy();
+      throw tooLarge();
+    }
+    let seen = 0;
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      seen += chunk.length;
+      this.stats.bytes += chunk.length;
+      if (seen > limit) throw tooLarge(); // leaving the loop destroys the body
+      yield chunk;
+    }
+  }
+
+  private async readCapped(res: Dispatcher.ResponseData, limit: number, what: string, setting?: string): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of this.capped(res, limit, what, setting)) chunks.push(chunk);
+    return Buffer.concat(chunks);
+  }
+
+  /**
+   * One request with retries; the concurrency slot is held only while a request is on the wire. A 2xx
+   * answer's body goes to `consume`, which may fail like the network does (then the request is retried).
+   */
+  private async request<T>(method: string, path: string, body: string | undefined, headers: Record<string, string>, consume: (res: Dispatcher.ResponseData) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       this.signal?.throwIfAborted();
       let wait: number | undefined;
@@ -119,10 +208,8 @@ export class RemoteClient {
           },
         });
         // Reading the body may fail too (connection dropped, a length that does not match): that is retried.
-        const bytes = Buffer.from(await res.body.arrayBuffer());
-        this.stats.bytes += bytes.length;
-        if (res.statusCode >= 200 && res.statusCode < 300) return bytes;
-        const { code, message } = errorOf(bytes, res.statusCode);
+        if (res.statusCode >= 200 && res.statusCode < 300) return await consume(res);
+        const { code, message } = await this.errorOf(res);
         if (res.statusCode === 401 || res.statusCode === 403) {
           // 403 for one tool on a member key is a per-call refusal (manager-only tool), not a dead credential.
           if (res.statusCode === 401 || code !== 'forbidden') throw new RemoteAuthError(res.statusCode, code, `the remote refused the key (${res.statusCode} ${code}): ${message}`);
@@ -131,7 +218,7 @@ export class RemoteClient {
         failure = new RemoteError(res.statusCode, code, message);
         wait = retryAfterMs(res.headers['retry-after']);
       } catch (err) {
-        if (err instanceof RemoteError || this.signal?.aborted) throw err;
+        if (err instanceof RemoteError || err instanceof BodyTooLargeError || this.signal?.aborted) throw err;
         failure = err as Error;
         if (!isTransient(failure)) throw failure;
       } finally {
@@ -142,6 +229,19 @@ export class RemoteClient {
       const backoff = Math.min(MAX_WAIT_MS, this.backoffMs * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
       await sleep(Math.min(MAX_WAIT_MS, Math.max(wait ?? 0, backoff)), undefined, { signal: this.signal });
     }
+  }
+
+  /** The service's error body `{error:{code,message}}`, or the status when the body is something else. */
+  private async errorOf(res: Dispatcher.ResponseData): Promise<{ code: string; message: string }> {
+    try {
+      const bytes = await this.readCapped(res, MAX_ERROR_BYTES, 'an error answer');
+      const e = (JSON.parse(bytes.toString('utf8')) as { error?: { code?: string; message?: string } }).error;
+      if (typeof e?.code === 'string') return { code: e.code, message: typeof e.message === 'string' ? e.message : e.code };
+    } catch (err) {
+      // not the service's error body (or a longer one): the status says enough, unless the connection failed
+      if (!(err instanceof BodyTooLargeError) && !(err instanceof SyntaxError)) throw err;
+    }
+    return { code: `http_${res.statusCode}`, message: `HTTP ${res.statusCode}` };
   }
 
   private async acquire(): Promise<void> {
@@ -167,15 +267,8 @@ function parseJson(bytes: Buffer, what: string): unknown {
   }
 }
 
-/** The service's error body `{error:{code,message}}`, or the status when the body is something else. */
-function errorOf(bytes: Buffer, status: number): { code: string; message: string } {
-  try {
-    const e = (JSON.parse(bytes.toString('utf8')) as { error?: { code?: string; message?: string } }).error;
-    if (e?.code) return { code: e.code, message: e.message ?? e.code };
-  } catch {
-    // not the service's error body
-  }
-  return { code: `http_${status}`, message: `HTTP ${status}` };
+function formatBytes(n: number): string {
+  return n >= 1024 * 1024 && n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MiB` : `${n} bytes`;
 }
 
 /** Retry-After as seconds or an HTTP date, in ms; undefined when absent or unreadable. */

@@ -1,12 +1,18 @@
 /**
  * Artifacts upstream produced (find_artifact per kind, newest 25 of each: what the API shows), downloaded
  * into the data dir like local ones, so they can be opened and attached here. Only new ones are downloaded.
+ *
+ * Every name in a path here comes from the remote, so each becomes one safe segment
+ * (`artifacts/<vault>/<artifact>/<file>`) and the result is checked to stay inside `artifacts/`; a record
+ * that cannot be placed is skipped with its reason. A removed artifact takes only its own folder with it.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdirSync, rmdirSync, rmSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
+import { resolveInside, safeSegment } from '../../safe-path.js';
 import { sql } from '../../store/db.js';
-import { fingerprint, pullList, type PullContext } from './common.js';
+import { BodyTooLargeError } from '../remote.js';
+import { describeId, fingerprint, pullList, type PullContext } from './common.js';
 
 const KINDS = ['chart', 'workbook', 'csv', 'report'] as const;
 const artifact = {
@@ -20,13 +26,34 @@ const artifact = {
   createdAt: z.string(),
 };
 
-const folderOf = (vaultId: string, id: string) => join('artifacts', vaultId.replace(/[^A-Za-z0-9._-]/g, '_'), id.replace(/[^A-Za-z0-9._-]/g, '_'));
+/** `<data dir>/artifacts/<vault>/<artifact>/<file>`, each part one safe segment, checked to stay in `artifacts/`. */
+function artifactFile(dataDir: string, vaultId: string, artifactId: string, fileName: string): string {
+  return resolveInside(join(dataDir, 'artifacts'), safeSegment(vaultId), safeSegment(artifactId), safeSegment(fileName));
+}
 
-export function pullArtifacts(ctx: PullContext, dataDir: string) {
+/**
+ * The folder an artifact's stored file is in, when that is an artifact's own folder
+ * (`<data dir>/artifacts/<vault>/<artifact>`), which is all a removal may delete; otherwise undefined.
+ */
+function ownFolder(dataDir: string, storedPath: string): string | undefined {
+  const folder = resolve(dataDir, dirname(storedPath));
+  return dirname(dirname(folder)) === resolve(dataDir, 'artifacts') ? folder : undefined;
+}
+
+function removeIfEmpty(folder: string): void {
+  try {
+    rmdirSync(folder);
+  } catch {
+    // not empty (another download of the same id), or already gone
+  }
+}
+
+export async function pullArtifacts(ctx: PullContext, dataDir: string) {
   const { db, vaultId } = ctx;
   const paths = new Map<string, string>();
   const prints = new Map<string, string>();
-  return pullList(
+  const removed: string[] = [];
+  const result = await pullList(
     ctx,
     'artifacts',
     { ...artifact, id: z.string().optional() },
@@ -38,15 +65,26 @@ export function pullArtifacts(ctx: PullContext, dataDir: string) {
       const landed = new Map((sql(db, "SELECT id, fingerprint FROM sync_records WHERE vault_id = ? AND resource = 'artifact'").all(vaultId) as { id: string; fingerprint: string }[]).map((r) => [r.id, r.fingerprint]));
       await Promise.all(
         items.map(async (a) => {
-          if (typeof a?.artifactId !== 'string' || typeof a.fileName !== 'string' || typeof a.url !== 'string') return;
-          const relative = join(folderOf(vaultId, a.artifactId), a.fileName.replace(/[/\\]/g, '_'));
+          if (typeof a?.artifactId !== 'string' || typeof a.fileName !== 'string' || typeof a.url !== 'string') return; // the parse reports it
+          const skip = (why: string) => ctx.skip('artifacts', `record ${describeId(a.artifactId)}: ${why}`);
+          let file: string;
+          try {
+            file = artifactFile(dataDir, vaultId, a.artifactId, a.fileName);
+          } catch (err) {
+            return skip((err as Error).message);
+          }
           prints.set(a.artifactId, fingerprint(a));
           if (landed.get(a.artifactId) !== prints.get(a.artifactId)) {
-            const bytes = await ctx.remote.download(a.url);
-            mkdirSync(dirname(join(dataDir, relative)), { recursive: true });
-            writeFileSync(join(dataDir, relative), bytes);
+            const created = mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+            try {
+              await ctx.remote.downloadTo(a.url, file);
+            } catch (err) {
+              if (created) removeIfEmpty(dirname(file));
+              if (err instanceof BodyTooLargeError) return skip(err.message);
+              throw err;
+            }
           }
-          paths.set(a.artifactId, relative);
+          paths.set(a.artifactId, relative(resolve(dataDir), file));
         }),
       );
       // Keyed by id like every other record (the wire calls it artifactId).
@@ -55,11 +93,14 @@ export function pullArtifacts(ctx: PullContext, dataDir: string) {
     (records) => {
       const keep = ctx.localOnly('artifact');
       const incoming = new Set(records.map((r) => r.item.artifactId));
-      const gone = (sql(db, 'SELECT id FROM artifacts WHERE vault_id = ?').pluck().all(vaultId) as string[]).filter((id) => !keep.has(id) && !incoming.has(id));
+      const rows = sql(db, 'SELECT id, path FROM artifacts WHERE vault_id = ?').all(vaultId) as { id: string; path: string | null }[];
       const remove = sql(db, 'DELETE FROM artifacts WHERE vault_id = ? AND id = ?');
-      for (const id of gone) {
+      for (const { id, path } of rows.filter((r) => !keep.has(r.id) && !incoming.has(r.id))) {
         remove.run(vaultId, id);
-        rmSync(join(dataDir, folderOf(vaultId, id)), { recursive: true, force: true });
+        if (path === null) continue;
+        const folder = ownFolder(dataDir, path);
+        if (folder) removed.push(folder);
+        else ctx.skip('artifacts', `record ${describeId(id)}: its file ${JSON.stringify(path)} is not in an artifact's own folder, so it is left in place`);
       }
       sql(db, "DELETE FROM sync_records WHERE vault_id = ? AND resource = 'artifact'").run(vaultId);
       const insert = sql(
@@ -67,7 +108,7 @@ export function pullArtifacts(ctx: PullContext, dataDir: string) {
         `INSERT OR REPLACE INTO artifacts (vault_id, id, kind, title, file_name, mime_type, size_bytes, path, remote_url, created_by, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, 'sync', ?)`,
       );
-      const landed = sql(db, "INSERT INTO sync_records (vault_id, resource, id, fingerprint) VALUES (?, 'artifact', ?, ?)");
+      const landed = sql(db, "INSERT OR REPLACE INTO sync_records (vault_id, resource, id, fingerprint) VALUES (?, 'artifact', ?, ?)");
       for (const { item: a } of records) {
         const path = paths.get(a.artifactId);
         if (!path) continue;
@@ -76,4 +117,7 @@ export function pullArtifacts(ctx: PullContext, dataDir: string) {
       }
     },
   );
+  // Files go only once the rows are gone for good (the transaction above committed).
+  for (const folder of removed) rmSync(folder, { recursive: true, force: true });
+  return result;
 }

@@ -21,6 +21,12 @@ export interface PullContext {
   localOnly(kind: RecordKind): Set<string>;
 }
 
+/** An upstream id for a message: quoted and escaped (no control characters reach a terminal), and cut short. */
+export function describeId(id: unknown): string {
+  const quoted = JSON.stringify(String(id));
+  return quoted.length > 80 ? `${quoted.slice(0, 76)}…" (${String(id).length} characters)` : quoted;
+}
+
 export const fingerprint = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 32);
 
 /** Optional on the wire, a default in the store: missing or null becomes the default. */
@@ -52,7 +58,7 @@ export function parseEach<Shape extends z.ZodRawShape>(
   for (const raw of items) {
     const parsed = schema.safeParse(raw);
     if (!parsed.success) {
-      const id = raw && typeof raw === 'object' && 'id' in raw ? ` "${String((raw as { id: unknown }).id)}"` : '';
+      const id = raw && typeof raw === 'object' && 'id' in raw ? ` ${describeId((raw as { id: unknown }).id)}` : '';
       ctx.skip(resource, `record${id}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(record)'} ${i.message}`).join('; ')}`);
       continue;
     }

@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import { sql } from '../../store/db.js';
-import { clearExcept, fingerprint, optionalString, orDefault, pullList, type PullContext } from './common.js';
+import { BodyTooLargeError } from '../remote.js';
+import { clearExcept, describeId, fingerprint, optionalString, orDefault, pullList, type PullContext } from './common.js';
 
 const file = {
   id: z.string(),
@@ -36,7 +37,13 @@ export function pullFiles(ctx: PullContext) {
           if (landed.get(f.id) === prints.get(f.id)) {
             contents.set(f.id, sql(db, 'SELECT content_text FROM files WHERE vault_id = ? AND id = ?').pluck().get(vaultId, f.id) as string | null);
           } else if (f.downloadUrl) {
-            contents.set(f.id, (await ctx.remote.download(f.downloadUrl)).toString('utf8'));
+            try {
+              contents.set(f.id, (await ctx.remote.download(f.downloadUrl)).toString('utf8'));
+            } catch (err) {
+              // Its text is held in memory and in the database, so a file over the cap lands without it.
+              if (!(err instanceof BodyTooLargeError)) throw err;
+              ctx.skip('files', `text of ${describeId(f.id)}: ${err.message}`);
+            }
           }
         }),
       );

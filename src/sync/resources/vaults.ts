@@ -3,8 +3,19 @@ import { z } from 'zod';
 import { json, sql, type Db } from '../../store/db.js';
 import { orDefault, parseEach, stringList, type PullContext } from './common.js';
 
+/**
+ * A vault id names folders outside sync too (each vault's artifacts and mail), so one that could leave them
+ * or fool a terminal is refused here: the vault is skipped with this reason.
+ */
+const vaultId = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine((id) => id !== '.' && id !== '..', 'must not be "." or ".."')
+  .refine((id) => !/[/\\\u0000-\u001f\u007f]/.test(id), 'must not contain "/", "\\" or control characters');
+
 const vault = {
-  id: z.string(),
+  id: vaultId,
   name: z.string(),
   client: orDefault(z.string(), ''),
   description: orDefault(z.string(), ''),
