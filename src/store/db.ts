@@ -1,10 +1,10 @@
 /** Opens the SQLite store of a data dir: WAL, busy timeout, foreign keys, migrations to the latest schema. */
 import type Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import * as sqliteVec from 'sqlite-vec';
 import { migrations } from './migrations.js';
+import { prepareDataDir } from './private-files.js';
 
 export type Db = Database.Database;
 
@@ -38,8 +38,8 @@ export function loadSqlite(): typeof Database {
 export const BUSY_TIMEOUT_MS = 5000;
 
 export function openDb(dataDir: string): Db {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const Sqlite = loadSqlite();
+  prepareDataDir(dataDir, storePath(dataDir));
   const db = new Sqlite(storePath(dataDir));
   // First, so that switching a new store to WAL waits for another process opening it at the same moment.
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
