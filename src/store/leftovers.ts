@@ -80,14 +80,13 @@ export function findLeftovers(db: Db, dataDir: string, now = Date.now(), minAgeM
   return { partials, orphanFolders };
 }
 
-/** Removes what findLeftovers found, each only after checking it lies inside one of the data dir's content folders. */
+/** Removes what findLeftovers found, once every path is checked to lie inside one of the data dir's content folders. */
 export function removeLeftovers(dataDir: string, leftovers: Leftovers): void {
   const roots = CONTENT_DIRS.map((dir) => resolve(dataDir, dir) + sep);
-  for (const path of [...leftovers.partials, ...leftovers.orphanFolders]) {
-    const target = resolve(path);
-    if (!roots.some((root) => target.startsWith(root))) throw new Error(`refusing to remove ${target}: it is outside ${roots.join(' and ')}`);
-    rmSync(target, { recursive: true, force: true });
-  }
+  const targets = [...leftovers.partials, ...leftovers.orphanFolders].map((path) => resolve(path));
+  const outside = targets.find((target) => !roots.some((root) => target.startsWith(root)));
+  if (outside) throw new Error(`refusing to remove ${outside}: it is outside ${roots.join(' and ')}`);
+  for (const target of targets) rmSync(target, { recursive: true, force: true });
 }
 
 /** Finds and removes the stale leftovers; returns what it removed. */
