@@ -94,8 +94,7 @@ export function migrate(db: Db): void {
   }
   for (let v = current; v < migrations.length; v++) {
     writeTransaction(db, () => {
-      const now = db.pragma('user_version', { simple: true }) as number;
-      if (now !== v) return; // another process ran this step meanwhile
+      if (db.pragma('user_version', { simple: true }) !== v) return; // another process ran this step meanwhile
       db.exec(migrations[v]!);
       db.pragma(`user_version = ${v + 1}`);
     });
