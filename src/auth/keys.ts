@@ -8,7 +8,7 @@ import * as crypto from 'node:crypto';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cachedRead, sql, type Db } from '../store/db.js';
+import { cachedRead, sql, writeTransaction, type Db } from '../store/db.js';
 import { ServiceError } from '../service/errors.js';
 
 export type Role = 'member' | 'manager';
@@ -55,7 +55,7 @@ export function createKey(
   const key = randomKey();
   const id = `key_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
   const createdAt = new Date().toISOString();
-  db.transaction(() => {
+  writeTransaction(db, () => {
     db.prepare(
       `INSERT INTO api_keys (id, name, key_hash, key_prefix, role, all_vaults, created_at, expires_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -64,7 +64,7 @@ export function createKey(
       const grant = db.prepare('INSERT OR IGNORE INTO api_key_vaults (key_id, vault_id) VALUES (?, ?)');
       for (const v of opts.vaults) grant.run(id, v);
     }
-  })();
+  });
   return { key, info: getKey(db, id)! };
 }
 

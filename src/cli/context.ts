@@ -4,7 +4,9 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { authenticate, ensureOwnerKey, type Principal } from '../auth/keys.js';
 import { openDb, type Db } from '../store/db.js';
+import { countLeftovers, describeLeftovers, sweepLeftovers } from '../store/leftovers.js';
 import { ServiceError } from '../service/errors.js';
+import { log } from '../log.js';
 
 /** A failure the user can act on: printed as one line on stderr, exit code 1 (2 for usage). */
 export class CliError extends Error {
@@ -47,13 +49,29 @@ export function checkDataDir(dir: string, why: string, create: boolean): void {
   if (!isDir) throw new CliError(`the data dir ${dir} (chosen by ${why}) is a file, not a folder: name a folder`);
 }
 
-/** Opens the data dir's store; `create` allows a data dir that does not exist yet (see checkDataDir). */
+/**
+ * The store every command (serve and demo included) works on, with what interrupted writes left swept away;
+ * `create` allows a data dir that does not exist yet (see checkDataDir).
+ */
 export function openStore(dir: string, why: string, { create = false }: { create?: boolean } = {}): Db {
   checkDataDir(dir, why, create);
+  let db: Db;
   try {
-    return openDb(dir);
+    db = openDb(dir);
   } catch (err) {
     throw new CliError(`cannot open the store in ${dir} (chosen by ${why}): ${(err as Error).message}`);
+  }
+  sweepOnOpen(db, dir);
+  return db;
+}
+
+/** A sweep that fails (a file another user owns, say) is reported and never stops the command: doctor shows what is left. */
+function sweepOnOpen(db: Db, dir: string): void {
+  try {
+    const removed = sweepLeftovers(db, dir);
+    if (countLeftovers(removed)) log.info(`removed ${describeLeftovers(removed)} left in ${dir} by interrupted writes`);
+  } catch (err) {
+    log.warn(`could not remove what interrupted writes left in ${dir}: ${(err as Error).message}; \`vault-tools doctor\` lists it`);
   }
 }
 

@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, relative } from 'node:path';
 import * as sqliteVec from 'sqlite-vec';
 import { createEmbedder } from '../search/embedder/index.js';
 import { loadSqlite, openDb, SCHEMA_VERSION, storePath } from '../store/db.js';
+import { countLeftovers, describeLeftovers, findLeftovers, removeLeftovers } from '../store/leftovers.js';
 import { FIXTURES_DIR, PACKAGE_VERSION } from '../package-info.js';
 import { resolveDataDir } from './context.js';
 import { resolveRemote, storedRemote } from '../sync/config.js';
@@ -13,6 +14,8 @@ interface Check {
   ok: boolean;
   detail: string;
   fix?: string;
+  /** Works, but wants the user's attention (shown as `warn`; does not fail doctor). */
+  warning?: boolean;
 }
 
 async function check(name: string, run: () => Promise<Omit<Check, 'name'>> | Omit<Check, 'name'>): Promise<Check> {
@@ -23,8 +26,8 @@ async function check(name: string, run: () => Promise<Omit<Check, 'name'>> | Omi
   }
 }
 
-/** Everything a user needs, checked in the order it is needed; each failure says what to do. */
-export async function runChecks(dataDirOption?: string): Promise<Check[]> {
+/** Everything a user needs, checked in the order it is needed; each failure says what to do. `fix` removes leftovers. */
+export async function runChecks(dataDirOption?: string, options: { fix?: boolean } = {}): Promise<Check[]> {
   const checks: Check[] = [];
   const major = Number(process.versions.node.split('.')[0]);
   checks.push({
@@ -60,7 +63,7 @@ export async function runChecks(dataDirOption?: string): Promise<Check[]> {
       while (!existsSync(target) && dirname(target) !== target) target = dirname(target);
       if (!statSync(target).isDirectory()) throw new Error(`${target} is a file, not a directory`);
       accessSync(target, constants.W_OK);
-      return { ok: true, detail: `${dir} (chosen by ${why}${existsSync(dir) ? '' : '; created on first use'})` };
+      return privateDirCheck(dir, `${dir} (chosen by ${why}${existsSync(dir) ? '' : '; created on first use'})`);
     }).then((c) => (c.ok ? c : { ...c, detail: `${dir} (chosen by ${why}) is not writable: ${c.detail}`, fix: 'pass --data-dir DIR or set VAULT_TOOLS_HOME to a directory you own' })),
   );
   if (existsSync(storePath(dir))) {
@@ -80,8 +83,10 @@ export async function runChecks(dataDirOption?: string): Promise<Check[]> {
         };
       }),
     );
+    checks.push(await check('leftovers', () => leftoversCheck(dir, dataDirOption, options.fix)));
   } else {
     checks.push({ name: 'store', ok: true, detail: 'no store yet: created on first use (vault-tools demo, import or sync fill it)' });
+    checks.push({ name: 'leftovers', ok: true, detail: 'none (no store yet)' });
   }
   checks.push(
     await check('embedder', async () => {
@@ -98,6 +103,47 @@ export async function runChecks(dataDirOption?: string): Promise<Check[]> {
   checks.push({ name: 'fixtures', ok: existsSync(FIXTURES_DIR), detail: existsSync(FIXTURES_DIR) ? `demo vaults in ${FIXTURES_DIR}` : `${FIXTURES_DIR} is missing`, ...(existsSync(FIXTURES_DIR) ? {} : { fix: 'reinstall vault-tools' }) });
   checks.push(await remoteCheck(dir));
   return checks;
+}
+
+const shellWord = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+/**
+ * A data dir others may list or write (made by someone else, or with `mkdir -m 755`): the store's own files
+ * and folders in it are private whatever its mode, but others see their names and could add or swap entries.
+ */
+function privateDirCheck(dir: string, detail: string): Omit<Check, 'name'> {
+  if (process.platform === 'win32' || !existsSync(dir)) return { ok: true, detail };
+  const mode = statSync(dir).mode & 0o777;
+  const access = [mode & 0o044 ? 'readable' : '', mode & 0o022 ? 'writable' : ''].filter(Boolean).join(' and ');
+  if (!access) return { ok: true, detail };
+  return {
+    ok: true,
+    warning: true,
+    detail: `${detail} is ${access} by group or others (mode ${mode.toString(8)}): the store's files in it are private, but others can see their names${mode & 0o022 ? ' and add or replace entries' : ''}`,
+    fix: `chmod 700 ${shellWord(dir)}`,
+  };
+}
+
+/** Unfinished `.partial` files and artifact folders without a row (see store/leftovers.ts); with `fix`, removed. */
+function leftoversCheck(dir: string, dataDirOption: string | undefined, fix = false): Omit<Check, 'name'> {
+  const db = openDb(dir);
+  try {
+    const found = findLeftovers(db, dir);
+    if (!countLeftovers(found)) return { ok: true, detail: 'none (no unfinished `.partial` file, no artifact folder without a row)' };
+    if (fix) {
+      removeLeftovers(dir, found);
+      return { ok: true, detail: `removed ${describeLeftovers(found)}` };
+    }
+    const paths = [...found.partials, ...found.orphanFolders].map((p) => relative(dir, p));
+    return {
+      ok: true,
+      warning: true,
+      detail: `${describeLeftovers(found)} left by interrupted writes: ${paths.slice(0, 3).join(', ')}${paths.length > 3 ? ', …' : ''}`,
+      fix: `vault-tools doctor --fix${dataDirOption ? ` --data-dir ${shellWord(dir)}` : ''} removes them (any command that opens the store, serve included, does too)`,
+    };
+  } finally {
+    db.close();
+  }
 }
 
 /** With a remote configured: is it reachable, and does it take the key? (Without one, sync is simply off.) */
@@ -127,13 +173,15 @@ export function register(program: Command): void {
     .description('check that everything vault-tools needs works here, and say how to fix what does not')
     .option('--data-dir <dir>', 'data directory to check')
     .option('--json', 'print JSON')
-    .action(async (opts: { dataDir?: string; json?: boolean }) => {
-      const checks = await runChecks(opts.dataDir);
+    .option('--fix', 'remove what interrupted writes left behind (unfinished .partial files, artifact folders without a row)')
+    .action(async (opts: { dataDir?: string; json?: boolean; fix?: boolean }) => {
+      const checks = await runChecks(opts.dataDir, { fix: opts.fix });
       const ok = checks.every((c) => c.ok);
       if (opts.json) process.stdout.write(`${JSON.stringify({ ok, checks }, null, 2)}\n`);
       else {
-        const lines = checks.map((c) => `${c.ok ? 'ok  ' : 'FAIL'} ${c.name.padEnd(10)} ${c.detail}${c.fix ? `\n     fix: ${c.fix}` : ''}`);
-        process.stdout.write(`${lines.join('\n')}\n${ok ? 'Everything vault-tools needs works.' : 'Some checks failed; see the fixes above.'}\n`);
+        const lines = checks.map((c) => `${c.ok ? (c.warning ? 'warn' : 'ok  ') : 'FAIL'} ${c.name.padEnd(10)} ${c.detail}${c.fix ? `\n     fix: ${c.fix}` : ''}`);
+        const verdict = !ok ? 'Some checks failed; see the fixes above.' : checks.some((c) => c.warning) ? 'Everything vault-tools needs works; see the warnings above.' : 'Everything vault-tools needs works.';
+        process.stdout.write(`${lines.join('\n')}\n${verdict}\n`);
       }
       process.exitCode = ok ? 0 : 1;
     });

@@ -4,10 +4,11 @@
  * entry) in one transaction; a failed render, a cancelled call or a failed commit leaves no file behind.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { ToolContext } from '../catalog/define.js';
 import { sql } from '../store/db.js';
+import { keepPrivate, makePrivateDir } from '../store/private-files.js';
 import { throwIfCancelled } from '../service/errors.js';
 
 export type ArtifactKind = 'chart' | 'workbook' | 'csv' | 'report';
@@ -48,9 +49,10 @@ export async function storeArtifact(
   const artifactId = `art_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
   const relative = join('artifacts', vault.id.replace(/[^A-Za-z0-9._-]/g, '_'), artifactId, meta.fileName);
   const absolute = join(ctx.dataDir, relative);
-  mkdirSync(dirname(absolute), { recursive: true });
+  makePrivateDir(dirname(absolute));
   try {
     await write(absolute);
+    keepPrivate(absolute); // whoever wrote it (the folder already keeps it from others)
     // A caller who cancelled while the file was being finished gets nothing stored (the catch below deletes
     // the file). Once the commit below has run, a cancel comes too late: the artifact exists, and over MCP
     // the SDK drops the answer (the protocol accepts this race).

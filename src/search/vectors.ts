@@ -12,7 +12,7 @@
  * recall of the exact top 50 measured there. A store whose table still holds floats (before this layout) is
  * searched the old way until `ensureVectorTable` converts it (serve's background indexing or `reindex` do).
  */
-import { cachedRead, limitParam, sql, hasVectorExtension, storeVersion, type Db } from '../store/db.js';
+import { cachedRead, limitParam, sql, hasVectorExtension, storeVersion, writeTransaction, type Db } from '../store/db.js';
 
 export const VECTOR_TABLE = 'chunk_vectors';
 /** Float16 vectors by chunk id (migration 4), for re-scoring: one rowid lookup per candidate. */
@@ -135,13 +135,13 @@ export function ensureVectorTable(db: Db, embedder: { id: string; dims: number }
     if (owner.layout !== VECTOR_LAYOUT) convertToBits(db, owner);
     return;
   }
-  db.transaction(() => {
+  writeTransaction(db, () => {
     db.exec(`DROP TABLE IF EXISTS ${VECTOR_TABLE}`);
     db.exec('DELETE FROM chunk_embeddings');
     db.exec(`DELETE FROM ${FLOATS}`);
     createTable(db, embedder.dims);
     setOwner(db, { embedder: embedder.id, dims: embedder.dims, layout: VECTOR_LAYOUT });
-  })();
+  });
 }
 
 /**
@@ -153,7 +153,7 @@ export function ensureVectorTable(db: Db, embedder: { id: string; dims: number }
  */
 function convertToBits(db: Db, owner: VectorIndexOwner): void {
   const PAGE = 2000;
-  db.transaction(() => {
+  writeTransaction(db, () => {
     const missing = sql(
       db,
       `SELECT ce.chunk_id, ce.content_hash FROM chunk_embeddings ce
@@ -196,16 +196,16 @@ function convertToBits(db: Db, owner: VectorIndexOwner): void {
       last = page.at(-1)![0];
     }
     setOwner(db, { ...owner, layout: VECTOR_LAYOUT });
-  })();
+  });
 }
 
 /** Forgets every vector of this embedder (index and cache): the next indexing embeds everything again. */
 export function resetVectorIndex(db: Db, embedder: { id: string; dims: number }): void {
-  db.transaction(() => {
+  writeTransaction(db, () => {
     sql(db, 'DELETE FROM embedding_cache WHERE embedder = ?').run(embedder.id);
     db.exec(`DROP TABLE IF EXISTS ${VECTOR_TABLE}`);
     sql(db, 'DELETE FROM settings WHERE key = ?').run(SETTING);
-  })();
+  });
   ensureVectorTable(db, embedder);
 }
 
@@ -299,7 +299,7 @@ export function storeVectors(
   const mark = sql(db, 'INSERT INTO chunk_embeddings (chunk_id, embedder, content_hash) VALUES (?, ?, ?) ON CONFLICT(chunk_id) DO UPDATE SET embedder = excluded.embedder, content_hash = excluded.content_hash');
   const cache = sql(db, 'INSERT OR IGNORE INTO embedding_cache (embedder, content_hash, vector) VALUES (?, ?, ?)');
   const keep = sql(db, `INSERT OR REPLACE INTO ${FLOATS} (chunk_id, vector) VALUES (?, ?)`);
-  db.transaction(() => {
+  writeTransaction(db, () => {
     for (const { chunkId, vaultId, contentHash, vector } of items) {
       const rowid = BigInt(chunkId);
       const v = vector instanceof Float32Array ? vector : floats(vector);
@@ -309,7 +309,7 @@ export function storeVectors(
       cache.run(embedderId, contentHash, vector instanceof Float32Array ? toBlob(vector) : vector);
       keep.run(chunkId, halfBlob(v));
     }
-  })();
+  });
 }
 
 export interface IndexProgress {

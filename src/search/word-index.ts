@@ -10,7 +10,7 @@
  * background pass over every vault), from the chunks already stored, in one transaction with its triggers:
  * from then on every insert or delete of its chunks (cascades included) reaches it.
  */
-import { sql, type Db } from '../store/db.js';
+import { sql, writeTransaction, type Db } from '../store/db.js';
 import { vaultToken } from './chunk-index.js';
 
 const TOKENIZE = "tokenize='porter unicode61 remove_diacritics 2'";
@@ -44,14 +44,11 @@ export function ensureWordIndex(db: Db, vaultId: string): string {
       INSERT INTO ${table}(${table}) VALUES ('optimize');
     `);
   };
-  if (db.inTransaction) {
-    // Inside the caller's transaction (an import): not remembered, since a rollback would undo the table too.
-    db.transaction(build)();
-    return table;
-  }
-  // IMMEDIATE: the check and the build see the same store even with another process writing.
-  db.transaction(build).immediate();
-  tables.add(table);
+  // Inside the caller's transaction (an import): not remembered, since a rollback would undo the table too.
+  const remember = !db.inTransaction;
+  // Under the write lock: the check and the build see the same store even with another process writing.
+  writeTransaction(db, build);
+  if (remember) tables.add(table);
   return table;
 }
 

@@ -23,6 +23,9 @@ export const ERROR_CODES = {
   // code access logs already use for exactly this; a standard one (408, 409) would read as the server's doing.
   cancelled: 499,
   rate_limited: 429, // too many requests for this key; see Retry-After
+  // The store's write lock stayed taken by another process (a second `serve`, a `sync`, an import) for longer
+  // than the busy timeout: nothing was written, and the same call succeeds once that write is done.
+  store_busy: 503,
   internal_error: 500, // a bug: logged with its stack on stderr, never shown to the caller
 } as const;
 

@@ -7,9 +7,9 @@ import type { z } from 'zod';
 import type { Principal } from '../auth/keys.js';
 import { toolsByName } from '../catalog/index.js';
 import type { Tool, ToolContext } from '../catalog/define.js';
-import type { Db } from '../store/db.js';
+import { BUSY_TIMEOUT_MS, isStoreBusy, writeTransaction, type Db } from '../store/db.js';
 import { findReachableVault, reachableVaults, type Vault } from '../store/vaults.js';
-import { ServiceError, type ErrorCode } from './errors.js';
+import { ERROR_CODES, ServiceError, type ErrorCode } from './errors.js';
 import { makeLinks, type Links } from './links.js';
 import { log } from '../log.js';
 import { appendOutbox, findOutboxEntry, setOutboxResult } from '../store/outbox.js';
@@ -106,6 +106,10 @@ export class Service {
       // The same key committed while this call was running (two requests at once): answer as the first did.
       if (err instanceof AlreadyCommitted) return replayOf(this.db, tool, undefined, options.idempotencyKey!)!;
       if (err instanceof ServiceError) return { ok: false, status: err.status, code: err.code, message: err.message };
+      if (isStoreBusy(err)) {
+        log.warn(`tool ${name}: the store stayed locked by another writer (${(err as Error).message})`);
+        return { ok: false, status: ERROR_CODES.store_busy, code: 'store_busy', message: `The store is busy with another process's write (waited ${BUSY_TIMEOUT_MS / 1000} s for it); nothing was written. Retry in a moment.` };
+      }
       log.error(`tool ${name} failed`, err);
       return { ok: false, status: 500, code: 'internal_error', message: 'The tool failed unexpectedly; the error was logged on the server.' };
     }
@@ -155,13 +159,13 @@ class CallContext implements ToolContext {
   readonly commit = <T>(write: () => T): { result: T; outboxSeq: number } => {
     const { db, tool, idempotencyKey } = this;
     const { vault: _v, ...rest } = this.args;
-    return db.transaction(() => {
+    return writeTransaction(db, () => {
       const result = write();
       if (idempotencyKey && findOutboxEntry(db, idempotencyKey)) throw new AlreadyCommitted(); // rolls the write back
       const entry = appendOutbox(db, { vaultId: this.resolvedVault!.id, tool: tool.name, args: rest, result, principal: this.principal, at: this.now.toISOString(), idempotencyId: idempotencyKey });
       this.outboxSeq = entry.seq;
       return { result, outboxSeq: entry.seq };
-    })();
+    });
   };
 }
 

@@ -1,10 +1,10 @@
 /** Opens the SQLite store of a data dir: WAL, busy timeout, foreign keys, migrations to the latest schema. */
 import type Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import * as sqliteVec from 'sqlite-vec';
 import { migrations } from './migrations.js';
+import { prepareDataDir } from './private-files.js';
 
 export type Db = Database.Database;
 
@@ -34,12 +34,16 @@ export function loadSqlite(): typeof Database {
   }
 }
 
+/** How long a write waits for another connection's (or process's) write to finish before giving up. */
+export const BUSY_TIMEOUT_MS = 5000;
+
 export function openDb(dataDir: string): Db {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const Sqlite = loadSqlite();
+  prepareDataDir(dataDir, storePath(dataDir));
   const db = new Sqlite(storePath(dataDir));
+  // First, so that switching a new store to WAL waits for another process opening it at the same moment.
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.pragma('journal_mode = WAL');
-  db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
   db.pragma('synchronous = NORMAL');
   loadVectorExtension(db);
@@ -63,7 +67,24 @@ function loadVectorExtension(db: Db): void {
 export const hasVectorExtension = (db: Db) => withVectors.has(db);
 export const vectorExtensionError = () => vectorLoadError;
 
-/** Runs the migrations this store has not seen, each in its own transaction with its version bump. */
+/**
+ * Runs `write` in a transaction that takes the store's write lock at its start (BEGIN IMMEDIATE). Every
+ * write transaction goes through here: a deferred one (plain BEGIN) that reads before it writes cannot wait
+ * for another process's write in WAL mode (SQLite answers SQLITE_BUSY at once rather than risk a deadlock),
+ * while an immediate one waits up to BUSY_TIMEOUT_MS for its turn. Inside another transaction it is a
+ * savepoint of that one.
+ */
+export function writeTransaction<T>(db: Db, write: () => T): T {
+  return db.transaction(write).immediate();
+}
+
+/** SQLite's "database is locked" (SQLITE_BUSY and its extended codes), which outlasted the busy timeout. */
+export const isStoreBusy = (err: unknown): boolean => typeof (err as { code?: unknown })?.code === 'string' && (err as { code: string }).code.startsWith('SQLITE_BUSY');
+
+/**
+ * Runs the migrations this store has not seen, each in its own transaction with its version bump. The
+ * version is read again under the write lock, so two processes opening a new store at once migrate it once.
+ */
 export function migrate(db: Db): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > migrations.length) {
@@ -72,10 +93,11 @@ export function migrate(db: Db): void {
     );
   }
   for (let v = current; v < migrations.length; v++) {
-    db.transaction(() => {
+    writeTransaction(db, () => {
+      if (db.pragma('user_version', { simple: true }) !== v) return; // another process ran this step meanwhile
       db.exec(migrations[v]!);
       db.pragma(`user_version = ${v + 1}`);
-    })();
+    });
   }
 }
 

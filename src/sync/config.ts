@@ -24,7 +24,7 @@ export function storedRemote(dataDir: string): { url?: string; hasKey: boolean }
 }
 
 export function saveRemote(dataDir: string, url: string, key: string | undefined): void {
-  writeFileSync(urlFile(dataDir), `${JSON.stringify({ url }, null, 2)}\n`);
+  writeFileSync(urlFile(dataDir), `${JSON.stringify({ url }, null, 2)}\n`, { mode: 0o600 });
   if (key !== undefined) {
     writeFileSync(keyFile(dataDir), `${key}\n`, { mode: 0o600 });
     chmodSync(keyFile(dataDir), 0o600); // an existing file keeps its old mode otherwise

@@ -5,7 +5,7 @@
  * naming them are rewritten. A refusal marks that entry failed with upstream's error and the rest go on;
  * a network failure stops the push (later entries may depend on this one) and leaves it pending.
  */
-import { sql, type Db } from '../store/db.js';
+import { sql, writeTransaction, type Db } from '../store/db.js';
 import { listOutbox, type OutboxEntry } from '../store/outbox.js';
 import { toolsByName } from '../catalog/index.js';
 import type { RecordKind } from '../catalog/define.js';
@@ -43,11 +43,11 @@ export async function pushOutbox(
     const at = new Date().toISOString();
     try {
       const answer = await remote.tool<Record<string, unknown>>(entry.tool, { ...mapIds(db, entry), vault: entry.vaultId }, { 'Idempotency-Key': entry.idempotencyId });
-      db.transaction(() => {
+      writeTransaction(db, () => {
         sql(db, "UPDATE outbox SET status = 'pushed', attempts = attempts + 1, last_error = NULL, pushed_at = ? WHERE seq = ?").run(at, entry.seq);
         rememberCreatedId(db, entry, answer);
         sql(db, 'UPDATE sync_state SET last_push_at = ? WHERE vault_id = ?').run(at, entry.vaultId);
-      })();
+      });
       report.pushed++;
     } catch (err) {
       if (err instanceof RemoteAuthError) throw err;

@@ -261,7 +261,7 @@ describe('doctor', () => {
   it('passes on a working install and store, and says how to fix a bad data dir', () => {
     const report = JSON.parse(cli(['doctor', '--json', '--data-dir', store.dir]));
     expect(report.ok).toBe(true);
-    expect(report.checks.map((c: { name: string }) => c.name)).toEqual(['node', 'sqlite', 'sqlite-vec', 'data dir', 'store', 'embedder', 'fixtures', 'remote']);
+    expect(report.checks.map((c: { name: string }) => c.name)).toEqual(['node', 'sqlite', 'sqlite-vec', 'data dir', 'store', 'leftovers', 'embedder', 'fixtures', 'remote']);
     expect(report.checks.find((c: { name: string }) => c.name === 'store').detail).toMatch(new RegExp(`^schema ${SCHEMA_VERSION}/${SCHEMA_VERSION}, integrity ok, 2 vaults`));
     const { dir, cleanup } = tempDir();
     try {

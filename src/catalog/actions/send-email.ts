@@ -83,7 +83,7 @@ export default defineTool({
     const status: 'sent' | 'draft' = args.asDraft ? 'draft' : 'sent';
     const relative = join('mail', vault.id.replace(/[^A-Za-z0-9._-]/g, '_'), `${id}.eml`);
     const emlPath = join(ctx.dataDir, relative);
-    mkdirSync(dirname(emlPath), { recursive: true });
+    mkdirSync(dirname(emlPath), { recursive: true, mode: 0o700 });
     const eml = buildEml({
       from: { name: fromName, address: from },
       to,
@@ -95,7 +95,7 @@ export default defineTool({
       inReplyTo: args.inReplyToMessageId,
       attachments: attachments.map((a) => ({ fileName: a.row.file_name, mimeType: a.row.mime_type, bytes: a.bytes })),
     });
-    writeFileSync(`${emlPath}.partial`, eml);
+    writeFileSync(`${emlPath}.partial`, eml, { mode: 0o600 });
     renameSync(`${emlPath}.partial`, emlPath);
     let outboxSeq: number;
     try {

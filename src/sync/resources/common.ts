@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { sql, type Db } from '../../store/db.js';
+import { sql, writeTransaction, type Db } from '../../store/db.js';
 import type { RemoteClient } from '../remote.js';
 import type { RecordKind } from '../../catalog/define.js';
 
@@ -97,11 +97,11 @@ export async function pullList<Shape extends z.ZodRawShape>(
   const print = fingerprint(raw);
   if (checkpoint(ctx.db, ctx.vaultId, resource) === print) return { resource, changed: false, count: Array.isArray(raw) ? raw.length : 0 };
   const records = parseEach(ctx, resource, shape, raw);
-  ctx.db.transaction(() => {
+  writeTransaction(ctx.db, () => {
     write(records);
     keepExtras(ctx.db, ctx.vaultId, resource, records.map((r) => ({ id: String((r.item as { id?: unknown }).id ?? ''), extra: r.extra })));
     setCheckpoint(ctx.db, ctx.vaultId, resource, print);
-  })();
+  });
   ctx.progress(resource, records.length, records.length);
   return { resource, changed: true, count: records.length };
 }

@@ -5,7 +5,7 @@
  * does not fetch them again.
  */
 import { z } from 'zod';
-import { json, sql, type Db } from '../../store/db.js';
+import { json, sql, writeTransaction, type Db } from '../../store/db.js';
 import { normalize } from '../../store/text.js';
 import { RemoteError } from '../remote.js';
 import { fingerprint, optionalString, orDefault, parseEach, stringList, type Parsed, type PullContext } from './common.js';
@@ -74,21 +74,21 @@ export async function pullEntityInventory(ctx: PullContext): Promise<string[]> {
     });
     total = page.total ?? total;
     const records = parseEach(ctx, 'entities', finding, page.findings);
-    db.transaction(() => {
+    writeTransaction(db, () => {
       for (const { item } of records) {
         seen.add(item.id);
         if (landed.get(item.id) === fingerprintOf(item)) continue;
         upsertCore(db, vaultId, item);
         stale.push(item.id);
       }
-    })();
+    });
     ctx.progress('entities', seen.size, total);
     cursor = page.nextCursor ?? null;
   } while (cursor);
   const gone = (sql(db, 'SELECT id FROM entities WHERE vault_id = ?').pluck().all(vaultId) as string[]).filter((id) => !seen.has(id));
-  db.transaction(() => {
+  writeTransaction(db, () => {
     for (const id of gone) removeEntity(db, vaultId, id);
-  })();
+  });
   return stale;
 }
 
@@ -114,12 +114,12 @@ export async function pullEntityDetails(ctx: PullContext, ids: readonly string[]
         }),
       ),
     );
-    ctx.db.transaction(() => {
+    writeTransaction(ctx.db, () => {
       answers.forEach((answer, i) => {
         if (answer === undefined) removeEntity(ctx.db, ctx.vaultId, batch[i]!);
         else for (const record of parseEach(ctx, 'entities', details, [answer])) writeDetails(ctx, record);
       });
-    })();
+    });
     done += batch.length;
     ctx.progress('entity details', done, ids.length);
   }

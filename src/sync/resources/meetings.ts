@@ -5,7 +5,7 @@
  * are fetched again only when its listing changed (new, extraction finished, renamed…).
  */
 import { z } from 'zod';
-import { json, sql, type Db } from '../../store/db.js';
+import { json, sql, writeTransaction, type Db } from '../../store/db.js';
 import { writeMeetingChunks, type StoredChunk } from '../../search/chunk-index.js';
 import { fingerprint, optionalString, orDefault, parseEach, stringList, type PullContext } from './common.js';
 
@@ -47,7 +47,7 @@ export async function pullMeetingList(ctx: PullContext): Promise<{ id: string; p
   const records = parseEach(ctx, 'meetings', meeting, (await ctx.remote.tool<{ meetings?: unknown }>('list_meetings', { vault: vaultId })).meetings);
   const landed = new Map((sql(db, "SELECT id, fingerprint FROM sync_records WHERE vault_id = ? AND resource = 'meeting'").all(vaultId) as { id: string; fingerprint: string }[]).map((r) => [r.id, r.fingerprint]));
   const changed: { id: string; print: string }[] = [];
-  db.transaction(() => {
+  writeTransaction(db, () => {
     const upsert = sql(
       db,
       `INSERT INTO meetings (vault_id, id, name, started_at, duration_minutes, attendees_json, extraction_status, created_at)
@@ -66,7 +66,7 @@ export async function pullMeetingList(ctx: PullContext): Promise<{ id: string; p
       sql(db, 'DELETE FROM meetings WHERE vault_id = ? AND id = ?').run(vaultId, id); // turns, chunks, evidence, mentions cascade
       sql(db, "DELETE FROM sync_records WHERE vault_id = ? AND resource = 'meeting' AND id = ?").run(vaultId, id);
     }
-  })();
+  });
   ctx.progress('meetings', records.length, records.length);
   return changed;
 }
@@ -90,7 +90,7 @@ export async function pullTranscriptAndLand(ctx: PullContext, d: MeetingDetails)
     offset = typeof page.nextOffset === 'number' && page.nextOffset > offset ? page.nextOffset : null;
   }
   const { db, vaultId } = ctx;
-  db.transaction(() => {
+  writeTransaction(db, () => {
     if (!sql(db, 'SELECT 1 FROM meetings WHERE vault_id = ? AND id = ?').get(vaultId, d.id)) return; // removed meanwhile
     sql(db, 'UPDATE meetings SET notes_md = ? WHERE vault_id = ? AND id = ?').run(d.notes, vaultId, d.id);
     sql(db, 'DELETE FROM entity_mentions WHERE vault_id = ? AND meeting_id = ?').run(vaultId, d.id);
@@ -100,7 +100,7 @@ export async function pullTranscriptAndLand(ctx: PullContext, d: MeetingDetails)
     writeTurns(db, vaultId, d.id, chunks);
     writeMeetingChunks(db, vaultId, d.id, chunks);
     sql(db, "INSERT OR REPLACE INTO sync_records (vault_id, resource, id, fingerprint) VALUES (?, 'meeting', ?, ?)").run(vaultId, d.id, d.print);
-  })();
+  });
 }
 
 /**

@@ -1,6 +1,6 @@
 /** The vaults the remote key reaches (list_vaults), and the local vault rows a pull keeps in step with them. */
 import { z } from 'zod';
-import { json, sql, type Db } from '../../store/db.js';
+import { json, sql, writeTransaction, type Db } from '../../store/db.js';
 import { orDefault, parseEach, stringList, type PullContext } from './common.js';
 
 /**
@@ -52,13 +52,13 @@ export function upsertVault(db: Db, v: RemoteVault, now: string): void {
 export function dropUnreachable(db: Db, remoteUrl: string, reachable: Set<string>): string[] {
   const synced = sql(db, "SELECT v.id FROM vaults v JOIN sync_state s ON s.vault_id = v.id WHERE v.origin = 'sync' AND s.remote_url = ?").pluck().all(remoteUrl) as string[];
   const gone = synced.filter((id) => !reachable.has(id));
-  db.transaction(() => {
+  writeTransaction(db, () => {
     for (const id of gone) {
       sql(db, 'DELETE FROM vaults WHERE id = ?').run(id);
       sql(db, 'DELETE FROM sync_state WHERE vault_id = ?').run(id);
       sql(db, 'DELETE FROM sync_checkpoints WHERE vault_id = ?').run(id);
       sql(db, 'DELETE FROM sync_id_map WHERE vault_id = ?').run(id);
     }
-  })();
+  });
   return gone;
 }
