@@ -6,25 +6,15 @@
  * send it. Each answer must be what the SDK's response type reads (200 `{data: object}`) and what the tool's
  * output schema promises. Every optional field of each request type is sent at least once.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { toolsByName, tools } from '../../src/catalog/index.js';
-import { demoStore, fixture, type DemoStore } from '../helpers.js';
-import { callTool, http, startServer, type RunningServer } from '../http-helpers.js';
+import { fixture } from '../helpers.js';
+import { callTool, demoServer, http } from '../http-helpers.js';
 
 const NW = 'northwind-logistics';
 const MH = 'meridian-health';
 
-let store: DemoStore;
-let server: RunningServer;
-
-beforeAll(async () => {
-  store = demoStore();
-  server = await startServer(store.dir, ['--rate-limit', '0']);
-});
-afterAll(async () => {
-  await server?.stop();
-  store?.cleanup();
-});
+const demo = demoServer();
 
 const nw = fixture('northwind');
 const mh = fixture('meridian');
@@ -180,7 +170,7 @@ describe('the SDK request bodies, sent as its client sends them', () => {
   for (const step of steps) {
     it(step.name, async () => {
       const body = step.body();
-      const r = await callTool(server.url, step.tool, body, store.ownerKey);
+      const r = await callTool(demo.server.url, step.tool, body, demo.store.ownerKey);
       expect(r.status, r.body).toBe(200);
       expect(r.headers['content-type']).toMatch(/^application\/json/);
       const json = r.json();
@@ -204,17 +194,17 @@ describe('the SDK request bodies, sent as its client sends them', () => {
   });
 
   it('GET /v1/vaults and GET /v1 answer the SDK\'s VaultsClient and MetadataClient', async () => {
-    const vaults = await http(server.url, { path: '/v1/vaults', headers: { authorization: `Bearer ${store.ownerKey}` } });
+    const vaults = await http(demo.server.url, { path: '/v1/vaults', headers: { authorization: `Bearer ${demo.store.ownerKey}` } });
     expect(vaults.status).toBe(200);
     expect(toolsByName.get('list_vaults')!.output.safeParse(vaults.json().data).success).toBe(true);
     expect(vaults.json().data.vaults.map((v: { id: string }) => v.id).sort()).toEqual([MH, NW]);
-    const index = (await http(server.url, { path: '/v1' })).json();
+    const index = (await http(demo.server.url, { path: '/v1' })).json();
     expect(Object.keys(index).sort()).toEqual(['authentication', 'endpoints', 'name', 'version']);
     expect(Object.keys(index.endpoints).sort()).toEqual(['invokeTool', 'mcp', 'openapi', 'tools', 'vaults']);
   });
 
   it('an error answers with the SDK\'s ErrorResponse: {error: {code, message, requestId}}', async () => {
-    const r = await callTool(server.url, 'get_entity', { vault: NW, entityId: 'no-such-entity' }, store.ownerKey);
+    const r = await callTool(demo.server.url, 'get_entity', { vault: NW, entityId: 'no-such-entity' }, demo.store.ownerKey);
     expect(r.status).toBe(404);
     expect(r.json()).toEqual({ error: { code: 'not_found', message: expect.any(String), requestId: r.headers['x-request-id'] } });
   });
