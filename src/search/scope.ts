@@ -4,13 +4,13 @@
  * signals the conversation carries. A signal shared by several vaults (a consultant on both engagements)
  * is split between them, so it cannot decide alone.
  *
- * It never guesses: a vault is selected on evidence. Evidence is the vault named, or words it advertises; and when
- * the conversation names someone or something (a person, an organisation, a site), at least one of those names
- * must be one the vault knows. A conversation about another client ("Carla Mendes says the Porto depot of
- * Atlantic Freight is late") names nothing the key's vaults know, so the answer is a question, even when the key
- * reaches one vault or a generic keyword ("depot", "warehouse") fits one. A conversation that names nobody and
- * nothing ("what are the open conflicts?") carries no client-specific words: it cannot be about another client,
- * so a key's only vault is selected for it.
+ * It never guesses: a vault is selected on evidence. Evidence is the vault named, or words and names it
+ * advertises. Unless a vault is named outright, every name the conversation mentions (a person, an organisation,
+ * a site: see mentioned-names.ts) must be one a vault of the key knows. A conversation about another client
+ * ("Carla Mendes says the Porto depot of Atlantic Freight is late") mentions names none of them knows, so the
+ * answer is a question, even when the key reaches one vault or a generic keyword ("depot", "warehouse") fits one.
+ * A conversation that names nobody and nothing ("what are the open conflicts?") carries no client-specific
+ * words: it cannot be about another client, so a key's only vault is selected for it.
  */
 import { normalize, tokens } from '../store/text.js';
 import { mentionedNames } from './mentioned-names.js';
@@ -113,7 +113,7 @@ export function resolveScope(conversation: string, vaults: ScopeVault[]): ScopeD
       const holders = knownBy.get(n)!;
       if (!holders.includes(v) || people.has(normalize(n))) continue; // people are scored above
       score += 2 / holders.length;
-      signals.push(holders.length > 1 ? `name "${n}" (known to ${holders.length} vaults)` : `name "${n}"`);
+      signals.push(holders.length > 1 ? `"${n}" (known to ${holders.length} vaults)` : `name "${n}"`);
     }
     const terms = summaryTerms(v, vaults.filter((o) => o !== v), nameWords).filter((w) => has(text, w));
     if (terms.length) {
@@ -158,7 +158,7 @@ export function resolveScope(conversation: string, vaults: ScopeVault[]): ScopeD
   }
   if (top) {
     const close = scored.filter((c) => c.score * 2 > top.score).map((c) => `"${c.name}"`);
-    const shared = top.signals.filter((s) => / vaults\)/.test(s)).map((s) => s.replace(/ \((in|shared by) \d+ vaults\)/, ''));
+    const shared = top.signals.filter((s) => / vaults\)/.test(s)).map((s) => s.replace(/ \((in|shared by|known to) \d+ vaults\)/, ''));
     const why = shared.length ? `${list(shared)} ${shared.length === 1 ? 'appears' : 'appear'} in more than one engagement. ` : '';
     return {
       selectedVaultIds: [],

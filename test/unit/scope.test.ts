@@ -53,6 +53,8 @@ describe('suggest_vault_scope never uses one client\'s vault for another', () =>
     expect(r.clarificationQuestion).toBeNull();
     expect(r.reason).toMatch(/names no person, organisation or site/);
     expect(resolveScope('Show me the Weekly Digest and the open Tasks in Excel.', nwOnly).selectedVaultIds).toEqual(['nw']);
+    expect(resolveScope('WHAT ARE THE OPEN CONFLICTS', nwOnly).selectedVaultIds).toEqual(['nw']); // capitals carry no signal here
+    expect(resolveScope('Did Carla Mendes reply?', nwOnly).clarificationQuestion).toContain('"Carla Mendes"'); // an opener is not part of a name
   });
 
   it("selects a key's only vault when the names mentioned are its own", () => {
