@@ -1,7 +1,8 @@
 /** Starting the built binary's REST listener on a free loopback port, and talking to it over real HTTP. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
-import { BIN } from './helpers.js';
+import { afterAll, beforeAll } from 'vitest';
+import { BIN, demoStore, type DemoStore } from './helpers.js';
 
 export interface RunningServer {
   url: string;
@@ -41,6 +42,23 @@ export function startServer(dataDir: string, extra: string[] = [], env: Record<s
     });
     child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${err}${out}`)));
   });
+}
+
+/**
+ * A demo store (`vault-tools demo`) served over REST (no rate limit unless `extra` says otherwise) for the duration
+ * of the calling test file: `store` and `server` are set once its beforeAll has run.
+ */
+export function demoServer(extra: string[] = ['--rate-limit', '0']): { readonly store: DemoStore; readonly server: RunningServer } {
+  const running = {} as { store: DemoStore; server: RunningServer };
+  beforeAll(async () => {
+    running.store = demoStore();
+    running.server = await startServer(running.store.dir, extra);
+  });
+  afterAll(async () => {
+    await running.server?.stop();
+    running.store?.cleanup();
+  });
+  return running;
 }
 
 export interface RawResponse {

@@ -8,6 +8,7 @@ import type { Principal } from '../auth/keys.js';
 import { toolsByName } from '../catalog/index.js';
 import type { Tool, ToolContext } from '../catalog/define.js';
 import { BUSY_TIMEOUT_MS, isStoreBusy, writeTransaction, type Db } from '../store/db.js';
+import { expectedOf, schemaAt } from '../catalog/expected.js';
 import { findReachableVault, reachableVaults, type Vault } from '../store/vaults.js';
 import { ERROR_CODES, ServiceError, type ErrorCode } from './errors.js';
 import { makeLinks, type Links } from './links.js';
@@ -187,19 +188,22 @@ export function validateArgs(tool: Tool, raw: unknown): Record<string, unknown> 
   const parsed = tool.input.safeParse(raw);
   if (parsed.success) return parsed.data as Record<string, unknown>;
   const fields = Object.keys(tool.input.shape);
-  const problems = parsed.error.issues.map((issue) => describeIssue(issue, raw as Record<string, unknown>, fields));
+  const problems = parsed.error.issues.map((issue) => describeIssue(tool, issue, raw as Record<string, unknown>, fields));
   throw new ServiceError('invalid_arguments', `Invalid arguments for \`${tool.name}\`: ${problems.join('; ')}.`);
 }
 
-function describeIssue(issue: z.core.$ZodIssue, raw: Record<string, unknown>, fields: string[]): string {
+function describeIssue(tool: Tool, issue: z.core.$ZodIssue, raw: Record<string, unknown>, fields: string[]): string {
   if (issue.code === 'unrecognized_keys') {
     const accepted = fields.length ? `it takes ${fields.map((f) => `\`${f}\``).join(', ')}` : 'it takes no arguments';
     return `${issue.keys.map((k) => `\`${k}\``).join(', ')}: unknown field (${accepted})`;
   }
   const path = issue.path.map(String).join('.');
   const value = issue.path.reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined), raw);
+  // A union's own message is a bare "Invalid input": say what its branches accept instead.
+  const union = issue.code === 'invalid_union' ? schemaAt(tool, issue.path) : undefined;
   if (value === undefined && issue.code === 'invalid_type') return `\`${path}\`: required, ${issue.expected} expected`;
-  const message = issue.message.replace(/^Invalid input: /, '').replace(/^Too (big|small): /, '');
+  if (value === undefined && union) return `\`${path}\`: required, ${expectedOf(union)} expected`;
+  const message = union ? `expected ${expectedOf(union)}` : issue.message.replace(/^Invalid input: /, '').replace(/^Too (big|small): /, '');
   return `\`${path}\`: ${message}${value !== undefined && typeof value !== 'object' ? ` (got ${JSON.stringify(value)})` : ''}`;
 }
 

@@ -75,7 +75,10 @@ export interface FindingFilter {
   meetingId?: string;
 }
 
-/** Where the keyset of each sort order starts after `after`: (sort value, id) strictly beyond it. */
+/**
+ * Where the keyset of each sort order starts after `after`: (sort value, id) strictly beyond it. An entity never
+ * mentioned has no last mention (NULL): `recent` reads it as '' so it comes after every real time.
+ */
 const SORTS: Record<FindingSort, { column: string; order: string; after: string }> = {
   mentions: {
     column: 'mention_count',

@@ -108,8 +108,21 @@ export function searchAgentMessages(db: Db, vaultId: string, match: string, pers
   ).all({ match, v: vaultId, person: personEmail ?? null, limit }) as MemoryHit[];
 }
 
-/** The addresses among `addresses` that are not in the vault's people registry (case-insensitive). */
-export function unknownAddresses(db: Db, vaultId: string, addresses: string[]): string[] {
-  const known = new Set((sql(db, 'SELECT lower(email) FROM people WHERE vault_id = ?').pluck().all(vaultId) as string[]));
-  return [...new Set(addresses.filter((a) => !known.has(a.toLowerCase())))];
+/**
+ * `addresses` matched against the vault's people registry (case-insensitive): those it holds, each once and
+ * spelled as the registry spells it, and those it does not hold.
+ */
+export function registryAddresses(db: Db, vaultId: string, addresses: string[]): { known: string[]; unknown: string[] } {
+  const registry = new Map((sql(db, 'SELECT email FROM people WHERE vault_id = ?').pluck().all(vaultId) as string[]).map((e) => [e.toLowerCase(), e]));
+  const known = new Set<string>();
+  const unknown = new Set<string>();
+  for (const a of addresses) {
+    const spelled = registry.get(a.toLowerCase());
+    if (spelled) known.add(spelled);
+    else unknown.add(a);
+  }
+  return { known: [...known], unknown: [...unknown] };
 }
+
+/** The addresses among `addresses` that are not in the vault's people registry (case-insensitive). */
+export const unknownAddresses = (db: Db, vaultId: string, addresses: string[]): string[] => registryAddresses(db, vaultId, addresses).unknown;

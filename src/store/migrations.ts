@@ -516,4 +516,10 @@ CREATE INDEX edges_source_strength ON edges(vault_id, source_id, weight DESC, re
 CREATE INDEX edges_target_strength ON edges(vault_id, target_id, weight DESC, relation, source_id);
 DROP INDEX IF EXISTS edges_target;
 `,
+  /* 6: an entity mentioned in no meeting has no time of last mention. Vaults loaded from fixture files were given
+     their first-seen time instead, which sorted them as the most recently mentioned (list_findings sort: recent).
+     Synced vaults keep what upstream says. */ `
+UPDATE entities SET last_mentioned_at = NULL
+WHERE mention_count = 0 AND vault_id IN (SELECT id FROM vaults WHERE origin IN ('fixture', 'import'));
+`,
 ];

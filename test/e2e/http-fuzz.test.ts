@@ -6,14 +6,12 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { tools } from '../../src/catalog/index.js';
-import { demoStore, type DemoStore } from '../helpers.js';
-import { http, startServer, type RunningServer } from '../http-helpers.js';
+import { demoServer, http } from '../http-helpers.js';
 import { sampleArgs } from '../sample-args.js';
 
-let store: DemoStore;
-let server: RunningServer;
+const demo = demoServer();
 
 function storeDigest(dir: string): string {
   const db = new Database(join(dir, 'vault-tools.db'), { readonly: true });
@@ -23,15 +21,6 @@ function storeDigest(dir: string): string {
   db.close();
   return hash.digest('hex');
 }
-
-beforeAll(async () => {
-  store = demoStore();
-  server = await startServer(store.dir, ['--rate-limit', '0']);
-});
-afterAll(async () => {
-  await server?.stop();
-  store?.cleanup();
-});
 
 /** Bodies from plausible to hostile: sample arguments with fields mutated, random JSON, random text. */
 const body = (tool: string) =>
@@ -47,15 +36,15 @@ const body = (tool: string) =>
   );
 
 const post = (tool: string, payload: string) =>
-  http(server.url, {
+  http(demo.server.url, {
     method: 'POST',
     path: `/v1/tools/${tool}`,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${store.ownerKey}` },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${demo.store.ownerKey}` },
     body: payload,
   });
 
 it('read tools: no 5xx, the process stays up, the store is unchanged', async () => {
-  const before = storeDigest(store.dir);
+  const before = storeDigest(demo.store.dir);
   const statuses = new Map<number, number>();
   await fc.assert(
     fc.asyncProperty(
@@ -69,9 +58,9 @@ it('read tools: no 5xx, the process stays up, the store is unchanged', async () 
     ),
     { numRuns: 600 },
   );
-  expect(server.child.exitCode).toBeNull();
-  expect((await http(server.url, { path: '/v1' })).status).toBe(200);
-  expect(storeDigest(store.dir)).toBe(before);
+  expect(demo.server.child.exitCode).toBeNull();
+  expect((await http(demo.server.url, { path: '/v1' })).status).toBe(200);
+  expect(storeDigest(demo.store.dir)).toBe(before);
   expect(statuses.get(200)).toBeGreaterThan(0); // the mix reaches real tool runs, not only refusals
   expect(statuses.get(400)).toBeGreaterThan(0);
 }, 120_000);
@@ -82,17 +71,17 @@ it('write tools: no 5xx, and a refused write changes nothing', async () => {
     fc.asyncProperty(
       fc.constantFrom(...tools.filter((t) => !t.annotations.readOnlyHint).map((t) => t.name)).chain((tool) => fc.tuple(fc.constant(tool), body(tool))),
       async ([tool, payload]) => {
-        const before = storeDigest(store.dir);
+        const before = storeDigest(demo.store.dir);
         const r = await post(tool, payload);
         expect(r.status, `${tool} ${payload.slice(0, 200)} → ${r.body.slice(0, 300)}`).toBeLessThan(500);
         if (r.status !== 200) {
           refused++;
-          expect(storeDigest(store.dir), `${tool} refused with ${r.status} but changed the store`).toBe(before);
+          expect(storeDigest(demo.store.dir), `${tool} refused with ${r.status} but changed the store`).toBe(before);
         }
       },
     ),
     { numRuns: 150 },
   );
   expect(refused).toBeGreaterThan(0);
-  expect(server.child.exitCode).toBeNull();
+  expect(demo.server.child.exitCode).toBeNull();
 }, 120_000);

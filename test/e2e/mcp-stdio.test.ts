@@ -231,7 +231,8 @@ describe('entities', () => {
     expect(fromMeeting.findings.map((f: Data) => f.id).sort()).toEqual([...new Set(m.evidence.map((e) => e.entityId))].sort());
     const recent = await ok(owner, 'list_findings', { vault: NW, sort: 'recent', limit: 200 });
     const dates = recent.findings.map((f: Data) => f.lastMentionedAt);
-    expect(dates).toEqual([...dates].sort().reverse());
+    const mentioned = dates.filter((d: string | null) => d !== null);
+    expect(dates).toEqual([...[...mentioned].sort().reverse(), ...dates.filter((d: string | null) => d === null)]); // never mentioned: null, last
   });
 
   it('list_findings refuses a cursor from another query', async () => {

@@ -34,3 +34,46 @@ describe('suggest_vault_scope decisions', () => {
     expect(resolveScope('hello', [vaults[0]!]).selectedVaultIds).toEqual(['nw']);
   });
 });
+
+describe('suggest_vault_scope never uses one client\'s vault for another', () => {
+  const nwOnly = [vaults[0]!];
+  const otherClient = 'What did Carla Mendes say about the Porto site of Atlantic Freight? She wants the numbers by Friday.';
+
+  it("asks instead of selecting a key's only vault when the conversation names another client's people and site", () => {
+    const r = resolveScope(otherClient, nwOnly);
+    expect(r.selectedVaultIds).toEqual([]);
+    for (const name of ['Carla Mendes', 'Porto', 'Atlantic Freight']) expect(r.clarificationQuestion).toContain(name);
+    expect(r.clarificationQuestion).toContain('Northwind Logistics');
+    expect(r.clarificationQuestion).not.toContain('Friday'); // a weekday names no client
+  });
+
+  it("selects a key's only vault for a conversation with no client-specific words, and says why", () => {
+    const r = resolveScope('what are the open conflicts?', nwOnly);
+    expect(r.selectedVaultIds).toEqual(['nw']);
+    expect(r.clarificationQuestion).toBeNull();
+    expect(r.reason).toMatch(/names no person, organisation or site/);
+    expect(resolveScope('Show me the Weekly Digest and the open Tasks in Excel.', nwOnly).selectedVaultIds).toEqual(['nw']);
+    expect(resolveScope('WHAT ARE THE OPEN CONFLICTS', nwOnly).selectedVaultIds).toEqual(['nw']); // capitals carry no signal here
+    expect(resolveScope('Did Carla Mendes reply?', nwOnly).clarificationQuestion).toContain('"Carla Mendes"'); // an opener is not part of a name
+  });
+
+  it("selects a key's only vault when the names mentioned are its own", () => {
+    expect(resolveScope('Can you check what Priya Natarajan said about the dock?', nwOnly).selectedVaultIds).toEqual(['nw']);
+  });
+
+  it('does not let a generic keyword of one vault decide for a conversation about another client', () => {
+    const r = resolveScope('Carla Mendes says the warehouse of Atlantic Freight in Porto is behind on dock scheduling.', vaults);
+    expect(r.candidates[0]).toMatchObject({ id: 'nw' }); // the keywords still fit Northwind...
+    expect(r.selectedVaultIds).toEqual([]); // ...but nothing says it is Northwind's
+    expect(r.clarificationQuestion).toContain('Atlantic Freight');
+  });
+
+  it('tells apart conversations it was not tuned on', () => {
+    // Written after the rule was settled: another client's people, yard and call, in a chat style.
+    const foreign = resolveScope("quick one - Bruno Carvalho at Iberia Cold Chain wants the Valencia yard throughput before Thursday's call", nwOnly);
+    expect(foreign.selectedVaultIds).toEqual([]);
+    expect(foreign.clarificationQuestion).toContain('Iberia Cold Chain');
+    const generic = resolveScope("can you summarise the last meeting and list what's still open? I'd like it as a PDF", nwOnly);
+    expect(generic.selectedVaultIds).toEqual(['nw']);
+  });
+});

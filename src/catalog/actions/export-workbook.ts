@@ -6,6 +6,15 @@ import { invalidArgument } from '../../service/errors.js';
 
 const cell = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
+/**
+ * One string, as the SDKs send it; an array of strings (what this tool took first) is accepted too and stands for
+ * its lines. Either way the call keeps the one-string form, so the outbox pushes upstream what the hosted service takes.
+ */
+const sourcesArg = z
+  .union([z.string().min(1).max(20_000), z.array(z.string().min(1).max(1000)).max(100)])
+  .transform((v) => (typeof v === 'string' ? v : v.join('\n')))
+  .describe('where the numbers come from, one string as the SDKs send it (an array of strings is accepted too); each line goes on the provenance sheet');
+
 export default defineTool({
   name: 'export_workbook',
   title: 'Export a multi-sheet workbook',
@@ -26,7 +35,7 @@ export default defineTool({
       )
       .min(1)
       .max(100),
-    sources: z.array(z.string().min(1).max(1000)).max(100).optional().describe('where the numbers come from (goes on the provenance sheet)'),
+    sources: sourcesArg.optional(),
   },
   output: z.object({
     artifactId: z.string(),
@@ -55,7 +64,7 @@ export default defineTool({
       async (path) => {
         totals = await writeWorkbook(
           path,
-          { title, sheets, sources, provenance: { vault: ctx.vault.name, generatedAt: ctx.now, by: ctx.principal.name } },
+          { title, sheets, sources: sources?.split(/\r?\n/).filter((line) => line.trim()), provenance: { vault: ctx.vault.name, generatedAt: ctx.now, by: ctx.principal.name } },
           { signal: ctx.signal, progress: ctx.progress, what: 'export_workbook' },
         );
       },

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { calendarEvent, isoDatetimeArg } from '../shapes.js';
 import { getEvent, insertEvent } from '../../store/calendar.js';
-import { unknownAddresses } from '../../store/mail.js';
+import { registryAddresses } from '../../store/mail.js';
 import { invalidArgument } from '../../service/errors.js';
 import { isoUtc } from '../../time.js';
 
@@ -11,7 +11,7 @@ export default defineTool({
   name: 'schedule_meeting',
   title: 'Schedule a meeting',
   description:
-    "Creates a calendar event with a video-meeting link in the project's connected calendar. `startIso` is ISO 8601 with a UTC offset; `attendees` are e-mail addresses from the vault's people registry (find_person); `durationMinutes` 15 to 120, default 30. Created locally at once; the next sync books it upstream.",
+    "Creates a calendar event with a video-meeting link in the project's connected calendar. `startIso` is ISO 8601 with a UTC offset; `attendees` are e-mail addresses from the vault's people registry (find_person), stored once each as the registry spells them; `durationMinutes` 15 to 120, default 30. Created locally at once; the next sync books it upstream.",
   access: 'manager',
   sync: { creates: { kind: 'event', field: 'id' } },
   annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true },
@@ -27,7 +27,8 @@ export default defineTool({
     const { db, vault, now } = ctx;
     const start = Date.parse(args.startIso);
     if (start < now.getTime()) throw invalidArgument('startIso', `${args.startIso} is in the past; a meeting is scheduled ahead`);
-    const unknown = unknownAddresses(db, vault.id, args.attendees);
+    // Stored as the registry spells them, each once: "Ana@X" and "ana@x" are one attendee.
+    const { known: attendees, unknown } = registryAddresses(db, vault.id, args.attendees);
     if (unknown.length) {
       throw invalidArgument('attendees', `not in the people registry of "${vault.name}": ${unknown.join(', ')} (find_person lists the addresses; never guess one)`);
     }
@@ -38,7 +39,7 @@ export default defineTool({
         title: args.title,
         startAt: isoUtc(start),
         endAt: isoUtc(start + args.durationMinutes * 60_000),
-        attendees: args.attendees,
+        attendees,
         // A placeholder under the reserved .invalid domain until the connected calendar issues the real link.
         videoLink: `https://meet.invalid/${encodeURIComponent(vault.id)}/${id}`,
         description: args.description ?? null,

@@ -24,7 +24,7 @@ export default defineTool({
   name: 'update_task',
   title: 'Update a task',
   description:
-    'Changes a task found by `identifier` (board identifier like `ACME-5`, or its number 5) or `taskId`. Only the fields given change; `null` clears description, assigneeName, estimate, dueDate and milestoneId; `[]` clears labels and checklist. Status: todo, doing, done, blocked.',
+    'Changes a task found by `identifier` (board identifier like `ACME-5`, or its number 5) or `taskId` (both at once must name the same task). Only the fields given change; `null` clears description, assigneeName, estimate, dueDate and milestoneId; `[]` clears labels and checklist. Status: todo, doing, done, blocked.',
   access: 'manager',
   sync: { references: { taskId: 'task', identifier: 'task-identifier' } },
   annotations: { readOnlyHint: false, idempotentHint: true },
@@ -46,9 +46,15 @@ export default defineTool({
   run: (args, ctx) => {
     const { db, vault } = ctx;
     if (args.identifier === undefined && args.taskId === undefined) throw invalidArgument('identifier', 'give `identifier` (e.g. "ACME-5" or 5) or `taskId`');
-    const ref = args.taskId !== undefined ? { taskId: args.taskId } : typeof args.identifier === 'number' ? { number: args.identifier } : { identifier: args.identifier };
-    const before = findTask(db, vault.id, ref);
-    if (!before) throw notFound('task', String(args.taskId ?? args.identifier), vault.name);
+    const byId = args.taskId !== undefined ? findTask(db, vault.id, { taskId: args.taskId }) : undefined;
+    const byIdentifier = args.identifier === undefined ? undefined : findTask(db, vault.id, typeof args.identifier === 'number' ? { number: args.identifier } : { identifier: args.identifier });
+    if (args.taskId !== undefined && !byId) throw notFound('task', args.taskId, vault.name);
+    if (args.identifier !== undefined && !byIdentifier) throw notFound('task', String(args.identifier), vault.name);
+    // Both given must name one task: changing either one when they disagree would change a task the caller did not mean.
+    if (byId && byIdentifier && byId.id !== byIdentifier.id) {
+      throw invalidArgument('identifier', `${JSON.stringify(args.identifier)} names task ${byIdentifier.identifier}, but \`taskId\` "${args.taskId}" names task ${byId.identifier}; give one of \`identifier\` and \`taskId\`, or two that name the same task`);
+    }
+    const before = (byId ?? byIdentifier)!;
     if (args.milestoneId && !milestoneExists(db, vault.id, args.milestoneId)) throw notFound('milestone', args.milestoneId, vault.name);
     const changed = (Object.keys(COLUMNS) as (keyof typeof COLUMNS)[]).filter((k) => args[k] !== undefined);
     if (!changed.length) throw invalidArgument('identifier', `nothing to change: give at least one of ${Object.keys(COLUMNS).join(', ')}`);

@@ -40,7 +40,7 @@ export default defineTool({
   name: 'list_findings',
   title: 'List findings',
   description:
-    'Paginated inventory of the vault\'s findings (entities). Sort `mentions` (default) or `recent` (by lastMentionedAt); filter by `type`, `source`, or `meetingId` (entities with evidence from that meeting). Returns `{findings, total, nextCursor}`; pass `nextCursor` as `cursor` for the next page. `compact: true` returns only `{id, name, type, mentionCount, lastMentionedAt}` per item.',
+    'Paginated inventory of the vault\'s findings (entities). Sort `mentions` (default) or `recent` (by lastMentionedAt, newest first; entities never mentioned in a meeting have lastMentionedAt null and come last); filter by `type`, `source`, or `meetingId` (entities with evidence from that meeting). Returns `{findings, total, nextCursor}`; pass `nextCursor` as `cursor` for the next page. `compact: true` returns only `{id, name, type, mentionCount, lastMentionedAt}` per item.',
   input: {
     type: entityType.optional(),
     source: entitySource.optional(),

@@ -17,10 +17,11 @@ export default defineTool({
   name: 'search_agent_memory',
   title: "Search the agent's past conversations",
   description:
-    "Searches the vault agent's own past conversations (e-mail, MCP, chat) for what was asked and answered before; best matches first. `personEmail` narrows to conversations with one person. This is the agent's memory, not the knowledge base: use search_knowledge and search_transcripts for what the client said.",
+    "Searches the vault agent's own past conversations (e-mail, MCP, chat) for what was asked and answered before; best matches first. `person_email` narrows to conversations with one person. This is the agent's memory, not the knowledge base: use search_knowledge and search_transcripts for what the client said.",
   input: {
     query: z.string().min(1).max(500),
-    personEmail: z.email().optional(),
+    person_email: z.email().optional().describe('narrow to conversations with this person (snake_case on the wire, as the SDKs send it)'),
+    personEmail: z.email().optional().describe('the same as `person_email`, also accepted; give one of the two'),
     limit: limitArg(1, 25, 12),
   },
   output: z.object({
@@ -38,9 +39,13 @@ export default defineTool({
       }),
     ),
   }),
-  run: ({ query, personEmail, limit }, { db, vault }) => {
+  run: ({ query, person_email, personEmail: camel, limit }, { db, vault }) => {
     const match = ftsQuery(query);
     if (!match) throw invalidArgument('query', 'needs at least one word');
+    if (person_email && camel && person_email.toLowerCase() !== camel.toLowerCase()) {
+      throw invalidArgument('person_email', `and \`personEmail\` are the same field and name different people ("${person_email}", "${camel}"); give one of them`);
+    }
+    const personEmail = person_email ?? camel;
     return {
       results: searchAgentMessages(db, vault.id, match, personEmail, limit).map((h) => ({
         conversationId: h.conversationId,
