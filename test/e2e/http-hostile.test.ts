@@ -89,28 +89,32 @@ describe('CORS', () => {
 });
 
 describe('JSON-RPC batches and the rate limit', () => {
-  it('a batch of 100 tools/call counts as 100 calls: with --rate-limit 5 it does not run them', async () => {
+  it('a batch pays one call per message: with --rate-limit 5 a batch of 100 runs nothing', async () => {
     const limited = await startServer(store.dir, ['--rate-limit', '5']);
     try {
       const auth = { authorization: `Bearer ${store.memberKey(NW)}` };
-      const batch = Array.from({ length: 100 }, (_, i) => toolCall(i + 1, 'stats', { vault: NW }));
-      const r = await http(limited.url, { method: 'POST', path: '/v1/mcp', headers: { ...MCP_HEADERS, ...auth }, body: JSON.stringify(batch) });
-      const ran = r.status === 200 ? rpcMessages(r).filter((m) => m.result && !m.result.isError).length : 0;
-      expect(ran, `${r.status} ${r.body.slice(0, 300)}`).toBeLessThanOrEqual(10); // burst = 2 × 5
-      expect(r.status).toBe(429);
-      expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-      expect(r.json().error).toMatchObject({ code: 'rate_limited', requestId: r.headers['x-request-id'] });
-      expect(r.json().error.message).toMatch(/100 calls/);
+      const post = (messages: object[]) => http(limited.url, { method: 'POST', path: '/v1/mcp', headers: { ...MCP_HEADERS, ...auth }, body: JSON.stringify(messages) });
+      const succeeded = (r: RawResponse) => (r.status === 200 ? rpcMessages(r).filter((m) => m.result && !m.result.isError).length : 0);
 
-      // A small batch within the burst still works: batches are counted, not refused.
-      const small = await http(limited.url, {
-        method: 'POST',
-        path: '/v1/mcp',
-        headers: { ...MCP_HEADERS, ...auth },
-        body: JSON.stringify([toolCall(1, 'stats', { vault: NW }), toolCall(2, 'stats', { vault: NW }), toolCall(3, 'list_vaults', {})]),
-      });
-      expect(small.status, small.body).toBe(200);
-      expect(rpcMessages(small).filter((m) => m.result && !m.result.isError)).toHaveLength(3);
+      // 100 calls can never fit a burst of 10: refused outright, as a request to change, not one to retry.
+      const big = await post(Array.from({ length: 100 }, (_, i) => toolCall(i + 1, 'stats', { vault: NW })));
+      expect(succeeded(big), `${big.status} ${big.body.slice(0, 300)}`).toBe(0);
+      expect(big.status).toBe(400);
+      expect(big.json().error).toMatchObject({ code: 'invalid_request', requestId: big.headers['x-request-id'] });
+      expect(big.json().error.message).toMatch(/100 calls.*at most 10/);
+
+      // Batches within the burst run, and spend the bucket like single calls: 3 + 3 (+1 refused above) of 10 tokens.
+      const small = [toolCall(1, 'stats', { vault: NW }), toolCall(2, 'stats', { vault: NW }), toolCall(3, 'list_vaults', {})];
+      for (let i = 0; i < 2; i++) {
+        const r = await post(small);
+        expect(r.status, r.body).toBe(200);
+        expect(succeeded(r)).toBe(3);
+      }
+      const eight = await post(Array.from({ length: 8 }, (_, i) => toolCall(i + 1, 'stats', { vault: NW })));
+      expect(eight.status, eight.body.slice(0, 300)).toBe(429);
+      expect(Number(eight.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(eight.json().error).toMatchObject({ code: 'rate_limited', requestId: eight.headers['x-request-id'] });
+      expect(eight.json().error.message).toMatch(/batch holds 8/);
     } finally {
       await limited.stop();
     }

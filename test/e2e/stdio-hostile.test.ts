@@ -24,6 +24,7 @@ describe('stdio input over the line limit', () => {
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
+    child.stdin.on('error', () => {}); // a server that died must fail the assertions below, not the run
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const replies = () => stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
     const waitFor = async (n: number) => {
@@ -34,15 +35,22 @@ describe('stdio input over the line limit', () => {
       child.stdin.write(line({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }));
       child.stdin.write(line({ jsonrpc: '2.0', method: 'notifications/initialized' }));
       await waitFor(1);
-      // A tools/call whose arguments make the line 11 MiB, its id first as many clients write it.
-      child.stdin.write(line({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'stats', arguments: { padding: 'x'.repeat(11 * 1024 * 1024) } } }));
-      child.stdin.write(line({ jsonrpc: '2.0', id: 3, method: 'tools/list' }));
-      await waitFor(3);
+      const padding = 'x'.repeat(11 * 1024 * 1024);
+      // A tools/call whose arguments make the line 11 MiB, its id first as many clients write it…
+      child.stdin.write(line({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'stats', arguments: { padding } } }));
+      // …one with its id last, as the TypeScript SDK writes it, and one whose id cannot be read (a batch).
+      child.stdin.write(line({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'stats', arguments: { padding, id: 99 } }, id: 'third' }));
+      child.stdin.write(line([{ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'stats', arguments: { padding } } }]));
+      child.stdin.write(line({ jsonrpc: '2.0', id: 5, method: 'tools/list' }));
+      await waitFor(5);
       const byId = new Map(replies().map((r) => [r.id, r]));
       expect(child.exitCode, stderr).toBeNull(); // still serving
-      expect(byId.get(2)?.error?.code, stdout.slice(0, 500)).toBe(-32600);
-      expect(byId.get(2).error.message).toMatch(/10 MiB/);
-      expect(byId.get(3)?.result?.tools?.length).toBeGreaterThan(20);
+      for (const id of [2, 'third', null]) {
+        expect(byId.get(id)?.error?.code, `${id}: ${stdout.slice(0, 500)}`).toBe(-32600);
+        expect(byId.get(id).error.message).toMatch(/over the limit of 10 MiB/);
+      }
+      expect(byId.get(5)?.result?.tools?.length).toBeGreaterThan(20);
+      expect(replies()).toHaveLength(5); // initialize, three refusals, tools/list: nothing else ran
       expect(stderr).toMatch(/10 MiB/); // and the server's log says why
 
       child.stdin.end();
