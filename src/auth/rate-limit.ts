@@ -1,6 +1,6 @@
 /**
- * Per-key rate limiting with token buckets: each key may burst up to `burst` requests and then make
- * `perSecond` requests a second. A refused request learns when the next token arrives (Retry-After).
+ * Per-key rate limiting with token buckets: each key may burst up to `burst` calls and then make
+ * `perSecond` calls a second. A refused request learns when enough tokens will be there (Retry-After).
  */
 export interface RateLimit {
   perSecond: number;
@@ -12,18 +12,21 @@ export const DEFAULT_RATE_LIMIT: RateLimit = { perSecond: 50, burst: 100 };
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
 
-  constructor(private readonly limit: RateLimit) {}
+  constructor(readonly limit: RateLimit) {}
 
-  /** Takes one token for `key`; returns 0 when allowed, else the whole seconds to wait. */
-  take(key: string, now = Date.now()): number {
+  /**
+   * Takes `cost` tokens for `key`, all or none; returns 0 when allowed, else the whole seconds until
+   * `cost` tokens are there. A cost above the burst can never be paid: callers refuse it first.
+   */
+  take(key: string, cost = 1, now = Date.now()): number {
     const b = this.buckets.get(key) ?? { tokens: this.limit.burst, at: now };
     b.tokens = Math.min(this.limit.burst, b.tokens + ((now - b.at) / 1000) * this.limit.perSecond);
     b.at = now;
     this.buckets.set(key, b);
-    if (b.tokens >= 1) {
-      b.tokens -= 1;
+    if (b.tokens >= cost) {
+      b.tokens -= cost;
       return 0;
     }
-    return Math.max(1, Math.ceil((1 - b.tokens) / this.limit.perSecond));
+    return Math.max(1, Math.ceil((cost - b.tokens) / this.limit.perSecond));
   }
 }

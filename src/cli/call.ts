@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { Service } from '../service/invoke.js';
 import { createEmbedder } from '../search/embedder/index.js';
+import { randomUUID } from 'node:crypto';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { artifactAbsolutePath } from '../render/artifacts.js';
@@ -51,7 +52,8 @@ export function register(program: Command): void {
           process.stdout.write(`${JSON.stringify(result.data, null, 2)}\n`);
           if (opts.out) copyArtifact(db, dir, result.data, opts.out);
         } else {
-          process.stderr.write(`${JSON.stringify({ error: { code: result.code, message: result.message } }, null, 2)}\n`);
+          // The error body of every surface (docs/errors.md); the id names this one call in reports.
+          process.stderr.write(`${JSON.stringify({ error: { code: result.code, message: result.message, requestId: randomUUID() } }, null, 2)}\n`);
           process.exitCode = 1;
         }
       } finally {

@@ -57,6 +57,11 @@ export function parseListen(value: string): { host: string; port: number } {
   return { host: m[1]?.replace(/^\[|\]$/g, '') ?? '127.0.0.1', port };
 }
 
+/** Whether a listen host is this machine only; a name other than localhost may resolve to anything. */
+function isLoopback(host: string): boolean {
+  return /^(localhost|127(\.\d{1,3}){3}|::1|::ffff:127(\.\d{1,3}){3})$/i.test(host);
+}
+
 function positiveInt(name: string, value: string, allowZero = false): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < (allowZero ? 0 : 1)) throw new CliError(`${name} "${value}": expected a whole number${allowZero ? ' (0 or more)' : ' above 0'}`, 2);
@@ -101,6 +106,11 @@ export async function serveStore(db: Db, dataDir: string, opts: ServeOptions): P
       if (e.code === 'EACCES') throw new CliError(`no permission to listen on ${host}:${port}; use a port above 1023`);
       if (e.code === 'EADDRNOTAVAIL') throw new CliError(`${host} is not an address of this machine; use 127.0.0.1`);
       throw new CliError((err as Error).message);
+    }
+    if (!isLoopback(host)) {
+      process.stderr.write(
+        `vault-tools: warning: --http ${host} makes the API reachable from the network, not only from this machine: anyone who can reach port ${new URL(listener.url).port} here can try keys, over plain HTTP. Use 127.0.0.1 unless that is what you want.\n`,
+      );
     }
     process.stderr.write(
       `vault-tools: REST API on ${listener.url}${PATHS.index} (OpenAPI ${listener.url}${PATHS.openapi}, MCP ${listener.url}${PATHS.mcp}); send Authorization: Bearer <key>\n`,

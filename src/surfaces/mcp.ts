@@ -17,6 +17,7 @@ import {
   McpError,
   ReadResourceRequestSchema,
   type CallToolResult,
+  type JSONRPCMessage,
   type ServerNotification,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -33,6 +34,7 @@ import type { Principal } from '../auth/keys.js';
 import type { Service } from '../service/invoke.js';
 import { describeTool } from './catalog-json.js';
 import { PACKAGE_VERSION } from '../package-info.js';
+import { LineLimit, MAX_STDIO_LINE_BYTES } from './stdio-lines.js';
 import { log } from '../log.js';
 
 export const SERVER_INSTRUCTIONS = [
@@ -44,13 +46,16 @@ export const SERVER_INSTRUCTIONS = [
   'find_person is the only source of e-mail addresses.',
 ].join(' ');
 
-/** `principal()` is asked on every call, so a revoked or expired key stops working at once. */
-export function createMcpServer(service: Service, principal: () => Principal): Server {
+/**
+ * `principal()` is asked on every call, so a revoked or expired key stops working at once. `requestId()`
+ * names each call in its error body and logs: over HTTP the request's X-Request-Id, over stdio a fresh id.
+ */
+export function createMcpServer(service: Service, principal: () => Principal, requestId: () => string = randomUUID): Server {
   const server = new Server(
     { name: 'vault-tools', title: 'Vault Tools', version: PACKAGE_VERSION },
     { capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } }, instructions: SERVER_INSTRUCTIONS },
   );
-  registerResources(server, service, principal);
+  registerResources(server, service, principal, requestId);
   registerOrientationPrompt(server);
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
@@ -62,21 +67,21 @@ export function createMcpServer(service: Service, principal: () => Principal): S
   }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const requestId = randomUUID();
+    const id = requestId();
     let who: Principal;
     try {
       who = principal();
     } catch (err) {
       const e = err as { code?: string; message: string };
-      return errorResult(e.code ?? 'unauthorized', e.message, requestId);
+      return errorResult(e.code ?? 'unauthorized', e.message, id);
     }
     // extra.signal fires on notifications/cancelled for this request, or when the connection closes.
     const result = await service.invoke(request.params.name, request.params.arguments ?? {}, who, {
       signal: extra.signal,
       progress: progressNotifier(request.params._meta?.progressToken, extra.sendNotification),
     });
-    if (!result.ok && result.code === 'cancelled') log.info(`${request.params.name} cancelled by the client (request ${requestId}); nothing was stored`);
-    if (!result.ok) return errorResult(result.code, result.message, requestId);
+    if (!result.ok && result.code === 'cancelled') log.info(`${request.params.name} cancelled by the client (request ${id}); nothing was stored`);
+    if (!result.ok) return errorResult(result.code, result.message, id);
     return { content: [{ type: 'text', text: JSON.stringify(result.data) }], structuredContent: result.data };
   });
 
@@ -120,14 +125,44 @@ function errorResult(code: string, message: string, requestId: string): CallTool
 /** Serves MCP on stdin/stdout until stdin closes; resolves when the server has shut down. */
 export async function serveStdio(service: Service, principal: () => Principal): Promise<void> {
   const server = createMcpServer(service, principal);
-  const transport = new StdioServerTransport();
+  const limit = `${MAX_STDIO_LINE_BYTES / 1024 / 1024} MiB (${MAX_STDIO_LINE_BYTES} bytes)`;
+  // An over-long line is answered, not fatal: the client learns why its request failed, and the next one is served.
+  const input = new LineLimit(MAX_STDIO_LINE_BYTES, ({ bytes, id }) => {
+    log.warn(`refused a stdin message of ${bytes} bytes${id === undefined ? '' : ` (request id ${JSON.stringify(id)})`}: one message may be at most ${limit}`);
+    const message = `Invalid Request: the message is ${bytes} bytes, over the limit of ${limit} per line; it was not read.`;
+    // JSON-RPC answers with id null when the request's id could not be read.
+    void transport.send({ jsonrpc: '2.0', id: id ?? null, error: { code: ErrorCode.InvalidRequest, message } } as unknown as JSONRPCMessage);
+  });
+  // The transport's own buffer only ever holds one line within our limit; its size check never fires.
+  const transport = new StdioServerTransport(input, process.stdout, { maxBufferSize: 2 * MAX_STDIO_LINE_BYTES });
+  process.stdin.pipe(input);
+  // Lines that are not JSON-RPC (and other protocol slips) were dropped in silence; say what was dropped.
+  server.onerror = (err) => log.warn(`MCP stdio: ${err.message.slice(0, 500)}`);
   await server.connect(transport);
   log.info('MCP server ready on stdio');
   await new Promise<void>((resolve) => {
+    let stopping = false;
+    const release = () => {
+      // Stop reading stdin, or its open pipe keeps the process alive after the server is gone.
+      process.stdin.unpipe(input);
+      process.stdin.pause();
+      resolve();
+    };
     const stop = () => {
+      if (stopping) return;
+      stopping = true;
       process.stdin.off('end', stop);
       process.stdin.off('close', stop);
-      void server.close().finally(resolve);
+      void server.close().finally(release);
+    };
+    // The transport closing when nobody asked for it means it gave up on its input: end with a word and an
+    // error status, never fall silent (which left nothing to wait for: exit status 13).
+    server.onclose = () => {
+      if (stopping) return;
+      stopping = true;
+      log.error('the MCP stdio transport closed unexpectedly (see the messages above); shutting down');
+      process.exitCode = 1;
+      release();
     };
     // The client quitting closes our stdin: exit then, never linger as an orphan.
     process.stdin.on('end', stop);
@@ -148,8 +183,9 @@ export async function handleMcpHttp(
   req: IncomingMessage,
   res: ServerResponse,
   body: unknown,
+  requestId: string,
 ): Promise<void> {
-  const server = createMcpServer(service, principal);
+  const server = createMcpServer(service, principal, () => requestId);
   // Loaded on the first HTTP request, so stdio start-up does not pay for it.
   const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
@@ -170,7 +206,7 @@ const briefUri = (vaultId: string, kind: string) => `vault-tools://vaults/${enco
  * Resources of the key's vaults: the latest brief of each kind (markdown) and the artifacts tools produced
  * (newest first; read as text or a base64 blob).
  */
-function registerResources(server: Server, service: Service, principal: () => Principal): void {
+function registerResources(server: Server, service: Service, principal: () => Principal, requestId: () => string): void {
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
     const who = principal();
     const vaults = reachableVaults(service.db, who);
@@ -219,7 +255,7 @@ function registerResources(server: Server, service: Service, principal: () => Pr
         return { contents: [isText ? { uri, mimeType: row.mime_type, text: bytes.toString('utf8') } : { uri, mimeType: row.mime_type, blob: bytes.toString('base64') }] };
       }
     } catch (err) {
-      if (err instanceof ServiceError) throw new McpError(-32002, err.message, { code: err.code });
+      if (err instanceof ServiceError) throw new McpError(-32002, err.message, { code: err.code, requestId: requestId() });
       throw err;
     }
     throw new McpError(ErrorCode.InvalidParams, `Unknown resource URI ${uri}; resources are vault-tools://vaults/{vault}/briefs/{kind} and vault-tools://vaults/{vault}/artifacts/{artifactId}`);

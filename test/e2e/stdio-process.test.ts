@@ -154,6 +154,7 @@ describe('call and keys', () => {
     const r = cliFails(['call', 'get_entity', '{"entityId": "nope"}', '--vault', 'meridian-health', '--data-dir', store.dir]);
     expect(r.status).toBe(1);
     expect(JSON.parse(r.stderr).error.code).toBe('not_found');
+    expect(JSON.parse(r.stderr).error.requestId).toMatch(/^[0-9a-f-]{36}$/); // the same body as every surface (docs/errors.md)
     expect(cliFails(['call', 'stats', '{not json', '--data-dir', store.dir]).stderr).toContain('not valid JSON');
   });
 

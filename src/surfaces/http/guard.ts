@@ -56,8 +56,8 @@ export function applyCors(req: IncomingMessage, res: ServerResponse, policy: Ori
   res.setHeader('Access-Control-Expose-Headers', 'X-Request-Id, Retry-After, Mcp-Session-Id');
   if (req.method !== 'OPTIONS') return false;
   res.writeHead(204, {
-    'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
-    'Access-Control-Allow-Headers': 'Authorization, Content-Type, X-Request-Id, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
+    'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+    'Access-Control-Allow-Headers': 'Authorization, Content-Type, Idempotency-Key, X-Request-Id, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
     'Access-Control-Max-Age': '600',
   });
   res.end();

@@ -26,6 +26,8 @@ export interface RouteContext {
   principal: Principal;
   params: Record<string, string>;
   requestId: string;
+  /** charges the key's rate limit for an MCP batch of this many messages (the request paid for one) */
+  chargeBatch(messages: number): void;
 }
 
 interface Route {
@@ -139,27 +141,31 @@ const ROUTES: Route[] = [
       if (!sendDocs(res, ctx.requestId, ctx.params.asset, () => openApiOf(ctx))) throw new ServiceError('not_found', `No ${DOCS_PATH}/${ctx.params.asset}; the API reference is at ${DOCS_PATH}.`);
     },
   },
-  ...['POST', 'GET', 'DELETE'].map(
-    (method): Route => ({
-      method,
-      template: PATHS.mcp,
-      auth: true,
-      streams: true,
-      handle: async (req, res, ctx) => {
-        const key = req.headers.authorization!.replace(/^Bearer\s+/i, '').trim();
-        let body: unknown;
-        if (method === 'POST') {
-          const raw = await readBody(req, ctx.maxBodyBytes);
-          try {
-            body = JSON.parse(raw.toString('utf8'));
-          } catch {
-            return sendJson(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not valid JSON' }, id: null }, ctx.requestId);
-          }
-        }
-        await handleMcpHttp(ctx.service, () => authenticate(ctx.db, key), req, res, body);
-      },
-    }),
-  ),
+  // MCP over Streamable HTTP, stateless: POST only. A server that offers no stream answers GET with 405
+  // (the transport spec's choice for servers without server-initiated messages), and with no sessions
+  // there is nothing for DELETE to end; the route table's 405 answers both, with `Allow: POST`.
+  {
+    method: 'POST',
+    template: PATHS.mcp,
+    auth: true,
+    streams: true,
+    handle: async (req, res, ctx) => {
+      const key = req.headers.authorization!.replace(/^Bearer\s+/i, '').trim();
+      const raw = await readBody(req, ctx.maxBodyBytes);
+      let body: unknown;
+      try {
+        body = JSON.parse(raw.toString('utf8'));
+      } catch {
+        return sendJson(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not valid JSON' }, id: null }, ctx.requestId);
+      }
+      // JSON-RPC batches are counted, not refused: each message pays one call of the rate limit, so a
+      // batch of 100 tools/call costs what 100 requests cost. Protocol 2025-06-18 dropped batching, but the
+      // SDK still accepts batches for every version it speaks (2025-03-26 clients may send them), and
+      // counting keeps those clients working while closing the bypass.
+      if (Array.isArray(body)) ctx.chargeBatch(body.length);
+      await handleMcpHttp(ctx.service, () => authenticate(ctx.db, key), req, res, body, ctx.requestId);
+    },
+  },
   {
     method: 'GET',
     template: PATHS.file,

@@ -34,6 +34,18 @@ export interface HttpListener {
   close(): Promise<void>;
 }
 
+/** How long SIGTERM (or `close()`) waits for requests in flight before cutting every connection. */
+export const SHUTDOWN_GRACE_MS = 3000;
+
+/** Resolves when every promise has settled or `ms` have passed, whichever comes first. */
+function settledWithin(promises: Promise<unknown>[], ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    Promise.allSettled(promises).then(() => undefined),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
+  ]).finally(() => clearTimeout(timer));
+}
+
 export async function startHttpServer(db: Db, options: HttpOptions): Promise<HttpListener> {
   for (const o of options.allowOrigins ?? []) {
     if (o.trim() === '*') throw new Error('--allow-origin "*" is refused: name each origin (credentials are never shared with a wildcard)');
@@ -64,14 +76,16 @@ export async function startHttpServer(db: Db, options: HttpOptions): Promise<Htt
     url,
     service,
     async close() {
-      // Stop accepting, let in-flight requests finish, then drop idle keep-alive sockets.
+      // Stop accepting and drop idle keep-alive sockets; requests in flight get a short grace to finish.
+      // Then every connection is cut, whatever a client holds (a half-sent request, a body it never
+      // finishes): a write cut this way is cancelled and stores nothing.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      await Promise.allSettled([...inFlight]);
-      server.closeIdleConnections();
-      const timer = setTimeout(() => server.closeAllConnections(), 5000);
+      await settledWithin([...inFlight], SHUTDOWN_GRACE_MS);
+      server.closeAllConnections();
+      // The handlers of cut requests see their sockets close; let them finish before the store closes.
+      await settledWithin([...inFlight], 1000);
       await closed;
-      clearTimeout(timer);
     },
   };
 }
@@ -79,7 +93,7 @@ export async function startHttpServer(db: Db, options: HttpOptions): Promise<Htt
 async function handle(
   req: IncomingMessage,
   res: ServerResponse,
-  base: Omit<RouteContext, 'principal' | 'params' | 'requestId'>,
+  base: Omit<RouteContext, 'principal' | 'params' | 'requestId' | 'chargeBatch'>,
   policy: OriginPolicy,
   limiter: RateLimiter | undefined,
 ): Promise<void> {
@@ -94,21 +108,22 @@ async function handle(
       return sendError(res, requestId, 'method_not_allowed', `${req.method} is not allowed on ${path}; use ${match.allow.join(' or ')}.`, { Allow: match.allow.join(', ') });
     }
     let principal: Principal | undefined;
+    let chargeBatch: (messages: number) => void = () => {};
     if (match.route.auth) {
       principal = authenticate(base.db, bearer(req));
-      const wait = limiter?.take(principal.keyId) ?? 0;
-      if (wait > 0) {
-        return sendError(res, requestId, 'rate_limited', `Too many requests for this key; retry after ${wait} s.`, { 'Retry-After': String(wait) });
-      }
+      charge(limiter, principal.keyId, 1);
+      chargeBatch = batchCharger(limiter, principal.keyId);
     }
     // Routes that write their own responses (files, MCP) get the request id header here; JSON ones send it with their body.
     if (match.route.streams) res.setHeader('X-Request-Id', requestId);
     const { db, service, dataDir, maxBodyBytes, baseUrl } = base;
-    await match.route.handle(req, res, { db, service, dataDir, maxBodyBytes, baseUrl, principal: principal!, params: match.params, requestId });
+    await match.route.handle(req, res, { db, service, dataDir, maxBodyBytes, baseUrl, principal: principal!, params: match.params, requestId, chargeBatch });
   } catch (err) {
     if (res.headersSent) {
       log.error(`request ${requestId} failed after its response started`, err);
       res.destroy();
+    } else if (err instanceof RateLimited) {
+      sendError(res, requestId, err.code, err.message, { 'Retry-After': String(err.retryAfter) });
     } else if (err instanceof ServiceError) {
       // A body we refused to read must not be drained into the next request of a keep-alive socket.
       sendError(res, requestId, err.code, err.message, err.code === 'payload_too_large' ? { Connection: 'close' } : {});
@@ -117,6 +132,44 @@ async function handle(
       sendError(res, requestId, 'internal_error', `The server failed unexpectedly; the error was logged (request ${requestId}).`);
     }
   }
+}
+
+/** A refusal of the rate limiter: the error body, and the seconds to wait (Retry-After). */
+class RateLimited extends ServiceError {
+  constructor(
+    message: string,
+    readonly retryAfter: number,
+  ) {
+    super('rate_limited', message);
+  }
+}
+
+/**
+ * Takes `calls` tokens from the key's bucket, all or none, or throws the 429. `batch` names the size of an
+ * MCP batch whose other messages are being paid for, for the message.
+ */
+function charge(limiter: RateLimiter | undefined, keyId: string, calls: number, batch?: number): void {
+  if (!limiter || calls <= 0) return;
+  const wait = limiter.take(keyId, calls);
+  if (wait === 0) return;
+  const what = batch === undefined ? 'Too many requests for this key' : `Too many calls for this key (the batch holds ${batch})`;
+  throw new RateLimited(`${what}; retry after ${wait} s.`, wait);
+}
+
+/**
+ * An MCP batch costs one call per message, as if each came alone; the request itself has already paid
+ * for one. A batch larger than the burst could never be paid, so it is refused outright (400, not a
+ * 429 that a client would retry forever).
+ */
+function batchCharger(limiter: RateLimiter | undefined, keyId: string): (messages: number) => void {
+  return (messages) => {
+    if (!limiter || messages <= 1) return;
+    const { perSecond, burst } = limiter.limit;
+    if (messages > burst) {
+      throw new ServiceError('invalid_request', `The batch holds ${messages} calls; a key may make at most ${burst} at once here (--rate-limit ${perSecond}, bursts of ${burst}). Send smaller batches.`);
+    }
+    charge(limiter, keyId, messages - 1, messages);
+  };
 }
 
 function bearer(req: IncomingMessage): string | undefined {
