@@ -93,4 +93,12 @@ describe('renderChart: links', () => {
     expect(e.path).toBe(path);
     expect(e.message).toMatch(/links \(href\) are not allowed/);
   });
+
+  it('fails the chart, not the renderer, when a library leaves a rejection behind (an href past the checks)', async () => {
+    const spec = { data, mark: 'point', encoding: { x: { field: 'a', type: 'quantitative' }, href: { field: 'u' } } };
+    const job = { spec, scale: 1, maxWidth: 4_000, maxHeight: 4_000, maxPixels: 1e7, maxDerivedRows: 1e6 };
+    await expect(runJob(job, 30_000)).rejects.toThrow(ChartSpecError);
+    await expect(runJob(job, 30_000)).rejects.toThrow(/Vega cannot draw this chart: .*reading 'href'/);
+    expect((await renderChart(NORMAL, { title: 'After the link' })).width).toBeGreaterThan(0);
+  });
 });
