@@ -12,6 +12,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
+import { log } from '../../log.js';
 import { withTimeout } from '../../time.js';
 import { FONT_BOLD_PATH, FONT_FAMILY, FONT_PATH } from '../font.js';
 import { ChartSpecError } from './errors.js';
@@ -106,7 +107,7 @@ function spawnRenderer(): Slot {
   // 'close' (not 'exit'): stderr is read to the end by then, so an out-of-memory report is in the tail.
   child.on('close', (code, signal) => {
     const outOfMemory = /heap out of memory|Allocation failed|invalid table size|invalid array length/i.test(slot.stderrTail);
-    if (!slot.dead && code !== 0) process.stderr.write(`vault-tools: the chart renderer stopped (${signal ?? `exit code ${code}`})${outOfMemory ? ': out of memory' : ''}\n`);
+    if (!slot.dead && code !== 0) log.warn(`the chart renderer stopped (${signal ?? `exit code ${code}`})${outOfMemory ? ': out of memory' : ''}; the next chart starts a new one`);
     die(new RendererExit(outOfMemory, signal ? `signal ${signal}` : `exit code ${code}`));
   });
   setRef(slot, false);
