@@ -50,6 +50,11 @@ it('runs the installed demo over stdio with the MCP SDK client', async () => {
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(tools.map((t) => t.name));
     const stats = await client.callTool({ name: 'stats', arguments: { vault: 'meridian-health' } });
     expect((stats.structuredContent as { vault: { id: string } }).vault.id).toBe('meridian-health');
+    // The chart renderer is a child process started from the installed bundle.
+    const spec = { data: { values: [{ a: 1 }, { a: 2 }] }, mark: 'tick', encoding: { x: { field: 'a', type: 'quantitative' } } };
+    const chart = await client.callTool({ name: 'render_chart', arguments: { vault: 'meridian-health', title: 'Installed', vega_lite_spec: spec } });
+    expect(chart.isError, JSON.stringify(chart.content)).toBeFalsy();
+    expect(chart.structuredContent).toMatchObject({ mimeType: 'image/png' });
   } finally {
     await client.close();
   }

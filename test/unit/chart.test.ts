@@ -338,7 +338,7 @@ describe('renderChart: refusals', () => {
 
   it('cannot load anything even when a spec skips the checks (the loader refuses)', async () => {
     await expect(
-      runJob({ spec: { data: { url: 'https://example.com/x.json' }, mark: 'point', encoding: { x: { field: 'a', type: 'quantitative' } } }, scale: 1, maxWidth: 4_000, maxHeight: 4_000, maxPixels: 1e7 }, 5_000),
+      runJob({ spec: { data: { url: 'https://example.com/x.json' }, mark: 'point', encoding: { x: { field: 'a', type: 'quantitative' } } }, scale: 1, maxWidth: 4_000, maxHeight: 4_000, maxPixels: 1e7, maxDerivedRows: 1e6 }, 5_000),
     ).rejects.toThrow(/tried to load "https:\/\/example.com\/x.json"/);
   });
 });

@@ -1,5 +1,5 @@
 /** Which limit a refused chart ran into (see CHART_LIMITS). */
-export type ChartLimit = 'rows' | 'width' | 'height' | 'pixels' | 'time' | 'spec-size';
+export type ChartLimit = 'rows' | 'width' | 'height' | 'pixels' | 'time' | 'memory' | 'spec-size';
 
 /**
  * A chart spec the engine refuses to render: it sets colours, reaches for external data, breaks a limit,

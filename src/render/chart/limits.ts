@@ -6,6 +6,12 @@
 export interface ChartLimits {
   /** Rows of inline data, summed over every `data.values`, `datasets` entry and `sequence` generator. */
   maxRows: number;
+  /**
+   * Rows one step of the evaluation may produce (a flatten, fold, density, … transform), and values the
+   * spec's expressions may generate in all (sequence(), timeSequence()). Checked in the spec where the
+   * numbers are written out, and again while Vega evaluates it.
+   */
+  maxDerivedRows: number;
   /** PNG width in pixels. */
   maxWidth: number;
   /** PNG height in pixels. */
@@ -20,6 +26,7 @@ export interface ChartLimits {
 
 export const CHART_LIMITS: Readonly<ChartLimits> = Object.freeze({
   maxRows: 50_000,
+  maxDerivedRows: 1_000_000,
   maxWidth: 4_000,
   maxHeight: 4_000,
   maxPixels: 12_000_000,

@@ -34,7 +34,7 @@ export async function renderChartWithLimits(spec: unknown, options: { title: str
   const lint = lintChartSpec(checked);
   const prepared = prepareChartSpec(checked, typeof options.title === 'string' ? options.title : String(options.title ?? ''));
   const result = await runJob(
-    { spec: prepared.spec, scale: CHART_PIXEL_RATIO, maxWidth: limits.maxWidth, maxHeight: limits.maxHeight, maxPixels: limits.maxPixels },
+    { spec: prepared.spec, scale: CHART_PIXEL_RATIO, maxWidth: limits.maxWidth, maxHeight: limits.maxHeight, maxPixels: limits.maxPixels, maxDerivedRows: limits.maxDerivedRows },
     limits.timeoutMs,
     options.signal, // a cancelled call stops the render (see runJob)
   );

@@ -2,6 +2,11 @@
  * The refusals: a chart spec may not set colours (the vault theme owns them), may not reach outside itself
  * (data must be inline), and must stay within the limits. Each refusal is a ChartSpecError naming the JSON path.
  *
+ * Links (`href` in an encoding, a mark or config) are refused too: the chart is a PNG, where a link cannot be
+ * followed, and Vega would resolve the URL. Numbers written in the spec that make the renderer generate values
+ * (`sequence(0, 1e9)` in an expression, density steps, impute keyvals, a quantile step, tick counts) are
+ * checked against `maxDerivedRows` here; the renderer checks what only evaluation can tell.
+ *
  * Config policy: `config` is accepted, but any key in it that sets a colour (`config.range`, `config.background`,
  * `config.mark.color`, `config.axis.labelColor`, …) is refused. `null` is accepted wherever a colour could go
  * (it removes a colour, e.g. `config.view.stroke: null`).
@@ -17,10 +22,20 @@ const MAX_DEPTH = 100;
 const COLOUR_CHANNELS = new Set(['color', 'fill', 'stroke']);
 const THEME_HINT = 'Colours come from the vault theme; remove it (use a field on encoding.color to tell series apart).';
 
-/** A row count per inline data source, for the rows limit. */
+/** Keys whose string value is a Vega expression. */
+const EXPRESSION_KEYS = new Set(['calculate', 'filter', 'expr', 'test', 'update']);
+/** Numbers that set how many values one step generates: density steps, axis ticks, bins. */
+const COUNT_KEYS = new Set(['steps', 'minsteps', 'maxsteps', 'tickCount', 'maxbins']);
+const NUMBER_LITERAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
+/**
+ * A row count per data source: inline rows (summed, for the rows limit), or what a generator written in the
+ * spec makes (`generated` quotes it; each is held to the derived-rows limit on its own).
+ */
 interface RowSource {
   path: string;
   rows: number;
+  generated?: string;
 }
 
 /** Checks the spec and returns it typed as an object; throws ChartSpecError on the first problem found. */
@@ -57,9 +72,19 @@ export function checkChartSpec(spec: unknown, limits: ChartLimits): JsonObject {
   const sources: RowSource[] = [];
   walkSpec(spec, '', sources, 0);
 
-  const rows = sources.reduce((sum, s) => sum + s.rows, 0);
+  for (const s of sources) {
+    if (s.generated !== undefined && s.rows > limits.maxDerivedRows) {
+      throw new ChartSpecError(
+        s.path,
+        `${s.path}: ${s.generated} would make ${formatCount(s.rows)} values; a chart may generate at most ${formatCount(limits.maxDerivedRows)}. Aggregate first, or use a smaller range or a larger step.`,
+        'rows',
+      );
+    }
+  }
+  const inline = sources.filter((s) => s.generated === undefined);
+  const rows = inline.reduce((sum, s) => sum + s.rows, 0);
   if (rows > limits.maxRows) {
-    const biggest = sources.reduce((a, b) => (b.rows > a.rows ? b : a));
+    const biggest = inline.reduce((a, b) => (b.rows > a.rows ? b : a));
     throw new ChartSpecError(
       biggest.path,
       `The spec has ${formatCount(rows)} rows of inline data (${biggest.path}: ${formatCount(biggest.rows)}); the limit is ${formatCount(limits.maxRows)} rows. Aggregate before charting (one row per bar, point or month).`,
@@ -96,7 +121,7 @@ function walkSpec(spec: JsonObject, path: string, sources: RowSource[], depth: n
       case 'resolve': // keys here name channels ("color": "independent"), not colours
         break;
       case 'mark':
-        checkMark(value, at, depth + 1);
+        checkMark(value, at, sources, depth + 1);
         break;
       case 'encoding':
         checkEncoding(value, at, sources, depth + 1);
@@ -122,13 +147,14 @@ function walkSpec(spec: JsonObject, path: string, sources: RowSource[], depth: n
         break;
       default:
         if (key === 'url') refuseUrl(at);
+        if (key === 'href') refuseLink(at);
         if (isColourKey(key) && value !== null) throw new ChartSpecError(at, `${at} sets a colour. ${THEME_HINT}`);
         walkGeneric(value, at, sources, depth + 1);
     }
   }
 }
 
-/** Anything else: refuses colour keys, URLs, nested data anywhere below. */
+/** Anything else: refuses colour keys, URLs and links, checks nested data and generators anywhere below. */
 function walkGeneric(value: unknown, path: string, sources: RowSource[], depth: number): void {
   tooDeep(path, depth);
   if (Array.isArray(value)) {
@@ -144,6 +170,8 @@ function walkGeneric(value: unknown, path: string, sources: RowSource[], depth: 
     }
     if (key === 'usermeta' || key === 'resolve') continue;
     if (key === 'url') refuseUrl(at);
+    if (key === 'href') refuseLink(at);
+    countGenerated(value, key, child, at, sources);
     if (isColourKey(key) && child !== null) {
       throw new ChartSpecError(at, `${at} sets a colour. ${THEME_HINT}`);
     }
@@ -157,6 +185,28 @@ function isColourKey(key: string): boolean {
 
 function refuseUrl(path: string): never {
   throw new ChartSpecError(path, `${path}: charts cannot load anything by URL (no network, no files). Put the rows inline in data.values instead.`);
+}
+
+function refuseLink(path: string): never {
+  throw new ChartSpecError(path, `${path}: links (href) are not allowed; the chart is a PNG image, where a link cannot be followed. Remove it.`);
+}
+
+/** Records what a generator written out in the spec would make: literal sequence() calls, counts, keyvals. */
+function countGenerated(parent: JsonObject, key: string, value: unknown, path: string, sources: RowSource[]): void {
+  if (typeof value === 'string' && EXPRESSION_KEYS.has(key)) {
+    for (const call of value.matchAll(/\bsequence\s*\(([^()]*)\)/g)) {
+      const args = call[1]!.split(',').map((a) => a.trim());
+      if (args.length > 3 || !args.every((a) => NUMBER_LITERAL.test(a))) continue; // computed bounds: the renderer checks them
+      const [start, stop, step] = args.length === 1 ? [0, Number(args[0]), 1] : [Number(args[0]), Number(args[1]), Number(args[2] ?? 1)];
+      sources.push({ path, rows: sequenceRows({ start, stop, step }), generated: call[0].replace(/\s+/g, '') });
+    }
+  } else if (typeof value === 'number' && COUNT_KEYS.has(key)) {
+    sources.push({ path, rows: value, generated: `"${key}": ${value}` });
+  } else if (key === 'keyvals' && isObject(value)) {
+    sources.push({ path, rows: sequenceRows(value), generated: 'this keyvals sequence' });
+  } else if (key === 'step' && parent.quantile !== undefined && typeof value === 'number' && value > 0) {
+    sources.push({ path, rows: Math.ceil(1 / value), generated: `a quantile step of ${value}` });
+  }
 }
 
 function tooDeep(path: string, depth: number): void {
@@ -206,7 +256,7 @@ function sequenceRows(seq: unknown): number {
   return Number.isFinite(n) && n > 0 ? n : 0;
 }
 
-function checkMark(mark: unknown, path: string, depth: number): void {
+function checkMark(mark: unknown, path: string, sources: RowSource[], depth: number): void {
   const type = typeof mark === 'string' ? mark : isObject(mark) ? mark.type : undefined;
   if (type === 'image') {
     throw new ChartSpecError(
@@ -214,7 +264,7 @@ function checkMark(mark: unknown, path: string, depth: number): void {
       `${path}: image marks are not allowed; they load pictures by URL, and charts use inline data only.`,
     );
   }
-  if (isObject(mark)) walkGeneric(mark, path, [], depth);
+  if (isObject(mark)) walkGeneric(mark, path, sources, depth);
 }
 
 function checkEncoding(encoding: unknown, path: string, sources: RowSource[], depth: number): void {
@@ -224,6 +274,7 @@ function checkEncoding(encoding: unknown, path: string, sources: RowSource[], de
     if (channel === 'url') {
       throw new ChartSpecError(at, `${at}: images by URL are not allowed; charts use inline data only.`);
     }
+    if (channel === 'href') refuseLink(at);
     if (COLOUR_CHANNELS.has(channel)) checkColourChannel(def, at, sources, depth + 1);
     else walkGeneric(def, at, sources, depth + 1);
   }

@@ -1,14 +1,13 @@
 /**
- * The render worker: Vega-Lite → Vega → SVG → PNG, inside a worker thread so a hostile spec can be stopped
- * (the main thread terminates the worker when the time limit passes) and so vega, vega-lite, fontkit and
- * resvg load off the main thread, on first use.
+ * The renderer: Vega-Lite → Vega → SVG → PNG, in a child process of its own (see pool.ts) so a hostile spec
+ * can be stopped (the server kills it when the time limit passes) and can only exhaust the renderer's memory,
+ * never the server's; vega, vega-lite, fontkit and resvg load there, on first use.
  *
- * The worker runs `chartWorkerMain`'s SOURCE TEXT (Function.prototype.toString), evaluated with
- * `new Worker(source, { eval: true })`. That works the same from TypeScript source (vitest, tsx) and from
- * the tsup bundle, with no extra entry point or file to ship. The price: `chartWorkerMain` must be
- * self-contained. It may use only its parameters and globals, never a binding of this module (imports,
- * constants, helpers); only `import type` is allowed. Modules are resolved to absolute paths by the
- * main thread and passed in `workerData`.
+ * The renderer runs `chartWorkerMain`'s SOURCE TEXT (Function.prototype.toString), fed to `node -` on stdin.
+ * That works the same from TypeScript source (vitest, tsx) and from the tsup bundle, with no extra entry point
+ * or file to ship. The price: `chartWorkerMain` must be self-contained. It may use only its parameters and
+ * globals, never a binding of this module (imports, constants, helpers); only `import type` is allowed.
+ * Modules are resolved to absolute paths by the server and passed in `init`.
  */
 import type * as Fontkit from '@pdf-lib/fontkit';
 import type * as ResvgModule from '@resvg/resvg-js';
@@ -30,6 +29,8 @@ export interface RenderJob {
   maxWidth: number;
   maxHeight: number;
   maxPixels: number;
+  /** Rows one transform may output, and values sequence() may make in all (see ChartLimits.maxDerivedRows). */
+  maxDerivedRows: number;
 }
 
 export type WorkerMessage =
@@ -38,14 +39,14 @@ export type WorkerMessage =
   | { type: 'done'; id: number; png: Uint8Array; width: number; height: number; warnings: string[] }
   | { type: 'refused'; id: number; path: string; message: string; limit?: ChartLimit };
 
-/** Source text evaluated by the worker (a CommonJS script: `require` and dynamic `import()` are available). */
-export function workerSource(): string {
+/** Source text run by the renderer process (a CommonJS script: `require` and dynamic `import()` are available). */
+export function rendererSource(init: WorkerInit): string {
   // `__name` is a no-op stand-in for the helper esbuild inserts when a build keeps function names.
-  return `"use strict";\nvar __name = (f) => f;\n(${chartWorkerMain.toString()})(require, (url) => import(url));\n`;
+  return `"use strict";\nvar __name = (f) => f;\n(${chartWorkerMain.toString()})(require, (url) => import(url), ${JSON.stringify(init)});\n`;
 }
 
-export function chartWorkerMain(req: NodeJS.Require, importModule: (url: string) => Promise<unknown>): void {
-  // --- Everything below runs in the worker. Self-contained: see the file comment. ---
+export function chartWorkerMain(req: NodeJS.Require, importModule: (url: string) => Promise<unknown>, init: WorkerInit): void {
+  // --- Everything below runs in the renderer process. Self-contained: see the file comment. ---
   interface Logger {
     level(level?: number): number | Logger;
     error(...args: unknown[]): Logger;
@@ -65,15 +66,16 @@ export function chartWorkerMain(req: NodeJS.Require, importModule: (url: string)
     resetSVGDefIds(): void;
     textMetrics: { width: unknown; measureWidth: unknown };
     Warn: number;
+    expressionFunction(name: string, fn?: unknown): unknown;
+    Transform: { prototype: { evaluate(this: object, pulse: unknown): unknown } };
   }
   interface VegaLite {
     compile(spec: unknown, options: { logger: Logger }): { spec: unknown };
   }
 
-  const { parentPort, workerData } = req('node:worker_threads') as typeof import('node:worker_threads');
   const fs = req('node:fs') as typeof import('node:fs');
-  const init = workerData as WorkerInit;
-  const port = parentPort!;
+  const send = (msg: WorkerMessage) => process.send!(msg);
+  process.on('disconnect', () => process.exit(0)); // the server is gone
 
   // stdout may carry the MCP protocol: anything a library prints here goes to stderr instead.
   console.log = console.info = console.debug = console.error;
@@ -106,7 +108,60 @@ export function chartWorkerMain(req: NodeJS.Require, importModule: (url: string)
     const vl = (await importModule(init.vegaLiteUrl)) as VegaLite;
     const { Resvg } = req(init.resvgPath) as typeof ResvgModule;
 
+    // What the job in flight may still produce while Vega evaluates it. A spec can multiply rows at run time
+    // (sequence() with computed bounds, flatten, fold, density, quantile): the first step past the budget is
+    // stopped with a refusal that names it, before the rows it would feed downstream are drawn.
+    const budget = { maxRows: Infinity, valuesLeft: Infinity, exceeded: undefined as string | undefined, asyncError: undefined as string | undefined };
+    const overBudget = (message: string): never => {
+      budget.exceeded ??= message;
+      throw new Error(message);
+    };
+    const spendValues = (n: number, call: string) => {
+      if (n > budget.valuesLeft) {
+        const before = budget.maxRows - budget.valuesLeft;
+        const made = before > 0 ? ` (after ${count(before)} made by earlier calls)` : '';
+        overBudget(`${call} would make ${count(n)} values${made}; a chart may generate at most ${count(budget.maxRows)} values in all. Use a smaller range or a larger step, and avoid calling it once per row.`);
+      }
+      budget.valuesLeft -= n;
+    };
+    const range = vega.expressionFunction('sequence') as (...args: number[]) => number[];
+    vega.expressionFunction('sequence', (...args: number[]) => {
+      // The length d3's range will allocate, computed before it does (its arguments, its rounding).
+      let [start = 0, stop = 0, step = 1] = args.map(Number);
+      if (args.length < 2) [start, stop] = [0, start];
+      const n = Math.max(0, Math.ceil((stop - start) / step));
+      spendValues(Number.isFinite(n) ? n : 0, 'sequence()');
+      return range(...args);
+    });
+    // The shortest length of each time unit (days of 23 hours, months of 28 days): an upper bound of the count.
+    const shortestMs: Record<string, number> = { milliseconds: 1, seconds: 1e3, minutes: 6e4, hours: 36e5, date: 828e5, day: 828e5, dayofyear: 828e5, week: 6048e5, month: 24192e5, quarter: 76896e5, year: 31536e6 };
+    for (const name of ['timeSequence', 'utcSequence']) {
+      const make = vega.expressionFunction(name) as (...args: unknown[]) => unknown[] | undefined;
+      vega.expressionFunction(name, (unit: string, start: unknown, stop: unknown, step?: number) => {
+        const n = Math.ceil((Number(stop) - Number(start)) / ((shortestMs[unit] ?? Infinity) * Math.max(1, Math.floor(step ?? 1))));
+        spendValues(Number.isFinite(n) && n > 0 ? n : 0, `${name}()`);
+        return make(unit, start, stop, step);
+      });
+    }
+    const evaluate = vega.Transform.prototype.evaluate;
+    vega.Transform.prototype.evaluate = function (this: object, pulse: unknown) {
+      const out = evaluate.call(this, pulse);
+      const added = (out as { add?: unknown } | undefined)?.add;
+      if (Array.isArray(added) && added.length > budget.maxRows) {
+        const step = this.constructor.name.toLowerCase();
+        overBudget(`A ${step} step made ${count(added.length)} rows; a chart may derive at most ${count(budget.maxRows)} rows in one step. Aggregate or filter first, and avoid transforms that multiply rows.`);
+      }
+      return out;
+    };
+    // A library that fails inside a callback (e.g. a promise it does not await) fails the job, not the process.
+    const asyncFailure = (e: unknown) => {
+      budget.asyncError ??= text(e);
+    };
+    process.on('unhandledRejection', asyncFailure);
+    process.on('uncaughtException', asyncFailure);
+
     const render = async (job: RenderJob): Promise<WorkerMessage> => {
+      Object.assign(budget, { maxRows: job.maxDerivedRows, valuesLeft: job.maxDerivedRows, exceeded: undefined, asyncError: undefined });
       const refuse = (message: string, path = '', limit?: ChartLimit): WorkerMessage => ({ type: 'refused', id: job.id, path, message, limit });
       const warnings: string[] = [];
       const errors: string[] = [];
@@ -160,12 +215,15 @@ export function chartWorkerMain(req: NodeJS.Require, importModule: (url: string)
         const view = new vega.View(vega.parse(compiled), { renderer: 'none', loader, logger: logger('Vega'), logLevel: vega.Warn });
         try {
           svg = await view.toSVG();
+          await new Promise((resolve) => setImmediate(resolve)); // lets a rejection left behind by the render surface
         } finally {
           view.finalize();
         }
       } catch (e) {
-        return refuse(`Vega cannot draw this chart: ${text(e)}`);
+        return budget.exceeded ? refuse(budget.exceeded, '', 'rows') : refuse(`Vega cannot draw this chart: ${text(e)}`);
       }
+      if (budget.exceeded) return refuse(budget.exceeded, '', 'rows');
+      if (budget.asyncError) return refuse(`Vega cannot draw this chart: ${budget.asyncError}`);
       if (blocked.length > 0) return refuse(`The chart tried to load "${blocked[0]}"; charts cannot load anything (no network, no files): data must be inline.`);
       if (errors.length > 0) return refuse(`Vega cannot draw this chart: ${errors[0]}`);
       if (/<image\b/.test(svg)) return refuse('The chart contains an image; images are not allowed (they load by URL).');
@@ -207,14 +265,11 @@ export function chartWorkerMain(req: NodeJS.Require, importModule: (url: string)
       return { type: 'done', id: job.id, png, width: image.width, height: image.height, warnings };
     };
 
-    port.on('message', (job: RenderJob) => {
-      render(job).then(
-        (result) => port.postMessage(result, result.type === 'done' ? [result.png.buffer as ArrayBuffer] : []),
-        (e: unknown) => port.postMessage({ type: 'refused', id: job.id, path: '', message: `The chart could not be rendered: ${text(e)}` } satisfies WorkerMessage),
-      );
+    process.on('message', (job: RenderJob) => {
+      render(job).then(send, (e: unknown) => send({ type: 'refused', id: job.id, path: '', message: `The chart could not be rendered: ${text(e)}` }));
     });
-    port.postMessage({ type: 'ready' } satisfies WorkerMessage);
+    send({ type: 'ready' });
   };
 
-  start().catch((e: unknown) => port.postMessage({ type: 'fatal', message: e instanceof Error ? (e.stack ?? e.message) : String(e) } satisfies WorkerMessage));
+  start().catch((e: unknown) => send({ type: 'fatal', message: e instanceof Error ? (e.stack ?? e.message) : String(e) }));
 }
