@@ -30,12 +30,22 @@ export interface RenderJob {
   maxWidth: number;
   maxHeight: number;
   maxPixels: number;
+  /** When the image is larger than this (long side in px, or bytes), a smaller rendition is drawn too. */
+  preview?: { maxSide: number; maxBytes: number };
+}
+
+/** A smaller rendition of a chart, drawn from the same SVG at `scale`. */
+export interface Rendition {
+  png: Uint8Array;
+  width: number;
+  height: number;
+  scale: number;
 }
 
 export type WorkerMessage =
   | { type: 'ready' }
   | { type: 'fatal'; message: string }
-  | { type: 'done'; id: number; png: Uint8Array; width: number; height: number; warnings: string[] }
+  | { type: 'done'; id: number; png: Uint8Array; width: number; height: number; warnings: string[]; preview?: Rendition }
   | { type: 'refused'; id: number; path: string; message: string; limit?: ChartLimit };
 
 /** Source text evaluated by the worker (a CommonJS script: `require` and dynamic `import()` are available). */
@@ -179,13 +189,28 @@ export function chartWorkerMain(req: NodeJS.Require, importModule: (url: string)
       if (h > job.maxHeight) return refuse(`The image would be ${dims}; the height limit is ${count(job.maxHeight)} px. Make the chart lower: a smaller height, fewer categories on y, or a smaller step.`, '', 'height');
       if (w * h > job.maxPixels) return refuse(`The image would be ${dims} = ${count(w * h)} pixels; the limit is ${count(job.maxPixels)} pixels. Make the chart smaller.`, '', 'pixels');
 
-      const resvg = new Resvg(svg, {
-        fitTo: { mode: 'zoom', value: job.scale },
-        font: { fontFiles: init.fontFiles, loadSystemFonts: false, defaultFontFamily: init.fontFamily, sansSerifFamily: init.fontFamily },
-        logLevel: 'off',
-      });
-      const image = resvg.render();
-      const png = new Uint8Array(image.asPng());
+      const draw = (scale: number) => {
+        const resvg = new Resvg(svg, {
+          fitTo: { mode: 'zoom', value: scale },
+          font: { fontFiles: init.fontFiles, loadSystemFonts: false, defaultFontFamily: init.fontFamily, sansSerifFamily: init.fontFamily },
+          logLevel: 'off',
+        });
+        const image = resvg.render();
+        return { png: new Uint8Array(image.asPng()), width: image.width, height: image.height, scale };
+      };
+      const image = draw(job.scale);
+      const png = image.png;
+      // A large image gets a smaller rendition (for showing inline): scaled to the longest side allowed, then
+      // once more by the square root of the byte overshoot (bytes grow with the area).
+      let preview: Rendition | undefined;
+      if (job.preview && (Math.max(image.width, image.height) > job.preview.maxSide || png.length > job.preview.maxBytes)) {
+        let scale = job.scale * Math.min(1, job.preview.maxSide / Math.max(image.width, image.height));
+        preview = draw(scale);
+        if (preview.png.length > job.preview.maxBytes) {
+          scale *= Math.sqrt(job.preview.maxBytes / preview.png.length) * 0.9;
+          preview = draw(scale);
+        }
+      }
 
       // Characters the font cannot draw come out as empty boxes: say which.
       const missing = new Set<string>();
@@ -204,12 +229,12 @@ export function chartWorkerMain(req: NodeJS.Require, importModule: (url: string)
       if (missing.size > 0) {
         warnings.push(`Some characters cannot be drawn with the chart font (${init.fontFamily}) and show as empty boxes: ${[...missing].join(' ')}`);
       }
-      return { type: 'done', id: job.id, png, width: image.width, height: image.height, warnings };
+      return { type: 'done', id: job.id, png, width: image.width, height: image.height, warnings, preview };
     };
 
     port.on('message', (job: RenderJob) => {
       render(job).then(
-        (result) => port.postMessage(result, result.type === 'done' ? [result.png.buffer as ArrayBuffer] : []),
+        (result) => port.postMessage(result, result.type === 'done' ? [result.png.buffer as ArrayBuffer, ...(result.preview ? [result.preview.png.buffer as ArrayBuffer] : [])] : []),
         (e: unknown) => port.postMessage({ type: 'refused', id: job.id, path: '', message: `The chart could not be rendered: ${text(e)}` } satisfies WorkerMessage),
       );
     });
