@@ -86,14 +86,28 @@ export function fitLabel(label: string, others: readonly string[], max: number, 
   const tryLines = (set: Set<number>) => wrapText(elide(words, set), max, style);
   let best = tryLines(keep);
   if (!fits(best, max, maxLines, style)) {
-    // Even the distinguishing words are too long: cut them in the middle.
-    return wrapText(middleEllipsis(words.slice(from, to).join(' '), max * maxLines * 0.9, style), max, style).slice(0, maxLines);
+    // Even the distinguishing words are too long: cut them in the middle (to one line when their pieces do not wrap).
+    const core = words.slice(from, to).join(' ');
+    const cut = wrapText(middleEllipsis(core, max * maxLines * 0.9, style), max, style);
+    return fits(cut, max, maxLines, style) ? cut : [middleEllipsis(core, max, style)];
   }
-  for (const i of expansionOrder(words.length, from, to)) {
+  const add = (i: number): boolean => {
     keep.add(i);
     const lines = tryLines(keep);
-    if (fits(lines, max, maxLines, style)) best = lines;
-    else keep.delete(i);
+    if (fits(lines, max, maxLines, style)) {
+      best = lines;
+      return true;
+    }
+    keep.delete(i);
+    return false;
+  };
+  // The first word gives the context; then words next to the kept span, outward, each side until one does not fit.
+  if (from > 0) add(0);
+  let left = from - 1;
+  let right = to;
+  while ((left > 0 && !keep.has(left)) || right < words.length) {
+    if (right < words.length && !add(right++)) right = words.length;
+    if (left > 0 && !keep.has(left) && !add(left--)) left = 0;
   }
   return best;
 }
@@ -133,17 +147,6 @@ function distinguishingSpan(words: string[], others: readonly string[]): [number
   const from = Math.min(prefix, words.length - 1);
   const to = Math.max(from + 1, words.length - suffix);
   return [from, to];
-}
-
-/** Word indices to try adding, most useful first: the first word, then outward from the kept span. */
-function expansionOrder(n: number, from: number, to: number): number[] {
-  const order: number[] = [];
-  if (from > 0) order.push(0);
-  for (let step = 1; from - step >= 0 || to - 1 + step < n; step++) {
-    if (to - 1 + step < n) order.push(to - 1 + step);
-    if (from - step > 0) order.push(from - step);
-  }
-  return order;
 }
 
 const graphemes = (s: string) => [...new Intl.Segmenter('en', { granularity: 'grapheme' }).segment(s)].map((g) => g.segment);
