@@ -14,7 +14,7 @@ import { LONG_LABELS } from '../chart-gallery.js';
 
 const style = { size: 12, measure: measureText };
 type Spec = Record<string, any>;
-const prepare = (spec: Spec, title = 'T', size?: 'slide' | 'square' | 'portrait') => prepareChartSpec(structuredClone(spec), title, size);
+const prepare = (spec: Spec, title = 'T', size?: 'slide' | 'square' | 'portrait') => prepareChartSpec(structuredClone(spec), title, size) as { spec: Spec; notes: string[] };
 const bars = (values: Spec[], x = 'k', y = 'v'): Spec => ({ data: { values }, mark: 'bar', encoding: { x: { field: x, type: 'nominal' }, y: { field: y, type: 'quantitative' } } });
 
 describe('text', () => {
