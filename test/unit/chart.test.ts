@@ -1,3 +1,4 @@
+import { Resvg } from '@resvg/resvg-js';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -207,6 +208,22 @@ describe('renderChart: images', () => {
       { title: 'Config without colours' },
     );
     expect(pngSize(chart.png).width).toBe(chart.width);
+  });
+
+  it('writes PNGs that decode to the drawn pixels, opaque or with the background removed', async () => {
+    // resvg decodes a PNG placed in an SVG <image>: the pixels come back as premultiplied RGBA.
+    const decode = (png: Buffer) => {
+      const { width, height } = pngSize(png);
+      const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><image width="${width}" height="${height}" href="data:image/png;base64,${png.toString('base64')}"/></svg>`;
+      const pixels = new Resvg(svg).render().pixels;
+      return (x: number, y: number) => [...pixels.subarray((y * width + x) * 4, (y * width + x) * 4 + 4)];
+    };
+    const at = decode((await renderChart(BAR, { title: 'Open findings by client' })).png);
+    expect(at(4, 4)).toEqual([255, 255, 255, 255]); // the white background
+    expect(at(800, 160)).toEqual([0x2f, 0x6f, 0xdb, 255]); // inside the first bar, the palette's blue
+    const clear = decode((await renderChart(withPatch(BAR, { config: { background: null } }), { title: 'Open findings by client' })).png);
+    expect(clear(4, 4)).toEqual([0, 0, 0, 0]);
+    expect(clear(800, 160)).toEqual([0x2f, 0x6f, 0xdb, 255]);
   });
 
   it('warns about characters the font cannot draw', async () => {

@@ -89,6 +89,30 @@ export function chartWorkerMain(req: NodeJS.Require, importModule: (url: string)
   console.log = console.info = console.debug = console.error;
   process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
 
+  // A PNG of RGBA pixels, rows unfiltered and deflated at level 3: a third of the time of resvg's own encoder
+  // (which filters every row) for about the same size on charts, whose rows are mostly flat colour.
+  const zlib = req('node:zlib') as typeof import('node:zlib');
+  const chunk = (type: string, data: Buffer): Buffer => {
+    const out = Buffer.alloc(12 + data.length);
+    out.writeUInt32BE(data.length, 0);
+    out.write(type, 4, 'latin1');
+    data.copy(out, 8);
+    out.writeUInt32BE(zlib.crc32(out.subarray(4, 8 + data.length)), 8 + data.length);
+    return out;
+  };
+  const encodePng = (pixels: Buffer, width: number, height: number): Uint8Array => {
+    const stride = width * 4;
+    const rows = Buffer.alloc((stride + 1) * height); // each row: filter type 0 (none), then its pixels
+    for (let y = 0; y < height; y++) pixels.copy(rows, y * (stride + 1) + 1, y * stride, (y + 1) * stride);
+    const header = Buffer.alloc(13);
+    header.writeUInt32BE(width, 0);
+    header.writeUInt32BE(height, 4);
+    header.set([8, 6, 0, 0, 0], 8); // 8 bits, RGBA, deflate, no filter method choice, no interlace
+    const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    const png = Buffer.concat([signature, chunk('IHDR', header), chunk('IDAT', zlib.deflateSync(rows, { level: 3 })), chunk('IEND', Buffer.alloc(0))]);
+    return new Uint8Array(png.buffer, png.byteOffset, png.byteLength);
+  };
+
   const text = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0]!.slice(0, 300);
   const count = (n: number): string => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
@@ -189,6 +213,8 @@ export function chartWorkerMain(req: NodeJS.Require, importModule: (url: string)
       if (h > job.maxHeight) return refuse(`The image would be ${dims}; the height limit is ${count(job.maxHeight)} px. Make the chart lower: a smaller height, fewer categories on y, or a smaller step.`, '', 'height');
       if (w * h > job.maxPixels) return refuse(`The image would be ${dims} = ${count(w * h)} pixels; the limit is ${count(job.maxPixels)} pixels. Make the chart smaller.`, '', 'pixels');
 
+      // The chart's background is an opaque rectangle over the whole image (unless the spec removed it).
+      const opaque = /^<svg\b[^>]*><rect width="[\d.]+" height="[\d.]+" fill="#[0-9a-f]{6}"\/>/i.test(svg);
       const draw = (scale: number) => {
         const resvg = new Resvg(svg, {
           fitTo: { mode: 'zoom', value: scale },
@@ -196,7 +222,9 @@ export function chartWorkerMain(req: NodeJS.Require, importModule: (url: string)
           logLevel: 'off',
         });
         const image = resvg.render();
-        return { png: new Uint8Array(image.asPng()), width: image.width, height: image.height, scale };
+        // resvg's pixels are premultiplied alpha, the same as plain RGBA only when every pixel is opaque.
+        const png = opaque ? encodePng(image.pixels, image.width, image.height) : new Uint8Array(image.asPng());
+        return { png, width: image.width, height: image.height, scale };
       };
       const image = draw(job.scale);
       const png = image.png;
