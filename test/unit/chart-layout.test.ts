@@ -68,7 +68,7 @@ describe('natural order', () => {
 describe('canvas', () => {
   it('fits a single view to the canvas of its size, dropping the spec width and height with a note', () => {
     const { spec, notes } = prepare({ ...bars([{ k: 'a', v: 1 }, { k: 'b', v: 2 }]), width: 300, height: 200 });
-    expect(spec).toMatchObject({ width: 800, height: 450, autosize: { type: 'fit', contains: 'padding' } });
+    expect(spec).toMatchObject({ width: 800, height: 450, autosize: { type: 'fit', contains: 'padding', resize: true } });
     expect(notes).toEqual([expect.stringMatching(/fills the slide canvas \(800 × 450\), so the spec's width and height were not used/)]);
     expect(prepare(bars([{ k: 'a', v: 1 }]), 'T', 'square').spec).toMatchObject({ width: 450, height: 450 });
     expect(prepare(bars([{ k: 'a', v: 1 }]), 'T', 'portrait').spec).toMatchObject({ width: 450, height: 600 });
