@@ -3,6 +3,9 @@ import { defineTool } from '../define.js';
 import { isoDatetime } from '../shapes.js';
 import { fileNameFor, storeArtifact } from '../../render/artifacts.js';
 import { invalidArgument } from '../../service/errors.js';
+// Constants only: the chart engine itself loads on the first call.
+import { CHART_SIZES, type ChartSize } from '../../render/chart/style.js';
+import { CHART_PIXEL_RATIO } from '../../render/chart/limits.js';
 
 export default defineTool({
   name: 'render_chart',
@@ -16,9 +19,9 @@ export default defineTool({
     title: z.string().min(1).max(200).describe('shown on the image'),
     vega_lite_spec: z.record(z.string(), z.unknown()).describe('a complete Vega-Lite v5 spec with inline data (data.values); no colours, no URLs'),
     size: z
-      .enum(['slide', 'square', 'portrait'])
+      .enum(Object.keys(CHART_SIZES) as [ChartSize, ...ChartSize[]])
       .optional() // no default: a call that leaves it out stays the hosted wire's call (sync pushes the arguments as given)
-      .describe('the canvas: slide (16:9, 1600 × 900 px, default), square (900 × 900) or portrait (3:4, 900 × 1200); drawn at 2× and marked 144 dpi'),
+      .describe(`the canvas (default slide): ${Object.entries(CHART_SIZES).map(([name, { width, height }]) => `${name} ${width * CHART_PIXEL_RATIO} × ${height * CHART_PIXEL_RATIO} px`).join(', ')}; drawn at ${CHART_PIXEL_RATIO}× and marked ${72 * CHART_PIXEL_RATIO} dpi`),
   },
   output: z.object({
     artifactId: z.string(),

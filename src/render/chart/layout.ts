@@ -8,20 +8,10 @@
  * Facets, concatenations and repeats keep Vega-Lite's own sizing: `fit` does not apply to them.
  */
 import { fieldValues, inlineRows, isObject, type JsonObject } from './json.js';
-import { AXIS_TITLE, LABEL, LEGEND, PADDING, TITLE } from './style.js';
+import { AXIS_TITLE, CHART_SIZES, LABEL, LEGEND, PADDING, TITLE, type ChartSize } from './style.js';
 import { fitLabel, measureText, wrapText, type Measure, type TextStyle } from './text.js';
 
-/**
- * Canvas sizes in spec units, which are points: drawn at 2× and marked 144 dpi, a slide chart is a
- * 1600 × 900 px PNG that pastes at 11.1 × 6.25 in, the width of a 16:9 slide's content area, with its
- * labels at 12 pt. Portrait fits the text width of an A4 or Letter page.
- */
-export const CHART_SIZES = {
-  slide: { width: 800, height: 450 },
-  square: { width: 450, height: 450 },
-  portrait: { width: 450, height: 600 },
-} as const;
-export type ChartSize = keyof typeof CHART_SIZES;
+export { CHART_SIZES, type ChartSize } from './style.js';
 
 /** Vertical bars with more categories than this are drawn as horizontal bars. */
 export const MAX_VERTICAL_CATEGORIES = 12;

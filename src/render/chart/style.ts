@@ -32,3 +32,15 @@ export const TITLE = { size: 20, lineHeight: 26, offset: 14, subtitleSize: 14, s
 export const LABEL = { size: 12, lineHeight: 15, padding: 6 } as const;
 export const AXIS_TITLE = { size: 12, padding: 10 } as const;
 export const LEGEND = { symbol: 16, offset: 18, labelLimit: 200 } as const;
+
+/**
+ * Canvas sizes in spec units, which are points: drawn at 2× and marked 144 dpi, a slide chart is a
+ * 1600 × 900 px PNG that pastes at 11.1 × 6.25 in, the width of a 16:9 slide's content area, with its
+ * labels at 12 pt. Portrait fits the text width of an A4 or Letter page.
+ */
+export const CHART_SIZES = {
+  slide: { width: 800, height: 450 },
+  square: { width: 450, height: 450 },
+  portrait: { width: 450, height: 600 },
+} as const;
+export type ChartSize = keyof typeof CHART_SIZES;
