@@ -4,12 +4,11 @@
  * under the tools' access rules (a key that cannot reach the vault cannot read it).
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, demoStore, fixture, type DemoStore } from '../helpers.js';
+import { connectStdio, demoStore, fixture, type DemoStore } from '../helpers.js';
 import { startServer, type RunningServer } from '../http-helpers.js';
 
 type Data = Record<string, any>;
@@ -22,18 +21,7 @@ const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 let store: DemoStore;
 let owner: Client;
 
-async function stdioClient(key: string): Promise<Client> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, 'serve', '--data-dir', store.dir, '--key', key],
-    env: { PATH: process.env.PATH ?? '', VAULT_TOOLS_LOG: 'warn', VAULT_TOOLS_INDEX: 'off' },
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: 'artifacts-test', version: '1.0.0' });
-  await client.connect(transport);
-  await client.listTools(); // the client then checks every structuredContent against the output schema
-  return client;
-}
+const stdioClient = (key: string) => connectStdio(store, key);
 
 /** A successful call: its structured data (which the first, text, block repeats) and its content blocks. */
 async function call(client: Client, name: string, args: Data): Promise<{ data: Data; blocks: Block[] }> {
