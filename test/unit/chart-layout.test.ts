@@ -74,11 +74,13 @@ describe('canvas', () => {
     expect(prepare(bars([{ k: 'a', v: 1 }]), 'T', 'portrait').spec).toMatchObject({ width: 450, height: 600 });
   });
 
-  it('leaves facets and concatenations to Vega-Lite', () => {
-    const concat = { hconcat: [bars([{ k: 'a', v: 1 }]), bars([{ k: 'b', v: 2 }])] };
+  it('leaves the size of facets and concatenations to Vega-Lite, keeping their short labels level', () => {
+    const concat = { hconcat: [bars([{ k: 'Jan', v: 1 }]), bars([{ k: 'Distribution centre', v: 2 }])] };
     const { spec } = prepare(concat);
     expect(spec.width).toBeUndefined();
     expect(spec.autosize).toBeUndefined();
+    expect(spec.hconcat[0].encoding.x.axis).toEqual({ labelAngle: 0 });
+    expect(spec.hconcat[1].encoding.x.axis).toBeUndefined();
   });
 
   it('turns more than 12 vertical bars horizontal, with the sort and a value label following', () => {

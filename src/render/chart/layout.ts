@@ -8,7 +8,7 @@
  * Facets, concatenations and repeats keep Vega-Lite's own sizing: `fit` does not apply to them.
  */
 import { fieldValues, inlineRows, isObject, type JsonObject } from './json.js';
-import { AXIS_TITLE, CHART_SIZES, LABEL, LEGEND, PADDING, TITLE, type ChartSize } from './style.js';
+import { AXIS_TITLE, CHART_SIZES, DISCRETE_STEP, LABEL, LEGEND, PADDING, TITLE, type ChartSize } from './style.js';
 import { fitLabel, measureText, wrapText, type Measure, type TextStyle } from './text.js';
 
 export { CHART_SIZES, type ChartSize } from './style.js';
@@ -62,8 +62,11 @@ interface BandAxis {
 export function layoutChart(spec: JsonObject, options: LayoutOptions): string[] {
   const notes: string[] = [];
   const nodes = viewNodes(spec);
-  if (!nodes) return notes;
   const measure = options.measure ?? measureText;
+  if (!nodes) {
+    levelShortLabels(spec, undefined, isObject(spec.datasets) ? spec.datasets : {}, measure, 0);
+    return notes;
+  }
   const canvas: { width: number; height: number } = { ...CHART_SIZES[options.size] };
 
   const sized = (['width', 'height'] as const).filter((k) => spec[k] !== undefined);
@@ -141,6 +144,25 @@ export function layoutChart(spec: JsonObject, options: LayoutOptions): string[] 
   // dataflow again: the same SVG (checked on the gallery) in half the time (16 -> 7.5 ms for a line chart).
   spec.autosize = { type: 'fit', contains: 'padding', resize: true };
   return notes;
+}
+
+/**
+ * In views Vega-Lite sizes itself, it turns every category label on a discrete x axis on its side. Labels
+ * that fit level under their step (months, weekdays, codes) read better level, so they stay level.
+ */
+function levelShortLabels(node: JsonObject, data: unknown, datasets: JsonObject, measure: Measure, depth: number): void {
+  if (depth > 50) return;
+  const own = node.data !== undefined ? node.data : data;
+  const x = isObject(node.encoding) ? node.encoding.x : undefined;
+  if (isObject(x) && isBand(x) && x.axis !== null && !(isObject(x.axis) && x.axis.labelAngle !== undefined)) {
+    const values = fieldValues(inlineRows(own, datasets), x.field as string);
+    if (values?.every((v) => measure(String(v), LABEL.size) <= DISCRETE_STEP * 0.9)) x.axis = { ...(isObject(x.axis) ? x.axis : {}), labelAngle: 0 };
+  }
+  for (const key of ['layer', 'hconcat', 'vconcat', 'concat'] as const) {
+    const list = node[key];
+    if (Array.isArray(list)) for (const child of list) if (isObject(child)) levelShortLabels(child, own, datasets, measure, depth + 1);
+  }
+  if (isObject(node.spec)) levelShortLabels(node.spec, own, datasets, measure, depth + 1);
 }
 
 /** The spec and its layers when the spec is one view; undefined for facets, concats and repeats. */

@@ -9,7 +9,7 @@ import { layoutChart, CHART_SIZES, type ChartSize } from './layout.js';
 
 export type { ChartSize } from './layout.js';
 import { orderCategoriesNaturally } from './order.js';
-import { AXIS_TITLE, GRID, INK, LABEL, LEGEND, MUTED, PADDING, RULE, TEXT, TITLE, VAULT_PALETTE } from './style.js';
+import { AXIS_TITLE, DISCRETE_STEP, GRID, INK, LABEL, LEGEND, MUTED, PADDING, RULE, TEXT, TITLE, VAULT_PALETTE } from './style.js';
 import { measureText, wrapText } from './text.js';
 
 export { VAULT_PALETTE } from './style.js';
@@ -20,7 +20,7 @@ export const VAULT_THEME: JsonObject = {
   padding: PADDING,
   font: FONT_FAMILY,
   // Sizes of views that are not fitted to the canvas (facets, concatenations, repeats).
-  view: { continuousWidth: 400, continuousHeight: 240, discreteWidth: { step: 36 }, discreteHeight: { step: 24 }, stroke: null },
+  view: { continuousWidth: 400, continuousHeight: 240, discreteWidth: { step: DISCRETE_STEP }, discreteHeight: { step: 24 }, stroke: null },
   title: {
     font: FONT_FAMILY,
     fontSize: TITLE.size,
