@@ -100,6 +100,34 @@ export const GALLERY: GalleryChart[] = [
     spec: bars(['👍 Positive', '😐 Neutral', '👎 Negative'].map((answer, i) => ({ answer, count: [18, 9, 5][i] })), 'answer', 'count'),
   },
   {
+    name: 'stacked-long-legend',
+    title: 'Findings by site and source',
+    spec: {
+      $schema: SCHEMA,
+      data: {
+        values: SITES.flatMap((site, i) =>
+          ['Workshops with the operations team', 'Interviews with site managers', 'Documents shared by the client'].map((source, j) => ({ site, source, findings: ((i + 2) * (j + 3)) % 11 + 2 })),
+        ),
+      },
+      mark: 'bar',
+      encoding: {
+        x: { field: 'site', type: 'nominal', title: null },
+        y: { field: 'findings', type: 'quantitative', aggregate: 'sum', title: 'Findings' },
+        color: { field: 'source', type: 'nominal', title: 'Source' },
+      },
+    },
+  },
+  {
+    name: 'labelled-bars',
+    title: 'Late deliveries by carrier',
+    spec: {
+      $schema: SCHEMA,
+      data: { values: Array.from({ length: 14 }, (_, i) => ({ carrier: `Carrier ${String.fromCharCode(65 + i)}`, late: ((i * 29) % 40) + 3 })) },
+      encoding: { x: { field: 'carrier', type: 'nominal', sort: '-y', title: null }, y: { field: 'late', type: 'quantitative', title: 'Late deliveries' } },
+      layer: [{ mark: 'bar' }, { mark: { type: 'text', dy: -4, baseline: 'bottom' }, encoding: { text: { field: 'late' } } }],
+    },
+  },
+  {
     name: 'pie',
     title: 'Findings by type',
     spec: {

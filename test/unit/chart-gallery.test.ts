@@ -36,6 +36,8 @@ const EXPECTED: Record<string, { size: { width: number; height: number }; warnin
   cjk: { size: SLIDE, warnings: [ranking], otherScript: true },
   arabic: { size: SLIDE, warnings: [ranking], otherScript: true },
   emoji: { size: SLIDE, warnings: [ranking], otherScript: true },
+  'stacked-long-legend': { size: SLIDE, warnings: [/^The labels of "site" are too long to read under vertical bars/, ranking] },
+  'labelled-bars': { size: SLIDE, warnings: [/^14 categories of "carrier" are too many for vertical bars/, ranking] },
   pie: { size: SLIDE, warnings: [] },
   'square-ranking': { size: { width: 900, height: 900 }, warnings: [] },
   'portrait-trend': { size: { width: 900, height: 1200 }, warnings: [] },
