@@ -87,9 +87,7 @@ export function layoutChart(spec: JsonObject, options: LayoutOptions): string[] 
   if (x?.values && !y && isVerticalBarChart(nodes)) {
     const n = x.values.length;
     const step = barStep(plotWidth(QUANTITATIVE_AXIS.width + axisTitleSpace(x)), n, 'x');
-    const labels = x.values.map(String);
-    const level = labels.every((l) => levelLines(l, step, measure) <= MAX_LINES.x);
-    if (n > MAX_VERTICAL_CATEGORIES || !level) {
+    if (n > MAX_VERTICAL_CATEGORIES || !fitLevel(x.values, step, measure)) {
       swapToHorizontal(nodes);
       const field = x.field;
       notes.push(
@@ -123,8 +121,7 @@ export function layoutChart(spec: JsonObject, options: LayoutOptions): string[] 
   }
   if (x?.values) {
     const step = barStep(plotWidth(labelColumn), x.values.length, 'x');
-    const labels = x.values.map(String);
-    if (labels.every((l) => levelLines(l, step, measure) <= MAX_LINES.x)) {
+    if (fitLevel(x.values, step, measure)) {
       const lines = fitAxisLabels(x, step * 0.9, MAX_LINES.x, style, true);
       labelRows = lines * LABEL.lineHeight + LABEL.padding + axisTitleSpace(x);
     } else {
@@ -225,11 +222,13 @@ function isVerticalBarChart(nodes: ViewNode[]): boolean {
   return ys.length > 0 && ys.every(({ def }) => isQuantity(def)) && channelDefs(nodes, 'x2').length === 0 && channelDefs(nodes, 'y2').length === 0;
 }
 
-/** Lines a label takes when wrapped to `width`, or Infinity when a word alone is wider. */
-function levelLines(label: string, step: number, measure: Measure): number {
+/** Every category label fits level under its step: wrapped to 90% of it, in at most three lines, no word wider. */
+function fitLevel(values: unknown[], step: number, measure: Measure): boolean {
   const width = step * 0.9;
-  const lines = wrapText(label, width, { size: LABEL.size, measure });
-  return lines.every((l) => measure(l, LABEL.size) <= width) ? lines.length : Infinity;
+  return values.every((v) => {
+    const lines = wrapText(String(v), width, { size: LABEL.size, measure });
+    return lines.length <= MAX_LINES.x && lines.every((l) => measure(l, LABEL.size) <= width);
+  });
 }
 
 /** The step of one category along `extent`, no larger than a bar should be. */
