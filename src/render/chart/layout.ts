@@ -8,7 +8,7 @@
  * Facets, concatenations and repeats keep Vega-Lite's own sizing: `fit` does not apply to them.
  */
 import { fieldValues, inlineRows, isObject, type JsonObject } from './json.js';
-import { AXIS_TITLE, CHART_SIZES, DISCRETE_STEP, LABEL, LEGEND, PADDING, TITLE, type ChartSize } from './style.js';
+import { AXIS_TITLE, BAR_BAND_SHARE, CHART_SIZES, DISCRETE_STEP, LABEL, LEGEND, PADDING, TITLE, type ChartSize } from './style.js';
 import { fitLabel, measureText, wrapText, type Measure, type TextStyle } from './text.js';
 
 export { CHART_SIZES, type ChartSize } from './style.js';
@@ -25,8 +25,6 @@ const MAX_LABEL_COLUMN = 0.32;
 const ROTATED_LABEL_WIDTH = 160;
 /** Largest step per bar, so one or two bars do not become slabs (a bar takes about 2/3 of its step). */
 const MAX_BAR_STEP = { x: 150, y: 72 } as const;
-/** Share of its band a bar takes (the theme's bar.discreteBandSize). */
-const BAR_BAND_SHARE = 0.75;
 /** Vega-Lite's default inner padding of a band scale. */
 const BAND_PADDING_INNER = 0.1;
 /** Rough size of a quantitative axis: tick labels plus its title. */

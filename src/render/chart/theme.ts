@@ -5,14 +5,13 @@
 import { FONT_FAMILY } from '../font.js';
 import { refuseEmptyData, showLonePoints } from './degenerate.js';
 import { isObject, type JsonObject } from './json.js';
-import { layoutChart, CHART_SIZES, type ChartSize } from './layout.js';
-
-export type { ChartSize } from './layout.js';
+import { layoutChart } from './layout.js';
 import { orderCategoriesNaturally } from './order.js';
-import { AXIS_TITLE, DISCRETE_STEP, GRID, INK, LABEL, LEGEND, MUTED, PADDING, RULE, TEXT, TITLE, VAULT_PALETTE } from './style.js';
+import { AXIS_TITLE, BAR_BAND_SHARE, CHART_SIZES, DISCRETE_STEP, GRID, INK, LABEL, LEGEND, MUTED, PADDING, RULE, TEXT, TITLE, VAULT_PALETTE, type ChartSize } from './style.js';
 import { measureText, wrapText } from './text.js';
 
 export { VAULT_PALETTE } from './style.js';
+export type { ChartSize } from './style.js';
 
 /** Vega-Lite config of every chart: white background, slide-sized type, the chart font everywhere. */
 export const VAULT_THEME: JsonObject = {
@@ -102,7 +101,7 @@ export const VAULT_THEME: JsonObject = {
     diverging: { scheme: 'redblue' },
   },
   mark: { color: VAULT_PALETTE[0], font: FONT_FAMILY },
-  bar: { binSpacing: 1, discreteBandSize: { band: 0.75 } },
+  bar: { binSpacing: 1, discreteBandSize: { band: BAR_BAND_SHARE } },
   line: { strokeWidth: 3, strokeCap: 'round', strokeJoin: 'round' },
   trail: { strokeCap: 'round' },
   point: { filled: true, size: 80 },
