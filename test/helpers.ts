@@ -1,4 +1,6 @@
 /** Shared test setup: temp data dirs, the built CLI, and the fixture vaults as expectations. */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { execFileSync, type ExecFileSyncOptions } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -63,4 +65,18 @@ export function demoStore(): DemoStore {
     },
     cleanup,
   };
+}
+
+/** An MCP SDK client of `vault-tools serve` over a real stdio pipe, on `store`, with `key`. */
+export async function connectStdio(store: DemoStore, key: string): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'serve', '--data-dir', store.dir, '--key', key],
+    env: { PATH: process.env.PATH ?? '', VAULT_TOOLS_LOG: 'warn', VAULT_TOOLS_INDEX: 'off' },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'vault-tools-test', version: '1.0.0' });
+  await client.connect(transport);
+  await client.listTools(); // caches output schemas, so every callTool is validated against them
+  return client;
 }

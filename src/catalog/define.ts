@@ -45,6 +45,23 @@ export interface ToolContext {
   signal?: AbortSignal;
   /** Reports how far a long tool is (MCP notifications/progress when the client asked); `done` must increase. */
   progress?(done: number, total?: number, message?: string): void;
+  /** Declares a file the call stored (storeArtifact does), so surfaces can show it with the answer. */
+  declareArtifact(artifact: ArtifactRef): void;
+}
+
+/**
+ * A file a call stored, as its answer declares it beside the data: MCP shows it as a `resource_link` to
+ * its `vault-tools://` URI, and as an `image` block when it carries a picture. REST answers are the data alone.
+ */
+export interface ArtifactRef {
+  vaultId: string;
+  artifactId: string;
+  fileName: string;
+  title: string;
+  mimeType: string;
+  sizeBytes: number;
+  /** A picture to show inline: the file itself, or a smaller rendition of it. */
+  image?: { mimeType: string; data: Buffer };
 }
 
 /** Kinds of records a write creates with an id of its own, which upstream replaces with its id when the write is pushed. */

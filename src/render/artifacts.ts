@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { rmSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
-import type { ToolContext } from '../catalog/define.js';
+import type { ArtifactRef, ToolContext } from '../catalog/define.js';
 import { sql } from '../store/db.js';
 import { keepPrivate, makePrivateDir } from '../store/private-files.js';
 import { throwIfCancelled } from '../service/errors.js';
@@ -38,9 +38,13 @@ export function fileNameFor(title: string, extension: string): string {
 
 export const artifactAbsolutePath = (dataDir: string, storedPath: string) => (isAbsolute(storedPath) ? storedPath : join(dataDir, storedPath));
 
+/**
+ * Writes an artifact with `write` and records it; the call's answer declares it (see ArtifactRef), with
+ * `image` as the picture shown inline when there is one.
+ */
 export async function storeArtifact(
   ctx: ToolContext,
-  meta: { kind: ArtifactKind; title: string; fileName: string; mimeType: string },
+  meta: { kind: ArtifactKind; title: string; fileName: string; mimeType: string; image?: ArtifactRef['image'] },
   write: (absolutePath: string) => Promise<unknown>,
   /** The tool's name, for the `cancelled` message. */
   tool = 'the call',
@@ -67,7 +71,9 @@ export async function storeArtifact(
       ).run(vault.id, artifactId, meta.kind, meta.title, meta.fileName, meta.mimeType, sizeBytes, relative, ctx.principal.name, createdAt);
       return { artifactId, kind: meta.kind, title: meta.title, fileName: meta.fileName, sizeBytes };
     });
-    return { artifactId, ...meta, sizeBytes, createdAt, url: ctx.links.artifact(vault.id, artifactId, absolute), outboxSeq };
+    const { image, ...described } = meta;
+    ctx.declareArtifact({ vaultId: vault.id, artifactId, fileName: meta.fileName, title: meta.title, mimeType: meta.mimeType, sizeBytes, image });
+    return { artifactId, ...described, sizeBytes, createdAt, url: ctx.links.artifact(vault.id, artifactId, absolute), outboxSeq };
   } catch (err) {
     rmSync(dirname(absolute), { recursive: true, force: true });
     throw err;

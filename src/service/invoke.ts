@@ -6,7 +6,7 @@
 import type { z } from 'zod';
 import type { Principal } from '../auth/keys.js';
 import { toolsByName } from '../catalog/index.js';
-import type { Tool, ToolContext } from '../catalog/define.js';
+import type { ArtifactRef, Tool, ToolContext } from '../catalog/define.js';
 import { BUSY_TIMEOUT_MS, isStoreBusy, writeTransaction, type Db } from '../store/db.js';
 import { expectedOf, schemaAt } from '../catalog/expected.js';
 import { findReachableVault, reachableVaults, type Vault } from '../store/vaults.js';
@@ -17,7 +17,14 @@ import { appendOutbox, findOutboxEntry, setOutboxResult } from '../store/outbox.
 import type { EmbedderLike } from '../search/vectors.js';
 
 export type InvokeResult =
-  | { ok: true; data: Record<string, unknown>; /** the answer of an earlier call with the same idempotency key */ replayed?: boolean }
+  | {
+      ok: true;
+      data: Record<string, unknown>;
+      /** Files the call stored, for surfaces that show them (MCP); absent on a replay. */
+      artifacts?: ArtifactRef[];
+      /** the answer of an earlier call with the same idempotency key */
+      replayed?: boolean;
+    }
   | { ok: false; status: number; code: ErrorCode; message: string };
 
 export interface ServiceOptions {
@@ -102,7 +109,7 @@ export class Service {
       // The outbox keeps the tool's whole answer (what a replay returns, and what a push maps ids from), not
       // just what the write step returned. Until this lands it holds the write's own result.
       if (ctx.outboxSeq !== undefined) setOutboxResult(db, ctx.outboxSeq, data);
-      return { ok: true, data };
+      return ctx.artifacts.length > 0 ? { ok: true, data, artifacts: ctx.artifacts } : { ok: true, data };
     } catch (err) {
       // The same key committed while this call was running (two requests at once): answer as the first did.
       if (err instanceof AlreadyCommitted) return replayOf(this.db, tool, undefined, options.idempotencyKey!)!;
@@ -130,6 +137,7 @@ class CallContext implements ToolContext {
   readonly progress?: (done: number, total?: number, message?: string) => void;
   /** The outbox entry a write committed, once it has. */
   outboxSeq: number | undefined;
+  readonly artifacts: ArtifactRef[] = [];
 
   constructor(
     service: Service,
@@ -156,6 +164,10 @@ class CallContext implements ToolContext {
 
   // Arrow properties: tools destructure them from the context (`{ db, reachableVaults }`).
   readonly reachableVaults = (): Vault[] => reachableVaults(this.db, this.principal);
+
+  readonly declareArtifact = (artifact: ArtifactRef): void => {
+    this.artifacts.push(artifact);
+  };
 
   readonly commit = <T>(write: () => T): { result: T; outboxSeq: number } => {
     const { db, tool, idempotencyKey } = this;

@@ -13,9 +13,13 @@ export interface Links {
   artifact(vaultId: string, artifactId: string, absolutePath: string): string;
 }
 
-/** The MCP resource URI of an artifact (resources/list and resources/read use it). */
+/** The MCP resource URI of an artifact (resources/list, resources/read and tool results' resource_link use it). */
 export const artifactResourceUri = (vaultId: string, artifactId: string) =>
   `vault-tools://vaults/${encodeURIComponent(vaultId)}/artifacts/${encodeURIComponent(artifactId)}`;
+
+/** The MCP resource URI of a public file (a file's download URL when no listener runs; resources/read serves it). */
+export const fileResourceUri = (vaultId: string, fileId: string) =>
+  `vault-tools://vaults/${encodeURIComponent(vaultId)}/files/${encodeURIComponent(fileId)}`;
 
 const fill = (template: string, values: Record<string, string>) =>
   template.replace(/\{(\w+)\}/g, (_, k: string) => encodeURIComponent(values[k]!));
@@ -29,7 +33,7 @@ export function makeLinks(baseUrl?: string): Links {
     };
   }
   return {
-    file: (vault, fileId) => `vault-tools://vaults/${encodeURIComponent(vault)}/files/${encodeURIComponent(fileId)}`,
+    file: fileResourceUri,
     artifact: (_vault, _artifactId, absolutePath) => pathToFileURL(absolutePath).href,
   };
 }

@@ -17,20 +17,22 @@ import {
   McpError,
   ReadResourceRequestSchema,
   type CallToolResult,
+  type ContentBlock,
   type JSONRPCMessage,
   type ServerNotification,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { artifactAbsolutePath } from '../render/artifacts.js';
 import { artifactResourceUri } from '../service/links.js';
 import { resolveVault } from '../service/invoke.js';
 import { ServiceError } from '../service/errors.js';
-import { getArtifact, recentArtifacts } from '../store/files.js';
+import { getArtifact, getPublicFile, recentArtifacts } from '../store/files.js';
 import { latestBrief, latestBriefsByKind } from '../store/briefs.js';
 import { reachableVaults } from '../store/vaults.js';
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/keys.js';
+import type { ArtifactRef } from '../catalog/define.js';
 import type { Service } from '../service/invoke.js';
 import { describeTool } from './catalog-json.js';
 import { PACKAGE_VERSION } from '../package-info.js';
@@ -82,7 +84,8 @@ export function createMcpServer(service: Service, principal: () => Principal, re
     });
     if (!result.ok && result.code === 'cancelled') log.info(`${request.params.name} cancelled by the client (request ${id}); nothing was stored`);
     if (!result.ok) return errorResult(result.code, result.message, id);
-    return { content: [{ type: 'text', text: JSON.stringify(result.data) }], structuredContent: result.data };
+    // The JSON text first (clients that read only text), then what the answer's files look like and where they are.
+    return { content: [{ type: 'text', text: JSON.stringify(result.data) }, ...(result.artifacts ?? []).flatMap(artifactBlocks)], structuredContent: result.data };
   });
 
   return server;
@@ -115,6 +118,22 @@ function progressNotifier(
     // A notification that cannot be sent (the client went away) must not fail the tool.
     send({ method: 'notifications/progress', params }).catch(() => {});
   };
+}
+
+/**
+ * A stored file as content blocks: its picture (when it has one, so the model sees what it drew) and a
+ * resource_link to its `vault-tools://` URI, which resources/read serves to any key that reaches the vault.
+ */
+function artifactBlocks(artifact: ArtifactRef): ContentBlock[] {
+  const link: ContentBlock = {
+    type: 'resource_link',
+    uri: artifactResourceUri(artifact.vaultId, artifact.artifactId),
+    name: artifact.fileName,
+    title: artifact.title,
+    mimeType: artifact.mimeType,
+    size: artifact.sizeBytes,
+  };
+  return artifact.image ? [{ type: 'image', data: artifact.image.data.toString('base64'), mimeType: artifact.image.mimeType }, link] : [link];
 }
 
 /** A tool error as MCP wants it: an `isError` result whose text is the service's error body. */
@@ -198,6 +217,7 @@ export async function handleMcpHttp(
 }
 
 const ARTIFACT_URI = /^vault-tools:\/\/vaults\/([^/]+)\/artifacts\/([^/]+)$/;
+const FILE_URI = /^vault-tools:\/\/vaults\/([^/]+)\/files\/([^/]+)$/;
 const BRIEF_URI = /^vault-tools:\/\/vaults\/([^/]+)\/briefs\/(daily|weekly-plan|weekly-digest)$/;
 const RESOURCE_LIST_LIMIT = 200;
 const briefUri = (vaultId: string, kind: string) => `vault-tools://vaults/${encodeURIComponent(vaultId)}/briefs/${kind}`;
@@ -233,12 +253,14 @@ function registerResources(server: Server, service: Service, principal: () => Pr
     resourceTemplates: [
       { uriTemplate: 'vault-tools://vaults/{vault}/briefs/{kind}', name: 'brief', title: 'The latest brief of a kind: daily, weekly-plan or weekly-digest', mimeType: 'text/markdown' },
       { uriTemplate: 'vault-tools://vaults/{vault}/artifacts/{artifactId}', name: 'artifact', title: 'A chart, workbook, csv or report a tool produced', mimeType: 'application/octet-stream' },
+      { uriTemplate: 'vault-tools://vaults/{vault}/files/{fileId}', name: 'file', title: "A public file's text (list_files and get_file give its URI)", mimeType: 'text/plain' },
     ],
   }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const uri = request.params.uri;
     const brief = BRIEF_URI.exec(uri);
     const m = ARTIFACT_URI.exec(uri);
+    const file = FILE_URI.exec(uri);
     try {
       if (brief) {
         const vault = resolveVault(service.db, principal(), decodeURIComponent(brief[1]!));
@@ -249,16 +271,24 @@ function registerResources(server: Server, service: Service, principal: () => Pr
       if (m) {
         const vault = resolveVault(service.db, principal(), decodeURIComponent(m[1]!));
         const row = getArtifact(service.db, vault.id, decodeURIComponent(m[2]!));
-        if (!row?.path) throw new ServiceError('not_found', `No artifact "${decodeURIComponent(m[2]!)}" in vault "${vault.name}".`);
-        const bytes = readFileSync(artifactAbsolutePath(service.dataDir, row.path));
+        const path = row?.path ? artifactAbsolutePath(service.dataDir, row.path) : undefined;
+        if (!row || !path || !existsSync(path)) throw new ServiceError('not_found', `No artifact "${decodeURIComponent(m[2]!)}" in vault "${vault.name}".`);
+        const bytes = readFileSync(path);
         const isText = /^text\/|\/(json|csv)$/.test(row.mime_type);
         return { contents: [isText ? { uri, mimeType: row.mime_type, text: bytes.toString('utf8') } : { uri, mimeType: row.mime_type, blob: bytes.toString('base64') }] };
+      }
+      if (file) {
+        // The REST download's access rule and content: any key that reaches the vault; the file's parsed text.
+        const vault = resolveVault(service.db, principal(), decodeURIComponent(file[1]!));
+        const row = getPublicFile(service.db, vault.id, decodeURIComponent(file[2]!));
+        if (!row) throw new ServiceError('not_found', `No public file "${decodeURIComponent(file[2]!)}" in vault "${vault.name}".`);
+        return { contents: [{ uri, mimeType: 'text/plain', text: row.content_text ?? '' }] };
       }
     } catch (err) {
       if (err instanceof ServiceError) throw new McpError(-32002, err.message, { code: err.code, requestId: requestId() });
       throw err;
     }
-    throw new McpError(ErrorCode.InvalidParams, `Unknown resource URI ${uri}; resources are vault-tools://vaults/{vault}/briefs/{kind} and vault-tools://vaults/{vault}/artifacts/{artifactId}`);
+    throw new McpError(ErrorCode.InvalidParams, `Unknown resource URI ${uri}; resources are vault-tools://vaults/{vault}/briefs/{kind}, vault-tools://vaults/{vault}/artifacts/{artifactId} and vault-tools://vaults/{vault}/files/{fileId}`);
   });
 }
 

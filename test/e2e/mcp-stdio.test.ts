@@ -3,27 +3,13 @@
  * vaults. Every knowledge tool is called with realistic arguments and checked against the fixture files.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, demoStore, fixture, type DemoStore } from '../helpers.js';
+import { connectStdio as connect, demoStore, fixture, type DemoStore } from '../helpers.js';
 import { tools } from '../../src/catalog/index.js';
 import type { VaultFixture } from '../../src/fixtures/schema.js';
 
 type Data = Record<string, any>;
 type Outcome = { data: Data; error?: undefined } | { data?: undefined; error: { code: string; message: string; requestId: string } };
-
-async function connect(store: DemoStore, key: string): Promise<Client> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, 'serve', '--data-dir', store.dir, '--key', key],
-    env: { PATH: process.env.PATH ?? '', VAULT_TOOLS_LOG: 'warn', VAULT_TOOLS_INDEX: 'off' },
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: 'vault-tools-test', version: '1.0.0' });
-  await client.connect(transport);
-  await client.listTools(); // caches output schemas, so every callTool below is validated against them
-  return client;
-}
 
 async function call(client: Client, name: string, args: Data = {}): Promise<Outcome> {
   const result = await client.callTool({ name, arguments: args });

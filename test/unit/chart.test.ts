@@ -1,3 +1,4 @@
+import { Resvg } from '@resvg/resvg-js';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -130,8 +131,7 @@ describe('renderChart: images', () => {
     const chart = await renderChart(spec, { title });
     const { width, height } = pngSize(chart.png);
     expect({ width: chart.width, height: chart.height }).toEqual({ width, height });
-    expect(width).toBeGreaterThan(600);
-    expect(height).toBeGreaterThan(300);
+    expect({ width, height }).toEqual({ width: 1600, height: 900 }); // the slide canvas, 800 × 450 pt at 2×
     expect(chart.warnings).toEqual([]);
     expectSnapshot(name, chart.png);
   });
@@ -184,16 +184,17 @@ describe('renderChart: images', () => {
     expect(b.png.equals(a.png)).toBe(false);
     const untitled = await renderChart(BAR, { title: '' });
     expect(untitled.png.equals(a.png)).toBe(false);
-    expect(untitled.height).toBeLessThan(a.height);
+    expect([untitled.width, untitled.height]).toEqual([a.width, a.height]); // the plot takes the title's room
     const specTitle = await renderChart(withPatch(BAR, { title: 'Set by the agent' }), { title: 'Open findings by client' });
     expect(specTitle.png.equals(a.png)).toBe(true);
   });
 
-  it('wraps a long title instead of widening the chart', async () => {
+  it('wraps a long title on the canvas instead of widening the chart', async () => {
     const short = await renderChart(BAR, { title: 'Open findings' });
     const long = await renderChart(BAR, { title: 'Open findings by client for the second quarter of 2024, excluding duplicates and findings withdrawn after review' });
-    expect(long.width).toBe(short.width);
-    expect(long.height).toBeGreaterThan(short.height + 40);
+    expect([long.width, long.height]).toEqual([short.width, short.height]);
+    expect(long.png.equals(short.png)).toBe(false);
+    expect(long.warnings).toEqual([]);
   });
 
   it('accepts config that sets no colour, a v6 $schema, and datasets', async () => {
@@ -207,6 +208,22 @@ describe('renderChart: images', () => {
       { title: 'Config without colours' },
     );
     expect(pngSize(chart.png).width).toBe(chart.width);
+  });
+
+  it('writes PNGs that decode to the drawn pixels, opaque or with the background removed', async () => {
+    // resvg decodes a PNG placed in an SVG <image>: the pixels come back as premultiplied RGBA.
+    const decode = (png: Buffer) => {
+      const { width, height } = pngSize(png);
+      const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><image width="${width}" height="${height}" href="data:image/png;base64,${png.toString('base64')}"/></svg>`;
+      const pixels = new Resvg(svg).render().pixels;
+      return (x: number, y: number) => [...pixels.subarray((y * width + x) * 4, (y * width + x) * 4 + 4)];
+    };
+    const at = decode((await renderChart(BAR, { title: 'Open findings by client' })).png);
+    expect(at(4, 4)).toEqual([255, 255, 255, 255]); // the white background
+    expect(at(800, 160)).toEqual([0x2f, 0x6f, 0xdb, 255]); // inside the first bar, the palette's blue
+    const clear = decode((await renderChart(withPatch(BAR, { config: { background: null } }), { title: 'Open findings by client' })).png);
+    expect(clear(4, 4)).toEqual([0, 0, 0, 0]);
+    expect(clear(800, 160)).toEqual([0x2f, 0x6f, 0xdb, 255]);
   });
 
   it('warns about characters the font cannot draw', async () => {
@@ -305,15 +322,16 @@ describe('renderChart: refusals', () => {
     expect(e.message).toContain('5,000');
     e = await refusal(withPatch(BAR, { height: 2_500 }));
     expect(e).toMatchObject({ limit: 'height', path: 'height' });
-    // 300 categories × 28 px steps only turn out too wide once laid out.
+    // 300 categories turn horizontal, one readable row each, which only turns out too high once laid out.
     const many = Array.from({ length: 300 }, (_, i) => ({ client: `Client ${i}`, findings: i }));
     e = await refusal({ data: { values: many }, mark: 'bar', encoding: { x: { field: 'client', type: 'nominal' }, y: { field: 'findings', type: 'quantitative' } } });
-    expect(e).toMatchObject({ limit: 'width', path: '' });
-    expect(e.message).toMatch(/width limit is 4,000 px/);
+    expect(e).toMatchObject({ limit: 'height', path: '' });
+    expect(e.message).toMatch(/height limit is 4,000 px/);
   });
 
   it('refuses too many pixels when width and height are each within their limits', async () => {
-    const e = await refusal(withPatch(BAR, { width: 1_800, height: 1_800 }));
+    // A single view fills the canvas whatever its width; views side by side keep the sizes they ask for.
+    const e = await refusal({ hconcat: [withPatch(BAR, { width: 780, height: 1_800 }), withPatch(BAR, { width: 780, height: 1_800 })] });
     expect(e.limit).toBe('pixels');
     expect(e.message).toMatch(/limit is 12,000,000 pixels/);
   });
@@ -375,11 +393,12 @@ describe('renderChart: lint warnings', () => {
     expect(await lint(unsortedHorizontal)).toEqual([expect.stringMatching(/^encoding\.y: the bars of "findings" per "client" are not sorted by value; add "sort": "-x"/)]);
   });
 
-  it('warns about more than 10 colours in a legend and more than 7 slices in a pie', async () => {
-    const rows = Array.from({ length: 12 }, (_, i) => ({ k: `Category ${i + 1}`, v: 12 - i }));
-    const scatter = { data: { values: rows }, mark: 'point', encoding: { x: { field: 'v', type: 'quantitative' }, y: { field: 'v', type: 'quantitative' }, color: { field: 'k', type: 'nominal' } } };
-    expect(await lint(scatter)).toEqual([expect.stringMatching(/^encoding\.color: the colour legend has 12 categories/)]);
-    const pie = { data: { values: rows }, mark: 'arc', encoding: { theta: { field: 'v', type: 'quantitative' }, color: { field: 'k', type: 'nominal' } } };
+  it('warns about more colours in a legend than the 12 of the palette, and more than 7 slices in a pie', async () => {
+    const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ k: `Category ${i + 1}`, v: n - i }));
+    const scatter = (n: number) => ({ data: { values: rows(n) }, mark: 'point', encoding: { x: { field: 'v', type: 'quantitative' }, y: { field: 'v', type: 'quantitative' }, color: { field: 'k', type: 'nominal' } } });
+    expect(await lint(scatter(12))).toEqual([]);
+    expect(await lint(scatter(13))).toEqual([expect.stringMatching(/^encoding\.color: the colour legend has 13 categories of "k", and the palette has 12 distinct colours, so colours repeat/)]);
+    const pie = { data: { values: rows(12) }, mark: 'arc', encoding: { theta: { field: 'v', type: 'quantitative' }, color: { field: 'k', type: 'nominal' } } };
     const warnings = await lint(pie);
     expect(warnings).toContainEqual(expect.stringMatching(/^mark: the pie has 12 slices/));
   });

@@ -4,9 +4,10 @@
  * `timeUnit: "yearmonth"`) and stay modest: each fires only on a clear pattern.
  */
 import { fieldValues, inlineRows, isObject, joinPath, type JsonObject } from './json.js';
+import { VAULT_PALETTE } from './style.js';
 
-/** Distinct colours a legend can show before they stop being distinguishable (the palette has 10). */
-export const MAX_LEGEND_CATEGORIES = 10;
+/** Distinct colours a legend can show: the palette's; beyond them colours repeat. */
+export const MAX_LEGEND_CATEGORIES = VAULT_PALETTE.length;
 /** Slices a pie or donut can have before they stop being comparable. */
 export const MAX_ARC_SLICES = 7;
 
@@ -190,7 +191,7 @@ function looksLikeTime(v: unknown): boolean {
   );
 }
 
-/** More colour categories than the palette can keep apart. */
+/** More colour categories than the palette has colours. */
 function legend(unit: Unit, add: (w: string) => void): void {
   for (const channel of COLOUR_CHANNELS) {
     const c = unit.encoding[channel];
@@ -201,7 +202,7 @@ function legend(unit: Unit, add: (w: string) => void): void {
     const n = values ? new Set(values.map((v) => JSON.stringify(v))).size : 0;
     if (n > MAX_LEGEND_CATEGORIES) {
       add(
-        `${c.path}: the colour legend has ${n} categories of "${c.def.field}"; more than ${MAX_LEGEND_CATEGORIES} colours are hard to tell apart. Keep the largest ${MAX_LEGEND_CATEGORIES - 1} and group the rest as "Other", or use a bar chart.`,
+        `${c.path}: the colour legend has ${n} categories of "${c.def.field}", and the palette has ${MAX_LEGEND_CATEGORIES} distinct colours, so colours repeat. Keep the largest ${MAX_LEGEND_CATEGORIES - 1} and group the rest as "Other", or use a bar chart.`,
       );
     }
   }

@@ -1,97 +1,95 @@
 /**
  * The vault theme (a Vega-Lite `config`) and the rewrite that turns a checked spec into the spec we render:
- * theme applied, title replaced, dates in UTC.
+ * theme applied, title replaced, data checked, categories in natural order, laid out on the canvas, dates in UTC.
  */
 import { FONT_FAMILY } from '../font.js';
-import { fieldValues, inlineRows, isObject, type JsonObject } from './json.js';
+import { refuseEmptyData, showLonePoints } from './degenerate.js';
+import { isObject, type JsonObject } from './json.js';
+import { layoutChart } from './layout.js';
+import { orderCategoriesNaturally } from './order.js';
+import { AXIS_TITLE, BAR_BAND_SHARE, CHART_SIZES, DISCRETE_STEP, GRID, INK, LABEL, LEGEND, MUTED, PADDING, RULE, TEXT, TITLE, VAULT_PALETTE, type ChartSize } from './style.js';
+import { measureText, wrapText } from './text.js';
 
-/** Categorical palette, in the order series receive them. Ten hues chosen to stay apart in print and for the common colour-vision deficiencies at 2× density. */
-export const VAULT_PALETTE = [
-  '#2f6fdb', // blue
-  '#f08c2e', // orange
-  '#22a37a', // green
-  '#d9475a', // red
-  '#8a5cd1', // violet
-  '#1fa5c4', // cyan
-  '#e0b12b', // gold
-  '#c25a9e', // plum
-  '#7a8b3c', // olive
-  '#8590a0', // slate
-] as const;
+export { VAULT_PALETTE } from './style.js';
+export type { ChartSize } from './style.js';
 
-const INK = '#1f2937'; // titles
-const TEXT = '#4b5563'; // labels
-const MUTED = '#6b7280'; // subtitles
-const GRID = '#e5e7eb';
-const RULE = '#9ca3af'; // axis domains and ticks
-/** Width of one category on a discrete x axis, in spec pixels. */
-const DISCRETE_STEP = 28;
-/** Category labels up to this many characters fit level under one step (11 px DejaVu Sans, about 7 px a character). */
-const LEVEL_LABEL_CHARS = 3;
-
-/** Vega-Lite config of every chart: white background, 16 px padding, DejaVu Sans everywhere. */
+/** Vega-Lite config of every chart: white background, slide-sized type, the chart font everywhere. */
 export const VAULT_THEME: JsonObject = {
   background: '#ffffff',
-  padding: 16,
+  padding: PADDING,
   font: FONT_FAMILY,
-  view: { continuousWidth: 560, continuousHeight: 320, discreteWidth: { step: DISCRETE_STEP }, discreteHeight: { step: 24 }, stroke: null },
+  // Sizes of views that are not fitted to the canvas (facets, concatenations, repeats).
+  view: { continuousWidth: 400, continuousHeight: 240, discreteWidth: { step: DISCRETE_STEP }, discreteHeight: { step: 24 }, stroke: null },
   title: {
     font: FONT_FAMILY,
-    fontSize: 16,
+    fontSize: TITLE.size,
     fontWeight: 'bold',
-    lineHeight: 21,
+    lineHeight: TITLE.lineHeight,
     color: INK,
     anchor: 'start',
     frame: 'bounds',
-    offset: 14,
+    offset: TITLE.offset,
     subtitleFont: FONT_FAMILY,
-    subtitleFontSize: 12,
+    subtitleFontSize: TITLE.subtitleSize,
     subtitleColor: MUTED,
-    subtitleLineHeight: 16,
+    subtitleLineHeight: TITLE.subtitleLineHeight,
     subtitlePadding: 4,
   },
   axis: {
     labelFont: FONT_FAMILY,
-    labelFontSize: 11,
+    labelFontSize: LABEL.size,
+    labelLineHeight: LABEL.lineHeight,
     labelColor: TEXT,
     labelPadding: 4,
     titleFont: FONT_FAMILY,
-    titleFontSize: 11,
+    titleFontSize: AXIS_TITLE.size,
     titleFontWeight: 'bold',
     titleColor: INK,
-    titlePadding: 10,
+    titlePadding: AXIS_TITLE.padding,
     gridColor: GRID,
     gridWidth: 1,
     domainColor: RULE,
     tickColor: RULE,
     tickSize: 4,
   },
-  axisQuantitative: { grid: true, domain: false, ticks: false, tickCount: 6 },
-  axisBand: { grid: false, ticks: false, labelPadding: 6 },
+  // The zero line stands out from the grid, so negative values read as below it.
+  axisQuantitative: {
+    grid: true,
+    domain: false,
+    ticks: false,
+    tickCount: 6,
+    gridColor: { condition: { test: 'datum.value === 0', value: RULE }, value: GRID },
+    gridWidth: { condition: { test: 'datum.value === 0', value: 1.5 }, value: 1 },
+  },
+  // Bands need no axis line: the zero line of the values is the baseline of the bars.
+  axisBand: { grid: false, ticks: false, domain: false, labelPadding: LABEL.padding },
   axisTemporal: { grid: false },
   legend: {
     labelFont: FONT_FAMILY,
-    labelFontSize: 11,
+    labelFontSize: LABEL.size,
+    labelLineHeight: LABEL.lineHeight,
     labelColor: TEXT,
+    labelLimit: LEGEND.labelLimit,
     titleFont: FONT_FAMILY,
-    titleFontSize: 11,
+    titleFontSize: LABEL.size,
     titleFontWeight: 'bold',
     titleColor: INK,
     titlePadding: 6,
-    rowPadding: 5,
+    rowPadding: 6,
+    offset: LEGEND.offset,
     symbolType: 'circle',
-    symbolSize: 64,
+    symbolSize: 100,
     symbolStrokeWidth: 0,
-    gradientLength: 160,
-    gradientThickness: 10,
+    gradientLength: 200,
+    gradientThickness: 12,
     gradientStrokeWidth: 0,
   },
   header: {
     labelFont: FONT_FAMILY,
-    labelFontSize: 12,
+    labelFontSize: 13,
     labelColor: INK,
     titleFont: FONT_FAMILY,
-    titleFontSize: 12,
+    titleFontSize: 13,
     titleFontWeight: 'bold',
     titleColor: INK,
   },
@@ -103,17 +101,17 @@ export const VAULT_THEME: JsonObject = {
     diverging: { scheme: 'redblue' },
   },
   mark: { color: VAULT_PALETTE[0], font: FONT_FAMILY },
-  bar: { binSpacing: 1, discreteBandSize: { band: 0.75 } },
-  line: { strokeWidth: 2.5, strokeCap: 'round', strokeJoin: 'round' },
+  bar: { binSpacing: 1, discreteBandSize: { band: BAR_BAND_SHARE } },
+  line: { strokeWidth: 3, strokeCap: 'round', strokeJoin: 'round' },
   trail: { strokeCap: 'round' },
-  point: { filled: true, size: 48 },
-  circle: { size: 48 },
-  square: { size: 48 },
+  point: { filled: true, size: 80 },
+  circle: { size: 80 },
+  square: { size: 80 },
   area: { opacity: 0.85 },
   arc: { stroke: '#ffffff', strokeWidth: 1.5 },
   rect: { stroke: '#ffffff', strokeWidth: 0.5 },
   rule: { color: RULE },
-  text: { color: INK, fontSize: 11, font: FONT_FAMILY },
+  text: { color: INK, fontSize: LABEL.size, font: FONT_FAMILY },
   tick: { thickness: 2 },
   boxplot: { median: { color: '#ffffff' } },
 };
@@ -127,18 +125,22 @@ export interface PreparedSpec {
 
 /**
  * The spec we render: a copy of the (already checked) spec with the vault theme as its config (the spec's own
- * config, which cannot set colours, is merged over it), `title` as the chart title, and dates handled in UTC
- * so the image does not depend on the machine's time zone.
+ * config, which cannot set colours, is merged over it), `title` as the chart title, the view fitted to the
+ * canvas of `size`, and dates handled in UTC so the image does not depend on the machine's time zone.
+ * Throws ChartSpecError when the data is empty.
  */
-export function prepareChartSpec(checked: JsonObject, title: string): PreparedSpec {
+export function prepareChartSpec(checked: JsonObject, title: string, size: ChartSize = 'slide'): PreparedSpec {
   const spec = structuredClone(checked);
+  refuseEmptyData(spec);
   const notes: string[] = [];
 
+  // The title wraps at the width of the canvas (a long title never widens the chart).
   const text = title.trim();
   const old = spec.title;
   const subtitle = isObject(old) && (typeof old.subtitle === 'string' || Array.isArray(old.subtitle)) ? old.subtitle : undefined;
+  const titleWidth = CHART_SIZES[size].width - 2 * PADDING;
+  const lines = text ? text.split(/\r?\n/).flatMap((line) => wrapText(line.trim(), titleWidth, { size: TITLE.size, bold: true, measure: measureText })) : [];
   if (text || subtitle !== undefined) {
-    const lines = text.split(/\r?\n/).flatMap((line) => wrap(line.trim(), TITLE_LINE_CHARS));
     spec.title = { text: lines.length > 1 ? lines : text, ...(subtitle !== undefined ? { subtitle } : {}) };
   } else {
     delete spec.title;
@@ -149,71 +151,16 @@ export function prepareChartSpec(checked: JsonObject, title: string): PreparedSp
   for (const key of ['width', 'height'] as const) {
     if (spec[key] === 'container') {
       delete spec[key];
-      notes.push(`"${key}": "container" needs a web page to size against; the chart uses the default ${key} instead.`);
+      notes.push(`"${key}": "container" needs a web page to size against; the chart is sized without it.`);
     }
   }
 
-  // A pie or donut in the default 560 × 320 view floats in empty space: make its view square.
-  if (isArcChart(spec)) {
-    const side = typeof spec.width === 'number' ? spec.width : typeof spec.height === 'number' ? spec.height : ARC_SIDE;
-    spec.width ??= side;
-    spec.height ??= side;
-  }
-
-  levelShortLabels(spec, undefined, isObject(spec.datasets) ? spec.datasets : {}, 0);
+  notes.push(...showLonePoints(spec));
+  orderCategoriesNaturally(spec);
+  const subtitleLines = subtitle === undefined ? 0 : Array.isArray(subtitle) ? subtitle.length : 1;
+  notes.push(...layoutChart(spec, { size, titleLines: lines.length, subtitleLines }));
   toUtc(spec, 0);
   return { spec, notes };
-}
-
-/** A title line longer than this (about the width of a default chart at 16 px bold) wraps at a space. */
-const TITLE_LINE_CHARS = 56;
-
-function wrap(line: string, width: number): string[] {
-  const lines: string[] = [];
-  let current = '';
-  for (const word of line.split(/\s+/)) {
-    if (current && current.length + 1 + word.length > width) {
-      lines.push(current);
-      current = word;
-    } else {
-      current = current ? `${current} ${word}` : word;
-    }
-  }
-  lines.push(current);
-  return lines;
-}
-
-const ARC_SIDE = 320;
-
-/**
- * Vega-Lite turns every category label on a discrete x axis on its side. Short ones (months, weekdays,
- * codes) read better level, so when the inline data shows that all labels are short they stay level.
- */
-function levelShortLabels(node: JsonObject, data: unknown, datasets: JsonObject, depth: number): void {
-  if (depth > 50) return;
-  const own = node.data !== undefined ? node.data : data;
-  const x = isObject(node.encoding) ? node.encoding.x : undefined;
-  if (isObject(x) && (x.type === 'nominal' || x.type === 'ordinal') && x.timeUnit === undefined && typeof x.field === 'string') {
-    const axis = x.axis;
-    const values = fieldValues(inlineRows(own, datasets), x.field);
-    if (axis !== null && (axis === undefined || (isObject(axis) && axis.labelAngle === undefined)) && values?.every((v) => String(v).length <= LEVEL_LABEL_CHARS)) {
-      x.axis = { ...(isObject(axis) ? axis : {}), labelAngle: 0 };
-    }
-  }
-  for (const key of ['layer', 'hconcat', 'vconcat', 'concat'] as const) {
-    const list = node[key];
-    if (Array.isArray(list)) for (const child of list) if (isObject(child)) levelShortLabels(child, own, datasets, depth + 1);
-  }
-  if (isObject(node.spec)) levelShortLabels(node.spec, own, datasets, depth + 1);
-}
-
-/** A single view (or layer stack) drawn with arcs, such as a pie or donut with its labels. */
-function isArcChart(spec: JsonObject): boolean {
-  const markType = (m: unknown) => (typeof m === 'string' ? m : isObject(m) ? m.type : undefined);
-  if (spec.mark !== undefined) return markType(spec.mark) === 'arc';
-  if (!Array.isArray(spec.layer)) return false;
-  const marks = spec.layer.map((l) => (isObject(l) ? markType(l.mark) : undefined));
-  return marks.includes('arc') && marks.every((m) => m === 'arc' || m === 'text');
 }
 
 function mergeConfig(base: JsonObject, over: JsonObject): JsonObject {
