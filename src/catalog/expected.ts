@@ -49,7 +49,8 @@ const list = (parts: string[]) => (parts.length <= 2 ? parts.join(' or ') : `${p
 /** What a JSON Schema accepts, as a phrase that follows "expected": `1 or 2`, `a non-empty string or a positive integer`. */
 export function expectedOf(schema: Schema): string {
   if ('const' in schema) return JSON.stringify(schema.const);
-  if (Array.isArray(schema.enum)) return `one of ${schema.enum.map((v) => JSON.stringify(v)).join(', ')}`;
+  // The published schema writes a union of single values as one enum (portable-schema.ts): "1 or 2".
+  if (Array.isArray(schema.enum)) return schema.enum.length <= 2 ? list(schema.enum.map((v) => JSON.stringify(v))) : `one of ${schema.enum.map((v) => JSON.stringify(v)).join(', ')}`;
   const options = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
   if (options) return list([...new Set(options.map(expectedOf))]);
   if (Array.isArray(schema.type)) return list(schema.type.map((type) => expectedOf({ ...schema, type })));
