@@ -320,7 +320,8 @@ describe('shutdown', () => {
   it('finishes in-flight requests on SIGTERM and exits cleanly', async () => {
     const s = await startServer(store.dir, ['--rate-limit', '0']);
     const pending = callTool(s.url, 'list_findings', { vault: NW, limit: 200 }, keys.manager);
-    await new Promise((r) => setTimeout(r, 5));
+    // Long enough for the request to reach the server: shutdown now closes connections that are still idle.
+    await new Promise((r) => setTimeout(r, 30));
     const exit = s.stop();
     const r = await pending;
     expect(r.status).toBe(200);
