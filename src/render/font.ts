@@ -67,18 +67,36 @@ export const FONT_FACES: readonly FontFace[] = [
   },
 ];
 
+/**
+ * The stack of the PDF report: the same, with DejaVu Sans Condensed first: about 10% narrower at the same
+ * height, so a dense table keeps its type size and fits more words per line.
+ */
+export const REPORT_FONT_FACES: readonly FontFace[] = [
+  {
+    family: 'DejaVu Sans Condensed',
+    regular: require.resolve('dejavu-fonts-ttf/ttf/DejaVuSansCondensed.ttf'),
+    bold: require.resolve('dejavu-fonts-ttf/ttf/DejaVuSansCondensed-Bold.ttf'),
+  },
+  ...FONT_FACES.slice(1),
+];
+
 /** The primary face: the family charts name in their SVG and resvg falls back from. */
 export const FONT_FAMILY = FONT_FACES[0]!.family;
-export const FONT_PATH = FONT_FACES[0]!.regular;
-export const FONT_BOLD_PATH = FONT_FACES[0]!.bold;
 /**
  * Every file of the stack for the chart renderer, as (regular, bold) pairs in fallback order: the primary's
  * pair first, so `[0]` and `[1]` stay the primary regular and bold.
  */
 export const FONT_FILES: readonly string[] = FONT_FACES.flatMap((face) => [face.regular, face.bold]);
 
-let regular: Buffer | undefined;
-let bold: Buffer | undefined;
-/** The primary face's files, kept once read (every PDF needs them); the fallback faces are read per use. */
-export const fontBytes = () => (regular ??= readFileSync(FONT_PATH));
-export const boldFontBytes = () => (bold ??= readFileSync(FONT_BOLD_PATH));
+const primaryFiles = new Set([REPORT_FONT_FACES[0]!.regular, REPORT_FONT_FACES[0]!.bold]);
+const kept = new Map<string, Buffer>();
+/**
+ * The bytes of a font file of the stacks. The report's primary faces are kept once read (every PDF needs
+ * them); the fallbacks (megabytes for CJK) are read each time a report needs them.
+ */
+export function fontFileBytes(path: string): Buffer {
+  if (!primaryFiles.has(path)) return readFileSync(path);
+  let bytes = kept.get(path);
+  if (!bytes) kept.set(path, (bytes = readFileSync(path)));
+  return bytes;
+}
