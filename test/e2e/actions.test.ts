@@ -299,7 +299,7 @@ newline', 'unclear', 999, ?, ?)`,
     expect(records.length).toBe(nw.entities.length + 2);
     const evil = records.find((rec) => rec.includes('evil'))!;
     expect(evil[0]).toBe(`'=HYPERLINK("http://x","click")`);
-    expect(evil[7]).toBe(`'@SUM(A1), "quoted", and a\nnewline`);
+    expect(evil[7]).toBe(`'@SUM(A1), "quoted", and a\r\nnewline`); // line breaks in fields are CRLF, like record ends
     expect(evil[2]).toBe('999');
   });
 

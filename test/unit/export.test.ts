@@ -111,7 +111,7 @@ describe('writeXlsx', () => {
     const rows = [...findings(1000)];
     rows[5] = { ...rows[5], description: long };
     const result = await writeXlsx(path, table(rows));
-    expect(result).toEqual({ rows: 1000, bytes: statSync(path).size });
+    expect(result).toEqual({ rows: 1000, bytes: statSync(path).size, warnings: [] });
 
     const wb = new ExcelJS.Workbook();
     await wb.xlsx.readFile(path);
@@ -229,9 +229,10 @@ describe('writeCsv', () => {
     expect(records).toEqual([
       ['A', 'B', 'C'],
       ['plain', 'with, comma', 'with "quotes"'],
-      ['line\nbreak', 'crlf\r\ninside', 'Zürich Ωmega Привет 中文 😀'],
+      // line breaks inside fields are CRLF, like the record ends (a lone LF or CR too)
+      ['line\r\nbreak', 'crlf\r\ninside', 'Zürich Ωmega Привет 中文 😀'],
       ["'=1+1", "'+x", "'-x"],
-      ["'@x", "'\tx", "'\rx"],
+      ["'@x", "'\tx", "'\r\nx"],
       ['-5', "'-5", '3.25'], // a negative NUMBER is not text; the text '-5' is
       ['', '', 'true'],
       ['2024-03-05', '2024-03-05T14:30:00Z', "'＝1+1"],
@@ -434,14 +435,15 @@ describe('validateWorkbook', () => {
     expect(pathOf(Array.from({ length: 101 }, (_, i) => sheet({ name: `S${i}` })))).toBe('sheets');
     expect(pathOf([sheet({ name: '' })])).toBe('sheets[0].name');
     expect(pathOf([sheet({ name: '   ' })])).toBe('sheets[0].name');
-    expect(pathOf([sheet(), sheet({ name: 'x'.repeat(32) })])).toBe('sheets[1].name');
-    expect(pathOf([sheet({ name: 'x'.repeat(31) })])).toBeUndefined();
-    for (const bad of [':', '\\', '/', '?', '*', '[', ']']) expect(pathOf([sheet(), sheet({ name: `a${bad}b` })])).toBe('sheets[1].name');
-    expect(pathOf([sheet({ name: "'quoted" })])).toBe('sheets[0].name');
-    expect(pathOf([sheet({ name: "quoted'" })])).toBe('sheets[0].name');
+    // names Excel would refuse are made valid, with a warning (see 'one sheet-name rule' below), not refused
+    expect(pathOf([sheet(), sheet({ name: 'x'.repeat(32) })])).toBeUndefined();
+    for (const bad of [':', '\\', '/', '?', '*', '[', ']']) expect(pathOf([sheet(), sheet({ name: `a${bad}b` })])).toBeUndefined();
+    expect(pathOf([sheet({ name: "'quoted" })])).toBeUndefined();
+    expect(pathOf([sheet({ name: 'History' })])).toBeUndefined();
+    // names that clash (ignoring case, or once made valid) are refused
     expect(pathOf([sheet({ name: 'Tasks' }), sheet({ name: 'TASKS' })])).toBe('sheets[1].name');
+    expect(pathOf([sheet({ name: 'x'.repeat(31) }), sheet({ name: 'x'.repeat(40) })])).toBe('sheets[1].name');
     expect(pathOf([sheet({ name: 'provenance' })])).toBe('sheets[0].name');
-    expect(pathOf([sheet({ name: 'History' })])).toBe('sheets[0].name');
     expect(pathOf([sheet({ columns: [] })])).toBe('sheets[0].columns');
     expect(
       pathOf([
@@ -464,7 +466,7 @@ describe('validateWorkbook', () => {
   });
 
   it('puts the path in the message too', () => {
-    expect(() => validateWorkbook({ sheets: [sheet({ name: 'a:b' })] })).toThrow(/^sheets\[0\]\.name: /);
+    expect(() => validateWorkbook({ sheets: [sheet({ name: '   ' })] })).toThrow(/^sheets\[0\]\.name: a sheet name must not be empty/);
   });
 });
 
@@ -476,7 +478,7 @@ describe('writeWorkbook', () => {
     await expect(
       writeWorkbook(path, {
         title: 'Bad',
-        sheets: [{ name: 'a/b', columns: [{ header: 'A', key: 'a' }], rows: [] }],
+        sheets: [{ name: ' ', columns: [{ header: 'A', key: 'a' }], rows: [] }],
         provenance: { vault: 'v', generatedAt, by: 'me' },
       }),
     ).rejects.toMatchObject({ name: 'WorkbookError', path: 'sheets[0].name' });
@@ -513,7 +515,7 @@ describe('writeWorkbook', () => {
       sources: ['meeting mtg_1: weekly ops', 'email thr_9: budget approval'],
       provenance: { vault: 'Northwind Logistics', generatedAt, by: 'ana@northwind.example' },
     });
-    expect(result).toEqual({ sheets: 2, rows: 5, bytes: statSync(path).size });
+    expect(result).toEqual({ sheets: 2, rows: 5, warnings: [], bytes: statSync(path).size });
 
     const wb = new ExcelJS.Workbook();
     await wb.xlsx.readFile(path);
