@@ -109,7 +109,9 @@ const textWidth = (text: string) => text.length + (text.match(WIDE)?.length ?? 0
  * so rows are never too low for their text (overlapping the next row is what readers showed).
  */
 export function wrappedLines(text: string, width: number): number {
-  const room = Math.max(1, width - 1);
+  // Calibri's average character is narrower than a digit; LibreOffice's stand-ins (Carlito, DejaVu) are wider:
+  // 10% more than the width fills a line in both (checked by converting a findings export with LibreOffice).
+  const room = Math.max(1, Math.floor(width * 1.1) - 1);
   let lines = 0;
   for (const paragraph of text.split('\n')) {
     let at = 0;
