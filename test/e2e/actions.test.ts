@@ -335,7 +335,10 @@ newline', 'unclear', 999, ?, ?)`,
     const provenance = JSON.stringify(wb.getWorksheet('Provenance')!.getSheetValues());
     for (const s of ['Baseline KPIs', 'Northwind Logistics', 'Cycle counts, October', 'owner']) expect(provenance).toContain(s);
     const sheet = (name: string) => ({ name, columns: [{ header: 'A', key: 'a' }], rows: [{ a: 1 }] });
-    expect(await refused('export_workbook', { title: 't', sheets: [sheet('Bad/Name')] }, 400, 'invalid_arguments')).toContain('`sheets[0].name`');
+    // a name Excel would refuse is made valid, with a warning naming the sheet (the rule export_report keeps too)
+    const renamed = await ok('export_workbook', { title: 't', sheets: [sheet('Bad/Name')] });
+    expect(renamed.warnings).toEqual([expect.stringMatching(/^sheets\[0\]\.name: The sheet name "Bad\/Name" became "Bad - Name"/)]);
+    expect(await refused('export_workbook', { title: 't', sheets: [sheet(' ')] }, 400, 'invalid_arguments')).toContain('`sheets[0].name`');
     expect(await refused('export_workbook', { title: 't', sheets: [sheet('Same'), sheet('same')] }, 400, 'invalid_arguments')).toContain('`sheets[1].name`');
     expect(await refused('export_workbook', { title: 't', sheets: [{ ...sheet('S'), rows: [{ a: 1, b: 2 }] }] }, 400, 'invalid_arguments')).toContain('sheets[0].rows[0].b');
   });
