@@ -33,8 +33,8 @@ export interface FontFace {
 /** A file inside a package whose `exports` hides its font folder: found next to its entry point. */
 const besideEntry = (pkg: string, file: string) => join(dirname(require.resolve(pkg)), '..', 'fonts', file);
 
-/** The stack, in fallback order: the primary face first. */
-export const FONT_FACES: readonly FontFace[] = [
+/** The stack, in fallback order: the primary face first. Resolved on first use (start-up stays fast). */
+const stack = (): FontFace[] => [
   {
     family: 'DejaVu Sans',
     regular: require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf'),
@@ -71,31 +71,36 @@ export const FONT_FACES: readonly FontFace[] = [
  * The stack of the PDF report: the same, with DejaVu Sans Condensed first: about 10% narrower at the same
  * height, so a dense table keeps its type size and fits more words per line.
  */
-export const REPORT_FONT_FACES: readonly FontFace[] = [
+const reportStack = (): FontFace[] => [
   {
     family: 'DejaVu Sans Condensed',
     regular: require.resolve('dejavu-fonts-ttf/ttf/DejaVuSansCondensed.ttf'),
     bold: require.resolve('dejavu-fonts-ttf/ttf/DejaVuSansCondensed-Bold.ttf'),
   },
-  ...FONT_FACES.slice(1),
+  ...fontFaces().slice(1),
 ];
 
+let faces: FontFace[] | undefined;
+let reportFaces: FontFace[] | undefined;
+export const fontFaces = (): readonly FontFace[] => (faces ??= stack());
+export const reportFontFaces = (): readonly FontFace[] => (reportFaces ??= reportStack());
+
 /** The primary face: the family charts name in their SVG and resvg falls back from. */
-export const FONT_FAMILY = FONT_FACES[0]!.family;
+export const FONT_FAMILY = 'DejaVu Sans';
 /**
  * Every file of the stack for the chart renderer, as (regular, bold) pairs in fallback order: the primary's
  * pair first, so `[0]` and `[1]` stay the primary regular and bold.
  */
-export const FONT_FILES: readonly string[] = FONT_FACES.flatMap((face) => [face.regular, face.bold]);
+export const fontFiles = (): string[] => fontFaces().flatMap((face) => [face.regular, face.bold]);
 
-const primaryFiles = new Set([REPORT_FONT_FACES[0]!.regular, REPORT_FONT_FACES[0]!.bold]);
 const kept = new Map<string, Buffer>();
 /**
  * The bytes of a font file of the stacks. The report's primary faces are kept once read (every PDF needs
  * them); the fallbacks (megabytes for CJK) are read each time a report needs them.
  */
 export function fontFileBytes(path: string): Buffer {
-  if (!primaryFiles.has(path)) return readFileSync(path);
+  const primary = reportFontFaces()[0]!;
+  if (path !== primary.regular && path !== primary.bold) return readFileSync(path);
   let bytes = kept.get(path);
   if (!bytes) kept.set(path, (bytes = readFileSync(path)));
   return bytes;

@@ -7,7 +7,7 @@ import { withTimeout } from '../../time.js';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { FONT_FAMILY, FONT_FILES } from '../font.js';
+import { FONT_FAMILY, fontFiles } from '../font.js';
 import { ChartSpecError } from './errors.js';
 import { cancelled, throwIfCancelled } from '../../service/errors.js';
 import { workerSource, type RenderJob, type WorkerInit, type WorkerMessage } from './worker.js';
@@ -37,7 +37,7 @@ function workerInit(): WorkerInit {
     vegaLiteUrl: pathToFileURL(require.resolve('vega-lite')).href,
     resvgPath: require.resolve('@resvg/resvg-js'),
     fontkitPath: require.resolve('@pdf-lib/fontkit'),
-    fontFiles: [...FONT_FILES],
+    fontFiles: fontFiles(),
     fontFamily: FONT_FAMILY,
   };
 }

@@ -19,7 +19,7 @@
  * bench:actions measures it).
  */
 import { open } from 'node:fs/promises';
-import { REPORT_FONT_FACES, fontFileBytes } from '../font.js';
+import { fontFileBytes, reportFontFaces } from '../font.js';
 import { writeAtomically } from './atomic.js';
 import { Canvas, PdfFile, type RGB } from './pdf-file.js';
 import { PAD_X, planColumns, type ColumnPlan, type ColumnSample } from './pdf-layout.js';
@@ -338,7 +338,7 @@ export async function writePdf(path: string, table: TableExport): Promise<{ rows
       const fontDoc = await pdf.PDFDocument.create({ updateMetadata: false });
       const nextRef = () => fontDoc.context.nextRef();
       const stack = (weight: 'regular' | 'bold') =>
-        new FontStack(pdf, fontkit, REPORT_FONT_FACES.map((f) => f[weight]), weight === 'bold', nextRef, fontFileBytes, () => (bidi ??= bidiFactory()));
+        new FontStack(pdf, fontkit, reportFontFaces().map((f) => f[weight]), weight === 'bold', nextRef, fontFileBytes, () => (bidi ??= bidiFactory()));
       const regular = stack('regular');
       const bold = stack('bold');
       const layout = layoutTable(table, reader.head, regular, bold);
