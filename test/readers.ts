@@ -135,6 +135,9 @@ function* tokens(content: string): Generator<string | number[]> {
       const hex = content.slice(i + 1, end);
       yield hex.match(/../g)?.map((h) => parseInt(h, 16)) ?? [];
       i = end + 1;
+    } else if (c === '[' || c === ']') {
+      yield c;
+      i++;
     } else {
       const m = /^[^\s()<>[\]]+/.exec(content.slice(i, i + 64))!;
       yield m[0];
@@ -168,8 +171,9 @@ export async function readPdf(path: string): Promise<ReadPdf> {
     let size = 0;
     let x = 0;
     let y = 0;
+    let continues = false;
     for (const token of tokens(streams.map(streamText).join('\n'))) {
-      if (Array.isArray(token) || /^[-\d./]/.test(token)) {
+      if (Array.isArray(token) || token === '[' || token === ']' || /^[-\d./]/.test(token)) {
         stack.push(token);
         continue;
       }
@@ -179,17 +183,31 @@ export async function readPdf(path: string): Promise<ReadPdf> {
       } else if (token === 'Tm') {
         x = Number(stack[4]);
         y = Number(stack[5]);
-      } else if (token === 'Tj') {
-        const bytes = stack[0] as number[];
+      } else if (token === 'Tj' || token === 'TJ') {
+        // Tj shows one string; TJ an array of strings and adjustments (1/1000 em, positive moves left).
+        // Consecutive shows without a Tm between them (a line drawn run by run, face by face) are one run.
         let text = '';
         let width = 0;
-        for (let i = 0; i < bytes.length; i += 2) {
-          const gid = (bytes[i]! << 8) | bytes[i + 1]!;
-          text += font!.unicode.get(gid) ?? '\u0000';
-          width += ((font!.widths.get(gid) ?? font!.defaultWidth) * size) / 1000;
+        for (const item of stack) {
+          if (item === '[' || item === ']') continue;
+          if (typeof item === 'string') {
+            width -= (Number(item) * size) / 1000;
+            continue;
+          }
+          for (let i = 0; i < item.length; i += 2) {
+            const gid = (item[i]! << 8) | item[i + 1]!;
+            text += font!.unicode.get(gid) ?? '\u0000';
+            width += ((font!.widths.get(gid) ?? font!.defaultWidth) * size) / 1000;
+          }
         }
-        runs.push({ text, bold: font!.bold, size, x, y, width });
+        const last = runs[runs.length - 1];
+        if (continues && last) {
+          last.text += text;
+          last.width += width;
+        } else runs.push({ text, bold: font!.bold, size, x, y, width });
+        continues = true;
       }
+      if (token === 'Tm' || token === 'ET') continues = false;
       stack = [];
     }
     const { width, height } = page.getSize();

@@ -9,7 +9,7 @@ import type * as Fontkit from '@pdf-lib/fontkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ChartSpecError, closeChartRenderer, renderChart } from '../../src/render/chart/index.js';
 import { readPngDensity, readPngSize } from '../../src/render/chart/png.js';
-import { FONT_PATH } from '../../src/render/font.js';
+import { fontFaces } from '../../src/render/font.js';
 import { GALLERY } from '../chart-gallery.js';
 
 afterAll(async () => {
@@ -44,7 +44,7 @@ const EXPECTED: Record<string, { size: { width: number; height: number }; warnin
 };
 
 const fontkit = createRequire(import.meta.url)('@pdf-lib/fontkit') as typeof Fontkit;
-const chartFont = fontkit.create(readFileSync(FONT_PATH));
+const chartFont = fontkit.create(readFileSync(fontFaces()[0]!.regular));
 
 /** A font warning is fine only when every character it names is one the chart font really lacks. */
 function isFontWarning(warning: string): boolean {

@@ -226,9 +226,18 @@ describe('renderChart: images', () => {
     expect(clear(800, 160)).toEqual([0x2f, 0x6f, 0xdb, 255]);
   });
 
-  it('warns about characters the font cannot draw', async () => {
-    const chart = await renderChart(BAR, { title: 'Findings 日本' });
-    expect(chart.warnings.join('\n')).toMatch(/cannot be drawn.*日 本/);
+  it('draws every script a client writes with the font stack, without a missing-glyph warning', async () => {
+    const labels = ['仓库管理系统', 'ひらがな カタカナ', '창고 관리', 'مستودع رئيسي', 'מחסן ראשי', 'Склад Αποθήκη', '📦 Parcels 🚚'];
+    const spec = withPatch(BAR, { data: { values: labels.map((client, i) => ({ client, findings: 10 + i })) } });
+    const chart = await renderChart(spec, { title: 'Findings 仓库 مستودع 📦' });
+    expect(chart.warnings.filter((w) => /empty boxes/.test(w))).toEqual([]);
+  });
+
+  it('warns about a character no font of the stack can draw (a private-use code point)', async () => {
+    const chart = await renderChart(BAR, { title: 'Findings \ue000 日本' });
+    const glyphWarnings = chart.warnings.filter((w) => /empty boxes/.test(w));
+    expect(glyphWarnings).toHaveLength(1);
+    expect(glyphWarnings[0]).toMatch(/U\+E000\.$/);
   });
 });
 

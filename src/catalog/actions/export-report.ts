@@ -34,6 +34,7 @@ export default defineTool({
     rows: z.number().int(),
     createdAt: isoDatetime,
     outboxSeq: z.number().int(),
+    warnings: z.array(z.string()).optional().describe('what the file could not show as asked: characters no font has (drawn as "\ufffd"), a sheet name made valid for Excel'),
   }),
   run: async ({ dataset, format }, ctx) => {
     // The writers load on first use: exceljs and pdf-lib stay out of server start-up.
@@ -46,15 +47,17 @@ export default defineTool({
     const { kind, mimeType } = FORMATS[format];
     const day = ctx.now.toISOString().slice(0, 10);
     let rows = 0;
+    let warnings: string[] = [];
     const stored = await storeArtifact(
       ctx,
       { kind, title: `${table.title} (${day})`, fileName: fileNameFor(`${ctx.vault.name} ${dataset} ${day}`, format), mimeType },
       async (path) => {
         const write = format === 'xlsx' ? writers.writeXlsx : format === 'csv' ? writers.writeCsv : writers.writePdf;
-        rows = (await write(path, tracked)).rows;
+        const written: { rows: number; warnings?: string[] } = await write(path, tracked);
+        ({ rows, warnings = [] } = written);
       },
       'export_report',
     );
-    return { ...stored, rows };
+    return { ...stored, rows, ...(warnings.length ? { warnings } : {}) };
   },
 });

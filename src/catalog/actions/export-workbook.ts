@@ -28,7 +28,7 @@ export default defineTool({
     sheets: z
       .array(
         z.strictObject({
-          name: z.string().describe('tab name: 1 to 31 characters, none of : \\ / ? * [ ]'),
+          name: z.string().describe('tab name: at most 31 characters, none of : \\ / ? * [ ] (a longer name is cut and those characters replaced, with a warning)'),
           columns: z.array(z.strictObject({ header: z.string().min(1).max(200), key: z.string().min(1).max(100), numFmt: z.string().max(100).optional() })).min(1).max(200),
           rows: z.array(z.record(z.string(), cell)).max(100_000),
         }),
@@ -48,6 +48,7 @@ export default defineTool({
     rows: z.number().int(),
     createdAt: isoDatetime,
     outboxSeq: z.number().int(),
+    warnings: z.array(z.string()).optional().describe('sheet names made valid for Excel, with the place they were given'),
   }),
   run: async ({ title, sheets, sources }, ctx) => {
     const { validateWorkbook, writeWorkbook, WorkbookError } = await import('../../render/export/index.js');
@@ -57,7 +58,7 @@ export default defineTool({
       if (err instanceof WorkbookError) throw invalidArgument(err.path, err.message.replace(`${err.path}: `, ''));
       throw err;
     }
-    let totals = { sheets: 0, rows: 0 };
+    let totals = { sheets: 0, rows: 0, warnings: [] as string[] };
     const stored = await storeArtifact(
       ctx,
       { kind: 'workbook', title, fileName: fileNameFor(title, 'xlsx'), mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' },
@@ -70,6 +71,6 @@ export default defineTool({
       },
       'export_workbook',
     );
-    return { artifactId: stored.artifactId, url: stored.url, title, fileName: stored.fileName, mimeType: stored.mimeType, sizeBytes: stored.sizeBytes, sheets: totals.sheets, rows: totals.rows, createdAt: stored.createdAt, outboxSeq: stored.outboxSeq };
+    return { artifactId: stored.artifactId, url: stored.url, title, fileName: stored.fileName, mimeType: stored.mimeType, sizeBytes: stored.sizeBytes, sheets: totals.sheets, rows: totals.rows, createdAt: stored.createdAt, outboxSeq: stored.outboxSeq, ...(totals.warnings.length ? { warnings: totals.warnings } : {}) };
   },
 });

@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { log } from '../../log.js';
 import { withTimeout } from '../../time.js';
-import { FONT_BOLD_PATH, FONT_FAMILY, FONT_PATH } from '../font.js';
+import { FONT_FAMILY, fontFiles } from '../font.js';
 import { ChartSpecError } from './errors.js';
 import { formatCount } from './limits.js';
 import { cancelled, throwIfCancelled } from '../../service/errors.js';
@@ -59,7 +59,7 @@ function rendererInit(): WorkerInit {
     vegaLiteUrl: pathToFileURL(require.resolve('vega-lite')).href,
     resvgPath: require.resolve('@resvg/resvg-js'),
     fontkitPath: require.resolve('@pdf-lib/fontkit'),
-    fontFiles: [FONT_PATH, FONT_BOLD_PATH],
+    fontFiles: fontFiles(),
     fontFamily: FONT_FAMILY,
   };
 }

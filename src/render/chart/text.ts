@@ -2,12 +2,12 @@
  * Text that has to fit a width on the chart: titles and category labels are wrapped at word boundaries,
  * and a label too long even for its lines is shortened in the middle, keeping the words that tell it
  * apart from the other labels ("Spreadsheet-based … Leeds", not "Spreadsheet-based dock door …").
- * Widths are measured with the chart font (the same TTF the renderer draws with).
+ * Widths are measured with the chart's primary face (DejaVu Sans, which the renderer draws Latin text with).
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as Fontkit from '@pdf-lib/fontkit';
-import { FONT_BOLD_PATH, FONT_PATH } from '../font.js';
+import { fontFaces } from '../font.js';
 
 /** Width of `text` in px at `size` px. */
 export type Measure = (text: string, size: number, bold?: boolean) => number;
@@ -22,7 +22,8 @@ let faces: { regular: Face; bold: Face } | undefined;
 export const measureText: Measure = (text, size, bold = false) => {
   if (!faces) {
     const fontkit = createRequire(import.meta.url)('@pdf-lib/fontkit') as typeof Fontkit;
-    faces = { regular: fontkit.create(readFileSync(FONT_PATH)), bold: fontkit.create(readFileSync(FONT_BOLD_PATH)) };
+    const primary = fontFaces()[0]!;
+    faces = { regular: fontkit.create(readFileSync(primary.regular)), bold: fontkit.create(readFileSync(primary.bold)) };
   }
   const face = bold ? faces.bold : faces.regular;
   const run = face.layout(text);

@@ -18,6 +18,7 @@ export interface WorkerInit {
   vegaLiteUrl: string;
   resvgPath: string;
   fontkitPath: string;
+  /** Font files as (regular, bold) pairs in fallback order, the primary face's pair first. */
   fontFiles: string[];
   fontFamily: string;
 }
@@ -120,18 +121,53 @@ export function chartWorkerMain(req: NodeJS.Require, importModule: (url: string)
 
   const start = async () => {
     const fontkit = req(init.fontkitPath) as typeof Fontkit;
-    const regular = fontkit.create(fs.readFileSync(init.fontFiles[0]!));
-    const bold = fontkit.create(fs.readFileSync(init.fontFiles[1] ?? init.fontFiles[0]!));
+    // The stack's faces, (regular, bold) by index, parsed on first need: a Latin-only chart never reads the CJK files.
+    type Face = ReturnType<typeof fontkit.create>;
+    const faces: (Face | undefined)[][] = [];
+    const pairs = Math.max(1, Math.floor(init.fontFiles.length / 2));
+    const faceAt = (i: number, isBold: boolean): Face => {
+      const pair = (faces[i] ??= []);
+      const k = isBold ? 1 : 0;
+      return (pair[k] ??= fontkit.create(fs.readFileSync(init.fontFiles[2 * i + k] ?? init.fontFiles[2 * i]!)));
+    };
+    /** Index of the first face that draws `cp` (resvg falls back in the same order), -1 when none does. */
+    const faceIndexFor = (cp: number): number => {
+      for (let i = 0; i < pairs; i++) if (faceAt(i, false).hasGlyphForCodePoint(cp)) return i;
+      return -1;
+    };
+    // Joiners, variation selectors and other default-ignorables draw nothing: they never need a face.
+    const ignorable = (cp: number) =>
+      (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2060 && cp <= 0x2064) || (cp >= 0xfe00 && cp <= 0xfe0f) || cp === 0xfeff || (cp >= 0xe0000 && cp <= 0xe01ef);
 
     // Vega measures text with a canvas 2D context when it finds one at load time (else it guesses 0.8 em per
-    // character). We hand it a stand-in whose measureText shapes the text with the same TTF resvg draws with
-    // (advance widths and kerning), so label truncation, legend and axis layout match the pixels exactly.
+    // character). We hand it a stand-in whose measureText shapes the text with the faces resvg draws with
+    // (advance widths and kerning, run by run of one face), so label truncation, legend and axis layout match
+    // the pixels.
     const context = {
       font: '11px sans-serif',
       measureText(s: string): { width: number } {
         const size = Number(/(\d*\.?\d+)px/.exec(this.font)?.[1] ?? 11);
-        const face = /\b(bold|bolder|[6-9]00)\b/.test(this.font) ? bold : regular;
-        return { width: (face.layout(s).advanceWidth * size) / face.unitsPerEm };
+        const isBold = /\b(bold|bolder|[6-9]00)\b/.test(this.font);
+        let width = 0;
+        let run = '';
+        let runFace = 0;
+        const flush = () => {
+          if (!run) return;
+          const face = faceAt(runFace, isBold);
+          width += (face.layout(run).advanceWidth * size) / face.unitsPerEm;
+          run = '';
+        };
+        for (const ch of s) {
+          const cp = ch.codePointAt(0)!;
+          const i = ignorable(cp) || faceAt(0, false).hasGlyphForCodePoint(cp) ? 0 : Math.max(0, faceIndexFor(cp));
+          if (i !== runFace && !ignorable(cp)) {
+            flush();
+            runFace = i;
+          }
+          run += ch;
+        }
+        flush();
+        return { width };
       },
     };
     const g = globalThis as { document?: unknown };
@@ -271,12 +307,42 @@ export function chartWorkerMain(req: NodeJS.Require, importModule: (url: string)
       if (h > job.maxHeight) return refuse(`The image would be ${dims}; the height limit is ${count(job.maxHeight)} px. Make the chart lower: a smaller height, fewer categories on y, or a smaller step.`, '', 'height');
       if (w * h > job.maxPixels) return refuse(`The image would be ${dims} = ${count(w * h)} pixels; the limit is ${count(job.maxPixels)} pixels. Make the chart smaller.`, '', 'pixels');
 
+      // Which fallback faces the text needs (resvg reads every file it is given, on every render: only those
+      // go), and which characters no face can draw (they come out as empty boxes: say which).
+      const needed = new Set<number>([0]);
+      const missing = new Set<string>();
+      for (const m of svg.matchAll(/>([^<]+)</g)) {
+        const decoded = m[1]!.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos);/gi, (all, ent: string) => {
+          const e = ent.toLowerCase();
+          if (e.startsWith('#x')) return String.fromCodePoint(parseInt(e.slice(2), 16));
+          if (e.startsWith('#')) return String.fromCodePoint(parseInt(e.slice(1), 10));
+          return ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" } as Record<string, string>)[e] ?? all;
+        });
+        for (const ch of decoded) {
+          const cp = ch.codePointAt(0)!;
+          if (cp <= 0x20 || ignorable(cp)) continue;
+          const i = faceIndexFor(cp);
+          if (i >= 0) needed.add(i);
+          else if (missing.size < 10) missing.add(ch);
+        }
+      }
+      if (missing.size > 0) {
+        const hex = [...missing].map((ch) => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`);
+        warnings.push(`Some characters have no glyph in the chart fonts and show as empty boxes: ${hex.join(', ')}.`);
+      }
+
       // The chart's background is an opaque rectangle over the whole image (unless the spec removed it).
       const opaque = /^<svg\b[^>]*><rect width="[\d.]+" height="[\d.]+" fill="#[0-9a-f]{6}"\/>/i.test(svg);
+      const fontFiles = [...needed].sort((a, b) => a - b).flatMap((i) => init.fontFiles.slice(2 * i, 2 * i + 2));
       const draw = (scale: number) => {
         const resvg = new Resvg(svg, {
           fitTo: { mode: 'zoom', value: scale },
-          font: { fontFiles: init.fontFiles, loadSystemFonts: false, defaultFontFamily: init.fontFamily, sansSerifFamily: init.fontFamily },
+          font: {
+            fontFiles,
+            loadSystemFonts: false,
+            defaultFontFamily: init.fontFamily,
+            sansSerifFamily: init.fontFamily,
+          },
           logLevel: 'off',
         });
         const image = resvg.render();
@@ -298,23 +364,6 @@ export function chartWorkerMain(req: NodeJS.Require, importModule: (url: string)
         }
       }
 
-      // Characters the font cannot draw come out as empty boxes: say which.
-      const missing = new Set<string>();
-      for (const m of svg.matchAll(/>([^<]+)</g)) {
-        const decoded = m[1]!.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos);/gi, (all, ent: string) => {
-          const e = ent.toLowerCase();
-          if (e.startsWith('#x')) return String.fromCodePoint(parseInt(e.slice(2), 16));
-          if (e.startsWith('#')) return String.fromCodePoint(parseInt(e.slice(1), 10));
-          return ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" } as Record<string, string>)[e] ?? all;
-        });
-        for (const ch of decoded) {
-          const cp = ch.codePointAt(0)!;
-          if (cp > 0x20 && !regular.hasGlyphForCodePoint(cp) && missing.size < 10) missing.add(ch);
-        }
-      }
-      if (missing.size > 0) {
-        warnings.push(`Some characters cannot be drawn with the chart font (${init.fontFamily}) and show as empty boxes: ${[...missing].join(' ')}`);
-      }
       return { type: 'done', id: job.id, png, width: image.width, height: image.height, warnings, preview };
     };
 

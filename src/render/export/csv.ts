@@ -2,7 +2,8 @@
  * csv with csv-stringify, streamed with backpressure (rows are pulled only as fast as the file takes them).
  *
  * - RFC 4180: fields separated by commas, records ended by CRLF (the last one too); a field containing a
- *   comma, a double quote, CR or LF is enclosed in double quotes, with inner quotes doubled.
+ *   comma, a double quote, CR or LF is enclosed in double quotes, with inner quotes doubled. Line breaks
+ *   inside a field are CRLF too (a lone CR or LF becomes CRLF), so one reader setting reads them all.
  * - UTF-8 with a byte-order mark (EF BB BF), so Excel opens it as UTF-8 instead of the ANSI code page.
  * - A header row with the column headers.
  * - Formula injection neutralised: a text cell whose first character is `=`, `+`, `-`, `@`, tab (U+0009)
@@ -29,7 +30,8 @@ function csvField(value: CellValue, column: Column): string | number {
   if (typeof value === 'number') return value;
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (value instanceof Date) return showsAsDate(value, column.type) ? isoDate(value) : isoDateTime(value);
-  return value;
+  // a line break inside a (quoted) field is CRLF, like the end of a record
+  return value.includes('\n') || value.includes('\r') ? value.replace(/\r\n?|\n/g, '\r\n') : value;
 }
 
 export async function writeCsv(path: string, table: TableExport): Promise<{ rows: number; bytes: number }> {

@@ -8,26 +8,22 @@ import { writeAtomically } from './atomic.js';
 import { RowProgress, type Tracking } from '../progress.js';
 import type { CellValue, WorkbookInput, WorkbookSheet } from './types.js';
 import { WorkbookError } from './types.js';
+import { SHEET_NAME_RULE, type SheetName, sheetName } from './sheet-name.js';
 import { MAX_CELL_TEXT, MAX_COLUMNS, MAX_SHEET_ROWS, openWorkbook, writeDataSheet, writeInfoSheet } from './xlsx.js';
 
 export const PROVENANCE_SHEET = 'Provenance';
 export const MAX_SHEETS = 100;
-const FORBIDDEN = /[:\\/?*[\]]/;
+
+/** The sheet's name once made valid (see sheet-name.ts); refused only when nothing is left of it. */
+function checkSheetName(name: unknown, path: string): SheetName {
+  if (typeof name !== 'string') throw new WorkbookError(path, 'a sheet name must be a string');
+  const valid = sheetName(name);
+  if (valid.name === '') throw new WorkbookError(path, `a sheet name must not be empty (${SHEET_NAME_RULE})`);
+  return valid;
+}
 
 /** A path segment for a key: `.foo` when it reads as an identifier, `["first name"]` otherwise. */
 const keySegment = (key: string) => (/^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`);
-
-function checkSheetName(name: unknown, path: string): string {
-  if (typeof name !== 'string') throw new WorkbookError(path, 'a sheet name must be a string');
-  if (name.trim() === '') throw new WorkbookError(path, 'a sheet name must not be empty');
-  if (name.length > 31) throw new WorkbookError(path, `a sheet name has at most 31 characters (this one has ${name.length})`);
-  const bad = FORBIDDEN.exec(name);
-  if (bad) throw new WorkbookError(path, `a sheet name must not contain ${JSON.stringify(bad[0])} (none of : \\ / ? * [ ])`);
-  if (name.startsWith("'") || name.endsWith("'")) throw new WorkbookError(path, "a sheet name must not start or end with an apostrophe (')");
-  if (/[\u0000-\u001f]/.test(name)) throw new WorkbookError(path, 'a sheet name must not contain control characters');
-  if (name.toLowerCase() === 'history') throw new WorkbookError(path, '"History" is a sheet name Excel reserves');
-  return name;
-}
 
 function checkValue(value: unknown, path: string): void {
   if (value === null || value === undefined || typeof value === 'boolean') return;
@@ -46,8 +42,13 @@ function checkValue(value: unknown, path: string): void {
   throw new WorkbookError(path, 'a cell must be a string, a number, a boolean, a date or null');
 }
 
-/** Throws a WorkbookError naming the first problem; returns quietly when the workbook can be written. */
-export function validateWorkbook(input: { sheets: WorkbookSheet[] }): void {
+/**
+ * Throws a WorkbookError naming the first problem; when the workbook can be written, returns each sheet's
+ * name as it will be written, and a warning for each name that had to be made valid.
+ */
+export function validateWorkbook(input: { sheets: WorkbookSheet[] }): { names: string[]; warnings: string[] } {
+  const valid: string[] = [];
+  const warnings: string[] = [];
   const sheets: unknown = input?.sheets;
   if (!Array.isArray(sheets) || sheets.length === 0) throw new WorkbookError('sheets', 'give at least one sheet');
   if (sheets.length > MAX_SHEETS) throw new WorkbookError('sheets', `at most ${MAX_SHEETS} sheets (got ${sheets.length})`);
@@ -55,17 +56,20 @@ export function validateWorkbook(input: { sheets: WorkbookSheet[] }): void {
   sheets.forEach((sheet: WorkbookSheet, s) => {
     const at = `sheets[${s}]`;
     if (!sheet || typeof sheet !== 'object') throw new WorkbookError(at, 'a sheet must be an object {name, columns, rows}');
-    const name = checkSheetName(sheet.name, `${at}.name`);
+    const { name, warning } = checkSheetName(sheet.name, `${at}.name`);
     const clash = names.get(name.toLowerCase());
     if (clash !== undefined) {
+      const became = name === sheet.name ? '' : ` ("${sheet.name}" becomes "${name}": ${SHEET_NAME_RULE})`;
       throw new WorkbookError(
         `${at}.name`,
         clash < 0
-          ? `"${PROVENANCE_SHEET}" is the name of the sheet added at the end of every workbook`
-          : `the name "${name}" is already used by sheets[${clash}] (sheet names are compared ignoring case)`,
+          ? `"${PROVENANCE_SHEET}" is the name of the sheet added at the end of every workbook${became}`
+          : `the name "${name}" is already used by sheets[${clash}] (sheet names are compared ignoring case)${became}`,
       );
     }
     names.set(name.toLowerCase(), s);
+    valid.push(name);
+    if (warning) warnings.push(`sheets[${s}].name: ${warning}`);
 
     if (!Array.isArray(sheet.columns) || sheet.columns.length === 0) throw new WorkbookError(`${at}.columns`, 'a sheet needs at least one column');
     if (sheet.columns.length > MAX_COLUMNS) throw new WorkbookError(`${at}.columns`, `at most ${MAX_COLUMNS} columns`);
@@ -95,10 +99,15 @@ export function validateWorkbook(input: { sheets: WorkbookSheet[] }): void {
       }
     });
   });
+  return { names: valid, warnings };
 }
 
-export async function writeWorkbook(path: string, input: WorkbookInput, tracking?: Tracking): Promise<{ sheets: number; rows: number; bytes: number }> {
-  validateWorkbook(input);
+export async function writeWorkbook(
+  path: string,
+  input: WorkbookInput,
+  tracking?: Tracking,
+): Promise<{ sheets: number; rows: number; bytes: number; warnings: string[] }> {
+  const { names, warnings } = validateWorkbook(input);
   // Progress over all sheets' rows together; a cancel stops at the next page of rows (the partial file is removed).
   const progress = tracking && new RowProgress(input.sheets.reduce((n, sheet) => n + sheet.rows.length, 0), tracking);
   progress?.start();
@@ -107,14 +116,15 @@ export async function writeWorkbook(path: string, input: WorkbookInput, tracking
     try {
       let rows = 0;
       const counts: string[] = [];
-      for (const sheet of input.sheets) {
+      for (const [i, sheet] of input.sheets.entries()) {
+        const name = names[i]!;
         const rowSource = progress ? progress.track(sheet.rows) : sheet.rows;
-        const written = await writeDataSheet(book.workbook, sheet.name, sheet.columns, rowSource, sheet.rows.slice(0, 200), {
-          footer: `${input.title}: ${sheet.name}`,
+        const written = await writeDataSheet(book.workbook, name, sheet.columns, rowSource, sheet.rows.slice(0, 200), {
+          footer: `${input.title}: ${name}`,
           datesFromNumFmt: true,
         });
         rows += written;
-        counts.push(`${sheet.name} (${written} ${written === 1 ? 'row' : 'rows'})`);
+        counts.push(`${name} (${written} ${written === 1 ? 'row' : 'rows'})`);
       }
       const sources = input.sources?.length ? input.sources : undefined;
       const entries: { label: string; value: CellValue }[] = [
@@ -128,7 +138,7 @@ export async function writeWorkbook(path: string, input: WorkbookInput, tracking
       writeInfoSheet(book.workbook, PROVENANCE_SHEET, 'Provenance', entries);
       const bytes = await book.finish();
       // `sheets` counts the caller's sheets; the file has one more, Provenance.
-      return { sheets: input.sheets.length, rows, bytes };
+      return { sheets: input.sheets.length, rows, bytes, warnings };
     } catch (error) {
       await book.abort();
       throw error;

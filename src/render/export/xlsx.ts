@@ -12,6 +12,7 @@ import { stat } from 'node:fs/promises';
 import type { Alignment, Style, stream as ExcelStream, Worksheet } from 'exceljs';
 import { writeAtomically } from './atomic.js';
 import { RowReader, yieldToLoop } from './rows.js';
+import { sheetName } from './sheet-name.js';
 import type { CellValue, TableExport } from './types.js';
 import {
   type ColumnType,
@@ -45,8 +46,16 @@ const MAX_WIDTH = 60;
 
 export const HEADER_FILL = 'FF1F3A5F';
 const HEADER_BORDER = 'FF8EA0B5';
+/**
+ * A named font and size on every styled cell: without them a reader falls back to its own default (LibreOffice
+ * drew the header in a serif). Calibri is Excel's default; LibreOffice maps it to the metric-compatible Carlito.
+ */
+const FONT = { name: 'Calibri', size: 11 } as const;
+/** Points per line of 11 pt text, and the most a row may be (Excel's limit). */
+const LINE_HEIGHT = 15;
+const MAX_ROW_HEIGHT = 409;
 const HEADER_STYLE: Partial<Style> = {
-  font: { bold: true, color: { argb: 'FFFFFFFF' } },
+  font: { ...FONT, bold: true, color: { argb: 'FFFFFFFF' } },
   fill: { type: 'pattern', pattern: 'solid', fgColor: { argb: HEADER_FILL } },
   border: {
     top: { style: 'thin', color: { argb: HEADER_BORDER } },
@@ -72,20 +81,6 @@ export function columnLetter(n: number): string {
   return s;
 }
 
-/** A usable sheet name from any title: Excel's forbidden characters replaced, at most 31 characters. */
-export function sheetNameFrom(title: string, fallback = 'Report'): string {
-  const name = title
-    .replace(/[\u0000-\u001f]/g, ' ')
-    .replace(/\s*[:\\/?*[\]]+\s*/g, ' - ')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .replace(/^'+|'+$/g, '')
-    .slice(0, 31)
-    .trim()
-    .replace(/'+$/, '');
-  return name || fallback;
-}
-
 /** A value as exceljs takes it: Dates and numbers typed, long text cut to Excel's cell limit. */
 function excelValue(value: CellValue): CellValue {
   if (typeof value === 'string' && value.length > MAX_CELL_TEXT) {
@@ -99,13 +94,51 @@ function excelValue(value: CellValue): CellValue {
 
 interface Plan {
   widths: number[];
-  styles: (Partial<Style> | undefined)[];
+  styles: Partial<Style>[];
+  /** The same styles with wrapText, for a cell with a line break in a column that does not wrap. */
+  wrapped: Partial<Style>[];
 }
+
+/** Wide characters (CJK, Hangul, full-width forms, emoji) take about two columns of width. */
+const WIDE = /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]|[\ud83c-\ud83e][\udc00-\udfff]/g;
+const textWidth = (text: string) => text.length + (text.match(WIDE)?.length ?? 0);
+
+/**
+ * Lines a text takes in a wrapping cell `width` characters wide (Excel's width unit is about one digit):
+ * each paragraph wrapped at spaces, a word longer than a line broken. An estimate a little on the high side,
+ * so rows are never too low for their text (overlapping the next row is what readers showed).
+ */
+export function wrappedLines(text: string, width: number): number {
+  // Calibri's average character is narrower than a digit; LibreOffice's stand-ins (Carlito, DejaVu) are wider:
+  // 10% more than the width fills a line in both (checked by converting a findings export with LibreOffice).
+  const room = Math.max(1, Math.floor(width * 1.1) - 1);
+  let lines = 0;
+  for (const paragraph of text.split('\n')) {
+    let at = 0;
+    lines++;
+    for (const word of paragraph.split(' ')) {
+      const w = textWidth(word);
+      if (at > 0 && at + 1 + w > room) {
+        lines++;
+        at = 0;
+      }
+      if (w > room) {
+        lines += Math.ceil(w / room) - 1;
+        at = w % room;
+      } else at += (at > 0 ? 1 : 0) + w;
+    }
+  }
+  return lines;
+}
+
+/** Height for a row whose tallest wrapping cell has `lines` lines (undefined: one line, the default height). */
+const rowHeight = (lines: number) => (lines > 1 ? Math.min(MAX_ROW_HEIGHT, lines * LINE_HEIGHT) : undefined);
 
 /** Widths (given, or estimated from the header and sample rows) and the style of each column's data cells. */
 function planColumns(columns: SheetColumn[], sample: Record<string, CellValue>[]): Plan {
   const widths: number[] = [];
-  const styles: (Partial<Style> | undefined)[] = [];
+  const styles: Partial<Style>[] = [];
+  const wrapped: Partial<Style>[] = [];
   for (const column of columns) {
     let longest = 0;
     let dates = 0;
@@ -134,9 +167,10 @@ function planColumns(columns: SheetColumn[], sample: Record<string, CellValue>[]
     const alignment: Partial<Alignment> = { vertical: 'top' };
     // Text longer than the column wraps instead of spilling over the next cells.
     if (longest > width && column.type !== 'number') alignment.wrapText = true;
-    styles.push(numFmt ? { numFmt, alignment } : { alignment });
+    styles.push(numFmt ? { font: FONT, numFmt, alignment } : { font: FONT, alignment });
+    wrapped.push({ ...styles[styles.length - 1], alignment: { ...alignment, wrapText: true } });
   }
-  return { widths, styles };
+  return { widths, styles, wrapped };
 }
 
 export interface SheetOptions {
@@ -185,10 +219,17 @@ export async function writeDataSheet(
     }
     for (let i = 0; i < n; i++) cells[i] = excelValue(normalizeValue(row[keys[i]!], types[i]));
     const added = sheet.addRow(cells);
+    let lines = 1;
     for (let i = 0; i < n; i++) {
-      const style = plan.styles[i];
-      if (style) added.getCell(i + 1).style = style;
+      const value = cells[i];
+      const breaks = typeof value === 'string' && value.includes('\n');
+      const style = breaks ? plan.wrapped[i]! : plan.styles[i]!;
+      added.getCell(i + 1).style = style;
+      // a wrapping cell sets the row's height (readers do not grow rows by themselves when they open a file)
+      if (style.alignment?.wrapText && typeof value === 'string') lines = Math.max(lines, wrappedLines(value, plan.widths[i]!));
     }
+    const height = rowHeight(lines);
+    if (height) added.height = height;
     added.commit();
     sheetRows++;
     total++;
@@ -217,7 +258,7 @@ function openSheet(workbook: WorkbookWriter, name: string, plan: Plan, headers: 
   });
   sheet.columns = plan.widths.map((width) => ({ width }));
   const header = sheet.addRow(headers);
-  header.height = 20;
+  header.height = Math.max(20, ...headers.map((h, i) => wrappedLines(h, plan.widths[i]!) * LINE_HEIGHT + 5));
   for (let i = 1; i <= n; i++) header.getCell(i).style = HEADER_STYLE;
   header.commit();
   return sheet;
@@ -309,33 +350,40 @@ export function writeInfoSheet(workbook: WorkbookWriter, name: string, title: st
   });
   const longestLabel = Math.max(10, ...entries.map((e) => longestLine(e.label)));
   const longestValue = Math.max(20, ...entries.map((e) => (typeof e.value === 'string' ? longestLine(e.value) : 20)));
-  sheet.columns = [{ width: Math.min(40, longestLabel + 2) }, { width: Math.min(100, longestValue + 2) }];
+  const widths = [Math.min(40, longestLabel + 2), Math.min(100, longestValue + 2)];
+  sheet.columns = widths.map((width) => ({ width }));
   const heading = sheet.addRow([excelValue(title)]);
-  heading.getCell(1).style = { font: { bold: true, size: 14, color: { argb: HEADER_FILL } } };
+  heading.getCell(1).style = { font: { ...FONT, bold: true, size: 14, color: { argb: HEADER_FILL } } };
   heading.height = 22;
   heading.commit();
   sheet.addRow([]).commit();
   for (const entry of entries) {
     const value = excelValue(entry.value);
     const row = sheet.addRow([entry.label, value]);
-    row.getCell(1).style = { font: { bold: true }, alignment: { vertical: 'top' } };
+    row.getCell(1).style = { font: { ...FONT, bold: true }, alignment: { vertical: 'top', wrapText: true } };
     row.getCell(2).style =
       value instanceof Date
-        ? { numFmt: showsAsDate(value, undefined) ? DATE_FORMAT : 'yyyy-mm-dd hh:mm:ss', alignment: { horizontal: 'left', vertical: 'top' } }
-        : { alignment: { vertical: 'top', wrapText: true } };
+        ? { font: FONT, numFmt: showsAsDate(value, undefined) ? DATE_FORMAT : 'yyyy-mm-dd hh:mm:ss', alignment: { horizontal: 'left', vertical: 'top' } }
+        : { font: FONT, alignment: { vertical: 'top', wrapText: true } };
+    const height = rowHeight(Math.max(wrappedLines(entry.label, widths[0]!), typeof value === 'string' ? wrappedLines(value, widths[1]!) : 1));
+    if (height) row.height = height;
     row.commit();
   }
   sheet.commit();
 }
 
 /** The whole dataset as one styled sheet, plus a "Report info" sheet with the title, subtitle and meta. */
-export async function writeXlsx(path: string, table: TableExport): Promise<{ rows: number; bytes: number }> {
+export async function writeXlsx(path: string, table: TableExport): Promise<{ rows: number; bytes: number; warnings: string[] }> {
   return writeAtomically(path, async (partial) => {
     const reader = await RowReader.open(table.rows, SAMPLE_ROWS);
     const sample = [...reader.head];
     const book = await openWorkbook(partial, { title: table.title, subject: table.subtitle });
     try {
-      const dataName = sheetNameFrom(table.title);
+      // The report names its sheet after its title, written without the colon a sheet name cannot hold
+      // ("Findings - Northwind Logistics"); a name too long for Excel is cut, and the result says so.
+      const named = sheetName(table.title.replace(/:\s*/g, ' - '));
+      const dataName = named.name || 'Report';
+      const warning = named.warning;
       const rows = await writeDataSheet(book.workbook, dataName, table.columns, reader, sample, { footer: table.title });
       sample.length = 0;
       const infoName = dataName.toLowerCase().startsWith('report info') ? 'About this report' : 'Report info';
@@ -345,7 +393,7 @@ export async function writeXlsx(path: string, table: TableExport): Promise<{ row
         { label: 'Rows', value: rows },
       ]);
       const bytes = await book.finish();
-      return { rows, bytes };
+      return { rows, bytes, warnings: warning ? [warning] : [] };
     } catch (error) {
       await book.abort();
       throw error;
