@@ -116,11 +116,13 @@ describe('canvas', () => {
     expect(spec.encoding.y.axis.labelLimit).toBe(0);
   });
 
-  it('keeps one or two bars bar-shaped', () => {
+  it('keeps one or two bars bar-shaped, each centred in its share of the whole axis', () => {
     const one = prepare(bars([{ k: 'Leeds', v: 12 }])).spec;
-    expect(one.encoding.x.scale.paddingOuter).toBe(1);
+    expect(one.encoding.x.scale).toBeUndefined(); // the band still spans the plot
     expect(one.mark).toMatchObject({ type: 'bar', width: { band: expect.any(Number) } });
-    expect(one.mark.width.band).toBeLessThan(0.75);
+    expect(one.mark.width.band).toBeLessThan(0.2);
+    const two = prepare(bars([{ k: 'Leeds', v: 12 }, { k: 'York', v: 7 }])).spec;
+    expect(two.mark.width.band).toBeCloseTo(2 * one.mark.width.band, 2);
     const six = prepare(bars(Array.from({ length: 6 }, (_, i) => ({ k: `m${i}`, v: i })))).spec;
     expect(six.encoding.x.scale).toBeUndefined();
     expect(six.mark).toBe('bar');

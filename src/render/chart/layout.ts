@@ -348,20 +348,17 @@ function legendSpace(nodes: ViewNode[], measure: Measure): number {
 }
 
 /**
- * Keeps one or a few bars bar-shaped: the band scale's outer padding grows (up to Vega's limit of one step),
- * and if the step is still too wide the bars take a smaller share of it.
+ * Keeps one or a few bars bar-shaped: the categories keep sharing the whole axis (as in a spreadsheet's
+ * chart, each bar centred in its own slot) and the bars take a smaller share of a slot wider than the cap.
  */
 function capBars(axis: BandAxis, extent: number, nodes: ViewNode[]): void {
   const n = axis.values!.length;
   const maxStep = MAX_BAR_STEP[axis.channel];
-  if (extent / n <= maxStep || channelDefs(nodes, axis.channel === 'x' ? 'xOffset' : 'yOffset').length > 0) return;
+  const step = extent / n; // Vega-Lite's default outer padding is half the inner: n steps fill the axis
+  if (step <= maxStep || channelDefs(nodes, axis.channel === 'x' ? 'xOffset' : 'yOffset').length > 0) return;
   const def = axis.defs[0]!;
   const scale = isObject(def.scale) ? def.scale : {};
   if (scale.padding !== undefined || scale.paddingOuter !== undefined || scale.paddingInner !== undefined) return;
-  const paddingOuter = Math.min(1, (extent / maxStep - n + BAND_PADDING_INNER) / 2);
-  def.scale = { ...scale, paddingOuter: round(paddingOuter) };
-  const step = extent / (n - BAND_PADDING_INNER + 2 * paddingOuter);
-  if (step <= maxStep) return;
   const share = { band: round(BAR_BAND_SHARE * (maxStep / step)) };
   const size = axis.channel === 'x' ? 'width' : 'height';
   for (const { node } of nodes) {
