@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { Service } from '../service/invoke.js';
 import { createEmbedder } from '../search/embedder/index.js';
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { artifactAbsolutePath } from '../render/artifacts.js';
 import type { Db } from '../store/db.js';
@@ -16,7 +16,9 @@ function copyArtifact(db: Db, dataDir: string, data: Record<string, unknown>, ou
   if (!row) throw new CliError(`--out: artifact ${id} is not in the store`);
   mkdirSync(outDir, { recursive: true });
   const target = join(outDir, row.file_name);
-  copyFileSync(artifactAbsolutePath(dataDir, row.path), target);
+  // Written afresh rather than copied: a copy would keep the store's private mode (0600), and this file is
+  // the user's, in their folder, to share like any other they make.
+  writeFileSync(target, readFileSync(artifactAbsolutePath(dataDir, row.path)));
   process.stderr.write(`copied ${row.file_name} to ${target}\n`);
 }
 

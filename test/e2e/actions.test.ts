@@ -343,10 +343,13 @@ newline', 'unclear', 999, ?, ?)`,
     expect(await refused('export_workbook', { title: 't', sheets: [{ ...sheet('S'), rows: [{ a: 1, b: 2 }] }] }, 400, 'invalid_arguments')).toContain('sheets[0].rows[0].b');
   });
 
-  it('call --out copies the artifact next to the user', async () => {
+  it('call --out copies the artifact next to the user, readable like any file they make', async () => {
     const out = join(store.dir, 'out');
     cli(['call', 'export_report', '{"format":"csv","dataset":"conflicts"}', '--vault', NW, '--data-dir', store.dir, '--out', out]);
-    const { readdirSync } = await import('node:fs');
-    expect(readdirSync(out).some((f) => f.endsWith('.csv'))).toBe(true);
+    const { readdirSync, statSync } = await import('node:fs');
+    const csv = readdirSync(out).find((f) => f.endsWith('.csv'));
+    expect(csv).toBeDefined();
+    // Not the store's private 0600: the umask decides, as for any file the user writes.
+    expect(statSync(join(out, csv!)).mode & 0o777).toBe(0o666 & ~process.umask());
   });
 });

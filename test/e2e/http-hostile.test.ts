@@ -170,7 +170,7 @@ describe('listening beyond loopback', () => {
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const deadline = Date.now() + 15_000;
+    const deadline = Date.now() + 30_000;
     while (!/REST API on/.test(stderr) && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
@@ -179,5 +179,5 @@ describe('listening beyond loopback', () => {
 
     // The usual loopback listener says nothing of the kind.
     expect(server.stderr()).not.toMatch(/reachable from/i);
-  }, 30_000);
+  }, 45_000);
 });

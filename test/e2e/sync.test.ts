@@ -215,7 +215,7 @@ describe('sync against a second vault-tools on loopback', () => {
     } finally {
       await cleanup();
     }
-  });
+   }, 90_000); // a dozen CLI processes, each a cold start
 
   it('through a proxy that drops, throttles, fails, truncates and stalls, the pull ends equal to a clean one', async () => {
     const clean = tempDir('vt-clean-');
