@@ -84,3 +84,17 @@ describe('mcp-config', () => {
     expect((JSON.parse(home.stdout).mcpServers['vault-tools'].args as string[]).slice(-2)).toEqual(['--data-dir', tmp.dir]);
   });
 });
+
+describe('stdin already closed', () => {
+  // Background indexing left on: its start-up delay was what shutdown waited on, with nothing left to wait for.
+  const indexOn = { ...process.env, ...env, VAULT_TOOLS_INDEX: '' };
+  it('demo and serve shut down cleanly, exit 0, not the silent 13 of an unsettled await', () => {
+    const dir = join(tmp.dir, 'closed-stdin');
+    for (const args of [['demo'], ['serve']]) {
+      const r = spawnSync(process.execPath, [BIN, ...args, '--data-dir', dir], { input: '', encoding: 'utf8', env: indexOn, timeout: 30_000 });
+      expect(r.status, `${args[0]}: ${r.stderr}`).toBe(0);
+      expect(r.stderr).toContain('MCP server ready on stdio');
+      expect(r.stderr).toContain('shutting down');
+    }
+  }, 60_000);
+});
