@@ -11,7 +11,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -226,5 +226,7 @@ describe('the README', () => {
       const [command, ...rest] = args.slice(args.indexOf('--') + 1);
       expect(await listTools(command!, rest), args.join(' ')).toEqual(tools.map((t) => t.name));
     }
+    // A relative data dir would have made a store in the client's folder instead of using the one named.
+    expect(readdirSync(join(tmp.dir, 'client-cwd'))).toEqual([]);
   }, 90_000);
 });
