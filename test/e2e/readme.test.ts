@@ -129,6 +129,14 @@ const EXPECT: [RegExp, (r: { stdout: string; stderr: string }) => void][] = [
     },
   ],
   [
+    /vault-tools call export_report .* --out \.\/reports/,
+    (r) => {
+      expect(JSON.parse(r.stdout.slice(0, r.stdout.lastIndexOf('}') + 1))).toMatchObject({ kind: 'report', mimeType: 'application/pdf' });
+      expect(r.stdout.trim().split('\n').at(-1)).toMatch(/^northwind-logistics-findings-.*\.pdf$/);
+      expect(r.stderr).toMatch(/copied .*\.pdf to reports\//);
+    },
+  ],
+  [
     /curl -s http:\/\/127\.0\.0\.1:8787\/v1 /,
     (r) => {
       expect(r.stdout).toContain('"version":"2026-09-02"');
@@ -147,6 +155,11 @@ describe('the README', () => {
     const ci = readFileSync(join(ROOT, '.ci', 'run'), 'utf8').split('\n');
     expect(ci).toContain('npm ci --no-audit --no-fund');
     expect(ci.filter(Boolean).at(-1)).toBe(second);
+  });
+
+  it('asks for the Node version package.json requires', () => {
+    const engines = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).engines.node as string;
+    expect(README).toContain(`Requires Node.js ${engines.replace(/^>=\s*/, '')} or newer`);
   });
 
   it('names, for every block it does not run, the tests that cover it', () => {
