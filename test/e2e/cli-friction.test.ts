@@ -22,8 +22,19 @@ describe('the data dir', () => {
     for (const args of [['call', 'stats'], ['keys', 'list'], ['outbox']]) {
       const r = cliFails([...args, '--data-dir', typo]);
       expect(r.status).toBe(1);
-      expect(r.stderr).toMatch(/^vault-tools: no data dir at .*no-such-store \(chosen by --data-dir\): check the path, or add --init/);
+      expect(r.stderr).toMatch(/^vault-tools: no data dir at .*no-such-store \(chosen by --data-dir\): check the path, or /);
       expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect(existsSync(typo)).toBe(false);
+  });
+
+  it('the fix it names is one the command takes: --init where offered, else a command that makes stores', () => {
+    const typo = join(tmp.dir, 'no-such-store');
+    expect(cliFails(['call', 'stats', '--data-dir', typo]).stderr).toMatch(/check the path, or add --init to create a new store there\n$/);
+    for (const args of [['keys', 'create', '--vault', '*'], ['keys', 'list'], ['outbox'], ['reindex']]) {
+      const r = cliFails([...args, '--data-dir', typo]);
+      expect(r.stderr, args.join(' ')).not.toContain('add --init');
+      expect(r.stderr, args.join(' ')).toContain('create a new store there first (`vault-tools serve --init`, `demo`, `import` or `sync`)');
     }
     expect(existsSync(typo)).toBe(false);
   });
