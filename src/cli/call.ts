@@ -45,7 +45,7 @@ export function register(program: Command): void {
         args = { ...(args as object), vault: opts.vault };
       }
       const { dir, why } = resolveDataDir(opts.dataDir);
-      const db = openStore(dir, why, { create: opts.init });
+      const db = openStore(dir, why, { create: opts.init, offersInit: true });
       try {
         const principal = principalFor(db, resolveKey(db, dir, opts.key));
         const embedder = createEmbedder();

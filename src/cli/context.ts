@@ -36,14 +36,16 @@ export function resolveDataDir(option: string | undefined): { dir: string; why: 
  * `--init`: a mistyped path would otherwise grow a new empty store and owner key without a word. The platform
  * default is created on first use (nothing to mistype there).
  */
-export function checkDataDir(dir: string, why: string, create: boolean): void {
+export function checkDataDir(dir: string, why: string, create: boolean, offersInit = false): void {
   let isDir: boolean;
   try {
     isDir = statSync(dir).isDirectory();
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' && (create || why === PLATFORM_DIR)) return;
-    if (code === 'ENOENT') throw new CliError(`no data dir at ${dir} (chosen by ${why}): check the path, or add --init to create a new store there`);
+    // Only serve and call take --init; the others (keys, outbox, reindex) name a command that does.
+    const fix = offersInit ? 'add --init to create a new store there' : 'create a new store there first (`vault-tools serve --init`, `demo`, `import` or `sync`)';
+    if (code === 'ENOENT') throw new CliError(`no data dir at ${dir} (chosen by ${why}): check the path, or ${fix}`);
     throw new CliError(`cannot read the data dir ${dir} (chosen by ${why}): ${code ?? (err as Error).message}`);
   }
   if (!isDir) throw new CliError(`the data dir ${dir} (chosen by ${why}) is a file, not a folder: name a folder`);
@@ -51,10 +53,10 @@ export function checkDataDir(dir: string, why: string, create: boolean): void {
 
 /**
  * The store every command (serve and demo included) works on, with what interrupted writes left swept away;
- * `create` allows a data dir that does not exist yet (see checkDataDir).
+ * `create` allows a data dir that does not exist yet (see checkDataDir); `offersInit`: the command takes --init.
  */
-export function openStore(dir: string, why: string, { create = false }: { create?: boolean } = {}): Db {
-  checkDataDir(dir, why, create);
+export function openStore(dir: string, why: string, { create = false, offersInit = false }: { create?: boolean; offersInit?: boolean } = {}): Db {
+  checkDataDir(dir, why, create, offersInit);
   let db: Db;
   try {
     db = openDb(dir);

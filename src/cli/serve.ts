@@ -170,6 +170,6 @@ export function register(program: Command): void {
     .option('--init', 'create the data dir and a new store when the data dir does not exist yet')
     .action(async (opts: ServeOptions & { init?: boolean }) => {
       const { dir, why } = resolveDataDir(opts.dataDir);
-      await serveStore(openStore(dir, why, { create: opts.init }), dir, opts);
+      await serveStore(openStore(dir, why, { create: opts.init, offersInit: true }), dir, opts);
     });
 }

@@ -5,10 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { rmSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import type { ArtifactRef, ToolContext } from '../catalog/define.js';
+import { resolveInside, safeSegment } from '../safe-path.js';
 import { sql } from '../store/db.js';
-import { keepPrivate, makePrivateDir } from '../store/private-files.js';
+import { keepPrivate, makePrivateDir, type CONTENT_DIRS } from '../store/private-files.js';
 import { throwIfCancelled } from '../service/errors.js';
 
 export type ArtifactKind = 'chart' | 'workbook' | 'csv' | 'report';
@@ -36,6 +37,16 @@ export function fileNameFor(title: string, extension: string): string {
   return `${base || 'artifact'}.${extension}`;
 }
 
+/**
+ * Where a vault's file goes: `<data dir>/<artifacts|mail>/<vault>/<names…>`, each part one safe segment (the
+ * same folder sync gives the vault's downloads) and checked to stay inside its content folder. `relative` is
+ * what the store keeps.
+ */
+export function vaultFilePath(dataDir: string, folder: (typeof CONTENT_DIRS)[number], vaultId: string, ...names: string[]): { absolute: string; relative: string } {
+  const absolute = resolveInside(join(dataDir, folder), safeSegment(vaultId), ...names.map(safeSegment));
+  return { absolute, relative: relative(dataDir, absolute) };
+}
+
 export const artifactAbsolutePath = (dataDir: string, storedPath: string) => (isAbsolute(storedPath) ? storedPath : join(dataDir, storedPath));
 
 /**
@@ -51,8 +62,7 @@ export async function storeArtifact(
 ): Promise<StoredArtifact & { outboxSeq: number }> {
   const vault = ctx.vault;
   const artifactId = `art_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
-  const relative = join('artifacts', vault.id.replace(/[^A-Za-z0-9._-]/g, '_'), artifactId, meta.fileName);
-  const absolute = join(ctx.dataDir, relative);
+  const { absolute, relative: storedPath } = vaultFilePath(ctx.dataDir, 'artifacts', vault.id, artifactId, meta.fileName);
   makePrivateDir(dirname(absolute));
   try {
     await write(absolute);
@@ -68,7 +78,7 @@ export async function storeArtifact(
         ctx.db,
         `INSERT INTO artifacts (vault_id, id, kind, title, file_name, mime_type, size_bytes, path, created_by, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(vault.id, artifactId, meta.kind, meta.title, meta.fileName, meta.mimeType, sizeBytes, relative, ctx.principal.name, createdAt);
+      ).run(vault.id, artifactId, meta.kind, meta.title, meta.fileName, meta.mimeType, sizeBytes, storedPath, ctx.principal.name, createdAt);
       return { artifactId, kind: meta.kind, title: meta.title, fileName: meta.fileName, sizeBytes };
     });
     const { image, ...described } = meta;

@@ -28,8 +28,12 @@ export function startBackgroundIndexing(db: Db, embedder: EmbedderLike): { stop(
   if (!vectors) log.warn(`vector search is off (sqlite-vec did not load: ${vectorExtensionError()}); transcripts are searched by words`);
   const started = Date.now();
   const run = (async () => {
-    // Let start-up and the client's first requests go first.
-    await new Promise((resolve) => setTimeout(resolve, 1000).unref());
+    // Let start-up and the client's first requests go first. The wait ends early on stop(): stop() awaits this
+    // run, and an unref'd timer left alone would leave nothing to wait for (exit status 13 when stdin closes at once).
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 1000).unref();
+      controller.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    });
     try {
       await buildWordIndexes(db, controller.signal);
     } catch (err) {

@@ -10,8 +10,11 @@ import { describeTool } from './catalog-json.js';
 import { API_VERSION, PATHS } from './http/paths.js';
 import { PACKAGE_VERSION } from '../package-info.js';
 
-const errorResponse = (description: string) => ({
-  description,
+/** The codes that answer with `status`, from ERROR_CODES: a response's description names them all, so a new code shows up by itself. */
+const codesWith = (status: number) => Object.keys(ERROR_CODES).filter((code) => ERROR_CODES[code as keyof typeof ERROR_CODES] === status);
+
+const errorResponse = (status: number, description: string) => ({
+  description: `${description} (${codesWith(status).join(', ')})`,
   headers: { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } },
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
@@ -24,6 +27,9 @@ const ERROR_RESPONSES = {
   '413': { $ref: '#/components/responses/PayloadTooLarge' },
   '429': { $ref: '#/components/responses/TooManyRequests' },
 };
+
+/** What only a tool call meets: the store's write lock held by another process past the busy timeout. */
+const TOOL_CALL_ERROR_RESPONSES = { ...ERROR_RESPONSES, [String(ERROR_CODES.store_busy)]: { $ref: '#/components/responses/ServiceUnavailable' } };
 
 /** Writes take an idempotency key: a repeat with the same key answers as the first call did, without running again. */
 const IDEMPOTENCY_KEY = {
@@ -115,7 +121,7 @@ export function buildOpenApi(tools: readonly Tool[], serverUrl: string): Record<
         requestBody: { required, content: { 'application/json': { schema: d.inputSchema } } },
         responses: {
           '200': ok(wrapData(d.outputSchema)),
-          ...ERROR_RESPONSES,
+          ...TOOL_CALL_ERROR_RESPONSES,
           ...(tool.annotations.readOnlyHint ? {} : { '409': { $ref: '#/components/responses/Conflict' } }),
         },
       },
@@ -176,13 +182,14 @@ export function buildOpenApi(tools: readonly Tool[], serverUrl: string): Record<
         },
       },
       responses: {
-        BadRequest: errorResponse('Invalid request or arguments (invalid_request, invalid_arguments, vault_required)'),
-        Unauthorized: errorResponse('Missing, unknown, revoked or expired key (unauthorized)'),
-        Forbidden: errorResponse('No permission: manager-only tool with a member key (forbidden); Host or Origin refused (host_not_allowed, origin_not_allowed)'),
-        NotFound: errorResponse('Unknown tool, route, vault (or one the key may not reach), or record'),
-        PayloadTooLarge: errorResponse('Body over the size limit (payload_too_large)'),
-        Conflict: errorResponse('The Idempotency-Key was already used for a different call (idempotency_conflict)'),
-        TooManyRequests: { ...errorResponse('Rate limit reached (rate_limited); retry after Retry-After seconds'), headers: { 'X-Request-Id': { $ref: '#/components/headers/RequestId' }, 'Retry-After': { schema: { type: 'integer' } } } },
+        BadRequest: errorResponse(400, 'Invalid request or arguments'),
+        Unauthorized: errorResponse(401, 'Missing, unknown, revoked or expired key'),
+        Forbidden: errorResponse(403, 'No permission (a manager-only tool with a member key), or the Host or Origin is refused'),
+        NotFound: errorResponse(404, 'Unknown tool, route, vault (or one the key may not reach), or record'),
+        PayloadTooLarge: errorResponse(413, 'Body over the size limit'),
+        Conflict: errorResponse(409, 'The Idempotency-Key was already used for a different call'),
+        TooManyRequests: { ...errorResponse(429, 'Rate limit reached; retry after Retry-After seconds'), headers: { 'X-Request-Id': { $ref: '#/components/headers/RequestId' }, 'Retry-After': { schema: { type: 'integer' } } } },
+        ServiceUnavailable: errorResponse(503, "The store's write lock stayed held by another process (a second serve, a sync, an import) past the busy timeout; nothing was written, retry in a moment"),
       },
     },
   };

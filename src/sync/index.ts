@@ -7,6 +7,7 @@ import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { setMaxListeners } from 'node:events';
 import { sql, type Db } from '../store/db.js';
+import { PRIVATE_FILE_MODE } from '../store/private-files.js';
 import { listOutbox } from '../store/outbox.js';
 import { pullVault, type PullSummary } from './pull.js';
 import { localOnlyIds, pushOutbox, type PushReport } from './push.js';
@@ -131,7 +132,7 @@ function lock(dataDir: string): () => void {
   const path = join(dataDir, 'sync.lock');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const fd = openSync(path, 'wx');
+      const fd = openSync(path, 'wx', PRIVATE_FILE_MODE);
       writeSync(fd, String(process.pid));
       closeSync(fd);
       return () => rmSync(path, { force: true });

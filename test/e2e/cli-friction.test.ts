@@ -22,8 +22,19 @@ describe('the data dir', () => {
     for (const args of [['call', 'stats'], ['keys', 'list'], ['outbox']]) {
       const r = cliFails([...args, '--data-dir', typo]);
       expect(r.status).toBe(1);
-      expect(r.stderr).toMatch(/^vault-tools: no data dir at .*no-such-store \(chosen by --data-dir\): check the path, or add --init/);
+      expect(r.stderr).toMatch(/^vault-tools: no data dir at .*no-such-store \(chosen by --data-dir\): check the path, or /);
       expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect(existsSync(typo)).toBe(false);
+  });
+
+  it('the fix it names is one the command takes: --init where offered, else a command that makes stores', () => {
+    const typo = join(tmp.dir, 'no-such-store');
+    expect(cliFails(['call', 'stats', '--data-dir', typo]).stderr).toMatch(/check the path, or add --init to create a new store there\n$/);
+    for (const args of [['keys', 'create', '--vault', '*'], ['keys', 'list'], ['outbox'], ['reindex']]) {
+      const r = cliFails([...args, '--data-dir', typo]);
+      expect(r.stderr, args.join(' ')).not.toContain('add --init');
+      expect(r.stderr, args.join(' ')).toContain('create a new store there first (`vault-tools serve --init`, `demo`, `import` or `sync`)');
     }
     expect(existsSync(typo)).toBe(false);
   });
@@ -83,4 +94,18 @@ describe('mcp-config', () => {
     const home = spawnSync(process.execPath, [BIN, 'mcp-config'], { cwd: tmp.dir, encoding: 'utf8', env: { ...process.env, ...env, VAULT_TOOLS_HOME: tmp.dir } });
     expect((JSON.parse(home.stdout).mcpServers['vault-tools'].args as string[]).slice(-2)).toEqual(['--data-dir', tmp.dir]);
   });
+});
+
+describe('stdin already closed', () => {
+  // Background indexing left on: its start-up delay was what shutdown waited on, with nothing left to wait for.
+  const indexOn = { ...process.env, ...env, VAULT_TOOLS_INDEX: '' };
+  it('demo and serve shut down cleanly, exit 0, not the silent 13 of an unsettled await', () => {
+    const dir = join(tmp.dir, 'closed-stdin');
+    for (const args of [['demo'], ['serve']]) {
+      const r = spawnSync(process.execPath, [BIN, ...args, '--data-dir', dir], { input: '', encoding: 'utf8', env: indexOn, timeout: 30_000 });
+      expect(r.status, `${args[0]}: ${r.stderr}`).toBe(0);
+      expect(r.stderr).toContain('MCP server ready on stdio');
+      expect(r.stderr).toContain('shutting down');
+    }
+  }, 60_000);
 });

@@ -3,8 +3,9 @@
  * someone else with open permissions (`mkdir -m 755`) still gets files 0600 and folders 0700 inside, and
  * `doctor` warns about the data dir itself with the fix.
  */
-import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, tempDir } from '../helpers.js';
@@ -77,4 +78,28 @@ describe('a data dir that already existed with open permissions', () => {
     expect(report.ok).toBe(true);
     expect(report.checks.find((c: { name: string }) => c.name === 'data dir')).toMatchObject({ ok: true, warning: true });
   });
+});
+
+describe('the sync lock', () => {
+  it('is 0600 while a sync runs, like every other file of the store', async () => {
+    // A remote that never answers keeps the sync (and its lock file) alive while the mode is read.
+    const remote = createServer(() => {});
+    await new Promise<void>((resolve) => remote.listen(0, '127.0.0.1', resolve));
+    const { port } = remote.address() as { port: number };
+    const child = spawn('sh', ['-c', 'umask 000 && exec "$0" "$@"', process.execPath, BIN, 'sync', '--remote', `http://127.0.0.1:${port}`, '--remote-key', 'vt_remote', '--data-dir', data], {
+      env: { ...process.env, ...ENV },
+      stdio: 'ignore',
+    });
+    const lock = join(data, 'sync.lock');
+    try {
+      const deadline = Date.now() + 20_000;
+      while (!existsSync(lock) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect((statSync(lock).mode & 0o777).toString(8)).toBe('600');
+    } finally {
+      child.kill();
+      remote.closeAllConnections();
+      remote.close();
+      await new Promise((r) => child.once('exit', r));
+    }
+  }, 30_000);
 });

@@ -260,11 +260,15 @@ describe('OpenAPI', () => {
     for (const tool of tools) {
       const op = doc.paths[`/v1/tools/${tool.name}`].post;
       const writes = !tool.annotations.readOnlyHint;
-      expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '403', '404', ...(writes ? ['409'] : []), '413', '429']);
+      expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '403', '404', ...(writes ? ['409'] : []), '413', '429', '503']);
       // Writes take an Idempotency-Key (a repeat answers without running again); reads do not need one.
       expect((op.parameters ?? []).map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(writes ? ['header:Idempotency-Key'] : []);
     }
     expect(doc.paths['/v1'].get.security).toEqual([]);
+    // Each error response names the codes that answer with its status (from the one list of codes).
+    const described = (ref: string) => doc.components.responses[ref.split('/').pop()!].description as string;
+    expect(described(doc.paths['/v1/tools/stats'].post.responses['503'].$ref)).toMatch(/\(store_busy\)$/);
+    expect(described(doc.paths['/v1/tools/stats'].post.responses['404'].$ref)).toMatch(/\(tool_not_found, route_not_found, vault_not_found, not_found\)$/);
   });
 
   it("every tool's real response validates against the document's response schema", async () => {

@@ -1,12 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { isoDatetime } from '../shapes.js';
 import { json, sql } from '../../store/db.js';
 import { unknownAddresses } from '../../store/mail.js';
-import { artifactAbsolutePath } from '../../render/artifacts.js';
+import { artifactAbsolutePath, vaultFilePath } from '../../render/artifacts.js';
 import { buildEml } from '../../render/eml.js';
 import { invalidArgument, notFound } from '../../service/errors.js';
 import { isoUtc } from '../../time.js';
@@ -81,8 +81,7 @@ export default defineTool({
     const from = vault.agentEmail ?? `agent@${vault.id}.vault-tools.local`;
     const fromName = args.sendAs === 'me' ? ctx.principal.name : `${vault.name} agent`;
     const status: 'sent' | 'draft' = args.asDraft ? 'draft' : 'sent';
-    const relative = join('mail', vault.id.replace(/[^A-Za-z0-9._-]/g, '_'), `${id}.eml`);
-    const emlPath = join(ctx.dataDir, relative);
+    const { absolute: emlPath, relative } = vaultFilePath(ctx.dataDir, 'mail', vault.id, `${id}.eml`);
     mkdirSync(dirname(emlPath), { recursive: true, mode: 0o700 });
     const eml = buildEml({
       from: { name: fromName, address: from },
