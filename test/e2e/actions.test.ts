@@ -1,45 +1,41 @@
 /**
- * The write tools end to end over the REST listener (the same service path as MCP): every state change
- * they make, every refusal, the outbox entry each write leaves, and the .eml a sent message writes.
+ * The write tools through the service path every surface takes (the in-process harness: validation, access,
+ * errors, as over MCP and REST): every state change they make, every refusal, the outbox entry each write
+ * leaves, and the .eml a sent message writes. How surfaces serve the files is mcp-artifacts.test.ts's part.
  */
-import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, demoStore, fixture, type DemoStore } from '../helpers.js';
-import { callTool, startServer, type RunningServer } from '../http-helpers.js';
+import { cli, fixture } from '../helpers.js';
+import { harness, type Harness } from '../harness.js';
 import type { VaultFixture } from '../../src/fixtures/schema.js';
 
 const NW = 'northwind-logistics';
-let store: DemoStore;
-let server: RunningServer;
+let h: Harness;
 let nw: VaultFixture;
 const future = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-beforeAll(async () => {
-  store = demoStore();
+beforeAll(() => {
+  h = harness();
   nw = fixture('northwind');
-  server = await startServer(store.dir, ['--rate-limit', '0']);
 });
 afterAll(async () => {
-  await server?.stop();
-  store?.cleanup();
+  await h?.close();
 });
 
-async function ok(tool: string, args: Record<string, unknown>) {
-  const r = await callTool(server.url, tool, { vault: NW, ...args }, store.ownerKey);
-  expect(r.status, `${tool}: ${r.body}`).toBe(200);
-  return r.json().data;
-}
+const ok = (tool: string, args: Record<string, unknown>) => h.ok(tool, { vault: NW, ...args });
 
 async function refused(tool: string, args: Record<string, unknown>, status: number, code: string) {
-  const r = await callTool(server.url, tool, { vault: NW, ...args }, store.ownerKey);
-  expect(r.status, `${tool}: ${r.body}`).toBe(status);
-  expect(r.json().error.code).toBe(code);
-  return r.json().error.message as string;
+  const r = await h.call(tool, { vault: NW, ...args });
+  if (r.ok) throw new Error(`${tool} accepted ${JSON.stringify(args)}`);
+  expect({ status: r.status, code: r.code }, r.message).toEqual({ status, code });
+  return r.message;
 }
 
-const outbox = () => JSON.parse(cli(['outbox', '--json', '--data-dir', store.dir])) as { seq: number; tool: string; args: Record<string, unknown>; vaultId: string; keyName: string }[];
+const outbox = () => h.outbox();
+/** An artifact's bytes: without a listener its link is the file itself. */
+const download = (url: string) => readFileSync(fileURLToPath(url));
 
 describe('resolve_conflict', () => {
   it('follows the state table and keeps the history', async () => {
@@ -127,14 +123,12 @@ describe('schedule_meeting', () => {
 
 describe('send_email', () => {
   const artifact = (id: string, name: string, bytes: Buffer) => {
-    const dir = join(store.dir, 'artifacts', NW, id);
+    const dir = join(h.dir, 'artifacts', NW, id);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, name), bytes);
-    const db = new Database(join(store.dir, 'vault-tools.db'));
-    db.prepare(
+    h.db.prepare(
       `INSERT INTO artifacts (vault_id, id, kind, title, file_name, mime_type, size_bytes, path, created_at) VALUES (?, ?, 'csv', ?, ?, 'text/csv', ?, ?, ?)`,
     ).run(NW, id, name, name, bytes.length, join('artifacts', NW, id, name), new Date().toISOString());
-    db.close();
   };
 
   it('sends to registry addresses, attaches artifacts, writes the .eml and files it in the mailbox', async () => {
@@ -195,7 +189,7 @@ describe('the outbox', () => {
     const seqs = entries.map((e) => e.seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
     expect(entries.every((e) => e.vaultId === NW && !('vault' in e.args))).toBe(true);
-    expect(cli(['outbox', '--data-dir', store.dir])).toContain('send_email');
+    expect(cli(['outbox', '--data-dir', h.dir])).toContain('send_email');
   });
 });
 
@@ -207,35 +201,19 @@ describe('render_chart', () => {
     encoding: { y: { field: 'system', type: 'nominal', sort: '-x' }, x: { field: 'issues', type: 'quantitative' } },
   };
 
-  it('stores a PNG artifact that find_artifact, REST and MCP resources all serve', async () => {
+  it('stores a PNG artifact that find_artifact finds', async () => {
     const chart = await ok('render_chart', { title: 'Issues by system', vega_lite_spec: spec });
     expect(chart).toMatchObject({ mimeType: 'image/png', title: 'Issues by system', warnings: [] });
-    const url = new URL(chart.url);
-    expect(url.origin).toBe(server.url); // the listener runs, so the URL is its download route
-    const { http } = await import('../http-helpers.js');
-    const png = await fetch(chart.url, { headers: { authorization: `Bearer ${store.memberKey(NW)}` } });
-    const bytes = Buffer.from(await png.arrayBuffer());
+    const bytes = download(chart.url);
     expect(bytes.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
     expect(bytes.readUInt32BE(16)).toBe(chart.width); // IHDR
     expect(bytes.readUInt32BE(20)).toBe(chart.height);
     expect(bytes.length).toBe(chart.bytes);
-    expect((await http(server.url, { path: url.pathname, headers: { authorization: `Bearer ${store.memberKey('meridian-health')}` } })).status).toBe(404);
     const found = await ok('find_artifact', { query: 'issues system', kind: 'chart' });
     expect(found.artifacts[0].artifactId).toBe(chart.artifactId);
-
-    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-    const client = new Client({ name: 'resources-test', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL('/v1/mcp', server.url), { requestInit: { headers: { authorization: `Bearer ${store.memberKey(NW)}` } } }));
-    try {
-      const { resources } = await client.listResources();
-      const r = resources.find((x) => x.uri.endsWith(`/artifacts/${chart.artifactId}`))!;
-      expect(r).toMatchObject({ mimeType: 'image/png', name: chart.fileName });
-      const read = await client.readResource({ uri: r.uri });
-      expect(Buffer.from((read.contents[0] as { blob: string }).blob, 'base64')).toEqual(bytes);
-    } finally {
-      await client.close();
-    }
+    // Another vault's member learns nothing of it: the same answer as for a vault that does not exist.
+    const stranger = await h.call('find_artifact', { vault: NW, query: 'issues system' }, 'outsider');
+    expect(stranger).toMatchObject({ ok: false, status: 404, code: 'vault_not_found' });
   });
 
   it('refuses colours and external data, naming the JSON path', async () => {
@@ -255,18 +233,12 @@ describe('render_chart', () => {
 });
 
 describe('export_report and export_workbook', () => {
-  const download = async (url: string) => {
-    const r = await fetch(url, { headers: { authorization: `Bearer ${store.ownerKey}` } });
-    expect(r.status).toBe(200);
-    return Buffer.from(await r.arrayBuffer());
-  };
-
   it('xlsx: the whole findings dataset, checked cell by cell with a real reader', async () => {
     const ExcelJS = (await import('exceljs')).default;
     const r = await ok('export_report', {});
     expect(r).toMatchObject({ kind: 'workbook', rows: nw.entities.length });
     const wb = new ExcelJS.Workbook();
-    await wb.xlsx.load((await download(r.url)) as unknown as ArrayBuffer);
+    await wb.xlsx.load(download(r.url) as unknown as ArrayBuffer);
     const sheet = wb.worksheets.find((w) => w.rowCount > 1)!;
     expect(sheet.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
     const header = (sheet.getRow(1).values as unknown[]).slice(1);
@@ -286,15 +258,13 @@ describe('export_report and export_workbook', () => {
 
   it('csv: RFC 4180 and formula injection neutralised', async () => {
     const { parseCsv } = await import('../readers.js');
-    const db = new Database(join(store.dir, 'vault-tools.db'));
-    db.prepare(
+    h.db.prepare(
       `INSERT INTO entities (vault_id, id, type, name, aliases_json, description, source, mention_count, first_seen_at, last_mentioned_at)
        VALUES (?, 'evil', 'problem', '=HYPERLINK("http://x","click")', '[]', '@SUM(A1), "quoted", and a
 newline', 'unclear', 999, ?, ?)`,
     ).run(NW, new Date().toISOString(), new Date().toISOString());
-    db.close();
     const r = await ok('export_report', { format: 'csv' });
-    const text = (await download(r.url)).toString('utf8').replace(/^\uFEFF/, '');
+    const text = download(r.url).toString('utf8').replace(/^\uFEFF/, '');
     const records = parseCsv(text);
     expect(records.length).toBe(nw.entities.length + 2);
     const evil = records.find((rec) => rec.includes('evil'))!;
@@ -307,8 +277,8 @@ newline', 'unclear', 999, ?, ?)`,
     const { readPdf } = await import('../readers.js');
     const r = await ok('export_report', { dataset: 'conflicts', format: 'pdf' });
     expect(r).toMatchObject({ kind: 'report', mimeType: 'application/pdf' });
-    const path = join(store.dir, 'report.pdf');
-    writeFileSync(path, await download(r.url));
+    const path = join(h.dir, 'report.pdf');
+    writeFileSync(path, download(r.url));
     const pdf = await readPdf(path);
     expect(pdf.pages.length).toBeGreaterThanOrEqual(1); // title block, then the table
     expect(pdf.pages[0]!.text).toContain('Conflicts: Northwind Logistics');
@@ -328,7 +298,7 @@ newline', 'unclear', 999, ?, ?)`,
     });
     expect(r).toMatchObject({ sheets: 2, rows: 4 });
     const wb = new ExcelJS.Workbook();
-    await wb.xlsx.load((await download(r.url)) as unknown as ArrayBuffer);
+    await wb.xlsx.load(download(r.url) as unknown as ArrayBuffer);
     expect(wb.worksheets.map((w) => w.name)).toEqual(['KPIs', 'Sites', 'Provenance']);
     expect(wb.getWorksheet('KPIs')!.getRow(2).getCell(2).value).toBe(0.961);
     expect(wb.getWorksheet('KPIs')!.getRow(2).getCell(2).numFmt).toBe('0.0%');
@@ -344,8 +314,8 @@ newline', 'unclear', 999, ?, ?)`,
   });
 
   it('call --out copies the artifact next to the user, readable like any file they make', async () => {
-    const out = join(store.dir, 'out');
-    cli(['call', 'export_report', '{"format":"csv","dataset":"conflicts"}', '--vault', NW, '--data-dir', store.dir, '--out', out]);
+    const out = join(h.dir, 'out');
+    cli(['call', 'export_report', '{"format":"csv","dataset":"conflicts"}', '--vault', NW, '--data-dir', h.dir, '--out', out]);
     const { readdirSync, statSync } = await import('node:fs');
     const csv = readdirSync(out).find((f) => f.endsWith('.csv'));
     expect(csv).toBeDefined();

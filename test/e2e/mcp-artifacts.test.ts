@@ -203,6 +203,11 @@ describe('over HTTP', () => {
       expect(Buffer.from(blocks[1]!.data, 'base64').equals(download)).toBe(true);
       expect((await readBytes(client, blocks[2]!.uri)).equals(download)).toBe(true);
       await expect(stranger.readResource({ uri: blocks[2]!.uri })).rejects.toThrow(/no vault/);
+      // The REST download route keeps the same rule, and the chart is listed among the vault's resources.
+      const refusedDownload = await fetch(data.url, { headers: { authorization: `Bearer ${store.memberKey(MH)}` } });
+      expect(refusedDownload.status).toBe(404);
+      const { resources } = await client.listResources();
+      expect(resources.find((r) => r.uri === blocks[2]!.uri)).toMatchObject({ mimeType: 'image/png', name: data.fileName });
     } finally {
       await client.close();
       await stranger.close();
