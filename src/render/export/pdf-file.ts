@@ -6,7 +6,8 @@ import { randomBytes } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { deflateSync } from 'node:zlib';
 import type { PDFDocument } from 'pdf-lib';
-import { type FontStack, num } from './pdf-text.js';
+import { num } from './pdf-face.js';
+import type { FontStack } from './pdf-text.js';
 
 type PdfLib = typeof import('pdf-lib');
 
