@@ -8,14 +8,15 @@
  *   npm run dump:read-tools -- --compare DIR_A DIR_B
  *
  * The clock is pinned (store import and the service's `now`), so dumps taken on different days compare equal.
- * The only volatile text is the temp data dir, which `file://` links contain; it is written as `<dataDir>`.
+ * Volatile text is replaced, nothing is dropped: the temp data dir (in `file://` links) becomes `<dataDir>`, and
+ * the random id and real-clock creation time of each artifact seeded for find_artifact become `<artifact-N…>`.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
-import { authenticate, createKey } from '../src/auth/keys.js';
+import { authenticate, createKey, type Principal } from '../src/auth/keys.js';
 import { tools } from '../src/catalog/index.js';
 import { loadFixture } from '../src/fixtures/load.js';
 import { readVaultDir } from '../src/fixtures/read.js';
@@ -88,7 +89,7 @@ function vaultCalls(key: string, f: VaultFixture): Call[] {
     list_plan_steps: [{}],
     list_files: [{}],
     get_file: [{ fileId: file.id }],
-    find_artifact: [{ limit: 5 }, { query: k0 }],
+    find_artifact: [{ limit: 5 }, { query: 'conflicts' }, { query: k0 }, { kind: 'csv', limit: 1 }],
     find_person: [{ query: person.name.split(' ')[0] }, { query: other.email }, { query: 'Nobody Atall' }],
     list_sent_emails: [{}, { limit: 5 }, { to: person.email }],
     find_email_thread: [
@@ -123,6 +124,25 @@ function expand(prefix: string, sets: Record<string, Args[]>, base: Args): Call[
   return Object.entries(sets).flatMap(([tool, list]) => list.map((args, n) => ({ id: `${prefix}.${tool}.${n}`, tool, args: { ...base, ...args } })));
 }
 
+/**
+ * Artifacts made by write tools before the dump, so find_artifact has something to find. Their ids are random
+ * and their creation times the real clock's (src/render/artifacts.ts): each maps to a stable placeholder.
+ */
+async function seedArtifacts(service: Service, owner: Principal, vaults: string[]): Promise<Map<string, string>> {
+  const volatile = new Map<string, string>();
+  for (const vault of vaults) {
+    for (const dataset of ['conflicts', 'findings']) {
+      const r = await service.invoke('export_report', { vault, dataset, format: 'csv' }, owner);
+      if (!r.ok) throw new Error(`export_report ${vault} ${dataset}: ${r.message}`);
+      const n = volatile.size / 2 + 1;
+      volatile.set(String(r.data.artifactId), `<artifact-${n}>`);
+      volatile.set(String(r.data.createdAt), `<artifact-${n}-createdAt>`);
+      await new Promise((done) => setTimeout(done, 5)); // distinct creation times keep find_artifact's order stable
+    }
+  }
+  return volatile;
+}
+
 /** Objects with their keys sorted (key order is not part of an answer); arrays keep their order. */
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
@@ -141,6 +161,7 @@ async function dump(out: string): Promise<void> {
     const owner = authenticate(db, createKey(db, { name: 'owner', role: 'manager', vaults: '*' }).key, NOW);
     const service = new Service(db, { dataDir, now: () => NOW });
 
+    const volatile = await seedArtifacts(service, owner, Object.values(fixtures).map((f) => f.vault.id));
     const calls = [...globalCalls(fixtures), ...Object.entries(fixtures).flatMap(([k, f]) => vaultCalls(k, f))];
     const readOnly = tools.filter((t) => t.annotations.readOnlyHint).map((t) => t.name);
     const uncovered = readOnly.filter((name) => !calls.some((c) => c.tool === name));
@@ -153,9 +174,10 @@ async function dump(out: string): Promise<void> {
     for (const call of calls) {
       const result = await service.invoke(call.tool, call.args, owner);
       if (!result.ok) failed++;
-      const text = JSON.stringify(sortKeys({ tool: call.tool, args: call.args, result }), null, 2)
+      let text = JSON.stringify(sortKeys({ tool: call.tool, args: call.args, result }), null, 2)
         .replaceAll(dirUrl, '<dataDir>')
         .replaceAll(dataDir, '<dataDir>');
+      for (const [value, name] of volatile) text = text.replaceAll(value, name);
       writeFileSync(join(out, `${call.id}.json`), `${text}\n`);
     }
     console.log(`${calls.length} calls of ${readOnly.length} read-only tools written to ${out} (${failed} answered an error)`);
