@@ -15,8 +15,8 @@ import { indexMeetingChunks } from '../src/search/chunk-index.js';
 import { indexPending } from '../src/search/vectors.js';
 import { FUSION, searchChunks, type SearchMode } from '../src/search/transcripts.js';
 import { createDefaultEmbedder } from '../src/search/embedder/index.js';
-import { readVaultDir } from '../src/fixtures/read.js';
-import { loadFixture } from '../src/fixtures/load.js';
+import { readVaultDir } from '../src/vault-format/read.js';
+import { loadFixture } from '../src/vault-format/load.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const QMSUM = resolve(ROOT, '..', 'shared', 'data', 'qmsum-val');

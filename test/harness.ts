@@ -5,8 +5,8 @@
  * it answers in milliseconds what a spawned `serve` answers in seconds.
  */
 import { authenticate, createKey, type Principal } from '../src/auth/keys.js';
-import { loadFixture } from '../src/fixtures/load.js';
-import { readVaultDir } from '../src/fixtures/read.js';
+import { loadFixture } from '../src/vault-format/load.js';
+import { readVaultDir } from '../src/vault-format/read.js';
 import { closeChartRenderer } from '../src/render/chart/index.js';
 import { Service, type CallOptions, type InvokeResult, type ServiceOptions } from '../src/service/invoke.js';
 import { openDb, type Db } from '../src/store/db.js';

@@ -5,9 +5,9 @@ import { execFileSync, type ExecFileSyncOptions } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { readVaultDir } from '../src/fixtures/read.js';
-import { shiftDates, shiftDaysFor } from '../src/fixtures/load.js';
-import type { VaultFixture } from '../src/fixtures/schema.js';
+import { readVaultDir } from '../src/vault-format/read.js';
+import { shiftDates, shiftDaysFor } from '../src/vault-format/load.js';
+import type { VaultFixture } from '../src/vault-format/schema.js';
 
 export const ROOT = resolve(import.meta.dirname, '..');
 export const BIN = join(ROOT, 'bin', 'vault-tools.js');

@@ -4,7 +4,7 @@
  * tool gets covered.
  */
 import { fixture } from './helpers.js';
-import type { VaultFixture } from '../src/fixtures/schema.js';
+import type { VaultFixture } from '../src/vault-format/schema.js';
 
 const VAULT_DIRS = { 'northwind-logistics': 'northwind', 'meridian-health': 'meridian' } as const;
 const cache = new Map<string, VaultFixture>();

@@ -1,5 +1,5 @@
 /**
- * Writes one synthetic vault straight into a store, with the same statements as src/fixtures/load.ts
+ * Writes one synthetic vault straight into a store, with the same statements as src/vault-format/load.ts
  * (vault, people, meetings and turns, retrieval chunks and their word index through
  * src/search/chunk-index.ts, entities with names, evidence, mentions and edges, conflicts, tasks, calendar,
  * files, briefs, mail, agent memory), in a few large transactions. Mentions are generated consistently
@@ -9,7 +9,7 @@
 import { json, type Db } from '../../src/store/db.js';
 import { normalize } from '../../src/store/text.js';
 import { indexMeetingChunks, RETRIEVAL_CHUNK } from '../../src/search/chunk-index.js';
-import { ENTITY_SOURCES, ENTITY_TYPES, TASK_STATUSES } from '../../src/fixtures/schema.js';
+import { ENTITY_SOURCES, ENTITY_TYPES, TASK_STATUSES } from '../../src/vault-format/schema.js';
 import { DAY_MS } from '../../src/time.js';
 import type { Prng, TextMaker } from './synth.js';
 

@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { readVaultDir, FixtureError } from '../fixtures/read.js';
-import { loadFixture } from '../fixtures/load.js';
-import { describeCounts, summarizeFixture } from '../fixtures/summary.js';
-import { describeWork, LoadRefused, localWorkRefusal, nameClashes, unpushedWork } from '../fixtures/target.js';
-import type { VaultFixture } from '../fixtures/schema.js';
+import { readVaultDir, FixtureError } from '../vault-format/read.js';
+import { loadFixture } from '../vault-format/load.js';
+import { describeCounts, summarizeFixture } from '../vault-format/summary.js';
+import { describeWork, LoadRefused, localWorkRefusal, nameClashes, unpushedWork } from '../vault-format/target.js';
+import type { VaultFixture } from '../vault-format/schema.js';
 import { loadSqlite, storePath } from '../store/db.js';
 import { CliError, openStore, resolveDataDir } from './context.js';
 

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, fixture } from '../helpers.js';
 import { harness, type Harness } from '../harness.js';
-import type { VaultFixture } from '../../src/fixtures/schema.js';
+import type { VaultFixture } from '../../src/vault-format/schema.js';
 
 const NW = 'northwind-logistics';
 let h: Harness;

@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectStdio as connect, demoStore, fixture, type DemoStore } from '../helpers.js';
 import { tools } from '../../src/catalog/index.js';
-import type { VaultFixture } from '../../src/fixtures/schema.js';
+import type { VaultFixture } from '../../src/vault-format/schema.js';
 
 type Data = Record<string, any>;
 type Outcome = { data: Data; error?: undefined } | { data?: undefined; error: { code: string; message: string; requestId: string } };

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tools } from '../../src/catalog/index.js';
 import { describeTool, toolTableMarkdown } from '../../src/surfaces/catalog-json.js';
-import { fixtureJsonSchema } from '../../src/fixtures/json-schema.js';
+import { fixtureJsonSchema } from '../../src/vault-format/json-schema.js';
 import { ROOT } from '../helpers.js';
 
 describe('catalog', () => {

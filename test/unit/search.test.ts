@@ -5,8 +5,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDb, type Db } from '../../src/store/db.js';
-import { loadFixture } from '../../src/fixtures/load.js';
-import { readVaultDir } from '../../src/fixtures/read.js';
+import { loadFixture } from '../../src/vault-format/load.js';
+import { readVaultDir } from '../../src/vault-format/read.js';
 import { indexPending, countPending, type EmbedderLike } from '../../src/search/vectors.js';
 import { fuse, searchChunks, chunkRows, wordTerms } from '../../src/search/transcripts.js';
 import { wordTable } from '../../src/search/word-index.js';

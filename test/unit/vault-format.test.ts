@@ -6,7 +6,7 @@
 import { renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FixtureError, readVaultDir } from '../../src/fixtures/read.js';
+import { FixtureError, readVaultDir } from '../../src/vault-format/read.js';
 import { tempDir } from '../helpers.js';
 import { tinyVault, writeTinyVault, type TinyVault } from '../tiny-vault.js';
 
