@@ -14,7 +14,7 @@ import { selectTools } from '../../src/catalog/select.js';
 import { createEmbedder } from '../../src/search/embedder/index.js';
 import { Service } from '../../src/service/invoke.js';
 import { openDb } from '../../src/store/db.js';
-import { serveStdio } from '../../src/surfaces/mcp.js';
+import { serveStdio } from '../../src/surfaces/mcp/stdio.js';
 import { FIXED_PAGE_TOOL, NOOP_TOOL } from '../lib/cases.js';
 
 const noop = defineTool({

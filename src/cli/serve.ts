@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { authenticate } from '../auth/keys.js';
 import { DEFAULT_RATE_LIMIT } from '../auth/rate-limit.js';
 import { Service } from '../service/invoke.js';
-import { serveStdio } from '../surfaces/mcp.js';
+import { serveStdio } from '../surfaces/mcp/stdio.js';
 import { startHttpServer, type HttpListener } from '../surfaces/http/server.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../surfaces/http/body.js';
 import { PATHS } from '../surfaces/http/paths.js';

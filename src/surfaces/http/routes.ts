@@ -9,7 +9,7 @@ import { sql, type Db } from '../../store/db.js';
 import { getPublicFile } from '../../store/files.js';
 import { describeTool } from '../catalog-json.js';
 import { toolsByName } from '../../catalog/index.js';
-import { handleMcpHttp } from '../mcp.js';
+import { handleMcpHttp } from '../mcp/http.js';
 import { buildOpenApi } from '../openapi.js';
 import { DOCS_PATH, sendDocs } from './docs.js';
 import { readBody, readJsonObject } from './body.js';

@@ -1,0 +1,96 @@
+/**
+ * The vault's resources as the service gives them to any surface: the latest brief of each kind, the
+ * artifacts tools produced and the public files, each named by a `vault-tools://` URI. The access rule is
+ * the tools' own (`resolveVault`: a key reads a resource of a vault it reaches, nothing else), so MCP's
+ * resources/read and any other surface answer alike.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import type { Principal } from '../auth/keys.js';
+import { artifactAbsolutePath } from '../render/artifacts.js';
+import { latestBrief, latestBriefsByKind } from '../store/briefs.js';
+import { getArtifact, getPublicFile, recentArtifacts } from '../store/files.js';
+import { reachableVaults } from '../store/vaults.js';
+import { ServiceError } from './errors.js';
+import { resolveVault, type Service } from './invoke.js';
+import { artifactResourceUri } from './links.js';
+
+export interface ResourceEntry {
+  uri: string;
+  name: string;
+  title: string;
+  mimeType: string;
+  size?: number;
+}
+
+/** What a URI holds: text, or bytes for binary files. */
+export type ResourceContent = { uri: string; mimeType: string } & ({ text: string } | { bytes: Buffer });
+
+export const RESOURCE_TEMPLATES = [
+  { uriTemplate: 'vault-tools://vaults/{vault}/briefs/{kind}', name: 'brief', title: 'The latest brief of a kind: daily, weekly-plan or weekly-digest', mimeType: 'text/markdown' },
+  { uriTemplate: 'vault-tools://vaults/{vault}/artifacts/{artifactId}', name: 'artifact', title: 'A chart, workbook, csv or report a tool produced', mimeType: 'application/octet-stream' },
+  { uriTemplate: 'vault-tools://vaults/{vault}/files/{fileId}', name: 'file', title: "A public file's text (list_files and get_file give its URI)", mimeType: 'text/plain' },
+] as const;
+
+const ARTIFACT_URI = /^vault-tools:\/\/vaults\/([^/]+)\/artifacts\/([^/]+)$/;
+const FILE_URI = /^vault-tools:\/\/vaults\/([^/]+)\/files\/([^/]+)$/;
+const BRIEF_URI = /^vault-tools:\/\/vaults\/([^/]+)\/briefs\/(daily|weekly-plan|weekly-digest)$/;
+/** Artifacts listed at most (newest first); older ones are still readable by URI. */
+const ARTIFACTS_LISTED = 200;
+const briefUri = (vaultId: string, kind: string) => `vault-tools://vaults/${encodeURIComponent(vaultId)}/briefs/${kind}`;
+
+/** The resources of every vault the key reaches: the latest brief of each kind, then the newest artifacts. */
+export function listResources(service: Service, who: Principal): ResourceEntry[] {
+  const vaults = reachableVaults(service.db, who);
+  const names = new Map(vaults.map((v) => [v.id, v.name]));
+  const briefs = vaults.flatMap((v) =>
+    latestBriefsByKind(service.db, v.id).map((b) => ({
+      uri: briefUri(v.id, b.kind),
+      name: `${v.id}-${b.kind}.md`,
+      title: `Latest ${b.kind} brief (${v.name})`,
+      mimeType: 'text/markdown',
+    })),
+  );
+  const artifacts = recentArtifacts(service.db, vaults.map((v) => v.id), ARTIFACTS_LISTED).map((a) => ({
+    uri: artifactResourceUri(a.vault_id, a.id),
+    name: a.file_name,
+    title: `${a.title} (${names.get(a.vault_id)})`,
+    mimeType: a.mime_type,
+    size: a.size_bytes,
+  }));
+  return [...briefs, ...artifacts];
+}
+
+/**
+ * The content of one URI, or a ServiceError: `not_found` for what the vault does not hold, the vault
+ * errors of `resolveVault` for a vault the key does not reach. `undefined` for a URI that names no resource.
+ */
+export function readResource(service: Service, who: Principal, uri: string): ResourceContent | undefined {
+  const brief = BRIEF_URI.exec(uri);
+  if (brief) {
+    const vault = resolveVault(service.db, who, decodeURIComponent(brief[1]!));
+    const b = latestBrief(service.db, vault.id, brief[2]!);
+    if (!b) throw new ServiceError('not_found', `Vault "${vault.name}" has no ${brief[2]} brief yet.`);
+    return { uri, mimeType: 'text/markdown', text: `# ${b.title}\n\n_${b.createdAt}_\n\n${b.markdown}` };
+  }
+  const artifact = ARTIFACT_URI.exec(uri);
+  if (artifact) {
+    const vault = resolveVault(service.db, who, decodeURIComponent(artifact[1]!));
+    const id = decodeURIComponent(artifact[2]!);
+    const row = getArtifact(service.db, vault.id, id);
+    const path = row?.path ? artifactAbsolutePath(service.dataDir, row.path) : undefined;
+    if (!row || !path || !existsSync(path)) throw new ServiceError('not_found', `No artifact "${id}" in vault "${vault.name}".`);
+    const bytes = readFileSync(path);
+    const isText = /^text\/|\/(json|csv)$/.test(row.mime_type);
+    return isText ? { uri, mimeType: row.mime_type, text: bytes.toString('utf8') } : { uri, mimeType: row.mime_type, bytes };
+  }
+  const file = FILE_URI.exec(uri);
+  if (file) {
+    // The REST download's access rule and content: any key that reaches the vault; the file's parsed text.
+    const vault = resolveVault(service.db, who, decodeURIComponent(file[1]!));
+    const id = decodeURIComponent(file[2]!);
+    const row = getPublicFile(service.db, vault.id, id);
+    if (!row) throw new ServiceError('not_found', `No public file "${id}" in vault "${vault.name}".`);
+    return { uri, mimeType: 'text/plain', text: row.content_text ?? '' };
+  }
+  return undefined;
+}

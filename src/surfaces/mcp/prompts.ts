@@ -1,0 +1,26 @@
+/** The MCP prompts: the orientation order of the spec, for a user to pick in their client. */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+
+export function registerOrientationPrompt(server: Server): void {
+  const prompt = {
+    name: 'orient',
+    title: 'Orient in a vault',
+    description: 'Find the right vault and get the current picture: list_vaults → suggest_vault_scope → stats → get_brief.',
+    arguments: [{ name: 'conversation', description: 'what the user is working on (helps choose the vault)', required: false }],
+  };
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: [prompt] }));
+  server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+    if (request.params.name !== prompt.name) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${request.params.name}"; the prompt is "orient".`);
+    const conversation = request.params.arguments?.conversation?.trim();
+    const text = [
+      'Orient yourself in the right vault before answering, in this order:',
+      '1. Call list_vaults to see which vaults this key reaches.',
+      `2. If the vault is not explicit, call suggest_vault_scope with the recent conversation${conversation ? ' (below)' : ''}; if it returns a clarificationQuestion, ask the user exactly that and stop.`,
+      '3. Call stats for the chosen vault, then get_brief (daily) for the current picture.',
+      '4. Summarise in a few lines: the engagement, what changed recently, open conflicts and what needs attention. Pass the vault id as `vault` on every later call.',
+      ...(conversation ? ['', 'Conversation so far:', conversation] : []),
+    ].join('\n');
+    return { description: prompt.description, messages: [{ role: 'user', content: { type: 'text', text } }] };
+  });
+}

@@ -1,0 +1,58 @@
+/** MCP over stdio: one server on stdin/stdout, over-long lines answered, a clean exit when the client goes. */
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Principal } from '../../auth/keys.js';
+import { log } from '../../log.js';
+import type { Service } from '../../service/invoke.js';
+import { LineLimit, MAX_STDIO_LINE_BYTES } from '../stdio-lines.js';
+import { createMcpServer } from './server.js';
+
+/** Serves MCP on stdin/stdout until stdin closes; resolves when the server has shut down. */
+export async function serveStdio(service: Service, principal: () => Principal): Promise<void> {
+  const server = createMcpServer(service, principal);
+  const limit = `${MAX_STDIO_LINE_BYTES / 1024 / 1024} MiB (${MAX_STDIO_LINE_BYTES} bytes)`;
+  // An over-long line is answered, not fatal: the client learns why its request failed, and the next one is served.
+  const input = new LineLimit(MAX_STDIO_LINE_BYTES, ({ bytes, id }) => {
+    log.warn(`refused a stdin message of ${bytes} bytes${id === undefined ? '' : ` (request id ${JSON.stringify(id)})`}: one message may be at most ${limit}`);
+    const message = `Invalid Request: the message is ${bytes} bytes, over the limit of ${limit} per line; it was not read.`;
+    // JSON-RPC answers with id null when the request's id could not be read.
+    void transport.send({ jsonrpc: '2.0', id: id ?? null, error: { code: ErrorCode.InvalidRequest, message } } as unknown as JSONRPCMessage);
+  });
+  // The transport's own buffer only ever holds one line within our limit; its size check never fires.
+  const transport = new StdioServerTransport(input, process.stdout, { maxBufferSize: 2 * MAX_STDIO_LINE_BYTES });
+  process.stdin.pipe(input);
+  // Lines that are not JSON-RPC (and other protocol slips) were dropped in silence; say what was dropped.
+  server.onerror = (err) => log.warn(`MCP stdio: ${err.message.slice(0, 500)}`);
+  await server.connect(transport);
+  log.info('MCP server ready on stdio');
+  await new Promise<void>((resolve) => {
+    let stopping = false;
+    const release = () => {
+      // Stop reading stdin, or its open pipe keeps the process alive after the server is gone.
+      process.stdin.unpipe(input);
+      process.stdin.pause();
+      resolve();
+    };
+    const stop = () => {
+      if (stopping) return;
+      stopping = true;
+      process.stdin.off('end', stop);
+      process.stdin.off('close', stop);
+      void server.close().finally(release);
+    };
+    // The transport closing when nobody asked for it means it gave up on its input: end with a word and an
+    // error status, never fall silent (which left nothing to wait for: exit status 13).
+    server.onclose = () => {
+      if (stopping) return;
+      stopping = true;
+      log.error('the MCP stdio transport closed unexpectedly (see the messages above); shutting down');
+      process.exitCode = 1;
+      release();
+    };
+    // The client quitting closes our stdin: exit then, never linger as an orphan.
+    process.stdin.on('end', stop);
+    process.stdin.on('close', stop);
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
