@@ -20,7 +20,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } fr
 import { join, resolve } from 'node:path';
 import { loadavg } from 'node:os';
 import { openDb } from '../src/store/db.js';
-import { contentHash, vaultToken } from '../src/search/chunk-index.js';
+import { contentHash } from '../src/search/chunk-index.js';
+import { vaultToken } from '../src/search/word-index.js';
 import { ensureVectorTable, nearestChunks, storeVectors, VECTOR_TABLE, vectorIndexOwner } from '../src/search/vectors.js';
 import { ensureWordIndex, vaultsWithChunks } from '../src/search/word-index.js';
 import { searchChunks, wordRanking, type SearchMode } from '../src/search/transcripts.js';

@@ -7,10 +7,7 @@ import { createHash } from 'node:crypto';
 import { json, limitParam, sql, type Db } from '../store/db.js';
 import { turnsOf } from '../store/meetings.js';
 import { CHUNK_MAX_CHARS, CHUNK_TARGET_CHARS, chunkTurns, type Chunk } from './chunking.js';
-import { ensureWordIndex } from './word-index.js';
-
-/** A one-token tag per vault: names the vault's word index table and its triggers (see word-index.ts). */
-export const vaultToken = (vaultId: string) => `v${createHash('sha1').update(vaultId).digest('hex').slice(0, 16)}`;
+import { ensureWordIndex, vaultToken } from './word-index.js';
 
 export const contentHash = (text: string) => createHash('sha256').update(text).digest('hex');
 

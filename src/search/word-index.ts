@@ -10,11 +10,13 @@
  * background pass over every vault), from the chunks already stored, in one transaction with its triggers:
  * from then on every insert or delete of its chunks (cascades included) reaches it.
  */
+import { createHash } from 'node:crypto';
 import { sql, writeTransaction, type Db } from '../store/db.js';
-import { vaultToken } from './chunk-index.js';
 
 const TOKENIZE = "tokenize='porter unicode61 remove_diacritics 2'";
 
+/** A one-token tag per vault: names the vault's word index table and its triggers (chunk rows carry it too). */
+export const vaultToken = (vaultId: string) => `v${createHash('sha1').update(vaultId).digest('hex').slice(0, 16)}`;
 /** The FTS5 table of a vault's chunks (its name is safe to splice into SQL: `v` and 16 hex digits). */
 export const wordTable = (vaultId: string) => `transcript_words_${vaultToken(vaultId)}`;
 
