@@ -4,7 +4,8 @@
  * access, error mapping; `Service.invoke`). Use it wherever the process itself is not what a test is about:
  * it answers in milliseconds what a spawned `serve` answers in seconds.
  */
-import { authenticate, createKey, type Principal } from '../src/auth/keys.js';
+import { authenticate, createKey } from '../src/auth/keys.js';
+import type { Principal } from '../src/core/principal.js';
 import { loadFixture } from '../src/vault-format/load.js';
 import { readVaultDir } from '../src/vault-format/read.js';
 import { closeChartRenderer } from '../src/render/chart/index.js';

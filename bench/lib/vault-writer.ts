@@ -9,7 +9,7 @@
 import { json, type Db } from '../../src/store/db.js';
 import { normalize } from '../../src/store/text.js';
 import { indexMeetingChunks, RETRIEVAL_CHUNK } from '../../src/search/chunk-index.js';
-import { ENTITY_SOURCES, ENTITY_TYPES, TASK_STATUSES } from '../../src/vault-format/schema.js';
+import { ENTITY_SOURCES, ENTITY_TYPES, TASK_STATUSES } from '../../src/core/vocabulary.js';
 import { DAY_MS } from '../../src/time.js';
 import type { Prng, TextMaker } from './synth.js';
 

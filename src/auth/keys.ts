@@ -9,18 +9,9 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cachedRead, sql, writeTransaction, type Db } from '../store/db.js';
-import { ServiceError } from '../service/errors.js';
+import { ServiceError } from '../core/errors.js';
+import type { Principal, Role } from '../core/principal.js';
 
-export type Role = 'member' | 'manager';
-
-/** Who is calling: what every data call is limited by. */
-export interface Principal {
-  keyId: string;
-  name: string;
-  role: Role;
-  allVaults: boolean;
-  vaultIds: ReadonlySet<string>;
-}
 
 export interface KeyInfo {
   id: string;

@@ -4,10 +4,10 @@
  * tool; MCP, REST, OpenAPI, the CLI and the README table all read these objects.
  */
 import { z } from 'zod';
-import type { Principal } from '../auth/keys.js';
+import type { Principal } from '../core/principal.js';
 import type { Db } from '../store/db.js';
 import type { Vault } from '../store/vaults.js';
-import type { Links } from '../service/links.js';
+import type { Links } from '../core/links.js';
 import type { EmbedderLike } from '../search/vectors.js';
 import { portableSchema } from './portable-schema.js';
 

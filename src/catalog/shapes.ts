@@ -3,7 +3,7 @@ import { z } from 'zod';
 import {
   BRIEF_KINDS, CONFLICT_STATUSES, ENTITY_SOURCES, ENTITY_TYPES, EXTRACTION_STATUSES, PLAN_STEP_STATUSES,
   TASK_ESTIMATES, TASK_PRIORITIES, TASK_STATUSES,
-} from '../vault-format/schema.js';
+} from '../core/vocabulary.js';
 
 export const entityType = z.enum(ENTITY_TYPES);
 export const entitySource = z.enum(ENTITY_SOURCES);

@@ -2,10 +2,11 @@
 import envPaths from 'env-paths';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { authenticate, ensureOwnerKey, type Principal } from '../auth/keys.js';
+import { authenticate, ensureOwnerKey } from '../auth/keys.js';
+import type { Principal } from '../core/principal.js';
 import { openDb, type Db } from '../store/db.js';
 import { countLeftovers, describeLeftovers, sweepLeftovers } from '../store/leftovers.js';
-import { ServiceError } from '../service/errors.js';
+import { ServiceError } from '../core/errors.js';
 import { log } from '../log.js';
 
 /** A failure the user can act on: printed as one line on stderr, exit code 1 (2 for usage). */

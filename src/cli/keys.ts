@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { createKey, listKeys, resolveVaultGrants, revokeKey, type KeyInfo } from '../auth/keys.js';
-import { ServiceError } from '../service/errors.js';
+import { ServiceError } from '../core/errors.js';
 import { CliError, openStore, resolveDataDir } from './context.js';
 
 const describe = (k: KeyInfo) =>

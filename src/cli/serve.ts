@@ -5,7 +5,7 @@ import { Service } from '../service/invoke.js';
 import { serveStdio } from '../surfaces/mcp/stdio.js';
 import { startHttpServer, type HttpListener } from '../surfaces/http/server.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../surfaces/http/body.js';
-import { PATHS } from '../surfaces/http/paths.js';
+import { PATHS } from '../core/rest-paths.js';
 import type { Db } from '../store/db.js';
 import { createEmbedder } from '../search/embedder/index.js';
 import { startBackgroundIndexing } from '../search/background.js';

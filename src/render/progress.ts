@@ -5,7 +5,7 @@
  * The surfaces decide what a report becomes (MCP notifications/progress, throttled); without a listener this
  * costs a counter per row.
  */
-import { throwIfCancelled } from '../service/errors.js';
+import { throwIfCancelled } from '../core/errors.js';
 
 export interface Tracking {
   signal?: AbortSignal;

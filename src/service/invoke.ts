@@ -4,14 +4,14 @@
  * It returns a result union instead of throwing, so no surface can forget to map an error.
  */
 import type { z } from 'zod';
-import type { Principal } from '../auth/keys.js';
+import type { Principal } from '../core/principal.js';
 import { toolsByName } from '../catalog/index.js';
 import type { ArtifactRef, Tool, ToolContext } from '../catalog/define.js';
 import { BUSY_TIMEOUT_MS, isStoreBusy, writeTransaction, type Db } from '../store/db.js';
 import { expectedOf, schemaAt } from '../catalog/expected.js';
 import { findReachableVault, reachableVaults, type Vault } from '../store/vaults.js';
-import { ERROR_CODES, ServiceError, type ErrorCode } from './errors.js';
-import { makeLinks, type Links } from './links.js';
+import { ERROR_CODES, ServiceError, type ErrorCode } from '../core/errors.js';
+import { makeLinks, type Links } from '../core/links.js';
 import { log } from '../log.js';
 import { appendOutbox, findOutboxEntry, setOutboxResult } from '../store/outbox.js';
 import type { EmbedderLike } from '../search/vectors.js';

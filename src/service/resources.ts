@@ -5,14 +5,14 @@
  * resources/read and any other surface answer alike.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import type { Principal } from '../auth/keys.js';
+import type { Principal } from '../core/principal.js';
 import { artifactAbsolutePath } from '../render/artifacts.js';
 import { latestBrief, latestBriefsByKind } from '../store/briefs.js';
 import { getArtifact, getPublicFile, recentArtifacts } from '../store/files.js';
 import { reachableVaults } from '../store/vaults.js';
-import { ServiceError } from './errors.js';
+import { ServiceError } from '../core/errors.js';
 import { resolveVault, type Service } from './invoke.js';
-import { artifactResourceUri } from './links.js';
+import { artifactResourceUri } from '../core/links.js';
 
 export interface ResourceEntry {
   uri: string;

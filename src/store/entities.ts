@@ -1,6 +1,6 @@
 /** Entities (findings), their names, edges, evidence and mentions. */
 import { cachedRead, json, limitParam, sql, type Db } from './db.js';
-import type { ENTITY_SOURCES, ENTITY_TYPES } from '../vault-format/schema.js';
+import type { ENTITY_SOURCES, ENTITY_TYPES } from '../core/vocabulary.js';
 
 export type EntityType = (typeof ENTITY_TYPES)[number];
 export type EntitySource = (typeof ENTITY_SOURCES)[number];

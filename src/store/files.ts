@@ -56,3 +56,15 @@ export function recentArtifacts(db: Db, vaultIds: string[], limit: number): (Art
 export function getArtifact(db: Db, vaultId: string, id: string): ArtifactRow | undefined {
   return sql(db, 'SELECT * FROM artifacts WHERE vault_id = ? AND id = ?').get(vaultId, id) as ArtifactRow | undefined;
 }
+
+/** Records an artifact a tool wrote (inside the tool's commit, with its outbox entry). `path` is relative to the data dir. */
+export function insertArtifact(
+  db: Db,
+  a: { vaultId: string; id: string; kind: ArtifactRow['kind']; title: string; fileName: string; mimeType: string; sizeBytes: number; path: string; createdBy: string; createdAt: string },
+): void {
+  sql(
+    db,
+    `INSERT INTO artifacts (vault_id, id, kind, title, file_name, mime_type, size_bytes, path, created_by, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(a.vaultId, a.id, a.kind, a.title, a.fileName, a.mimeType, a.sizeBytes, a.path, a.createdBy, a.createdAt);
+}

@@ -1,6 +1,6 @@
 /** The outbox: every local write, appended in the same transaction as the write itself. */
 import { randomUUID } from 'node:crypto';
-import type { Principal } from '../auth/keys.js';
+import type { Principal } from '../core/principal.js';
 import { limitParam, sql, type Db } from './db.js';
 
 export interface OutboxEntry {

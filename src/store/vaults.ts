@@ -1,5 +1,5 @@
 /** Vault records, and which of them a principal may reach. */
-import type { Principal } from '../auth/keys.js';
+import type { Principal } from '../core/principal.js';
 import { cachedRead, json, sql, type Db } from './db.js';
 
 export interface Vault {

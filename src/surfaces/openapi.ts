@@ -3,11 +3,11 @@
  * same JSON Schemas MCP publishes), the error body, bearer security and the error responses. OpenAPI 3.1
  * speaks JSON Schema 2020-12, which is what zod emits, so the schemas go in unchanged.
  */
-import { ERROR_CODES } from '../service/errors.js';
+import { ERROR_CODES } from '../core/errors.js';
 import type { Tool } from '../catalog/define.js';
 import { toolsByName } from '../catalog/index.js';
 import { describeTool } from './catalog-json.js';
-import { API_VERSION, PATHS } from './http/paths.js';
+import { API_VERSION, PATHS } from '../core/rest-paths.js';
 import { PACKAGE_VERSION } from '../package-info.js';
 
 /** The codes that answer with `status`, from ERROR_CODES: a response's description names them all, so a new code shows up by itself. */

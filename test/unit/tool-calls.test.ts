@@ -5,7 +5,8 @@
 import Database from 'better-sqlite3';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authenticate, createKey, type Principal } from '../../src/auth/keys.js';
+import { authenticate, createKey } from '../../src/auth/keys.js';
+import type { Principal } from '../../src/core/principal.js';
 import { loadFixture } from '../../src/vault-format/load.js';
 import { readVaultDir } from '../../src/vault-format/read.js';
 import type { VaultFixture } from '../../src/vault-format/schema.js';

@@ -5,7 +5,8 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { authenticate, createKey, type Principal } from '../../src/auth/keys.js';
+import { authenticate, createKey } from '../../src/auth/keys.js';
+import type { Principal } from '../../src/core/principal.js';
 import { loadFixture } from '../../src/vault-format/load.js';
 import { readVaultDir } from '../../src/vault-format/read.js';
 import { safeSegment } from '../../src/safe-path.js';

@@ -3,7 +3,7 @@ import { defineTool } from '../define.js';
 import { task, taskEstimate, taskPriority } from '../shapes.js';
 import { json, sql } from '../../store/db.js';
 import { findTask, milestoneExists, nextTaskNumber } from '../../store/plan.js';
-import { notFound } from '../../service/errors.js';
+import { notFound } from '../../core/errors.js';
 
 export const checklistArg = z.array(z.strictObject({ text: z.string().min(1).max(500), done: z.boolean().default(false) })).max(100);
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { artifactKind, isoDatetime } from '../shapes.js';
-import { fileNameFor, storeArtifact } from '../../render/artifacts.js';
+import { fileNameFor, storeArtifact } from '../store-artifact.js';
 import { datasetTable } from '../../render/datasets.js';
 import { RowProgress } from '../../render/progress.js';
 

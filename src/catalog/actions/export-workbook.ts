@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { isoDatetime } from '../shapes.js';
-import { fileNameFor, storeArtifact } from '../../render/artifacts.js';
-import { invalidArgument } from '../../service/errors.js';
+import { fileNameFor, storeArtifact } from '../store-artifact.js';
+import { invalidArgument } from '../../core/errors.js';
 
 const cell = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 

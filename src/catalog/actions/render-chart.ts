@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { isoDatetime } from '../shapes.js';
-import { fileNameFor, storeArtifact } from '../../render/artifacts.js';
-import { invalidArgument } from '../../service/errors.js';
+import { fileNameFor, storeArtifact } from '../store-artifact.js';
+import { invalidArgument } from '../../core/errors.js';
 // Constants only: the chart engine itself loads on the first call.
 import { CHART_SIZES, type ChartSize } from '../../render/chart/style.js';
 import { CHART_PIXEL_RATIO } from '../../render/chart/limits.js';

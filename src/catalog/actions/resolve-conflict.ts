@@ -3,7 +3,7 @@ import { defineTool } from '../define.js';
 import { conflict, conflictStatus, isoDatetime } from '../shapes.js';
 import { listConflicts } from '../../store/conflicts.js';
 import { sql } from '../../store/db.js';
-import { invalidArgument, notFound } from '../../service/errors.js';
+import { invalidArgument, notFound } from '../../core/errors.js';
 
 export default defineTool({
   name: 'resolve_conflict',

@@ -4,7 +4,7 @@ import { defineTool } from '../define.js';
 import { calendarEvent, isoDatetimeArg } from '../shapes.js';
 import { getEvent, insertEvent } from '../../store/calendar.js';
 import { registryAddresses } from '../../store/mail.js';
-import { invalidArgument } from '../../service/errors.js';
+import { invalidArgument } from '../../core/errors.js';
 import { isoUtc } from '../../time.js';
 
 export default defineTool({

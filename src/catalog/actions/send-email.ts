@@ -8,7 +8,7 @@ import { json, sql } from '../../store/db.js';
 import { unknownAddresses } from '../../store/mail.js';
 import { artifactAbsolutePath, vaultFilePath } from '../../render/artifacts.js';
 import { buildEml } from '../../render/eml.js';
-import { invalidArgument, notFound } from '../../service/errors.js';
+import { invalidArgument, notFound } from '../../core/errors.js';
 import { isoUtc } from '../../time.js';
 
 export default defineTool({

@@ -3,7 +3,7 @@ import { defineTool } from '../define.js';
 import { task, taskEstimate, taskPriority, taskStatus } from '../shapes.js';
 import { json, sql } from '../../store/db.js';
 import { findTask, milestoneExists } from '../../store/plan.js';
-import { invalidArgument, notFound } from '../../service/errors.js';
+import { invalidArgument, notFound } from '../../core/errors.js';
 import { checklistArg } from './add-task.js';
 
 /** Field → column; `json` columns hold arrays. */

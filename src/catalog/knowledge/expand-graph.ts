@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { edge, entityType } from '../shapes.js';
 import { getEntityRow, slimEdges, strongestEdges } from '../../store/entities.js';
-import { notFound } from '../../service/errors.js';
+import { notFound } from '../../core/errors.js';
 
 export const DEPTH2_EDGE_CAP = 120;
 

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { isoDatetime } from '../shapes.js';
 import type { FileRow } from '../../store/files.js';
-import type { Links } from '../../service/links.js';
+import type { Links } from '../../core/links.js';
 
 export const publicFile = z.object({
   id: z.string(),

@@ -4,7 +4,7 @@ import { isoDatetime, limitArg } from '../shapes.js';
 import { mailboxMessages } from '../../store/mail.js';
 import { json } from '../../store/db.js';
 import { matchesMessage, MailQueryError, parseMailQuery, type MailMessage } from '../../search/mail-query.js';
-import { invalidArgument } from '../../service/errors.js';
+import { invalidArgument } from '../../core/errors.js';
 
 const SNIPPET_CHARS = 240;
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { briefKind, isoDatetime } from '../shapes.js';
 import { latestBrief } from '../../store/briefs.js';
-import { ServiceError } from '../../service/errors.js';
+import { ServiceError } from '../../core/errors.js';
 
 export default defineTool({
   name: 'get_brief',

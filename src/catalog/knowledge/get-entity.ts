@@ -3,7 +3,7 @@ import { defineTool } from '../define.js';
 import { conflict, edge, finding, isoDatetime } from '../shapes.js';
 import { evidenceOf, getEntityRow, slimEdges, toFinding } from '../../store/entities.js';
 import { listConflicts } from '../../store/conflicts.js';
-import { notFound } from '../../service/errors.js';
+import { notFound } from '../../core/errors.js';
 import { DAY_MS } from '../../time.js';
 
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { publicFile, toPublicFile } from './file-shape.js';
 import { getPublicFile } from '../../store/files.js';
-import { notFound } from '../../service/errors.js';
+import { notFound } from '../../core/errors.js';
 
 export const EXCERPT_CHARS = 4000;
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { entityType, meetingSummary } from '../shapes.js';
 import { entitiesOfMeeting, getMeetingRow, toMeetingSummary } from '../../store/meetings.js';
-import { notFound } from '../../service/errors.js';
+import { notFound } from '../../core/errors.js';
 
 export default defineTool({
   name: 'get_meeting',

@@ -3,7 +3,7 @@ import { defineTool } from '../define.js';
 import { limitArg } from '../shapes.js';
 import { getMeetingRow } from '../../store/meetings.js';
 import { meetingChunks } from '../../search/chunk-index.js';
-import { notFound } from '../../service/errors.js';
+import { notFound } from '../../core/errors.js';
 
 export default defineTool({
   name: 'get_transcript',

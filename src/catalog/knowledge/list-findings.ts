@@ -3,7 +3,7 @@ import { defineTool } from '../define.js';
 import { compactFinding, entitySource, entityType, finding } from '../shapes.js';
 import { countFindings, pageFindings, sortKey, toCompactFinding, toFinding, type FindingFilter, type FindingSort } from '../../store/entities.js';
 import { getMeetingRow } from '../../store/meetings.js';
-import { invalidArgument, notFound } from '../../service/errors.js';
+import { invalidArgument, notFound } from '../../core/errors.js';
 
 /**
  * Cursors are opaque to callers: base64url JSON of the last row's sort key and id plus the query they

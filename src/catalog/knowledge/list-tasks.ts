@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { task } from '../shapes.js';
 import { listTasks, milestoneExists } from '../../store/plan.js';
-import { notFound } from '../../service/errors.js';
+import { notFound } from '../../core/errors.js';
 
 export default defineTool({
   name: 'list_tasks',

@@ -3,7 +3,7 @@ import { defineTool } from '../define.js';
 import { isoDatetime, limitArg } from '../shapes.js';
 import { searchAgentMessages } from '../../store/mail.js';
 import { tokens } from '../../store/text.js';
-import { invalidArgument } from '../../service/errors.js';
+import { invalidArgument } from '../../core/errors.js';
 
 const EXCERPT_CHARS = 600;
 

@@ -4,7 +4,7 @@ import { entityType, finding, limitArg } from '../shapes.js';
 import { getEntityRows, toFinding } from '../../store/entities.js';
 import { nameIndex, nameMatcher, type NameMatch } from '../../search/names.js';
 import { normalize } from '../../store/text.js';
-import { invalidArgument } from '../../service/errors.js';
+import { invalidArgument } from '../../core/errors.js';
 
 export default defineTool({
   name: 'search_knowledge',

@@ -4,7 +4,7 @@ import { isoDatetime, limitArg } from '../shapes.js';
 import { chunkRows, searchChunks } from '../../search/transcripts.js';
 import { vectorCoverage, vectorIndexOwner } from '../../search/vectors.js';
 import { getMeetingRow } from '../../store/meetings.js';
-import { invalidArgument, notFound } from '../../service/errors.js';
+import { invalidArgument, notFound } from '../../core/errors.js';
 import { log } from '../../log.js';
 
 const dateBound = z.union([z.iso.datetime({ offset: true }), z.iso.date()]).describe('ISO 8601 date or datetime');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
-import { ENTITY_TYPES, TASK_STATUSES } from '../../vault-format/schema.js';
+import { ENTITY_TYPES, TASK_STATUSES } from '../../core/vocabulary.js';
 import { vaultRef } from '../shapes.js';
 import { countsByType } from '../../store/entities.js';
 import { meetingCounts } from '../../store/meetings.js';

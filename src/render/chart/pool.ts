@@ -17,7 +17,7 @@ import { withTimeout } from '../../time.js';
 import { FONT_FAMILY, fontFiles } from '../font.js';
 import { ChartSpecError } from './errors.js';
 import { formatCount } from './limits.js';
-import { cancelled, throwIfCancelled } from '../../service/errors.js';
+import { cancelled, throwIfCancelled } from '../../core/errors.js';
 import { rendererSource, type RenderJob, type WorkerInit, type WorkerMessage } from './worker.js';
 
 type Done = Extract<WorkerMessage, { type: 'done' }>;

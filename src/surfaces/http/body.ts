@@ -1,6 +1,6 @@
 /** Request bodies: a size limit enforced before and while reading, JSON parsed into an object or a clear 4xx. */
 import type { IncomingMessage } from 'node:http';
-import { ServiceError } from '../../service/errors.js';
+import { ServiceError } from '../../core/errors.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 

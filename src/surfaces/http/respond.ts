@@ -1,6 +1,6 @@
 /** Writing responses: JSON bodies, the error body, and the headers every response carries. */
 import type { ServerResponse } from 'node:http';
-import { type ErrorCode, ERROR_CODES } from '../../service/errors.js';
+import { type ErrorCode, ERROR_CODES } from '../../core/errors.js';
 
 /**
  * A JSON response with all its headers in one `writeHead` list (the request id included): Node's fast path,

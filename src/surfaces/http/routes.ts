@@ -2,8 +2,9 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isAbsolute, join } from 'node:path';
-import { authenticate, type Principal } from '../../auth/keys.js';
-import { ServiceError } from '../../service/errors.js';
+import { authenticate } from '../../auth/keys.js';
+import type { Principal } from '../../core/principal.js';
+import { ServiceError } from '../../core/errors.js';
 import { resolveVault, type InvokeResult, type Service } from '../../service/invoke.js';
 import { sql, type Db } from '../../store/db.js';
 import { getPublicFile } from '../../store/files.js';
@@ -13,7 +14,7 @@ import { handleMcpHttp } from '../mcp/http.js';
 import { buildOpenApi } from '../openapi.js';
 import { DOCS_PATH, sendDocs } from './docs.js';
 import { readBody, readJsonObject } from './body.js';
-import { API_VERSION, PATHS } from './paths.js';
+import { API_VERSION, PATHS } from '../../core/rest-paths.js';
 import { sendError, sendJson } from './respond.js';
 import { log } from '../../log.js';
 

@@ -5,9 +5,10 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { authenticate, type Principal } from '../../auth/keys.js';
+import { authenticate } from '../../auth/keys.js';
+import type { Principal } from '../../core/principal.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimit } from '../../auth/rate-limit.js';
-import { ServiceError } from '../../service/errors.js';
+import { ServiceError } from '../../core/errors.js';
 import { Service, type ServiceOptions } from '../../service/invoke.js';
 import type { Db } from '../../store/db.js';
 import { log } from '../../log.js';

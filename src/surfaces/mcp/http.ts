@@ -1,6 +1,6 @@
 /** MCP over Streamable HTTP, stateless: the listener hands each POST /v1/mcp here. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Principal } from '../../auth/keys.js';
+import type { Principal } from '../../core/principal.js';
 import type { Service } from '../../service/invoke.js';
 import { createMcpServer } from './server.js';
 

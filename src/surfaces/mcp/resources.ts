@@ -4,8 +4,8 @@
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, McpError, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { Principal } from '../../auth/keys.js';
-import { ServiceError } from '../../service/errors.js';
+import type { Principal } from '../../core/principal.js';
+import { ServiceError } from '../../core/errors.js';
 import type { Service } from '../../service/invoke.js';
 import { listResources, readResource, RESOURCE_TEMPLATES } from '../../service/resources.js';
 

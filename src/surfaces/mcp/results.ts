@@ -1,7 +1,7 @@
 /** A service answer as an MCP tool result: the JSON text, what its files look like, and errors. */
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import type { ArtifactRef } from '../../catalog/define.js';
-import { artifactResourceUri } from '../../service/links.js';
+import { artifactResourceUri } from '../../core/links.js';
 
 /**
  * A stored file as content blocks: its picture (when it has one, so the model sees what it drew) and a

@@ -6,7 +6,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
-import type { Principal } from '../../auth/keys.js';
+import type { Principal } from '../../core/principal.js';
 import { log } from '../../log.js';
 import { PACKAGE_VERSION } from '../../package-info.js';
 import type { Service } from '../../service/invoke.js';

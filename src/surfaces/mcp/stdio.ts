@@ -1,7 +1,7 @@
 /** MCP over stdio: one server on stdin/stdout, over-long lines answered, a clean exit when the client goes. */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { Principal } from '../../auth/keys.js';
+import type { Principal } from '../../core/principal.js';
 import { log } from '../../log.js';
 import type { Service } from '../../service/invoke.js';
 import { LineLimit, MAX_STDIO_LINE_BYTES } from '../stdio-lines.js';

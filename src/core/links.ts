@@ -5,7 +5,7 @@
  * every tool and surface agrees.
  */
 import { pathToFileURL } from 'node:url';
-import { PATHS } from '../surfaces/http/paths.js';
+import { PATHS } from '../core/rest-paths.js';
 
 export interface Links {
   file(vaultId: string, fileId: string): string;

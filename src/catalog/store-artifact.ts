@@ -1,0 +1,75 @@
+/**
+ * Artifacts: files the action tools produce. Each is written under
+ * `<data dir>/artifacts/<vault>/<artifactId>/<file name>`, then recorded in the store (with its outbox
+ * entry) in one transaction; a failed render, a cancelled call or a failed commit leaves no file behind.
+ */
+import { randomUUID } from 'node:crypto';
+import { rmSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { throwIfCancelled } from '../core/errors.js';
+import { vaultFilePath } from '../render/artifacts.js';
+import { insertArtifact } from '../store/files.js';
+import { keepPrivate, makePrivateDir } from '../store/private-files.js';
+import type { ArtifactRef, ToolContext } from './define.js';
+
+export type ArtifactKind = 'chart' | 'workbook' | 'csv' | 'report';
+
+export interface StoredArtifact {
+  artifactId: string;
+  kind: ArtifactKind;
+  title: string;
+  fileName: string;
+  mimeType: string;
+  sizeBytes: number;
+  url: string;
+  createdAt: string;
+}
+
+/** A file name from a title: letters, digits and dashes, at most 80 characters, plus the extension. */
+export function fileNameFor(title: string, extension: string): string {
+  const base = title
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 80)
+    .toLowerCase();
+  return `${base || 'artifact'}.${extension}`;
+}
+
+/**
+ * Writes an artifact with `write` and records it; the call's answer declares it (see ArtifactRef), with
+ * `image` as the picture shown inline when there is one.
+ */
+export async function storeArtifact(
+  ctx: ToolContext,
+  meta: { kind: ArtifactKind; title: string; fileName: string; mimeType: string; image?: ArtifactRef['image'] },
+  write: (absolutePath: string) => Promise<unknown>,
+  /** The tool's name, for the `cancelled` message. */
+  tool = 'the call',
+): Promise<StoredArtifact & { outboxSeq: number }> {
+  const vault = ctx.vault;
+  const artifactId = `art_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+  const { absolute, relative: storedPath } = vaultFilePath(ctx.dataDir, 'artifacts', vault.id, artifactId, meta.fileName);
+  makePrivateDir(dirname(absolute));
+  try {
+    await write(absolute);
+    keepPrivate(absolute); // whoever wrote it (the folder already keeps it from others)
+    // A caller who cancelled while the file was being finished gets nothing stored (the catch below deletes
+    // the file). Once the commit below has run, a cancel comes too late: the artifact exists, and over MCP
+    // the SDK drops the answer (the protocol accepts this race).
+    throwIfCancelled(ctx.signal, tool);
+    const sizeBytes = statSync(absolute).size;
+    const createdAt = new Date().toISOString();
+    const { outboxSeq } = ctx.commit(() => {
+      insertArtifact(ctx.db, { vaultId: vault.id, id: artifactId, kind: meta.kind, title: meta.title, fileName: meta.fileName, mimeType: meta.mimeType, sizeBytes, path: storedPath, createdBy: ctx.principal.name, createdAt });
+      return { artifactId, kind: meta.kind, title: meta.title, fileName: meta.fileName, sizeBytes };
+    });
+    const { image, ...described } = meta;
+    ctx.declareArtifact({ vaultId: vault.id, artifactId, fileName: meta.fileName, title: meta.title, mimeType: meta.mimeType, sizeBytes, image });
+    return { artifactId, ...described, sizeBytes, createdAt, url: ctx.links.artifact(vault.id, artifactId, absolute), outboxSeq };
+  } catch (err) {
+    rmSync(dirname(absolute), { recursive: true, force: true });
+    throw err;
+  }
+}

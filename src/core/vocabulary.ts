@@ -1,0 +1,16 @@
+/**
+ * The service's vocabulary: the values every layer shares (the vault format, the store, the catalog's wire
+ * enums). One list each; the spec's tool catalog is their source.
+ */
+export const ENTITY_TYPES = ['department', 'person', 'process', 'system', 'problem', 'opportunity', 'kpi'] as const;
+export const ENTITY_SOURCES = ['meeting', 'file', 'agent-assumption', 'unclear'] as const;
+export const EXTRACTION_STATUSES = ['extracted', 'processing', 'pending', 'failed'] as const;
+export const CONFLICT_STATUSES = ['open', 'resolved', 'dismissed'] as const;
+export const TASK_STATUSES = ['todo', 'doing', 'done', 'blocked'] as const;
+export const TASK_ESTIMATES = ['xs', 's', 'm', 'l', 'xl'] as const;
+export const TASK_PRIORITIES = ['none', 'low', 'medium', 'high', 'urgent'] as const;
+export const PLAN_STEP_STATUSES = ['planned', 'in-progress', 'done', 'at-risk', 'skipped'] as const;
+export const PROPOSERS = ['agent', 'person'] as const;
+export const BRIEF_KINDS = ['daily', 'weekly-plan', 'weekly-digest'] as const;
+export const FILE_VISIBILITIES = ['public', 'internal'] as const;
+export const MEMORY_CHANNELS = ['email', 'mcp', 'chat'] as const;
