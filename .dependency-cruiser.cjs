@@ -3,8 +3,7 @@
  * dependency-cruiser (`npm run deps:check`, which also runs the SQL-owner check it cannot do).
  *
  * Layers, bottom to top. A module may import its own layer and any layer below it, never one above.
- * Today's folders are placed where the issue puts their job; the refactor moves what sits in the wrong one
- * (Principal out of auth, ServiceError out of service) down to core.
+ * docs/architecture.md describes them; docs/architecture-baseline.md lists what still breaks them.
  */
 const LAYERS = [
   // shared words: principal and access, error codes, vocabulary, REST paths, ids and time; imports nothing of the project
