@@ -53,7 +53,7 @@ export function applyCors(req: IncomingMessage, res: ServerResponse, policy: Ori
   res.setHeader('X-Request-Id', requestId);
   res.setHeader('Access-Control-Allow-Origin', req.headers.origin!);
   res.setHeader('Vary', 'Origin');
-  res.setHeader('Access-Control-Expose-Headers', 'X-Request-Id, Retry-After, Mcp-Session-Id');
+  res.setHeader('Access-Control-Expose-Headers', 'X-Request-Id, Retry-After, RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Mcp-Session-Id');
   if (req.method !== 'OPTIONS') return false;
   res.writeHead(204, {
     'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
