@@ -30,6 +30,26 @@ export interface PullSummary {
   listsChanged: string[];
 }
 
+/** Pages changes_since asks for: where the server pages (ours does), every page is read. */
+const CHANGES_PAGE = 200;
+
+/**
+ * Ids of the entities new or mentioned again since the moment, over every page. A server that answers
+ * whole (the hosted wire has no `limit`) is asked once without one.
+ */
+async function changedEntityIds(ctx: PullContext, since: string): Promise<Set<string>> {
+  type Page = { newEntities?: { id?: string }[]; rementionedEntities?: { id?: string }[]; nextCursor?: string | null };
+  const ids = new Set<string>();
+  let cursor: string | undefined;
+  do {
+    const body = { vault: ctx.vaultId, since };
+    const { data, extended } = await ctx.remote.toolWithExtras<Page>('changes_since', body, { limit: CHANGES_PAGE, ...(cursor ? { cursor } : {}) });
+    for (const e of [...(data.newEntities ?? []), ...(data.rementionedEntities ?? [])]) if (typeof e?.id === 'string') ids.add(e.id);
+    cursor = extended && typeof data.nextCursor === 'string' ? data.nextCursor : undefined;
+  } while (cursor);
+  return ids;
+}
+
 export async function pullVault(ctx: PullContext & { dataDir: string }, options: { full?: boolean } = {}): Promise<PullSummary> {
   const { db, vaultId, remote } = ctx;
   const startedAt = new Date().toISOString();
@@ -44,12 +64,7 @@ export async function pullVault(ctx: PullContext & { dataDir: string }, options:
     entitiesFetched += await pullEntityDetails(ctx, await pullEntityInventory(ctx));
   } else {
     const since = new Date(Date.parse(previous!) - SINCE_MARGIN_MS).toISOString();
-    const [changes, stats] = await Promise.all([
-      remote.tool<{ newEntities?: { id?: string }[]; rementionedEntities?: { id?: string }[] }>('changes_since', { vault: vaultId, since }),
-      remote.tool<{ entities?: { total?: number } }>('stats', { vault: vaultId }),
-    ]);
-    const ids = new Set<string>();
-    for (const e of [...(changes.newEntities ?? []), ...(changes.rementionedEntities ?? [])]) if (typeof e?.id === 'string') ids.add(e.id);
+    const [ids, stats] = await Promise.all([changedEntityIds(ctx, since), remote.tool<{ entities?: { total?: number } }>('stats', { vault: vaultId })]);
     // Entities of a meeting that is new or changed (say, extraction just finished) have new counts and quotes.
     for (const d of meetingDetails) for (const m of d.mentions) ids.add(m.id);
     entitiesFetched += await pullEntityDetails(ctx, [...ids]);

@@ -94,6 +94,8 @@ export class RemoteClient {
   private readonly maxDownloadBytes: number;
   private readonly signal?: AbortSignal;
   private readonly pacer: Pacer;
+  /** Tool and extra fields this server refused (see toolWithExtras). */
+  private readonly unsupported = new Set<string>();
 
   constructor(options: RemoteOptions) {
     ({ origin: this.origin, basePath: this.basePath } = parseRemoteUrl(options.url));
@@ -117,6 +119,25 @@ export class RemoteClient {
     const parsed = parseJson(bytes, name) as { data?: unknown };
     if (!parsed || typeof parsed !== 'object' || !('data' in parsed)) throw new RemoteError(502, 'bad_response', `${name}: the answer has no "data" field`);
     return parsed.data as T;
+  }
+
+  /**
+   * Calls a tool with `extras`: fields our own server understands beyond the hosted wire (paging, details).
+   * A server that refuses one of them (400 naming the field) is asked again without any, and never again
+   * with them; `extended` says whether the answer is to the extended request.
+   */
+  async toolWithExtras<T = Record<string, unknown>>(name: string, body: Record<string, unknown>, extras: Record<string, unknown>): Promise<{ data: T; extended: boolean }> {
+    const fields = Object.keys(extras);
+    const known = `${name} ${fields.join(',')}`;
+    if (!this.unsupported.has(known)) {
+      try {
+        return { data: await this.tool<T>(name, { ...body, ...extras }), extended: true };
+      } catch (err) {
+        if (!(err instanceof RemoteError && err.status === 400 && fields.some((f) => err.message.includes(f)))) throw err;
+        this.unsupported.add(known);
+      }
+    }
+    return { data: await this.tool<T>(name, body), extended: false };
   }
 
   /**

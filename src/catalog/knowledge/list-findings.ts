@@ -3,12 +3,10 @@ import { defineTool } from '../define.js';
 import { compactFinding, entitySource, entityType, finding } from '../shapes.js';
 import { countFindings, pageFindings, sortKey, toCompactFinding, toFinding, type FindingFilter, type FindingSort } from '../../store/entities.js';
 import { getMeetingRow } from '../../store/meetings.js';
-import { invalidArgument, notFound } from '../../service/errors.js';
+import { notFound } from '../../service/errors.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
 
-/**
- * Cursors are opaque to callers: base64url JSON of the last row's sort key and id plus the query they
- * belong to. Keyset paging keeps pages stable and deep pages as fast as the first.
- */
+/** Where a page ended: the last row's sort key and id, and the query it belongs to. */
 interface Cursor {
   q: string;
   k: string | number;
@@ -18,23 +16,9 @@ interface Cursor {
 const querySignature = (vaultId: string, f: FindingFilter, sort: FindingSort) =>
   JSON.stringify([vaultId, f.type ?? null, f.source ?? null, f.meetingId ?? null, sort]);
 
-const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString('base64url');
-
-function decodeCursor(raw: string, signature: string): Cursor {
-  let c: Cursor;
-  try {
-    c = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Cursor;
-  } catch {
-    throw invalidArgument('cursor', 'not a cursor this tool issued; pass the `nextCursor` of the previous page unchanged');
-  }
-  if (!c || typeof c.id !== 'string' || (typeof c.k !== 'string' && typeof c.k !== 'number') || typeof c.q !== 'string') {
-    throw invalidArgument('cursor', 'not a cursor this tool issued; pass the `nextCursor` of the previous page unchanged');
-  }
-  if (c.q !== signature) {
-    throw invalidArgument('cursor', 'this cursor belongs to a query with other filters or sort; repeat the same type, source, meetingId and sort');
-  }
-  return c;
-}
+const decode = (raw: string, signature: string) =>
+  decodeCursor<Cursor>(raw, signature, (c) => typeof c.id === 'string' && (typeof c.k === 'string' || typeof c.k === 'number'),
+    'this cursor belongs to a query with other filters or sort; repeat the same type, source, meetingId and sort');
 
 export default defineTool({
   name: 'list_findings',
@@ -59,7 +43,7 @@ export default defineTool({
     const filter: FindingFilter = { type: args.type, source: args.source, meetingId: args.meetingId };
     if (args.meetingId && !getMeetingRow(db, vault.id, args.meetingId)) throw notFound('meeting', args.meetingId, vault.name);
     const signature = querySignature(vault.id, filter, args.sort);
-    const after = args.cursor ? decodeCursor(args.cursor, signature) : undefined;
+    const after = args.cursor ? decode(args.cursor, signature) : undefined;
     // One row more than asked tells whether another page exists without a second query.
     const rows = pageFindings(db, vault.id, filter, args.sort, args.limit + 1, after);
     const page = rows.slice(0, args.limit);
