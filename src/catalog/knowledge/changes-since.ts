@@ -7,30 +7,31 @@ import { countMeetingsCreatedSince, meetingsCreatedSince, toMeetingSummary } fro
 import { isoUtc } from '../../time.js';
 
 /**
- * The three lists page as one sequence: new entities, then re-mentioned ones, then new meetings. A cursor
- * names the list a page ended in (`l`) and that list's last sort key and id.
+ * The three lists page side by side: each page holds up to `limit` of each, so new meetings show on the
+ * first page however many entities changed. A cursor says, per list, where its last page ended (the sort
+ * key and id of its last item) or that it is done (null).
  */
-const LISTS = ['newEntities', 'rementionedEntities', 'newMeetings'] as const;
+type Position = { k: string; id: string } | null;
 
 interface Cursor {
   q: string;
-  l: number;
-  k: string;
-  id: string;
+  p: [Position, Position, Position];
 }
 
+const isPosition = (p: unknown) => p === null || (typeof p === 'object' && typeof (p as { k?: unknown }).k === 'string' && typeof (p as { id?: unknown }).id === 'string');
+
 const decode = (raw: string, signature: string) =>
-  decodeCursor<Cursor>(raw, signature, (c) => Number.isInteger(c.l) && c.l >= 0 && c.l < LISTS.length && typeof c.k === 'string' && typeof c.id === 'string',
+  decodeCursor<Cursor>(raw, signature, (c) => Array.isArray(c.p) && c.p.length === 3 && c.p.every(isPosition),
     'this cursor belongs to another `since` or vault; repeat the same `since`');
 
 export default defineTool({
   name: 'changes_since',
   title: 'What changed since a moment',
   description:
-    'What is new since an ISO 8601 datetime: entities first seen after it, older entities mentioned again after it, and meetings recorded after it. Use it to catch up after your last visit. Paged like list_findings: at most `limit` items over the three lists (filled in that order), `totals` counts each list over all pages, and `nextCursor` (null on the last page) passed as `cursor` with the same `since` gives the next page.',
+    'What is new since an ISO 8601 datetime: entities first seen after it, older entities mentioned again after it, and meetings recorded after it. Use it to catch up after your last visit. Paged like list_findings: each list holds at most `limit` items per page, `totals` counts each list over all pages, and `nextCursor` (null on the last page), passed as `cursor` with the same `since`, gives the next page.',
   input: {
     since: isoDatetimeArg.describe('ISO 8601 datetime with offset, e.g. 2026-11-01T00:00:00Z'),
-    limit: limitArg(1, 200, 50),
+    limit: limitArg(1, 200, 50).describe('items of each list per page: 1 to 200, default 50'),
     cursor: z.string().min(1).optional().describe('the nextCursor of the previous page'),
   },
   output: z.object({
@@ -49,45 +50,30 @@ export default defineTool({
     const from = cursor ? decode(cursor, signature) : undefined;
     const counts = entityChangeCounts(db, vault.id, at);
     const totals = { newEntities: counts.new, rementionedEntities: counts.rementioned, newMeetings: countMeetingsCreatedSince(db, vault.id, at) };
-    const read = (l: number, n: number, after?: { k: string; id: string }) =>
+    const read = (l: number, n: number, after: Position | undefined) =>
       l === 2
-        ? meetingsCreatedSince(db, vault.id, at, n, after).map((r) => ({ item: toMeetingSummary(r), k: r.started_at, id: r.id }))
-        : entityChangesSince(db, vault.id, at, l === 0 ? 'new' : 'rementioned', n, after).map((r) => ({
+        ? meetingsCreatedSince(db, vault.id, at, n, after ?? undefined).map((r) => ({ item: toMeetingSummary(r), k: r.started_at, id: r.id }))
+        : entityChangesSince(db, vault.id, at, l === 0 ? 'new' : 'rementioned', n, after ?? undefined).map((r) => ({
             item: l === 0 ? { ...toCompactFinding(r), firstSeenAt: r.first_seen_at } : toCompactFinding(r),
             k: (l === 0 ? r.first_seen_at : r.last_mentioned_at) ?? '',
             id: r.id,
           }));
-    const page: unknown[][] = LISTS.map(() => []);
-    let left = limit;
-    let nextCursor: string | null = null;
-    for (let l = from?.l ?? 0; l < LISTS.length; l++) {
-      if (left === 0) {
-        // The page is full at a list's end: another page exists when a later list has items.
-        if (totals[LISTS[l]!] > 0) {
-          nextCursor = encodeCursor<Cursor>({ q: signature, l, k: '', id: '' });
-          break;
-        }
-        continue;
-      }
-      const after = from && l === from.l && from.id ? { k: from.k, id: from.id } : undefined;
-      // One row more than asked tells whether this list goes on past the page.
-      const rows = read(l, left + 1, after);
-      const taken = rows.slice(0, left);
-      page[l] = taken.map((r) => r.item);
-      left -= taken.length;
-      if (rows.length > taken.length) {
-        const last = taken[taken.length - 1]!;
-        nextCursor = encodeCursor<Cursor>({ q: signature, l, k: last.k, id: last.id });
-        break;
-      }
-    }
+    const lists = [0, 1, 2].map((l) => {
+      // A list this cursor finished stays empty; one more row than asked tells whether it goes on.
+      if (from && from.p[l] === null) return { items: [], next: null };
+      const rows = read(l, limit + 1, from?.p[l]);
+      const taken = rows.slice(0, limit);
+      const last = taken[taken.length - 1];
+      return { items: taken.map((r) => r.item), next: rows.length > limit && last ? { k: last.k, id: last.id } : null };
+    });
+    const p = lists.map((x) => x.next) as Cursor['p'];
     return {
       since: at,
-      newEntities: page[0] as never,
-      rementionedEntities: page[1] as never,
-      newMeetings: page[2] as never,
+      newEntities: lists[0]!.items as never,
+      rementionedEntities: lists[1]!.items as never,
+      newMeetings: lists[2]!.items as never,
       totals,
-      nextCursor,
+      nextCursor: p.some((x) => x !== null) ? encodeCursor<Cursor>({ q: signature, p }) : null,
     };
   },
 });
