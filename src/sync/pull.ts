@@ -50,6 +50,12 @@ async function changedEntityIds(ctx: PullContext, since: string): Promise<Set<st
   return ids;
 }
 
+/** The whole entity inventory, and the details of what changed: with the pages where they carry them. */
+async function pullInventory(ctx: PullContext): Promise<number> {
+  const { stale, detailed } = await pullEntityInventory(ctx);
+  return detailed + (await pullEntityDetails(ctx, stale));
+}
+
 export async function pullVault(ctx: PullContext & { dataDir: string }, options: { full?: boolean } = {}): Promise<PullSummary> {
   const { db, vaultId, remote } = ctx;
   const startedAt = new Date().toISOString();
@@ -61,7 +67,7 @@ export async function pullVault(ctx: PullContext & { dataDir: string }, options:
 
   let entitiesFetched = 0;
   if (!incremental) {
-    entitiesFetched += await pullEntityDetails(ctx, await pullEntityInventory(ctx));
+    entitiesFetched += await pullInventory(ctx);
   } else {
     const since = new Date(Date.parse(previous!) - SINCE_MARGIN_MS).toISOString();
     const [ids, stats] = await Promise.all([changedEntityIds(ctx, since), remote.tool<{ entities?: { total?: number } }>('stats', { vault: vaultId })]);
@@ -70,7 +76,7 @@ export async function pullVault(ctx: PullContext & { dataDir: string }, options:
     entitiesFetched += await pullEntityDetails(ctx, [...ids]);
     // changes_since does not report removals: when the totals disagree, walk the inventory (cheap pages).
     if (stats.entities?.total !== undefined && stats.entities.total !== localEntityCount(db, vaultId)) {
-      entitiesFetched += await pullEntityDetails(ctx, await pullEntityInventory(ctx));
+      entitiesFetched += await pullInventory(ctx);
     }
   }
 

@@ -1,8 +1,9 @@
 /**
  * Entities: the findings inventory (list_findings, full items, all pages) gives every entity's core fields;
- * get_entity with evidence gives its edges and quotes. Details are fetched only for entities whose core
- * fields changed since they last landed (a fingerprint in sync_records), so a resumed or repeated pull
- * does not fetch them again.
+ * get_entity with evidence gives its edges and quotes. Details land only for entities whose core fields
+ * changed since they last landed (a fingerprint in sync_records), so a resumed or repeated pull does not
+ * fetch them again. A server that offers `includeDetails` on list_findings (ours does; the hosted wire
+ * does not) sends the details with the inventory: a page of 200 entities instead of 200 get_entity calls.
  */
 import { z } from 'zod';
 import { json, sql, writeTransaction, type Db } from '../../store/db.js';
@@ -57,29 +58,41 @@ function upsertCore(db: Db, vaultId: string, f: Finding): void {
 
 /**
  * Walks the whole inventory, page by page (each page lands in its own transaction), then removes local
- * entities upstream no longer has. Returns the ids whose details must be fetched.
+ * entities upstream no longer has. Returns the ids whose details must still be fetched (none when the
+ * pages carried them) and how many landed with their details.
  */
-export async function pullEntityInventory(ctx: PullContext): Promise<string[]> {
+export async function pullEntityInventory(ctx: PullContext): Promise<{ stale: string[]; detailed: number }> {
   const { db, vaultId } = ctx;
   const landed = new Map((sql(db, "SELECT id, fingerprint FROM sync_records WHERE vault_id = ? AND resource = 'entity'").all(vaultId) as { id: string; fingerprint: string }[]).map((r) => [r.id, r.fingerprint]));
   const seen = new Set<string>();
   const stale: string[] = [];
+  let detailed = 0;
   let cursor: string | null = null;
   let total: number | undefined;
   do {
-    const page: { findings?: unknown; nextCursor?: string | null; total?: number } = await ctx.remote.tool('list_findings', {
-      vault: vaultId,
-      limit: PAGE,
-      ...(cursor ? { cursor } : {}),
-    });
+    type Page = { findings?: unknown; nextCursor?: string | null; total?: number };
+    const answer: { data: Page; extended: boolean } = await ctx.remote.toolWithExtras<Page>(
+      'list_findings',
+      { vault: vaultId, limit: PAGE, ...(cursor ? { cursor } : {}) },
+      { includeDetails: true },
+    );
+    const { data: page, extended } = answer;
     total = page.total ?? total;
-    const records = parseEach(ctx, 'entities', finding, page.findings);
+    // A server that ignores the field answers without details: then they are fetched one by one.
+    const withDetails = extended && Array.isArray(page.findings) && page.findings.every((f: { edges?: unknown; evidence?: unknown }) => Array.isArray(f?.edges) && Array.isArray(f?.evidence));
+    const records = parseEach(ctx, 'entities', withDetails ? details : finding, page.findings);
     writeTransaction(db, () => {
-      for (const { item } of records) {
+      for (const record of records) {
+        const { item } = record;
         seen.add(item.id);
         if (landed.get(item.id) === fingerprintOf(item)) continue;
-        upsertCore(db, vaultId, item);
-        stale.push(item.id);
+        if (withDetails) {
+          writeDetails(ctx, record as Parsed<z.output<z.ZodObject<typeof details>>>);
+          detailed++;
+        } else {
+          upsertCore(db, vaultId, item);
+          stale.push(item.id);
+        }
       }
     });
     ctx.progress('entities', seen.size, total);
@@ -89,7 +102,7 @@ export async function pullEntityInventory(ctx: PullContext): Promise<string[]> {
   writeTransaction(db, () => {
     for (const id of gone) removeEntity(db, vaultId, id);
   });
-  return stale;
+  return { stale, detailed };
 }
 
 function removeEntity(db: Db, vaultId: string, id: string): void {
