@@ -163,7 +163,9 @@ export function rewritingProxy(target: string, rewrites: Rewrites): Promise<Rewr
       const args: Record<string, unknown> = tool && sent.length ? JSON.parse(sent.toString('utf8')) : {};
       if (rewrites.answer?.(req, res, tool, args)) return;
       if (tool && rewrites.request) sent = Buffer.from(JSON.stringify(rewrites.request(tool, args)));
-      const headers = { ...req.headers, host: t.host, 'content-length': String(sent.length) };
+      // A proxy that rewrites answers cannot let the client revalidate them against the origin's ETags.
+      const { 'if-none-match': _revalidate, ...forwarded } = req.headers;
+      const headers = { ...(rewrites.response ? forwarded : req.headers), host: t.host, 'content-length': String(sent.length) };
       const upstream = request({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers }, (up) => {
         const body: Buffer[] = [];
         up.on('data', (c) => body.push(c));
@@ -172,7 +174,8 @@ export function rewritingProxy(target: string, rewrites: Rewrites): Promise<Rewr
           if (tool && rewrites.response && /json/.test(String(up.headers['content-type']))) {
             bytes = Buffer.from(JSON.stringify(rewrites.response(tool, args, JSON.parse(bytes.toString('utf8')))));
           }
-          res.writeHead(up.statusCode!, { ...up.headers, 'content-length': String(bytes.length) });
+          const { etag: _etag, ...kept } = up.headers;
+          res.writeHead(up.statusCode!, { ...(rewrites.response ? kept : up.headers), 'content-length': String(bytes.length) });
           res.end(bytes);
         });
       });

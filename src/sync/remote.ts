@@ -113,12 +113,30 @@ export class RemoteClient {
 
   /** Calls a tool; resolves with its `data`. */
   async tool<T = Record<string, unknown>>(name: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<T> {
+    return (await this.call<T>(name, body, headers))!.data;
+  }
+
+  /**
+   * Calls a read tool sending the ETag of the answer the caller keeps (If-None-Match): undefined when the
+   * server says that answer is still current (304, no body); else the data and its ETag, if the server gives one.
+   */
+  async toolIfChanged<T = Record<string, unknown>>(name: string, body: Record<string, unknown>, etag: string | undefined): Promise<{ data: T; etag?: string } | undefined> {
+    return this.call<T>(name, body, etag ? { 'if-none-match': etag } : {});
+  }
+
+  private async call<T>(name: string, body: Record<string, unknown>, headers: Record<string, string>): Promise<{ data: T; etag?: string } | undefined> {
     const path = `${this.basePath}/v1/tools/${encodeURIComponent(name)}`;
     const what = `${name} (POST ${path})`;
-    const bytes = await this.request('POST', path, JSON.stringify(body), headers, (res) => this.readCapped(res, this.maxJsonBytes, what, JSON_SETTING));
-    const parsed = parseJson(bytes, name) as { data?: unknown };
-    if (!parsed || typeof parsed !== 'object' || !('data' in parsed)) throw new RemoteError(502, 'bad_response', `${name}: the answer has no "data" field`);
-    return parsed.data as T;
+    return this.request('POST', path, JSON.stringify(body), headers, async (res) => {
+      if (res.statusCode === 304) {
+        await res.body.dump();
+        return undefined;
+      }
+      const parsed = parseJson(await this.readCapped(res, this.maxJsonBytes, what, JSON_SETTING), name) as { data?: unknown };
+      if (!parsed || typeof parsed !== 'object' || !('data' in parsed)) throw new RemoteError(502, 'bad_response', `${name}: the answer has no "data" field`);
+      const etag = res.headers.etag;
+      return { data: parsed.data as T, ...(typeof etag === 'string' ? { etag } : {}) };
+    });
   }
 
   /**
@@ -206,8 +224,8 @@ export class RemoteClient {
   }
 
   /**
-   * One request with retries; the concurrency slot is held only while a request is on the wire. A 2xx
-   * answer's body goes to `consume`, which may fail like the network does (then the request is retried).
+   * One request with retries; the concurrency slot is held only while a request is on the wire. A 2xx (or
+   * 304) answer goes to `consume`, which may fail like the network does (then the request is retried).
    */
   private async request<T>(method: string, path: string, body: string | undefined, headers: Record<string, string>, consume: (res: Dispatcher.ResponseData) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
@@ -236,7 +254,7 @@ export class RemoteClient {
         if (throttled) this.pacer.throttled(ticket, Math.min(MAX_WAIT_MS, wait ?? this.backoff(attempt)));
         else this.pacer.succeeded();
         // Reading the body may fail too (connection dropped, a length that does not match): that is retried.
-        if (res.statusCode >= 200 && res.statusCode < 300) return await consume(res);
+        if ((res.statusCode >= 200 && res.statusCode < 300) || res.statusCode === 304) return await consume(res);
         const { code, message } = await this.errorOf(res);
         if (res.statusCode === 401 || res.statusCode === 403) {
           // 403 for one tool on a member key is a per-call refusal (manager-only tool), not a dead credential.

@@ -83,6 +83,22 @@ export function setCheckpoint(db: Db, vaultId: string, resource: string, cursor:
 }
 
 /**
+ * A read tool's answer, asked with the ETag of the answer last seen (If-None-Match). When the server says it
+ * has not changed (304: no body on the wire), the copy kept beside the checkpoints is the answer; a server
+ * without ETags answers in full every time, as before. The copy is only a cache: what lands is still decided
+ * by the fingerprints, so it may be saved before the answer lands.
+ */
+export async function readTool<T>(ctx: PullContext, name: string, body: Record<string, unknown>): Promise<T> {
+  const key = `answer ${name} ${JSON.stringify(body)}`;
+  const kept = checkpoint(ctx.db, ctx.vaultId, key);
+  const cached = kept ? (JSON.parse(kept) as { etag: string; data: T }) : undefined;
+  const answer = await ctx.remote.toolIfChanged<T>(name, body, cached?.etag);
+  if (!answer) return cached!.data;
+  if (answer.etag) setCheckpoint(ctx.db, ctx.vaultId, key, JSON.stringify({ etag: answer.etag, data: answer.data }));
+  return answer.data;
+}
+
+/**
  * A small list resource: fetched whole every sync; when its fingerprint is unchanged nothing is written,
  * otherwise `write` replaces the vault's rows in one transaction with the checkpoint.
  */

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { json, sql, writeTransaction, type Db } from '../../store/db.js';
 import { writeMeetingChunks, type StoredChunk } from '../../search/chunk-index.js';
-import { fingerprint, optionalString, orDefault, parseEach, stringList, type PullContext } from './common.js';
+import { fingerprint, optionalString, orDefault, parseEach, readTool, stringList, type PullContext } from './common.js';
 
 const TRANSCRIPT_PAGE = 50;
 
@@ -44,7 +44,7 @@ const fingerprintOf = (m: Meeting) => fingerprint([m.id, m.name, m.date, m.durat
 /** Lands every meeting's metadata and removes meetings upstream no longer has; returns those whose details changed. */
 export async function pullMeetingList(ctx: PullContext): Promise<{ id: string; print: string }[]> {
   const { db, vaultId } = ctx;
-  const records = parseEach(ctx, 'meetings', meeting, (await ctx.remote.tool<{ meetings?: unknown }>('list_meetings', { vault: vaultId })).meetings);
+  const records = parseEach(ctx, 'meetings', meeting, (await readTool<{ meetings?: unknown }>(ctx, 'list_meetings', { vault: vaultId })).meetings);
   const landed = new Map((sql(db, "SELECT id, fingerprint FROM sync_records WHERE vault_id = ? AND resource = 'meeting'").all(vaultId) as { id: string; fingerprint: string }[]).map((r) => [r.id, r.fingerprint]));
   const changed: { id: string; print: string }[] = [];
   writeTransaction(db, () => {
