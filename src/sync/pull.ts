@@ -13,7 +13,7 @@ import { pullConflicts } from './resources/conflicts.js';
 import { pullSentEmails } from './resources/emails.js';
 import { localEntityCount, pullEntityDetails, pullEntityInventory } from './resources/entities.js';
 import { pullFiles } from './resources/files.js';
-import { fetchMeetingDetails, pullMeetingList, pullTranscriptAndLand } from './resources/meetings.js';
+import { fetchMeetingDetails, pullMeetingList, pullTranscripts } from './resources/meetings.js';
 import { pullMilestones } from './resources/milestones.js';
 import { pullPeople } from './resources/people.js';
 import { pullPlanSteps } from './resources/plan-steps.js';
@@ -80,7 +80,7 @@ export async function pullVault(ctx: PullContext & { dataDir: string }, options:
     }
   }
 
-  await Promise.all(meetingDetails.map((d) => pullTranscriptAndLand(ctx, d)));
+  await pullTranscripts(ctx, meetingDetails);
 
   const lists = await Promise.all([
     pullConflicts(ctx),
