@@ -26,6 +26,17 @@ export function syncAvailable(): boolean {
 
 type SyncContext = Pick<BenchContext, 'small' | 'tmp' | 'log'>;
 
+/** Every row this part reports, with its unit (the suite's test checks them all). */
+export const SYNC_METRICS: [string, string][] = [
+  ...['full', 'nochange'].flatMap((m): [string, string][] => [[`sync.${m}.seconds`, 's'], [`sync.${m}.peak_rss`, 'MB'], [`sync.${m}.requests`, 'requests'], [`sync.${m}.bytes`, 'KB']]),
+  ['sync.limited.seconds', 's'],
+  ['sync.limited.requests', 'requests'],
+  ['sync.limited.retry_share', '%'],
+  ['changes_since.7d.bytes', 'KB'],
+  ['changes_since.7d.walk_requests', 'requests'],
+  ['changes_since.7d.walk_bytes', 'KB'],
+];
+
 interface SyncJson {
   requests: { requests: number; retries: number; bytes: number };
 }
@@ -37,7 +48,7 @@ export async function syncRows(ctx: SyncContext): Promise<Row[]> {
   const size = `${describeSpec(spec)}, from a loopback \`serve --http\``;
   if (!syncAvailable()) {
     const why = 'this build has no `vault-tools sync` command';
-    return ['sync.full', 'sync.nochange'].flatMap((m) => [unavailable(`${m}.seconds`, 's', size, why), unavailable(`${m}.peak_rss`, 'MB', size, why)]);
+    return SYNC_METRICS.map(([metric, unit]) => unavailable(metric, unit, size, why));
   }
   const source = join(ctx.tmp, 'sync-source');
   ctx.log('sync: generating the source vault');
