@@ -210,10 +210,14 @@ describe('sync paced by the server', () => {
       const first = await sync(hostedStyle.dir, p.url);
       expect(first.errors).toEqual([]);
       expect(p.seen.filter((s) => s.tool === 'get_entity').length).toBeGreaterThan(50);
+      // The extra field is tried once per sync; after the refusal the sync remembers (two vaults, many pages).
+      const refused = (tool: string) => p.seen.filter((s) => s.tool === tool && s.status === 400).length;
+      expect(refused('list_findings')).toBe(1);
       // An incremental pull asks changes_since: refused with `limit`, asked again without.
       const second = await sync(hostedStyle.dir, p.url);
       expect(second.errors).toEqual([]);
-      expect(p.seen.filter((s) => s.tool === 'changes_since' && s.status === 200 && !('limit' in s.args)).length).toBeGreaterThan(0);
+      expect(refused('changes_since')).toBe(1);
+      expect(p.seen.filter((s) => s.tool === 'changes_since' && s.status === 200 && !('limit' in s.args)).length).toBe(2);
       expect(dumpStore(hostedStyle.dir)).toEqual(dumpStore(clean.dir));
     } finally {
       await p.close();
