@@ -130,6 +130,7 @@ export class RemoteClient {
     return this.request('POST', path, JSON.stringify(body), headers, async (res) => {
       if (res.statusCode === 304) {
         await res.body.dump();
+        if (!headers['if-none-match']) throw new RemoteError(502, 'bad_response', `${name}: "not modified" (304) to a request that named no ETag`);
         return undefined;
       }
       const parsed = parseJson(await this.readCapped(res, this.maxJsonBytes, what, JSON_SETTING), name) as { data?: unknown };

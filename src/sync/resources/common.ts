@@ -93,7 +93,7 @@ export async function readTool<T>(ctx: PullContext, name: string, body: Record<s
   const kept = checkpoint(ctx.db, ctx.vaultId, key);
   const cached = kept ? (JSON.parse(kept) as { etag: string; data: T }) : undefined;
   const answer = await ctx.remote.toolIfChanged<T>(name, body, cached?.etag);
-  if (!answer) return cached!.data;
+  if (!answer) return cached!.data; // 304 only answers a request that sent the cached copy's ETag
   if (answer.etag) setCheckpoint(ctx.db, ctx.vaultId, key, JSON.stringify({ etag: answer.etag, data: answer.data }));
   return answer.data;
 }
