@@ -24,6 +24,17 @@ const decode = (raw: string, signature: string) =>
   decodeCursor<Cursor>(raw, signature, (c) => Array.isArray(c.p) && c.p.length === 3 && c.p.every(isPosition),
     'this cursor belongs to another `since` or vault; repeat the same `since`');
 
+/**
+ * One list's page: up to `limit` rows after where its previous page ended (one more row than asked tells
+ * whether the list goes on), and where its next page starts (null: it is done).
+ */
+function page<R>(from: Position | 'done' | undefined, limit: number, read: (n: number, after?: { k: string; id: string }) => R[], position: (r: R) => { k: string; id: string }) {
+  if (from === 'done') return { rows: [] as R[], next: null };
+  const rows = read(limit + 1, from ?? undefined);
+  const last = rows[limit - 1];
+  return { rows: rows.slice(0, limit), next: rows.length > limit && last ? position(last) : null };
+}
+
 export default defineTool({
   name: 'changes_since',
   title: 'What changed since a moment',
@@ -50,28 +61,17 @@ export default defineTool({
     const from = cursor ? decode(cursor, signature) : undefined;
     const counts = entityChangeCounts(db, vault.id, at);
     const totals = { newEntities: counts.new, rementionedEntities: counts.rementioned, newMeetings: countMeetingsCreatedSince(db, vault.id, at) };
-    const read = (l: number, n: number, after: Position | undefined) =>
-      l === 2
-        ? meetingsCreatedSince(db, vault.id, at, n, after ?? undefined).map((r) => ({ item: toMeetingSummary(r), k: r.started_at, id: r.id }))
-        : entityChangesSince(db, vault.id, at, l === 0 ? 'new' : 'rementioned', n, after ?? undefined).map((r) => ({
-            item: l === 0 ? { ...toCompactFinding(r), firstSeenAt: r.first_seen_at } : toCompactFinding(r),
-            k: (l === 0 ? r.first_seen_at : r.last_mentioned_at) ?? '',
-            id: r.id,
-          }));
-    const lists = [0, 1, 2].map((l) => {
-      // A list this cursor finished stays empty; one more row than asked tells whether it goes on.
-      if (from && from.p[l] === null) return { items: [], next: null };
-      const rows = read(l, limit + 1, from?.p[l]);
-      const taken = rows.slice(0, limit);
-      const last = taken[taken.length - 1];
-      return { items: taken.map((r) => r.item), next: rows.length > limit && last ? { k: last.k, id: last.id } : null };
-    });
-    const p = lists.map((x) => x.next) as Cursor['p'];
+    // A list this cursor finished stays empty; on the first page (no cursor) every list starts.
+    const start = (l: number): Position | 'done' | undefined => (from ? (from.p[l] ?? 'done') : undefined);
+    const newEntities = page(start(0), limit, (n, after) => entityChangesSince(db, vault.id, at, 'new', n, after), (r) => ({ k: r.first_seen_at, id: r.id }));
+    const rementioned = page(start(1), limit, (n, after) => entityChangesSince(db, vault.id, at, 'rementioned', n, after), (r) => ({ k: r.last_mentioned_at ?? '', id: r.id }));
+    const meetings = page(start(2), limit, (n, after) => meetingsCreatedSince(db, vault.id, at, n, after), (r) => ({ k: r.started_at, id: r.id }));
+    const p: Cursor['p'] = [newEntities.next, rementioned.next, meetings.next];
     return {
       since: at,
-      newEntities: lists[0]!.items as never,
-      rementionedEntities: lists[1]!.items as never,
-      newMeetings: lists[2]!.items as never,
+      newEntities: newEntities.rows.map((r) => ({ ...toCompactFinding(r), firstSeenAt: r.first_seen_at })),
+      rementionedEntities: rementioned.rows.map(toCompactFinding),
+      newMeetings: meetings.rows.map(toMeetingSummary),
       totals,
       nextCursor: p.some((x) => x !== null) ? encodeCursor<Cursor>({ q: signature, p }) : null,
     };
