@@ -11,7 +11,7 @@ import { pullBriefs } from './resources/briefs.js';
 import { pullCalendar } from './resources/calendar.js';
 import { pullConflicts } from './resources/conflicts.js';
 import { pullSentEmails } from './resources/emails.js';
-import { localEntityCount, pullEntityDetails, pullEntityInventory } from './resources/entities.js';
+import { localEntityCount, pullChangedEntities, pullEntityDetails, pullEntityInventory } from './resources/entities.js';
 import { pullFiles } from './resources/files.js';
 import { fetchMeetingDetails, pullMeetingList, pullTranscripts } from './resources/meetings.js';
 import { pullMilestones } from './resources/milestones.js';
@@ -73,7 +73,7 @@ export async function pullVault(ctx: PullContext & { dataDir: string }, options:
     const [ids, stats] = await Promise.all([changedEntityIds(ctx, since), remote.tool<{ entities?: { total?: number } }>('stats', { vault: vaultId })]);
     // Entities of a meeting that is new or changed (say, extraction just finished) have new counts and quotes.
     for (const d of meetingDetails) for (const m of d.mentions) ids.add(m.id);
-    entitiesFetched += await pullEntityDetails(ctx, [...ids]);
+    entitiesFetched += await pullChangedEntities(ctx, [...ids], since);
     // changes_since does not report removals: when the totals disagree, walk the inventory (cheap pages).
     if (stats.entities?.total !== undefined && stats.entities.total !== localEntityCount(db, vaultId)) {
       entitiesFetched += await pullInventory(ctx);

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, tempDir } from '../helpers.js';
 import { callTool, startServer, type RunningServer } from '../http-helpers.js';
 import { dumpStore, syncInBackground } from '../sync-helpers.js';
+import { openDb } from '../../src/store/db.js';
 
 const ENV = { VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_REMOTE_URL: '', VAULT_TOOLS_REMOTE_KEY: '', VAULT_TOOLS_INDEX: 'off' };
 const NW = 'northwind-logistics';
@@ -193,6 +194,40 @@ describe('sync paced by the server', () => {
     } finally {
       await p.close();
       dir.cleanup();
+    }
+  });
+
+  it('an incremental pull reads the details of many changed entities from the most recent pages, not one call each', async () => {
+    const upstreamDir = tempDir('vt-pacing-upstream-');
+    const local = tempDir('vt-pacing-incremental-');
+    const clean = tempDir('vt-pacing-clean-');
+    cli(['demo', '--data-dir', upstreamDir.dir, '--no-serve']);
+    const upstreamKey = readFileSync(join(upstreamDir.dir, 'owner.key'), 'utf8').trim();
+    const upstream = await startServer(upstreamDir.dir, ['--rate-limit', '0']);
+    const p = await proxy(upstream.url);
+    try {
+      expect((await syncInBackground<Report>(local.dir, p.url, upstreamKey, ENV)).errors).toEqual([]);
+      // Upstream: 30 entities are mentioned again (as a new meeting's extraction would), with new counts.
+      const db = openDb(upstreamDir.dir);
+      const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+      const touched = db
+        .prepare(`UPDATE entities SET mention_count = mention_count + 1, last_mentioned_at = ? WHERE vault_id = ? AND id IN (SELECT id FROM entities WHERE vault_id = ? ORDER BY id LIMIT 30)`)
+        .run(now, NW, NW).changes;
+      db.close();
+      expect(touched).toBe(30);
+      p.seen.length = 0;
+      const report = await syncInBackground<Report>(local.dir, p.url, upstreamKey, ENV);
+      expect(report.errors).toEqual([]);
+      expect(report.pulled.find((v) => v.vaultId === NW)?.entitiesFetched).toBe(30);
+      expect(p.seen.filter((s) => s.tool === 'get_entity')).toEqual([]);
+      expect((await syncInBackground<Report>(clean.dir, upstream.url, upstreamKey, ENV)).errors).toEqual([]);
+      expect(dumpStore(local.dir)).toEqual(dumpStore(clean.dir));
+    } finally {
+      await p.close();
+      await upstream.stop();
+      upstreamDir.cleanup();
+      local.cleanup();
+      clean.cleanup();
     }
   });
 

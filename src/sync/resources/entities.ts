@@ -56,6 +56,16 @@ function upsertCore(db: Db, vaultId: string, f: Finding): void {
   for (const alias of f.aliases) name.run(vaultId, f.id, alias, normalize(alias), 1);
 }
 
+type Page = { findings?: unknown; nextCursor?: string | null; total?: number };
+
+/** A page of list_findings (full items), with their details where the server gives them (`withDetails`). */
+async function findingsPage(ctx: PullContext, args: Record<string, unknown>): Promise<{ page: Page; withDetails: boolean }> {
+  const { data: page, extended } = await ctx.remote.toolWithExtras<Page>('list_findings', { vault: ctx.vaultId, limit: PAGE, ...args }, { includeDetails: true });
+  // A server that ignores the field answers without details: then they are fetched one by one.
+  const withDetails = extended && Array.isArray(page.findings) && page.findings.every((f: { edges?: unknown; evidence?: unknown }) => Array.isArray(f?.edges) && Array.isArray(f?.evidence));
+  return { page, withDetails };
+}
+
 /**
  * Walks the whole inventory, page by page (each page lands in its own transaction), then removes local
  * entities upstream no longer has. Returns the ids whose details must still be fetched (none when the
@@ -70,16 +80,8 @@ export async function pullEntityInventory(ctx: PullContext): Promise<{ stale: st
   let cursor: string | null = null;
   let total: number | undefined;
   do {
-    type Page = { findings?: unknown; nextCursor?: string | null; total?: number };
-    const answer: { data: Page; extended: boolean } = await ctx.remote.toolWithExtras<Page>(
-      'list_findings',
-      { vault: vaultId, limit: PAGE, ...(cursor ? { cursor } : {}) },
-      { includeDetails: true },
-    );
-    const { data: page, extended } = answer;
+    const { page, withDetails } = await findingsPage(ctx, cursor ? { cursor } : {});
     total = page.total ?? total;
-    // A server that ignores the field answers without details: then they are fetched one by one.
-    const withDetails = extended && Array.isArray(page.findings) && page.findings.every((f: { edges?: unknown; evidence?: unknown }) => Array.isArray(f?.edges) && Array.isArray(f?.evidence));
     const records = parseEach(ctx, 'entities', withDetails ? details : finding, page.findings);
     writeTransaction(db, () => {
       for (const record of records) {
@@ -109,6 +111,37 @@ function removeEntity(db: Db, vaultId: string, id: string): void {
   sql(db, 'DELETE FROM entities WHERE vault_id = ? AND id = ?').run(vaultId, id); // edges, evidence, mentions, conflicts cascade
   sql(db, "DELETE FROM sync_records WHERE vault_id = ? AND resource = 'entity' AND id = ?").run(vaultId, id);
   sql(db, "DELETE FROM sync_extra WHERE vault_id = ? AND resource = 'entity' AND id = ?").run(vaultId, id);
+}
+
+/** Up to this many changed entities are fetched one by one at once: a page of details would cost more. */
+const FEW = 10;
+
+/**
+ * Details of the entities an incremental pull found changed. Those changes_since names were mentioned after
+ * the moment (or are new), so where list_findings carries details its most recent pages hold them: they are
+ * read while that recent, and the ids not met there are fetched one by one (get_entity), as from a server
+ * without details.
+ */
+export async function pullChangedEntities(ctx: PullContext, ids: readonly string[], since: string): Promise<number> {
+  const wanted = new Set(ids);
+  let landed = 0;
+  let cursor: string | null = wanted.size > FEW ? '' : null;
+  while (cursor !== null) {
+    const { page, withDetails } = await findingsPage(ctx, { sort: 'recent', ...(cursor ? { cursor } : {}) });
+    if (!withDetails) break;
+    const records = parseEach(ctx, 'entities', details, page.findings);
+    writeTransaction(ctx.db, () => {
+      for (const record of records) {
+        if (!wanted.delete(record.item.id)) continue;
+        writeDetails(ctx, record);
+        landed++;
+      }
+    });
+    ctx.progress('entity details', landed, ids.length);
+    const last = records.at(-1)?.item.lastMentionedAt;
+    cursor = wanted.size && last && Date.parse(last) > Date.parse(since) ? (page.nextCursor ?? null) : null;
+  }
+  return landed + (await pullEntityDetails(ctx, [...wanted]));
 }
 
 /** Entities whose details land in one transaction: fewer commits, and still small enough to resume from. */
