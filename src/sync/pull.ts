@@ -5,7 +5,7 @@
  * mentions name entities), then conflicts (they name entities) and the independent lists.
  */
 import { sql } from '../store/db.js';
-import type { PullContext } from './resources/common.js';
+import { ahead, type PullContext } from './resources/common.js';
 import { pullArtifacts } from './resources/artifacts.js';
 import { pullBriefs } from './resources/briefs.js';
 import { pullCalendar } from './resources/calendar.js';
@@ -13,7 +13,7 @@ import { pullConflicts } from './resources/conflicts.js';
 import { pullSentEmails } from './resources/emails.js';
 import { localEntityCount, pullChangedEntities, pullEntityDetails, pullEntityInventory } from './resources/entities.js';
 import { pullFiles } from './resources/files.js';
-import { fetchMeetingDetails, pullMeetingList, pullTranscripts } from './resources/meetings.js';
+import { fetchMeetingDetails, pullMeetingList, pullTranscripts, type MeetingDetails } from './resources/meetings.js';
 import { pullMilestones } from './resources/milestones.js';
 import { pullPeople } from './resources/people.js';
 import { pullPlanSteps } from './resources/plan-steps.js';
@@ -63,12 +63,16 @@ export async function pullVault(ctx: PullContext & { dataDir: string }, options:
   const incremental = !!previous && !options.full;
 
   const changedMeetings = await pullMeetingList(ctx);
-  const meetingDetails = await Promise.all(changedMeetings.map((m) => fetchMeetingDetails(ctx, m)));
+  // Meeting details are only read once the entities landed: they are fetched meanwhile.
+  const fetchingDetails = ahead(Promise.all(changedMeetings.map((m) => fetchMeetingDetails(ctx, m))));
 
   let entitiesFetched = 0;
+  let meetingDetails: MeetingDetails[];
   if (!incremental) {
     entitiesFetched += await pullInventory(ctx);
+    meetingDetails = await fetchingDetails;
   } else {
+    meetingDetails = await fetchingDetails;
     const since = new Date(Date.parse(previous!) - SINCE_MARGIN_MS).toISOString();
     const [ids, stats] = await Promise.all([changedEntityIds(ctx, since), remote.tool<{ entities?: { total?: number } }>('stats', { vault: vaultId })]);
     // Entities of a meeting that is new or changed (say, extraction just finished) have new counts and quotes.

@@ -27,6 +27,15 @@ export function describeId(id: unknown): string {
   return quoted.length > 80 ? `${quoted.slice(0, 76)}…" (${String(id).length} characters)` : quoted;
 }
 
+/**
+ * Work started now and awaited later (the next page fetched while this one lands): a failure in between is
+ * not an unhandled rejection; the later await still throws it.
+ */
+export function ahead<T>(work: Promise<T>): Promise<T> {
+  work.catch(() => {});
+  return work;
+}
+
 export const fingerprint = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 32);
 
 /** Optional on the wire, a default in the store: missing or null becomes the default. */

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { json, sql, writeTransaction, type Db } from '../../store/db.js';
 import { normalize } from '../../store/text.js';
 import { RemoteError } from '../remote.js';
-import { fingerprint, optionalString, orDefault, parseEach, stringList, type Parsed, type PullContext } from './common.js';
+import { ahead, fingerprint, optionalString, orDefault, parseEach, stringList, type Parsed, type PullContext } from './common.js';
 
 const ENTITY_TYPES = ['department', 'person', 'process', 'system', 'problem', 'opportunity', 'kpi'] as const;
 const PAGE = 200;
@@ -77,10 +77,12 @@ export async function pullEntityInventory(ctx: PullContext): Promise<{ stale: st
   const seen = new Set<string>();
   const stale: string[] = [];
   let detailed = 0;
-  let cursor: string | null = null;
   let total: number | undefined;
-  do {
-    const { page, withDetails } = await findingsPage(ctx, cursor ? { cursor } : {});
+  let next: ReturnType<typeof findingsPage> | undefined = findingsPage(ctx, {});
+  while (next) {
+    const { page, withDetails }: Awaited<ReturnType<typeof findingsPage>> = await next;
+    // The next page is on the wire (and upstream gathers its details) while this one lands.
+    next = page.nextCursor ? ahead(findingsPage(ctx, { cursor: page.nextCursor })) : undefined;
     total = page.total ?? total;
     const records = parseEach(ctx, 'entities', withDetails ? details : finding, page.findings);
     writeTransaction(db, () => {
@@ -98,8 +100,7 @@ export async function pullEntityInventory(ctx: PullContext): Promise<{ stale: st
       }
     });
     ctx.progress('entities', seen.size, total);
-    cursor = page.nextCursor ?? null;
-  } while (cursor);
+  }
   const gone = (sql(db, 'SELECT id FROM entities WHERE vault_id = ?').pluck().all(vaultId) as string[]).filter((id) => !seen.has(id));
   writeTransaction(db, () => {
     for (const id of gone) removeEntity(db, vaultId, id);

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { json, sql, writeTransaction, type Db } from '../../store/db.js';
 import { writeMeetingChunks, type StoredChunk } from '../../search/chunk-index.js';
-import { fingerprint, optionalString, orDefault, parseEach, readTool, stringList, type PullContext } from './common.js';
+import { ahead, fingerprint, optionalString, orDefault, parseEach, readTool, stringList, type PullContext } from './common.js';
 
 const TRANSCRIPT_PAGE = 50;
 
@@ -91,8 +91,7 @@ export async function pullTranscripts(ctx: PullContext, details: readonly Meetin
   let next = details.length ? fetchBatch(0) : undefined;
   for (let start = 0; next; start += MEETINGS_PER_TRANSACTION) {
     const batch = await next;
-    next = start + MEETINGS_PER_TRANSACTION < details.length ? fetchBatch(start + MEETINGS_PER_TRANSACTION) : undefined;
-    next?.catch(() => {}); // awaited on the next turn; failing while this batch lands is not an unhandled rejection
+    next = start + MEETINGS_PER_TRANSACTION < details.length ? ahead(fetchBatch(start + MEETINGS_PER_TRANSACTION)) : undefined;
     writeTransaction(ctx.db, () => {
       for (const { d, chunks } of batch) landMeeting(ctx, d, chunks);
     });
