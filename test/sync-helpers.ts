@@ -2,9 +2,11 @@
  * Sync test helpers: a "hosted" and a local `vault-tools serve`, tool-by-tool comparison of their answers,
  * a store dump for "equal to a clean sync", and a fault-injecting proxy.
  */
+import { spawn } from 'node:child_process';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openDb } from '../src/store/db.js';
+import { BIN } from './helpers.js';
 import { callTool, type RunningServer } from './http-helpers.js';
 import { sampleArgs } from './sample-args.js';
 
@@ -42,6 +44,21 @@ export async function answersOf(server: RunningServer, key: string, args: Map<st
     }
   }
   return out;
+}
+
+/** `vault-tools sync --json` without blocking this process (a proxy living here must keep answering); resolves with its report. */
+export function syncInBackground<R = Record<string, unknown>>(dataDir: string, remote: string, key: string, env: Record<string, string> = {}): Promise<R> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'sync', '--remote', remote, '--remote-key', key, '--data-dir', dataDir, '--json'], {
+      env: { ...process.env, ...env },
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    // A report on stdout (exit 0, or 1 when a vault failed) is the answer; anything else is the error.
+    child.once('exit', (code) => (out.startsWith('{') ? resolve(JSON.parse(out) as R) : reject(new Error(`sync exited ${code}: ${err.slice(-2000)}`))));
+  });
 }
 
 /** Every table a pull writes, rows in a stable order, minus columns that differ by nature (row ids, load times). */
@@ -163,7 +180,9 @@ export function rewritingProxy(target: string, rewrites: Rewrites): Promise<Rewr
       const args: Record<string, unknown> = tool && sent.length ? JSON.parse(sent.toString('utf8')) : {};
       if (rewrites.answer?.(req, res, tool, args)) return;
       if (tool && rewrites.request) sent = Buffer.from(JSON.stringify(rewrites.request(tool, args)));
-      const headers = { ...req.headers, host: t.host, 'content-length': String(sent.length) };
+      // A proxy that rewrites answers cannot let the client revalidate them against the origin's ETags.
+      const { 'if-none-match': _revalidate, ...forwarded } = req.headers;
+      const headers = { ...(rewrites.response ? forwarded : req.headers), host: t.host, 'content-length': String(sent.length) };
       const upstream = request({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers }, (up) => {
         const body: Buffer[] = [];
         up.on('data', (c) => body.push(c));
@@ -172,7 +191,8 @@ export function rewritingProxy(target: string, rewrites: Rewrites): Promise<Rewr
           if (tool && rewrites.response && /json/.test(String(up.headers['content-type']))) {
             bytes = Buffer.from(JSON.stringify(rewrites.response(tool, args, JSON.parse(bytes.toString('utf8')))));
           }
-          res.writeHead(up.statusCode!, { ...up.headers, 'content-length': String(bytes.length) });
+          const { etag: _etag, ...kept } = up.headers;
+          res.writeHead(up.statusCode!, { ...(rewrites.response ? kept : up.headers), 'content-length': String(bytes.length) });
           res.end(bytes);
         });
       });

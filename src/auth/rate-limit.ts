@@ -29,4 +29,20 @@ export class RateLimiter {
     }
     return Math.max(1, Math.ceil((cost - b.tokens) / this.limit.perSecond));
   }
+
+  /**
+   * The key's budget as the RateLimit headers publish it (the IETF draft's fields): the bucket's size, per
+   * how many seconds it refills (`RateLimit-Policy: 100;w=2`), the whole tokens left, and the seconds until
+   * it is full again. A client that reads them can wait for a token rather than be refused.
+   */
+  headers(key: string): Record<string, string> {
+    const { perSecond, burst } = this.limit;
+    const tokens = this.buckets.get(key)?.tokens ?? burst;
+    return {
+      'RateLimit-Policy': `${burst};w=${+(burst / perSecond).toFixed(3)}`,
+      'RateLimit-Limit': String(burst),
+      'RateLimit-Remaining': String(Math.max(0, Math.floor(tokens))),
+      'RateLimit-Reset': String(Math.ceil((burst - tokens) / perSecond)),
+    };
+  }
 }

@@ -79,6 +79,9 @@ export const meetingSummary = z.object({
   createdAt: isoDatetime.describe('when the recording was added to the vault (what changes_since counts as new)'),
 });
 
+/** A verbatim quote about an entity: who said it, in which meeting, when (get_entity with evidence). */
+export const evidenceQuote = z.object({ quote: z.string(), speaker: z.string(), meetingId: z.string(), meetingName: z.string(), spokenAt: isoDatetime, turnIndex: z.number().int().nullable() });
+
 export const vaultRef = z.object({ id: z.string(), name: z.string() });
 
 /** A task as list_tasks, add_task and update_task return it. */

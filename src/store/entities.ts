@@ -253,23 +253,29 @@ export function countsByType(db: Db, vaultId: string): { type: string; n: number
 }
 
 /**
- * Entities first seen after `since` (oldest first), and older ones mentioned again after it (most recent first),
- * with only the columns a compact finding shows, read as arrays (a description is ~270 bytes; a window can hold
- * hundreds of entities).
+ * A page of what changed since a moment: entities first seen after it (oldest first), or older entities
+ * mentioned again after it (most recent first); `after` is where the previous page of that list ended. Only
+ * the columns a compact finding shows, read as arrays (a description is ~270 bytes; a window can hold
+ * thousands of entities).
  */
-export function entityChangesSince(db: Db, vaultId: string, since: string) {
+export function entityChangesSince(db: Db, vaultId: string, since: string, list: 'new' | 'rementioned', limit: number, after?: { k: string; id: string }) {
   type Brief = Pick<EntityRow, 'id' | 'name' | 'type' | 'mention_count' | 'last_mentioned_at' | 'first_seen_at'>;
   type Tuple = [string, EntityType, string, number, string | null, string];
   const columns = 'e.id, e.type, e.name, e.mention_count, e.last_mentioned_at, e.first_seen_at';
   const brief = (r: Tuple): Brief => ({ id: r[0], type: r[1], name: r[2], mention_count: r[3], last_mentioned_at: r[4], first_seen_at: r[5] });
-  const read = (text: string, ...params: string[]) => (sql(db, text).raw(true).all(...params) as Tuple[]).map(brief);
-  return {
-    newRows: read(`SELECT ${columns} FROM entities e WHERE e.vault_id = ? AND e.first_seen_at > ? ORDER BY e.first_seen_at, e.id`, vaultId, since),
-    rementioned: read(
-      `SELECT ${columns} FROM entities e WHERE e.vault_id = ? AND e.first_seen_at <= ? AND e.last_mentioned_at > ? ORDER BY e.last_mentioned_at DESC, e.id`,
-      vaultId,
-      since,
-      since,
-    ),
-  };
+  const [where, next, order] =
+    list === 'new'
+      ? ['e.first_seen_at > @since', '(e.first_seen_at, e.id) > (@k, @id)', 'e.first_seen_at, e.id']
+      : ['e.first_seen_at <= @since AND e.last_mentioned_at > @since', '(e.last_mentioned_at < @k OR (e.last_mentioned_at = @k AND e.id > @id))', 'e.last_mentioned_at DESC, e.id'];
+  const text = `SELECT ${columns} FROM entities e WHERE e.vault_id = @vault AND ${where}${after ? ` AND ${next}` : ''} ORDER BY ${order} LIMIT ${limitParam('@limit')}`;
+  return (sql(db, text).raw(true).all({ vault: vaultId, since, limit, ...(after ?? {}) }) as Tuple[]).map(brief);
+}
+
+/** How many entities are new since a moment, and how many older ones were mentioned again (over all pages). */
+export function entityChangeCounts(db: Db, vaultId: string, since: string): { new: number; rementioned: number } {
+  return sql(
+    db,
+    `SELECT coalesce(sum(first_seen_at > @since), 0) AS new, coalesce(sum(first_seen_at <= @since AND last_mentioned_at > @since), 0) AS rementioned
+     FROM entities WHERE vault_id = @vault AND (first_seen_at > @since OR last_mentioned_at > @since)`,
+  ).get({ vault: vaultId, since }) as { new: number; rementioned: number };
 }

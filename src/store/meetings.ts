@@ -30,9 +30,14 @@ export function getMeetingRow(db: Db, vaultId: string, id: string): MeetingRow |
   return sql(db, 'SELECT * FROM meetings WHERE vault_id = ? AND id = ?').get(vaultId, id) as MeetingRow | undefined;
 }
 
-export function meetingsCreatedSince(db: Db, vaultId: string, since: string): MeetingRow[] {
-  return sql(db, 'SELECT * FROM meetings WHERE vault_id = ? AND created_at > ? ORDER BY started_at, id').all(vaultId, since) as MeetingRow[];
+/** A page of the meetings recorded after a moment, in the order they took place; `after` ends the previous page. */
+export function meetingsCreatedSince(db: Db, vaultId: string, since: string, limit: number, after?: { k: string; id: string }): MeetingRow[] {
+  const next = after ? ' AND (started_at, id) > (@k, @id)' : '';
+  return sql(db, `SELECT * FROM meetings WHERE vault_id = @vault AND created_at > @since${next} ORDER BY started_at, id LIMIT @limit`).all({ vault: vaultId, since, limit, ...(after ?? {}) }) as MeetingRow[];
 }
+
+export const countMeetingsCreatedSince = (db: Db, vaultId: string, since: string) =>
+  sql(db, 'SELECT count(*) FROM meetings WHERE vault_id = ? AND created_at > ?').pluck().get(vaultId, since) as number;
 
 export function meetingCounts(db: Db, vaultId: string): { total: number; extracted: number } {
   return sql(

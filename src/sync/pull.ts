@@ -5,15 +5,15 @@
  * mentions name entities), then conflicts (they name entities) and the independent lists.
  */
 import { sql } from '../store/db.js';
-import type { PullContext } from './resources/common.js';
+import { ahead, type PullContext } from './resources/common.js';
 import { pullArtifacts } from './resources/artifacts.js';
 import { pullBriefs } from './resources/briefs.js';
 import { pullCalendar } from './resources/calendar.js';
 import { pullConflicts } from './resources/conflicts.js';
 import { pullSentEmails } from './resources/emails.js';
-import { localEntityCount, pullEntityDetails, pullEntityInventory } from './resources/entities.js';
+import { localEntityCount, pullChangedEntities, pullEntityDetails, pullEntityInventory } from './resources/entities.js';
 import { pullFiles } from './resources/files.js';
-import { fetchMeetingDetails, pullMeetingList, pullTranscriptAndLand } from './resources/meetings.js';
+import { fetchMeetingDetails, pullMeetingList, pullTranscripts, type MeetingDetails } from './resources/meetings.js';
 import { pullMilestones } from './resources/milestones.js';
 import { pullPeople } from './resources/people.js';
 import { pullPlanSteps } from './resources/plan-steps.js';
@@ -30,6 +30,32 @@ export interface PullSummary {
   listsChanged: string[];
 }
 
+/** Pages changes_since asks for: where the server pages (ours does), every page is read. */
+const CHANGES_PAGE = 200;
+
+/**
+ * Ids of the entities new or mentioned again since the moment, over every page. A server that answers
+ * whole (the hosted wire has no `limit`) is asked once without one.
+ */
+async function changedEntityIds(ctx: PullContext, since: string): Promise<Set<string>> {
+  type Page = { newEntities?: { id?: string }[]; rementionedEntities?: { id?: string }[]; nextCursor?: string | null };
+  const ids = new Set<string>();
+  let cursor: string | undefined;
+  do {
+    const body = { vault: ctx.vaultId, since };
+    const { data, extended } = await ctx.remote.toolWithExtras<Page>('changes_since', body, { limit: CHANGES_PAGE, ...(cursor ? { cursor } : {}) });
+    for (const e of [...(data.newEntities ?? []), ...(data.rementionedEntities ?? [])]) if (typeof e?.id === 'string') ids.add(e.id);
+    cursor = extended && typeof data.nextCursor === 'string' ? data.nextCursor : undefined;
+  } while (cursor);
+  return ids;
+}
+
+/** The whole entity inventory, and the details of what changed: with the pages where they carry them. */
+async function pullInventory(ctx: PullContext): Promise<number> {
+  const { stale, detailed } = await pullEntityInventory(ctx);
+  return detailed + (await pullEntityDetails(ctx, stale));
+}
+
 export async function pullVault(ctx: PullContext & { dataDir: string }, options: { full?: boolean } = {}): Promise<PullSummary> {
   const { db, vaultId, remote } = ctx;
   const startedAt = new Date().toISOString();
@@ -37,29 +63,28 @@ export async function pullVault(ctx: PullContext & { dataDir: string }, options:
   const incremental = !!previous && !options.full;
 
   const changedMeetings = await pullMeetingList(ctx);
-  const meetingDetails = await Promise.all(changedMeetings.map((m) => fetchMeetingDetails(ctx, m)));
+  // Meeting details are only read once the entities landed: they are fetched meanwhile.
+  const fetchingDetails = ahead(Promise.all(changedMeetings.map((m) => fetchMeetingDetails(ctx, m))));
 
   let entitiesFetched = 0;
+  let meetingDetails: MeetingDetails[];
   if (!incremental) {
-    entitiesFetched += await pullEntityDetails(ctx, await pullEntityInventory(ctx));
+    entitiesFetched += await pullInventory(ctx);
+    meetingDetails = await fetchingDetails;
   } else {
+    meetingDetails = await fetchingDetails;
     const since = new Date(Date.parse(previous!) - SINCE_MARGIN_MS).toISOString();
-    const [changes, stats] = await Promise.all([
-      remote.tool<{ newEntities?: { id?: string }[]; rementionedEntities?: { id?: string }[] }>('changes_since', { vault: vaultId, since }),
-      remote.tool<{ entities?: { total?: number } }>('stats', { vault: vaultId }),
-    ]);
-    const ids = new Set<string>();
-    for (const e of [...(changes.newEntities ?? []), ...(changes.rementionedEntities ?? [])]) if (typeof e?.id === 'string') ids.add(e.id);
+    const [ids, stats] = await Promise.all([changedEntityIds(ctx, since), remote.tool<{ entities?: { total?: number } }>('stats', { vault: vaultId })]);
     // Entities of a meeting that is new or changed (say, extraction just finished) have new counts and quotes.
     for (const d of meetingDetails) for (const m of d.mentions) ids.add(m.id);
-    entitiesFetched += await pullEntityDetails(ctx, [...ids]);
+    entitiesFetched += await pullChangedEntities(ctx, [...ids], since);
     // changes_since does not report removals: when the totals disagree, walk the inventory (cheap pages).
     if (stats.entities?.total !== undefined && stats.entities.total !== localEntityCount(db, vaultId)) {
-      entitiesFetched += await pullEntityDetails(ctx, await pullEntityInventory(ctx));
+      entitiesFetched += await pullInventory(ctx);
     }
   }
 
-  await Promise.all(meetingDetails.map((d) => pullTranscriptAndLand(ctx, d)));
+  await pullTranscripts(ctx, meetingDetails);
 
   const lists = await Promise.all([
     pullConflicts(ctx),

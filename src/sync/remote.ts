@@ -1,10 +1,12 @@
 /**
  * The client of the hosted service's REST API (or of another `vault-tools serve`): `POST /v1/tools/<name>`
- * and downloads, over one keep-alive undici pool with a few requests in flight. Transient failures (network
- * errors, 429 with Retry-After, 5xx, timeouts, bodies cut short) are retried with exponential backoff and
- * jitter; a refused key (401/403 on every call) is final at once; any other refusal comes back as a
- * RemoteError with the server's code and message, for the caller to decide. No body is read whole without a
- * cap: answers held in memory stop at MAX_JSON_BYTES, files streamed to disk at MAX_DOWNLOAD_BYTES.
+ * and downloads, over one keep-alive undici pool with a few requests in flight, paced by the server (see
+ * pacer.ts: Retry-After holds every request, 429s shrink the window and the rate). Transient failures
+ * (network errors, 429, 5xx, timeouts, bodies cut short) are retried, with exponential backoff and jitter
+ * where the server named no wait; a refused key (401/403 on every call) is final at once; any other refusal
+ * comes back as a RemoteError with the server's code and message, for the caller to decide. No body is
+ * read whole without a cap: answers held in memory stop at MAX_JSON_BYTES, files streamed to disk at
+ * MAX_DOWNLOAD_BYTES.
  */
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
 import { randomBytes } from 'node:crypto';
@@ -13,12 +15,13 @@ import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PACKAGE_VERSION } from '../package-info.js';
 import { parseRemoteUrl } from './config.js';
+import { Pacer } from './pacer.js';
 
 export interface RemoteOptions {
   /** Base URL of the service, with or without the trailing `/v1`. */
   url: string;
   key: string;
-  /** Requests in flight at once (default 4). */
+  /** Requests in flight at once at most (default 4; fewer while the server refuses with 429). */
   concurrency?: number;
   /** Per-request timeout for headers and for the body, ms (default 30 s; VAULT_TOOLS_SYNC_TIMEOUT_MS). */
   timeoutMs?: number;
@@ -90,31 +93,70 @@ export class RemoteClient {
   private readonly maxJsonBytes: number;
   private readonly maxDownloadBytes: number;
   private readonly signal?: AbortSignal;
-  private active = 0;
-  private readonly waiting: (() => void)[] = [];
-  private readonly concurrency: number;
+  private readonly pacer: Pacer;
+  /** Tool and extra fields this server refused (see toolWithExtras). */
+  private readonly unsupported = new Set<string>();
 
   constructor(options: RemoteOptions) {
     ({ origin: this.origin, basePath: this.basePath } = parseRemoteUrl(options.url));
     this.key = options.key;
-    this.concurrency = Math.max(1, options.concurrency ?? 4);
+    const concurrency = Math.max(1, options.concurrency ?? 4);
     this.timeoutMs = options.timeoutMs ?? Number(process.env.VAULT_TOOLS_SYNC_TIMEOUT_MS ?? 30_000);
     this.attempts = Math.max(1, options.attempts ?? 6);
     this.backoffMs = options.backoffMs ?? 250;
     this.maxJsonBytes = options.maxJsonBytes ?? Number(process.env[JSON_SETTING] || MAX_JSON_BYTES);
     this.maxDownloadBytes = options.maxDownloadBytes ?? Number(process.env[DOWNLOAD_SETTING] || MAX_DOWNLOAD_BYTES);
     this.signal = options.signal;
-    this.pool = new Pool(this.origin, { connections: this.concurrency, keepAliveTimeout: 10_000, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
+    this.pacer = new Pacer(concurrency, this.signal);
+    this.pool = new Pool(this.origin, { connections: concurrency, keepAliveTimeout: 10_000, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
   }
 
   /** Calls a tool; resolves with its `data`. */
   async tool<T = Record<string, unknown>>(name: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<T> {
+    return (await this.call<T>(name, body, headers))!.data;
+  }
+
+  /**
+   * Calls a read tool sending the ETag of the answer the caller keeps (If-None-Match): undefined when the
+   * server says that answer is still current (304, no body); else the data and its ETag, if the server gives one.
+   */
+  async toolIfChanged<T = Record<string, unknown>>(name: string, body: Record<string, unknown>, etag: string | undefined): Promise<{ data: T; etag?: string } | undefined> {
+    return this.call<T>(name, body, etag ? { 'if-none-match': etag } : {});
+  }
+
+  private async call<T>(name: string, body: Record<string, unknown>, headers: Record<string, string>): Promise<{ data: T; etag?: string } | undefined> {
     const path = `${this.basePath}/v1/tools/${encodeURIComponent(name)}`;
     const what = `${name} (POST ${path})`;
-    const bytes = await this.request('POST', path, JSON.stringify(body), headers, (res) => this.readCapped(res, this.maxJsonBytes, what, JSON_SETTING));
-    const parsed = parseJson(bytes, name) as { data?: unknown };
-    if (!parsed || typeof parsed !== 'object' || !('data' in parsed)) throw new RemoteError(502, 'bad_response', `${name}: the answer has no "data" field`);
-    return parsed.data as T;
+    return this.request('POST', path, JSON.stringify(body), headers, async (res) => {
+      if (res.statusCode === 304) {
+        await res.body.dump();
+        if (!headers['if-none-match']) throw new RemoteError(502, 'bad_response', `${name}: "not modified" (304) to a request that named no ETag`);
+        return undefined;
+      }
+      const parsed = parseJson(await this.readCapped(res, this.maxJsonBytes, what, JSON_SETTING), name) as { data?: unknown };
+      if (!parsed || typeof parsed !== 'object' || !('data' in parsed)) throw new RemoteError(502, 'bad_response', `${name}: the answer has no "data" field`);
+      const etag = res.headers.etag;
+      return { data: parsed.data as T, ...(typeof etag === 'string' ? { etag } : {}) };
+    });
+  }
+
+  /**
+   * Calls a tool with `extras`: fields our own server understands beyond the hosted wire (paging, details).
+   * A server that refuses one of them (400 naming the field) is asked again without any, and never again
+   * with them; `extended` says whether the answer is to the extended request.
+   */
+  async toolWithExtras<T = Record<string, unknown>>(name: string, body: Record<string, unknown>, extras: Record<string, unknown>): Promise<{ data: T; extended: boolean }> {
+    const fields = Object.keys(extras);
+    const known = `${name} ${fields.join(',')}`;
+    if (!this.unsupported.has(known)) {
+      try {
+        return { data: await this.tool<T>(name, { ...body, ...extras }), extended: true };
+      } catch (err) {
+        if (!(err instanceof RemoteError && err.status === 400 && fields.some((f) => err.message.includes(f)))) throw err;
+        this.unsupported.add(known);
+      }
+    }
+    return { data: await this.tool<T>(name, body), extended: false };
   }
 
   /**
@@ -183,15 +225,14 @@ export class RemoteClient {
   }
 
   /**
-   * One request with retries; the concurrency slot is held only while a request is on the wire. A 2xx
-   * answer's body goes to `consume`, which may fail like the network does (then the request is retried).
+   * One request with retries; the concurrency slot is held only while a request is on the wire. A 2xx (or
+   * 304) answer goes to `consume`, which may fail like the network does (then the request is retried).
    */
   private async request<T>(method: string, path: string, body: string | undefined, headers: Record<string, string>, consume: (res: Dispatcher.ResponseData) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      this.signal?.throwIfAborted();
-      let wait: number | undefined;
       let failure: Error;
-      await this.acquire();
+      let throttled = false;
+      const ticket = await this.pacer.acquire();
       try {
         this.stats.requests++;
         const res = await this.pool.request({
@@ -207,8 +248,14 @@ export class RemoteClient {
             ...headers,
           },
         });
+        this.pacer.observe(res.headers);
+        const wait = retryAfterMs(res.headers['retry-after']);
+        // A 429 is the rate limit, and so is a 503 that says when to come back: every request waits.
+        throttled = res.statusCode === 429 || (res.statusCode === 503 && wait !== undefined);
+        if (throttled) this.pacer.throttled(ticket, Math.min(MAX_WAIT_MS, wait ?? this.backoff(attempt)));
+        else this.pacer.succeeded();
         // Reading the body may fail too (connection dropped, a length that does not match): that is retried.
-        if (res.statusCode >= 200 && res.statusCode < 300) return await consume(res);
+        if ((res.statusCode >= 200 && res.statusCode < 300) || res.statusCode === 304) return await consume(res);
         const { code, message } = await this.errorOf(res);
         if (res.statusCode === 401 || res.statusCode === 403) {
           // 403 for one tool on a member key is a per-call refusal (manager-only tool), not a dead credential.
@@ -216,19 +263,23 @@ export class RemoteClient {
         }
         if (!RETRYABLE_STATUS.has(res.statusCode)) throw new RemoteError(res.statusCode, code, message);
         failure = new RemoteError(res.statusCode, code, message);
-        wait = retryAfterMs(res.headers['retry-after']);
       } catch (err) {
         if (err instanceof RemoteError || err instanceof BodyTooLargeError || this.signal?.aborted) throw err;
         failure = err as Error;
         if (!isTransient(failure)) throw failure;
       } finally {
-        this.release();
+        this.pacer.release();
       }
       if (attempt >= this.attempts) throw new Error(`${method} ${path} failed after ${attempt} attempts: ${failure.message}`);
       this.stats.retries++;
-      const backoff = Math.min(MAX_WAIT_MS, this.backoffMs * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
-      await sleep(Math.min(MAX_WAIT_MS, Math.max(wait ?? 0, backoff)), undefined, { signal: this.signal });
+      // A refusal's wait is the pacer's gate, which holds this request too; other failures back off alone.
+      if (!throttled) await sleep(this.backoff(attempt), undefined, { signal: this.signal });
     }
+  }
+
+  /** Exponential backoff with jitter: unit × 2^(attempt-1), from half to all of it, capped. */
+  private backoff(attempt: number): number {
+    return Math.min(MAX_WAIT_MS, this.backoffMs * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
   }
 
   /** The service's error body `{error:{code,message}}`, or the status when the body is something else. */
@@ -244,19 +295,6 @@ export class RemoteClient {
     return { code: `http_${res.statusCode}`, message: `HTTP ${res.statusCode}` };
   }
 
-  private async acquire(): Promise<void> {
-    if (this.active < this.concurrency) {
-      this.active++;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
-  }
-
-  private release(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.active--;
-  }
 }
 
 function parseJson(bytes: Buffer, what: string): unknown {

@@ -7,11 +7,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, tempDir } from '../helpers.js';
-import { syncAvailable } from '../../bench/sync.js';
+import { SYNC_METRICS, syncAvailable } from '../../bench/sync.js';
 import type { Row } from '../../bench/lib/report.js';
 
 const TOOLS = ['stats', 'list_findings.first', 'list_findings.deep', 'get_entity', 'expand_graph', 'search_knowledge', 'search_transcripts', 'changes_since', 'fixed_page'];
-const SYNC = ['sync.full.seconds', 'sync.full.peak_rss', 'sync.nochange.seconds', 'sync.nochange.peak_rss'];
+const SYNC = SYNC_METRICS.map(([metric]) => metric);
 const EXPECTED = [
   'generate.seconds',
   'cold_start.median',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
-import { conflict, edge, finding, isoDatetime } from '../shapes.js';
+import { conflict, edge, evidenceQuote, finding, isoDatetime } from '../shapes.js';
 import { evidenceOf, getEntityRow, slimEdges, toFinding } from '../../store/entities.js';
 import { listConflicts } from '../../store/conflicts.js';
 import { notFound } from '../../core/errors.js';
@@ -20,9 +20,7 @@ export default defineTool({
     entityId: z.string(),
     recency: z.object({ firstSeenAt: isoDatetime, lastMentionedAt: isoDatetime.nullable(), daysSinceLastMention: z.number().int().nullable() }),
     edges: z.array(edge),
-    evidence: z
-      .array(z.object({ quote: z.string(), speaker: z.string(), meetingId: z.string(), meetingName: z.string(), spokenAt: isoDatetime, turnIndex: z.number().int().nullable() }))
-      .optional(),
+    evidence: z.array(evidenceQuote).optional(),
     conflicts: z.array(conflict).optional(),
   }),
   run: ({ entityId, includeEvidence }, { db, vault, now }) => {

@@ -53,11 +53,11 @@ export function applyCors(req: IncomingMessage, res: ServerResponse, policy: Ori
   res.setHeader('X-Request-Id', requestId);
   res.setHeader('Access-Control-Allow-Origin', req.headers.origin!);
   res.setHeader('Vary', 'Origin');
-  res.setHeader('Access-Control-Expose-Headers', 'X-Request-Id, Retry-After, Mcp-Session-Id');
+  res.setHeader('Access-Control-Expose-Headers', 'X-Request-Id, ETag, Retry-After, RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Mcp-Session-Id');
   if (req.method !== 'OPTIONS') return false;
   res.writeHead(204, {
     'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
-    'Access-Control-Allow-Headers': 'Authorization, Content-Type, Idempotency-Key, X-Request-Id, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
+    'Access-Control-Allow-Headers': 'Authorization, Content-Type, Idempotency-Key, If-None-Match, X-Request-Id, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
     'Access-Control-Max-Age': '600',
   });
   res.end();

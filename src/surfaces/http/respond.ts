@@ -7,7 +7,11 @@ import { type ErrorCode, ERROR_CODES } from '../../core/errors.js';
  * which validates and stores nothing per header before the response is written.
  */
 export function sendJson(res: ServerResponse, status: number, body: unknown, requestId: string, headers?: Record<string, string>): void {
-  const payload = JSON.stringify(body);
+  sendJsonText(res, status, JSON.stringify(body), requestId, headers);
+}
+
+/** sendJson for a body already serialized (to hash it for an ETag, say). */
+export function sendJsonText(res: ServerResponse, status: number, payload: string, requestId: string, headers?: Record<string, string>): void {
   const list = ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(payload)), 'X-Request-Id', requestId];
   if (headers) for (const [name, value] of Object.entries(headers)) list.push(name, value);
   res.writeHead(status, list);

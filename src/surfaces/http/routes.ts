@@ -1,4 +1,5 @@
 /** The listener's routes: a small table of method, path template, whether a key is needed, and handler. */
+import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isAbsolute, join } from 'node:path';
@@ -15,7 +16,7 @@ import { buildOpenApi } from '../openapi.js';
 import { DOCS_PATH, sendDocs } from './docs.js';
 import { readBody, readJsonObject } from './body.js';
 import { API_VERSION, PATHS } from '../../core/rest-paths.js';
-import { sendError, sendJson } from './respond.js';
+import { sendError, sendJson, sendJsonText } from './respond.js';
 import { log } from '../../log.js';
 
 export interface RouteContext {
@@ -43,6 +44,24 @@ interface Route {
 function sendResult(res: ServerResponse, requestId: string, result: InvokeResult): void {
   if (result.ok) sendJson(res, 200, { data: result.data }, requestId, result.replayed ? { 'Idempotent-Replayed': 'true' } : undefined);
   else sendError(res, requestId, result.code, result.message);
+}
+
+/**
+ * A read tool's answer with an ETag (a hash of the body). A client that sends the ETag of the answer it
+ * already holds (If-None-Match) gets 304 and no body when nothing changed: sync re-reads its lists every
+ * time, and most times they are the same. A superset of the wire: clients that send no If-None-Match see
+ * only the extra header.
+ */
+function sendRead(req: IncomingMessage, res: ServerResponse, requestId: string, result: InvokeResult): void {
+  if (!result.ok) return sendResult(res, requestId, result);
+  const payload = JSON.stringify({ data: result.data });
+  const etag = `"${createHash('sha1').update(payload).digest('base64url')}"`;
+  const wanted = req.headers['if-none-match'];
+  if (wanted && wanted.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) {
+    res.writeHead(304, ['ETag', etag, 'X-Request-Id', requestId]);
+    return void res.end();
+  }
+  sendJsonText(res, 200, payload, requestId, { ETag: etag });
 }
 
 /** `Idempotency-Key` (optional): a client-chosen id that makes a repeated write answer without running again. */
@@ -103,7 +122,7 @@ const ROUTES: Route[] = [
       const idempotencyKey = idempotencyKeyOf(req);
       const args = await readJsonObject(req, ctx.maxBodyBytes);
       // Reads answer in milliseconds and change nothing: only writes (exports, charts…) are worth cancelling.
-      if (tool.annotations.readOnlyHint) return sendResult(res, ctx.requestId, await ctx.service.call(tool, args, ctx.principal));
+      if (tool.annotations.readOnlyHint) return sendRead(req, res, ctx.requestId, await ctx.service.call(tool, args, ctx.principal));
       // A client that hangs up before the answer cancels the call (a long export stops and stores nothing).
       // The response's 'close' is the signal: the request's own 'close' also fires once its body has been read.
       const abort = new AbortController();

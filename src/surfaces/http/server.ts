@@ -112,7 +112,12 @@ async function handle(
     let chargeBatch: (messages: number) => void = () => {};
     if (match.route.auth) {
       principal = authenticate(base.db, bearer(req));
-      charge(limiter, principal.keyId, 1);
+      try {
+        charge(limiter, principal.keyId, 1);
+      } finally {
+        // On answers and refusals alike, so a client can pace itself before it is refused.
+        if (limiter) for (const [name, value] of Object.entries(limiter.headers(principal.keyId))) res.setHeader(name, value);
+      }
       chargeBatch = batchCharger(limiter, principal.keyId);
     }
     // Routes that write their own responses (files, MCP) get the request id header here; JSON ones send it with their body.

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { resolveInside, safeSegment } from '../../safe-path.js';
 import { sql } from '../../store/db.js';
 import { BodyTooLargeError } from '../remote.js';
-import { describeId, fingerprint, pullList, type PullContext } from './common.js';
+import { describeId, fingerprint, pullList, type PullContext, readTool } from './common.js';
 
 const KINDS = ['chart', 'workbook', 'csv', 'report'] as const;
 const artifact = {
@@ -59,7 +59,7 @@ export async function pullArtifacts(ctx: PullContext, dataDir: string) {
     { ...artifact, id: z.string().optional() },
     async () => {
       const lists = await Promise.all(
-        KINDS.map(async (kind) => (await ctx.remote.tool<{ artifacts?: unknown[] }>('find_artifact', { vault: vaultId, kind, limit: 25 })).artifacts ?? []),
+        KINDS.map(async (kind) => (await readTool<{ artifacts?: unknown[] }>(ctx, 'find_artifact', { vault: vaultId, kind, limit: 25 })).artifacts ?? []),
       );
       const items = lists.flat() as { artifactId?: string; fileName?: string; url?: string }[];
       const landed = new Map((sql(db, "SELECT id, fingerprint FROM sync_records WHERE vault_id = ? AND resource = 'artifact'").all(vaultId) as { id: string; fingerprint: string }[]).map((r) => [r.id, r.fingerprint]));

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { sql } from '../../store/db.js';
 import { RemoteError } from '../remote.js';
-import { pullList, type PullContext } from './common.js';
+import { pullList, type PullContext, readTool } from './common.js';
 
 const KINDS = ['daily', 'weekly-plan', 'weekly-digest'] as const;
 const brief = { id: z.string(), kind: z.enum(KINDS), title: z.string(), createdAt: z.string(), markdown: z.string() };
@@ -16,7 +16,7 @@ export function pullBriefs(ctx: PullContext) {
     async () => {
       const found = await Promise.all(
         KINDS.map((kind) =>
-          ctx.remote.tool('get_brief', { vault: vaultId, kind }).catch((err) => {
+          readTool(ctx, 'get_brief', { vault: vaultId, kind }).catch((err) => {
             if (err instanceof RemoteError && err.status === 404) return undefined;
             throw err;
           }),

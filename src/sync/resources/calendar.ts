@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { json, sql } from '../../store/db.js';
-import { optionalString, orDefault, pullList, stringList, type PullContext } from './common.js';
+import { optionalString, orDefault, pullList, readTool, stringList, type PullContext } from './common.js';
 
 const event = {
   id: z.string(),
@@ -26,7 +26,7 @@ export function pullCalendar(ctx: PullContext) {
     'calendar',
     event,
     async () => {
-      const data = await ctx.remote.tool<{ events?: unknown; window?: { from?: string } }>('list_calendar', { vault: vaultId });
+      const data = await readTool<{ events?: unknown; window?: { from?: string } }>(ctx, 'list_calendar', { vault: vaultId });
       windowFrom = data.window?.from ?? '';
       return data.events;
     },

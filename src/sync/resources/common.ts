@@ -27,6 +27,15 @@ export function describeId(id: unknown): string {
   return quoted.length > 80 ? `${quoted.slice(0, 76)}…" (${String(id).length} characters)` : quoted;
 }
 
+/**
+ * Work started now and awaited later (the next page fetched while this one lands): a failure in between is
+ * not an unhandled rejection; the later await still throws it.
+ */
+export function ahead<T>(work: Promise<T>): Promise<T> {
+  work.catch(() => {});
+  return work;
+}
+
 export const fingerprint = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 32);
 
 /** Optional on the wire, a default in the store: missing or null becomes the default. */
@@ -80,6 +89,22 @@ export function checkpoint(db: Db, vaultId: string, resource: string): string | 
 
 export function setCheckpoint(db: Db, vaultId: string, resource: string, cursor: string): void {
   sql(db, 'INSERT OR REPLACE INTO sync_checkpoints (vault_id, resource, cursor, updated_at) VALUES (?, ?, ?, ?)').run(vaultId, resource, cursor, new Date().toISOString());
+}
+
+/**
+ * A read tool's answer, asked with the ETag of the answer last seen (If-None-Match). When the server says it
+ * has not changed (304: no body on the wire), the copy kept beside the checkpoints is the answer; a server
+ * without ETags answers in full every time, as before. The copy is only a cache: what lands is still decided
+ * by the fingerprints, so it may be saved before the answer lands.
+ */
+export async function readTool<T>(ctx: PullContext, name: string, body: Record<string, unknown>): Promise<T> {
+  const key = `answer ${name} ${JSON.stringify(body)}`;
+  const kept = checkpoint(ctx.db, ctx.vaultId, key);
+  const cached = kept ? (JSON.parse(kept) as { etag: string; data: T }) : undefined;
+  const answer = await ctx.remote.toolIfChanged<T>(name, body, cached?.etag);
+  if (!answer) return cached!.data; // 304 only answers a request that sent the cached copy's ETag
+  if (answer.etag) setCheckpoint(ctx.db, ctx.vaultId, key, JSON.stringify({ etag: answer.etag, data: answer.data }));
+  return answer.data;
 }
 
 /**

@@ -1,7 +1,7 @@
 /** Conflicts of every status, with their claims (list_conflicts status=all). Their entities must have landed first. */
 import { z } from 'zod';
 import { sql } from '../../store/db.js';
-import { clearExcept, optionalString, orDefault, pullList, type PullContext } from './common.js';
+import { clearExcept, optionalString, orDefault, pullList, type PullContext, readTool } from './common.js';
 
 const claim = z.object({
   speaker: z.string(),
@@ -27,7 +27,7 @@ export function pullConflicts(ctx: PullContext) {
     ctx,
     'conflicts',
     conflict,
-    async () => (await ctx.remote.tool<{ conflicts?: unknown }>('list_conflicts', { vault: vaultId, status: 'all' })).conflicts,
+    async () => (await readTool<{ conflicts?: unknown }>(ctx, 'list_conflicts', { vault: vaultId, status: 'all' })).conflicts,
     (records) => {
       clearExcept(db, 'conflicts', vaultId, new Set());
       const known = new Set(sql(db, 'SELECT id FROM entities WHERE vault_id = ?').pluck().all(vaultId) as string[]);

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { json, sql } from '../../store/db.js';
-import { clearExcept, optionalString, pullList, stringList, type PullContext } from './common.js';
+import { clearExcept, optionalString, pullList, readTool, stringList, type PullContext } from './common.js';
 
 export const SENT_EMAILS_VISIBLE = 25;
 
@@ -27,7 +27,7 @@ export function pullSentEmails(ctx: PullContext) {
     ctx,
     'sent_emails',
     email,
-    async () => (await ctx.remote.tool<{ emails?: unknown }>('list_sent_emails', { vault: vaultId, limit: SENT_EMAILS_VISIBLE })).emails,
+    async () => (await readTool<{ emails?: unknown }>(ctx, 'list_sent_emails', { vault: vaultId, limit: SENT_EMAILS_VISIBLE })).emails,
     (records) => {
       clearExcept(db, 'sent_emails', vaultId, ctx.localOnly('email'));
       const insert = sql(

@@ -1,14 +1,15 @@
 /**
  * Entities: the findings inventory (list_findings, full items, all pages) gives every entity's core fields;
- * get_entity with evidence gives its edges and quotes. Details are fetched only for entities whose core
- * fields changed since they last landed (a fingerprint in sync_records), so a resumed or repeated pull
- * does not fetch them again.
+ * get_entity with evidence gives its edges and quotes. Details land only for entities whose core fields
+ * changed since they last landed (a fingerprint in sync_records), so a resumed or repeated pull does not
+ * fetch them again. A server that offers `includeDetails` on list_findings (ours does; the hosted wire
+ * does not) sends the details with the inventory: a page of 200 entities instead of 200 get_entity calls.
  */
 import { z } from 'zod';
 import { json, sql, writeTransaction, type Db } from '../../store/db.js';
 import { normalize } from '../../store/text.js';
 import { RemoteError } from '../remote.js';
-import { fingerprint, optionalString, orDefault, parseEach, stringList, type Parsed, type PullContext } from './common.js';
+import { ahead, fingerprint, optionalString, orDefault, parseEach, stringList, type Parsed, type PullContext } from './common.js';
 
 const ENTITY_TYPES = ['department', 'person', 'process', 'system', 'problem', 'opportunity', 'kpi'] as const;
 const PAGE = 200;
@@ -55,47 +56,93 @@ function upsertCore(db: Db, vaultId: string, f: Finding): void {
   for (const alias of f.aliases) name.run(vaultId, f.id, alias, normalize(alias), 1);
 }
 
+type Page = { findings?: unknown; nextCursor?: string | null; total?: number };
+
+/** A page of list_findings (full items), with their details where the server gives them (`withDetails`). */
+async function findingsPage(ctx: PullContext, args: Record<string, unknown>): Promise<{ page: Page; withDetails: boolean }> {
+  const { data: page, extended } = await ctx.remote.toolWithExtras<Page>('list_findings', { vault: ctx.vaultId, limit: PAGE, ...args }, { includeDetails: true });
+  // A server that ignores the field answers without details: then they are fetched one by one.
+  const withDetails = extended && Array.isArray(page.findings) && page.findings.every((f: { edges?: unknown; evidence?: unknown }) => Array.isArray(f?.edges) && Array.isArray(f?.evidence));
+  return { page, withDetails };
+}
+
 /**
  * Walks the whole inventory, page by page (each page lands in its own transaction), then removes local
- * entities upstream no longer has. Returns the ids whose details must be fetched.
+ * entities upstream no longer has. Returns the ids whose details must still be fetched (none when the
+ * pages carried them) and how many landed with their details.
  */
-export async function pullEntityInventory(ctx: PullContext): Promise<string[]> {
+export async function pullEntityInventory(ctx: PullContext): Promise<{ stale: string[]; detailed: number }> {
   const { db, vaultId } = ctx;
   const landed = new Map((sql(db, "SELECT id, fingerprint FROM sync_records WHERE vault_id = ? AND resource = 'entity'").all(vaultId) as { id: string; fingerprint: string }[]).map((r) => [r.id, r.fingerprint]));
   const seen = new Set<string>();
   const stale: string[] = [];
-  let cursor: string | null = null;
+  let detailed = 0;
   let total: number | undefined;
-  do {
-    const page: { findings?: unknown; nextCursor?: string | null; total?: number } = await ctx.remote.tool('list_findings', {
-      vault: vaultId,
-      limit: PAGE,
-      ...(cursor ? { cursor } : {}),
-    });
+  let next: ReturnType<typeof findingsPage> | undefined = findingsPage(ctx, {});
+  while (next) {
+    const { page, withDetails }: Awaited<ReturnType<typeof findingsPage>> = await next;
+    // The next page is on the wire (and upstream gathers its details) while this one lands.
+    next = page.nextCursor ? ahead(findingsPage(ctx, { cursor: page.nextCursor })) : undefined;
     total = page.total ?? total;
-    const records = parseEach(ctx, 'entities', finding, page.findings);
+    const records = parseEach(ctx, 'entities', withDetails ? details : finding, page.findings);
     writeTransaction(db, () => {
-      for (const { item } of records) {
+      for (const record of records) {
+        const { item } = record;
         seen.add(item.id);
         if (landed.get(item.id) === fingerprintOf(item)) continue;
-        upsertCore(db, vaultId, item);
-        stale.push(item.id);
+        if (withDetails) {
+          writeDetails(ctx, record as Parsed<z.output<z.ZodObject<typeof details>>>);
+          detailed++;
+        } else {
+          upsertCore(db, vaultId, item);
+          stale.push(item.id);
+        }
       }
     });
     ctx.progress('entities', seen.size, total);
-    cursor = page.nextCursor ?? null;
-  } while (cursor);
+  }
   const gone = (sql(db, 'SELECT id FROM entities WHERE vault_id = ?').pluck().all(vaultId) as string[]).filter((id) => !seen.has(id));
   writeTransaction(db, () => {
     for (const id of gone) removeEntity(db, vaultId, id);
   });
-  return stale;
+  return { stale, detailed };
 }
 
 function removeEntity(db: Db, vaultId: string, id: string): void {
   sql(db, 'DELETE FROM entities WHERE vault_id = ? AND id = ?').run(vaultId, id); // edges, evidence, mentions, conflicts cascade
   sql(db, "DELETE FROM sync_records WHERE vault_id = ? AND resource = 'entity' AND id = ?").run(vaultId, id);
   sql(db, "DELETE FROM sync_extra WHERE vault_id = ? AND resource = 'entity' AND id = ?").run(vaultId, id);
+}
+
+/** Up to this many changed entities are fetched one by one at once: a page of details would cost more. */
+const FEW = 10;
+
+/**
+ * Details of the entities an incremental pull found changed. Those changes_since names were mentioned after
+ * the moment (or are new), so where list_findings carries details its most recent pages hold them: they are
+ * read while that recent, and the ids not met there are fetched one by one (get_entity), as from a server
+ * without details.
+ */
+export async function pullChangedEntities(ctx: PullContext, ids: readonly string[], since: string): Promise<number> {
+  const wanted = new Set(ids);
+  let landed = 0;
+  let cursor: string | null = wanted.size > FEW ? '' : null;
+  while (cursor !== null) {
+    const { page, withDetails } = await findingsPage(ctx, { sort: 'recent', ...(cursor ? { cursor } : {}) });
+    if (!withDetails) break;
+    const records = parseEach(ctx, 'entities', details, page.findings);
+    writeTransaction(ctx.db, () => {
+      for (const record of records) {
+        if (!wanted.delete(record.item.id)) continue;
+        writeDetails(ctx, record);
+        landed++;
+      }
+    });
+    ctx.progress('entity details', landed, ids.length);
+    const last = records.at(-1)?.item.lastMentionedAt;
+    cursor = wanted.size && last && Date.parse(last) > Date.parse(since) ? (page.nextCursor ?? null) : null;
+  }
+  return landed + (await pullEntityDetails(ctx, [...wanted]));
 }
 
 /** Entities whose details land in one transaction: fewer commits, and still small enough to resume from. */

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { sql } from '../../store/db.js';
 import { BodyTooLargeError } from '../remote.js';
-import { clearExcept, describeId, fingerprint, optionalString, orDefault, pullList, type PullContext } from './common.js';
+import { clearExcept, describeId, fingerprint, optionalString, orDefault, pullList, type PullContext, readTool } from './common.js';
 
 const file = {
   id: z.string(),
@@ -26,7 +26,7 @@ export function pullFiles(ctx: PullContext) {
     'files',
     file,
     async () => {
-      const files = (await ctx.remote.tool<{ files?: unknown }>('list_files', { vault: vaultId })).files;
+      const files = (await readTool<{ files?: unknown }>(ctx, 'list_files', { vault: vaultId })).files;
       if (!Array.isArray(files)) return files;
       // Texts are fetched before the write transaction, which then only writes.
       const landed = new Map((sql(db, "SELECT id, fingerprint FROM sync_records WHERE vault_id = ? AND resource = 'file'").all(vaultId) as { id: string; fingerprint: string }[]).map((r) => [r.id, r.fingerprint]));

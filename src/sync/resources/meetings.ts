@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { json, sql, writeTransaction, type Db } from '../../store/db.js';
 import { writeMeetingChunks, type StoredChunk } from '../../search/chunk-index.js';
-import { fingerprint, optionalString, orDefault, parseEach, stringList, type PullContext } from './common.js';
+import { ahead, fingerprint, optionalString, orDefault, parseEach, readTool, stringList, type PullContext } from './common.js';
 
 const TRANSCRIPT_PAGE = 50;
 
@@ -44,7 +44,7 @@ const fingerprintOf = (m: Meeting) => fingerprint([m.id, m.name, m.date, m.durat
 /** Lands every meeting's metadata and removes meetings upstream no longer has; returns those whose details changed. */
 export async function pullMeetingList(ctx: PullContext): Promise<{ id: string; print: string }[]> {
   const { db, vaultId } = ctx;
-  const records = parseEach(ctx, 'meetings', meeting, (await ctx.remote.tool<{ meetings?: unknown }>('list_meetings', { vault: vaultId })).meetings);
+  const records = parseEach(ctx, 'meetings', meeting, (await readTool<{ meetings?: unknown }>(ctx, 'list_meetings', { vault: vaultId })).meetings);
   const landed = new Map((sql(db, "SELECT id, fingerprint FROM sync_records WHERE vault_id = ? AND resource = 'meeting'").all(vaultId) as { id: string; fingerprint: string }[]).map((r) => [r.id, r.fingerprint]));
   const changed: { id: string; print: string }[] = [];
   writeTransaction(db, () => {
@@ -78,29 +78,53 @@ export async function fetchMeetingDetails(ctx: PullContext, m: { id: string; pri
   return { id: m.id, print: m.print, notes: typeof data.notes === 'string' ? data.notes : '', mentions };
 }
 
-/** Fetches the whole transcript, then lands notes, mentions, turns and chunks in one transaction. */
-export async function pullTranscriptAndLand(ctx: PullContext, d: MeetingDetails): Promise<void> {
+/** Meetings landed per transaction: each commit flushes the word index, so fewer and larger ones cost less; still small enough to resume from. */
+const MEETINGS_PER_TRANSACTION = 25;
+
+/**
+ * Fetches the meetings' whole transcripts and lands them with their notes and mentions, a batch per
+ * transaction; the next batch is on the wire while one lands.
+ */
+export async function pullTranscripts(ctx: PullContext, details: readonly MeetingDetails[]): Promise<void> {
+  const fetchBatch = (start: number) =>
+    Promise.all(details.slice(start, start + MEETINGS_PER_TRANSACTION).map(async (d) => ({ d, chunks: await fetchTranscript(ctx, d.id) })));
+  let next = details.length ? fetchBatch(0) : undefined;
+  for (let start = 0; next; start += MEETINGS_PER_TRANSACTION) {
+    const batch = await next;
+    next = start + MEETINGS_PER_TRANSACTION < details.length ? ahead(fetchBatch(start + MEETINGS_PER_TRANSACTION)) : undefined;
+    writeTransaction(ctx.db, () => {
+      for (const { d, chunks } of batch) landMeeting(ctx, d, chunks);
+    });
+    ctx.progress('transcripts', Math.min(start + MEETINGS_PER_TRANSACTION, details.length), details.length);
+  }
+}
+
+/** A meeting's whole transcript, all pages. */
+async function fetchTranscript(ctx: PullContext, meetingId: string): Promise<StoredChunk[]> {
   const chunks: StoredChunk[] = [];
   for (let offset: number | null = 0; offset !== null; ) {
-    const page: { chunks?: unknown; nextOffset?: number | null } = await ctx.remote.tool('get_transcript', { vault: ctx.vaultId, meetingId: d.id, offset, limit: TRANSCRIPT_PAGE });
+    const page: { chunks?: unknown; nextOffset?: number | null } = await ctx.remote.tool('get_transcript', { vault: ctx.vaultId, meetingId, offset, limit: TRANSCRIPT_PAGE });
     for (const { item: c } of parseEach(ctx, 'transcript', chunk.shape, page.chunks)) {
       const turnStart = c.turnStart ?? (chunks.at(-1)?.turnEnd ?? -1) + 1;
       chunks.push({ index: c.index, speakers: c.speakers, text: c.text, startSeconds: c.startSeconds, turnStart, turnEnd: c.turnEnd ?? turnStart });
     }
     offset = typeof page.nextOffset === 'number' && page.nextOffset > offset ? page.nextOffset : null;
   }
+  return chunks;
+}
+
+/** Notes, mentions, turns and chunks of one meeting (inside the caller's transaction). */
+function landMeeting(ctx: PullContext, d: MeetingDetails, chunks: StoredChunk[]): void {
   const { db, vaultId } = ctx;
-  writeTransaction(db, () => {
-    if (!sql(db, 'SELECT 1 FROM meetings WHERE vault_id = ? AND id = ?').get(vaultId, d.id)) return; // removed meanwhile
-    sql(db, 'UPDATE meetings SET notes_md = ? WHERE vault_id = ? AND id = ?').run(d.notes, vaultId, d.id);
-    sql(db, 'DELETE FROM entity_mentions WHERE vault_id = ? AND meeting_id = ?').run(vaultId, d.id);
-    const exists = sql(db, 'SELECT 1 FROM entities WHERE vault_id = ? AND id = ?').pluck();
-    const insertMention = sql(db, 'INSERT OR REPLACE INTO entity_mentions (vault_id, entity_id, meeting_id, count) VALUES (?, ?, ?, ?)');
-    for (const m of d.mentions) if (exists.get(vaultId, m.id)) insertMention.run(vaultId, m.id, d.id, m.mentions);
-    writeTurns(db, vaultId, d.id, chunks);
-    writeMeetingChunks(db, vaultId, d.id, chunks);
-    sql(db, "INSERT OR REPLACE INTO sync_records (vault_id, resource, id, fingerprint) VALUES (?, 'meeting', ?, ?)").run(vaultId, d.id, d.print);
-  });
+  if (!sql(db, 'SELECT 1 FROM meetings WHERE vault_id = ? AND id = ?').get(vaultId, d.id)) return; // removed meanwhile
+  sql(db, 'UPDATE meetings SET notes_md = ? WHERE vault_id = ? AND id = ?').run(d.notes, vaultId, d.id);
+  sql(db, 'DELETE FROM entity_mentions WHERE vault_id = ? AND meeting_id = ?').run(vaultId, d.id);
+  const exists = sql(db, 'SELECT 1 FROM entities WHERE vault_id = ? AND id = ?').pluck();
+  const insertMention = sql(db, 'INSERT OR REPLACE INTO entity_mentions (vault_id, entity_id, meeting_id, count) VALUES (?, ?, ?, ?)');
+  for (const m of d.mentions) if (exists.get(vaultId, m.id)) insertMention.run(vaultId, m.id, d.id, m.mentions);
+  writeTurns(db, vaultId, d.id, chunks);
+  writeMeetingChunks(db, vaultId, d.id, chunks);
+  sql(db, "INSERT OR REPLACE INTO sync_records (vault_id, resource, id, fingerprint) VALUES (?, 'meeting', ?, ?)").run(vaultId, d.id, d.print);
 }
 
 /**

@@ -1,7 +1,7 @@
 /** Milestones (list_milestones); their task tallies are derived locally from the tasks. */
 import { z } from 'zod';
 import { sql } from '../../store/db.js';
-import { clearExcept, optionalString, pullList, type PullContext } from './common.js';
+import { clearExcept, optionalString, pullList, type PullContext, readTool } from './common.js';
 
 const milestone = { id: z.string(), title: z.string(), description: optionalString, targetDate: optionalString };
 
@@ -10,7 +10,7 @@ export function pullMilestones(ctx: PullContext) {
     ctx,
     'milestones',
     milestone,
-    async () => (await ctx.remote.tool<{ milestones?: unknown }>('list_milestones', { vault: ctx.vaultId })).milestones,
+    async () => (await readTool<{ milestones?: unknown }>(ctx, 'list_milestones', { vault: ctx.vaultId })).milestones,
     (records) => {
       clearExcept(ctx.db, 'milestones', ctx.vaultId, new Set());
       const insert = sql(ctx.db, 'INSERT INTO milestones (vault_id, id, title, description, target_date) VALUES (?, ?, ?, ?, ?)');

@@ -1,7 +1,7 @@
 /** The mutual action plan (list_plan_steps). */
 import { z } from 'zod';
 import { sql } from '../../store/db.js';
-import { clearExcept, optionalString, orDefault, pullList, type PullContext } from './common.js';
+import { clearExcept, optionalString, orDefault, pullList, type PullContext, readTool } from './common.js';
 
 const step = {
   id: z.string(),
@@ -20,7 +20,7 @@ export function pullPlanSteps(ctx: PullContext) {
     ctx,
     'plan_steps',
     step,
-    async () => (await ctx.remote.tool<{ steps?: unknown }>('list_plan_steps', { vault: ctx.vaultId })).steps,
+    async () => (await readTool<{ steps?: unknown }>(ctx, 'list_plan_steps', { vault: ctx.vaultId })).steps,
     (records) => {
       clearExcept(ctx.db, 'plan_steps', ctx.vaultId, new Set());
       const insert = sql(

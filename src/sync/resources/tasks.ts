@@ -1,7 +1,7 @@
 /** Board tasks of every status (list_tasks with no filter). The board prefix follows the identifiers (`ACME-5`). */
 import { z } from 'zod';
 import { json, sql } from '../../store/db.js';
-import { clearExcept, optionalString, orDefault, pullList, stringList, type PullContext } from './common.js';
+import { clearExcept, optionalString, orDefault, pullList, readTool, stringList, type PullContext } from './common.js';
 
 const task = {
   id: z.string(),
@@ -27,7 +27,7 @@ export function pullTasks(ctx: PullContext) {
     ctx,
     'tasks',
     task,
-    async () => (await ctx.remote.tool<{ tasks?: unknown }>('list_tasks', { vault: vaultId })).tasks,
+    async () => (await readTool<{ tasks?: unknown }>(ctx, 'list_tasks', { vault: vaultId })).tasks,
     (records) => {
       const localOnly = ctx.localOnly('task');
       clearExcept(db, 'tasks', vaultId, localOnly);
