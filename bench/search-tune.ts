@@ -1,0 +1,224 @@
+/**
+ * `npx tsx bench/search-tune.ts`: the experiments of issue 19 (docs/search.md), on the store `bench:search`
+ * builds (run that first). Each query's BM25 and vector rankings (top 100, with scores) and its terms'
+ * document frequencies are read once; fusion variants are then scored in memory, on the TUNING sets to choose
+ * and on the REPORT sets to record. Prints MRR@10 / hit@5 per variant and set.
+ */
+import { openDb, type Db } from '../src/store/db.js';
+import { createDefaultEmbedder } from '../src/search/embedder/index.js';
+import { nearestChunks, embeddingWindows } from '../src/search/vectors.js';
+import { wordTerms } from '../src/search/transcripts.js';
+import { ensureWordIndex } from '../src/search/word-index.js';
+import { tokens } from '../src/store/text.js';
+import { CACHE, loadFixtures, loadQmsum, memoised, qmsumTuning, readSet, type Labelled } from './search.js';
+
+interface Prepared {
+  q: Labelled;
+  relevant: Set<number>;
+  bm25: [number, number][];
+  vec: [number, number][];
+  terms: { word: string; df: number }[];
+  n: number;
+  vector: Float32Array;
+}
+
+const STEM_TABLE = 'temp.tune_stems';
+
+function stemmer(db: Db) {
+  db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${STEM_TABLE} USING fts5(w, tokenize='porter unicode61 remove_diacritics 2')`);
+  db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.tune_stems_v USING fts5vocab(temp, tune_stems, instance)`);
+  return (words: string[]): string[] => {
+    db.exec(`DELETE FROM ${STEM_TABLE}`);
+    const ins = db.prepare(`INSERT INTO ${STEM_TABLE}(rowid, w) VALUES (?, ?)`);
+    words.forEach((w, i) => ins.run(i + 1, w));
+    const out: string[] = new Array(words.length).fill('');
+    for (const r of db.prepare('SELECT doc, term FROM temp.tune_stems_v').all() as { doc: number; term: string }[]) out[r.doc - 1] = r.term;
+    return out;
+  };
+}
+
+function dfOf(db: Db, vault: string) {
+  const t = ensureWordIndex(db, vault);
+  db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${t}_tv USING fts5vocab(main, ${t}, row)`);
+  const get = db.prepare(`SELECT doc FROM temp.${t}_tv WHERE term = ?`).pluck();
+  return (stem: string) => (get.get(stem) as number | undefined) ?? 0;
+}
+
+const STOP = new Set(
+  'a an and are as at be but by did do does for from had has have he her his how i if in into is it its me my no not of on or our she so than that the their them then there these they this to us was we were what when where which who why will with would you your about could should can any all been being just also very'.split(' '),
+);
+
+async function main() {
+  const db = openDb(CACHE);
+  const model = createDefaultEmbedder();
+  const embedder = memoised(model);
+  const all = loadQmsum(db);
+  loadFixtures(db);
+  const visible = readSet('paraphrase-set.json');
+  const sets: { name: string; role: string; queries: Labelled[] }[] = [
+    { name: 'QMSum tune', role: 'tuning', queries: all.filter((q) => qmsumTuning(q.id!)) },
+    { name: 'QMSum report', role: 'report', queries: all.filter((q) => !qmsumTuning(q.id!)) },
+    { name: 'para tune', role: 'tuning', queries: visible.filter((q) => q.kind === 'paraphrase') },
+    { name: 'para report', role: 'report', queries: readSet('paraphrase-report.json') },
+    { name: 'lexical tune', role: 'tuning', queries: visible.filter((q) => q.kind === 'lexical') },
+  ];
+  const stem = stemmer(db);
+  const chunkOf = db.prepare('SELECT meeting_id, turn_start, turn_end FROM transcript_chunks WHERE id = ?');
+  const chunksOfVault = db.prepare('SELECT id, meeting_id, turn_start, turn_end, text FROM transcript_chunks WHERE vault_id = ?');
+  const vaultChunks = new Map<string, { id: number; meeting_id: string; turn_start: number; turn_end: number; text: string }[]>();
+  const prepared = new Map<string, Prepared[]>();
+  for (const set of sets) {
+    const out: Prepared[] = [];
+    for (const q of set.queries) {
+      if (!vaultChunks.has(q.vault)) vaultChunks.set(q.vault, chunksOfVault.all(q.vault) as never);
+      const chunks = vaultChunks.get(q.vault)!;
+      const relevant = new Set(
+        chunks.filter((c) => q.answers.some((a) => a.meetingId === c.meeting_id && c.turn_start <= a.turns[1] && c.turn_end >= a.turns[0])).map((c) => c.id),
+      );
+      const t = ensureWordIndex(db, q.vault);
+      const match = wordTerms(q.query);
+      const bm25 = match
+        ? (db.prepare(`SELECT rowid, -bm25(${t}) AS s FROM ${t} WHERE ${t} MATCH ? ORDER BY bm25(${t}) LIMIT 100`).raw().all(match) as [number, number][])
+        : [];
+      const [vector] = await embedder.embed([q.query]);
+      const vec = nearestChunks(db, q.vault, vector!, 100).map((n) => [n.id, 1 - n.distance] as [number, number]);
+      const words = [...new Set(tokens(q.query).filter((w) => !STOP.has(w)))];
+      const df = dfOf(db, q.vault);
+      const stems = stem(words);
+      out.push({ q, relevant, bm25, vec, terms: words.map((w, i) => ({ word: w, df: df(stems[i]!) })), n: chunks.length, vector: vector! });
+    }
+    prepared.set(set.name, out);
+  }
+  void chunkOf;
+  // Window vectors (what each chunk's mean vector averages), from the bench's text-vector cache.
+  const windowChars = model.windowChars!;
+  const windowVectors = new Map<number, Float32Array[]>();
+  for (const [, chunks] of vaultChunks) {
+    for (const c of chunks) windowVectors.set(c.id, await embedder.embed(embeddingWindows(c.text, windowChars)));
+  }
+  const dot = (a: Float32Array, b: Float32Array) => {
+    let s = 0;
+    for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
+    return s;
+  };
+  const norm = (a: Float32Array) => Math.sqrt(dot(a, a));
+
+  type Ranker = (p: Prepared) => number[];
+  const score = (ranker: Ranker, ps: Prepared[]) => {
+    let mrr = 0;
+    let hit5 = 0;
+    for (const p of ps) {
+      const r = ranker(p).slice(0, 10);
+      const i = r.findIndex((id) => p.relevant.has(id));
+      if (i >= 0) mrr += 1 / (i + 1);
+      if (i >= 0 && i < 5) hit5++;
+    }
+    return [mrr / ps.length, hit5 / ps.length];
+  };
+  const report = (name: string, ranker: Ranker) => {
+    const cells = sets.map((s) => score(ranker, prepared.get(s.name)!).map((x) => x.toFixed(3)).join('/'));
+    process.stdout.write(`${name.padEnd(44)} ${cells.map((c, i) => `${sets[i]!.name}: ${c}`).join('  ')}\n`);
+  };
+  const rrf = (lists: [number[], number][], k: number) => {
+    const s = new Map<number, number>();
+    for (const [ids, w] of lists) ids.forEach((id, i) => s.set(id, (s.get(id) ?? 0) + w / (k + i + 1)));
+    return [...s.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([id]) => id);
+  };
+  const ids = (l: [number, number][], n = 50) => l.slice(0, n).map(([id]) => id);
+
+  report('bm25', (p) => ids(p.bm25));
+  report('vectors', (p) => ids(p.vec));
+  for (const w of [0.25, 0.5, 0.75, 1]) for (const k of [10, 60]) report(`rrf m${w} k${k}`, (p) => rrf([[ids(p.bm25), 1], [ids(p.vec), w]], k));
+
+  // Finer vectors: max (or a mix of mean and max) over a chunk's windows, over every chunk of the vault.
+  const windowRank = (p: Prepared, mix: number) => {
+    const qn = norm(p.vector);
+    const scored: [number, number][] = [];
+    for (const c of vaultChunks.get(p.q.vault)!) {
+      const ws = windowVectors.get(c.id)!;
+      const mean = new Float32Array(p.vector.length);
+      let best = -1;
+      for (const w of ws) {
+        best = Math.max(best, dot(w, p.vector) / (norm(w) * qn));
+        for (let d = 0; d < mean.length; d++) mean[d]! += w[d]!;
+      }
+      const m = dot(mean, p.vector) / ((norm(mean) || 1) * qn);
+      scored.push([c.id, mix * best + (1 - mix) * m]);
+    }
+    return scored.sort((a, b) => b[1] - a[1]);
+  };
+  const winCache = new Map<string, [number, number][]>();
+  const win = (p: Prepared, mix: number) => {
+    const key = `${p.q.vault}|${p.q.query}|${mix}`;
+    if (!winCache.has(key)) winCache.set(key, windowRank(p, mix));
+    return winCache.get(key)!;
+  };
+  for (const mix of [0, 0.5, 1]) report(`window vectors mix${mix}`, (p) => ids(win(p, mix)));
+  for (const mix of [0.5, 1]) for (const w of [0.5, 0.75, 1]) report(`rrf bm25 + window mix${mix} m${w}`, (p) => rrf([[ids(p.bm25), 1], [ids(win(p, mix)), w]], 10));
+
+  // Pseudo-relevance feedback: the words of the top chunks (of BM25, or of the fused ranking) added to the query.
+  const textOf = new Map<number, string>();
+  for (const [, chunks] of vaultChunks) for (const c of chunks) textOf.set(c.id, c.text);
+  const prfCache = new Map<string, [number, number][]>();
+  const prf = (p: Prepared, fb: number[], m: number, repeat: number) => {
+    const key = `${p.q.vault}|${p.q.query}|${fb.join(',')}|${m}|${repeat}`;
+    const hit = prfCache.get(key);
+    if (hit) return hit;
+    const df = dfOf(db, p.q.vault);
+    const queryStems = new Set(stem(p.terms.map((t) => t.word)));
+    const weight = new Map<string, { w: number; word: string }>();
+    for (const id of fb) {
+      const words = tokens(textOf.get(id)!).filter((w) => w.length > 2 && !STOP.has(w) && !/^\d+$/.test(w));
+      const distinct = [...new Set(words)];
+      const stems = stem(distinct);
+      const tf = new Map<string, number>();
+      for (const w of words) tf.set(w, (tf.get(w) ?? 0) + 1);
+      distinct.forEach((w, i) => {
+        const st = stems[i]!;
+        if (!st || queryStems.has(st)) return;
+        const d = df(st);
+        if (d < 2) return;
+        const e = weight.get(st) ?? { w: 0, word: w };
+        e.w += (tf.get(w)! / words.length) * idf(p, d);
+        weight.set(st, e);
+      });
+    }
+    const expansion = [...weight.values()].sort((a, b) => b.w - a.w).slice(0, m).map((e) => e.word);
+    const original = wordTerms(p.q.query);
+    const parts = [...Array(repeat).fill(original).filter(Boolean), ...expansion.map((w) => `"${w}"`)];
+    const t = ensureWordIndex(db, p.q.vault);
+    const out = parts.length
+      ? (db.prepare(`SELECT rowid, -bm25(${t}) FROM ${t} WHERE ${t} MATCH ? ORDER BY bm25(${t}) LIMIT 100`).raw().all(parts.join(' OR ')) as [number, number][])
+      : [];
+    prfCache.set(key, out);
+    return out;
+  };
+  for (const fbk of [3, 5]) for (const m of [5, 10]) for (const r of [2, 3]) report(`prf bm25 fb${fbk} m${m} r${r}`, (p) => ids(prf(p, ids(p.bm25, fbk), m, r)));
+  for (const fbk of [3]) for (const m of [10]) for (const r of [2, 3]) report(`hybrid over prf(bm25) fb${fbk} m${m} r${r}`, (p) => rrf([[ids(prf(p, ids(p.bm25, fbk), m, r)), 1], [ids(p.vec), 0.5]], 10));
+  for (const fbk of [3, 5]) for (const m of [10]) for (const r of [2, 3]) {
+    report(`prf from hybrid fb${fbk} m${m} r${r}, fused`, (p) => {
+      const first = rrf([[ids(p.bm25), 1], [ids(p.vec), 0.5]], 10);
+      return rrf([[ids(prf(p, first.slice(0, fbk), m, r)), 1], [ids(p.vec), 0.5]], 10);
+    });
+  }
+
+  // Features: how much the words can say.
+  const idf = (p: Prepared, df: number) => Math.log((p.n - df + 0.5) / (df + 0.5) + 1);
+  const absent = (p: Prepared) => (p.terms.length ? p.terms.filter((t) => t.df === 0).length / p.terms.length : 1);
+  const head = (p: Prepared) => (p.bm25.length >= 10 ? p.bm25[0]![1] / p.bm25[9]![1] : p.bm25.length ? 2 : 1);
+  const idfMass = (p: Prepared) => p.terms.reduce((a, t) => a + (t.df ? idf(p, t.df) : 0), 0) / Math.log(p.n + 1);
+  for (const set of sets) {
+    const ps = prepared.get(set.name)!;
+    const avg = (f: (p: Prepared) => number) => (ps.reduce((a, p) => a + f(p), 0) / ps.length).toFixed(3);
+    process.stdout.write(`features ${set.name}: absent ${avg(absent)} head ${avg(head)} idfMass ${avg(idfMass)} terms ${avg((p) => p.terms.length)}\n`);
+  }
+  const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x));
+  for (const a of [0.5, 1, 2]) for (const base of [0.25, 0.5]) report(`adapt absent base${base} a${a}`, (p) => rrf([[ids(p.bm25), 1], [ids(p.vec), base + a * absent(p)]], 10));
+  for (const b of [0.5, 1]) for (const base of [0.5, 0.75]) report(`adapt head base${base} b${b}`, (p) => rrf([[ids(p.bm25), 1], [ids(p.vec), clamp(base - b * (head(p) - 1.3), 0.1, 2)]], 10));
+  for (const c of [0.25, 0.5]) for (const base of [0.5, 1]) report(`adapt idfMass base${base} c${c}`, (p) => rrf([[ids(p.bm25), 1], [ids(p.vec), clamp(base - c * (idfMass(p) - 1), 0.1, 2)]], 10));
+
+  await model.close();
+  db.close();
+}
+
+await main();
