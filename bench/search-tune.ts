@@ -22,6 +22,46 @@ interface Prepared {
   vector: Float32Array;
 }
 
+/**
+ * A chunk's text as units of about `chars` characters: whole "Speaker: words" lines packed while they fit, a
+ * longer line cut at spaces (embeddingWindows without its cap of 8 windows).
+ */
+export function chunkUnits(text: string, chars: number): string[] {
+  const out: string[] = [];
+  let cur = '';
+  for (const line of text.split('\n')) {
+    for (const piece of line.length > chars ? embeddingWindows(line, chars).concat() : [line]) {
+      if (cur && cur.length + piece.length + 1 > chars) {
+        out.push(cur);
+        cur = '';
+      }
+      cur = cur ? `${cur}\n${piece}` : piece;
+    }
+  }
+  if (cur) out.push(cur);
+  return out;
+}
+
+/** `--embed-units N`: embeds every chunk's units (fixture vaults first), reporting throughput; the cost of finer vectors. */
+async function embedUnits(chars: number) {
+  const db = openDb(CACHE);
+  const model = createDefaultEmbedder();
+  const embedder = memoised(model);
+  await model.embed(['warm-up']);
+  for (const vault of ['northwind-logistics', 'meridian-health', 'qmsum-val']) {
+    const texts = db.prepare('SELECT text FROM transcript_chunks WHERE vault_id = ? ORDER BY id').pluck().all(vault) as string[];
+    const units = texts.flatMap((t) => chunkUnits(t, chars));
+    const t0 = Date.now();
+    for (let i = 0; i < units.length; i += 64) {
+      await embedder.embed(units.slice(i, i + 64));
+      if (i % 1024 === 0) process.stderr.write(`${vault}: ${i}/${units.length} units\n`);
+    }
+    const s = (Date.now() - t0) / 1000;
+    process.stdout.write(`${vault}: ${texts.length} chunks -> ${units.length} units of <= ${chars} chars, embedded (or found) in ${s.toFixed(1)} s: ${(units.length / s).toFixed(1)} units/s, ${(texts.length / s).toFixed(2)} chunks/s\n`);
+  }
+  await model.close();
+}
+
 const STEM_TABLE = 'temp.tune_stems';
 
 function stemmer(db: Db) {
@@ -47,6 +87,8 @@ function dfOf(db: Db, vault: string) {
 const STOP = new Set(
   'a an and are as at be but by did do does for from had has have he her his how i if in into is it its me my no not of on or our she so than that the their them then there these they this to us was we were what when where which who why will with would you your about could should can any all been being just also very'.split(' '),
 );
+
+const skip = (name: string) => process.argv.includes(`--no-${name}`);
 
 async function main() {
   const db = openDb(CACHE);
@@ -93,7 +135,7 @@ async function main() {
   // Window vectors (what each chunk's mean vector averages), from the bench's text-vector cache.
   const windowChars = model.windowChars!;
   const windowVectors = new Map<number, Float32Array[]>();
-  for (const [, chunks] of vaultChunks) {
+  if (!skip('windows')) for (const [, chunks] of vaultChunks) {
     for (const c of chunks) windowVectors.set(c.id, await embedder.embed(embeddingWindows(c.text, windowChars)));
   }
   const dot = (a: Float32Array, b: Float32Array) => {
@@ -128,8 +170,9 @@ async function main() {
 
   report('bm25', (p) => ids(p.bm25));
   report('vectors', (p) => ids(p.vec));
-  for (const w of [0.25, 0.5, 0.75, 1]) for (const k of [10, 60]) report(`rrf m${w} k${k}`, (p) => rrf([[ids(p.bm25), 1], [ids(p.vec), w]], k));
+  if (!skip('grid')) for (const w of [0.25, 0.5, 0.75, 1]) for (const k of [10, 60]) report(`rrf m${w} k${k}`, (p) => rrf([[ids(p.bm25), 1], [ids(p.vec), w]], k));
 
+  const idf = (p: Prepared, df: number) => Math.log((p.n - df + 0.5) / (df + 0.5) + 1);
   // Finer vectors: max (or a mix of mean and max) over a chunk's windows, over every chunk of the vault.
   const windowRank = (p: Prepared, mix: number) => {
     const qn = norm(p.vector);
@@ -153,8 +196,134 @@ async function main() {
     if (!winCache.has(key)) winCache.set(key, windowRank(p, mix));
     return winCache.get(key)!;
   };
-  for (const mix of [0, 0.5, 1]) report(`window vectors mix${mix}`, (p) => ids(win(p, mix)));
-  for (const mix of [0.5, 1]) for (const w of [0.5, 0.75, 1]) report(`rrf bm25 + window mix${mix} m${w}`, (p) => rrf([[ids(p.bm25), 1], [ids(win(p, mix)), w]], 10));
+  if (!skip('windows')) for (const mix of [0, 0.5, 1]) report(`window vectors mix${mix}`, (p) => ids(win(p, mix)));
+  if (!skip('windows')) for (const mix of [0.5, 1]) for (const w of [0.5, 0.75, 1]) report(`rrf bm25 + window mix${mix} m${w}`, (p) => rrf([[ids(p.bm25), 1], [ids(win(p, mix)), w]], 10));
+
+  const absent = (p: Prepared) => (p.terms.length ? p.terms.filter((t) => t.df === 0).length / p.terms.length : 1);
+  // The question's frame ("what did the group discuss / think / say about …"): words of the asking, not of the
+  // answer. Dropped from the BM25 query, and from the text embedded for the meaning half.
+  const FRAME = new Set(
+    (process.env.FRAME ??
+      'summarize summarise summary discussion discussions discuss discussed discussing talk talked talking think thought thoughts say said mention mentioned opinion opinions describe description general overall please whole decide decided decision decisions conclude concluded agree agreed group team meeting meetings').split(' '),
+  );
+  const framedCache = new Map<string, [number, number][]>();
+  const bm25Framed = (p: Prepared) => {
+    const key = `${p.q.vault}|${p.q.query}`;
+    if (!framedCache.has(key)) {
+      const kept = tokens(p.q.query).filter((w) => !FRAME.has(w));
+      const match = wordTerms(kept.join(' ')) ?? wordTerms(p.q.query);
+      const t = ensureWordIndex(db, p.q.vault);
+      framedCache.set(key, match ? (db.prepare(`SELECT rowid, -bm25(${t}) FROM ${t} WHERE ${t} MATCH ? ORDER BY bm25(${t}) LIMIT 100`).raw().all(match) as [number, number][]) : []);
+    }
+    return framedCache.get(key)!;
+  };
+  const vecStripped = new Map<string, [number, number][]>();
+  for (const [, ps] of prepared) {
+    for (const p of ps) {
+      const stripped = tokens(p.q.query).filter((w) => !FRAME.has(w)).join(' ') || p.q.query;
+      const [v] = await embedder.embed([stripped]);
+      vecStripped.set(`${p.q.vault}|${p.q.query}`, nearestChunks(db, p.q.vault, v!, 100).map((n) => [n.id, 1 - n.distance]));
+    }
+  }
+  const vs = (p: Prepared) => vecStripped.get(`${p.q.vault}|${p.q.query}`)!;
+  report('bm25 without frame words', (p) => ids(bm25Framed(p)));
+  report('vectors of the stripped question', (p) => ids(vs(p)));
+  report('vectors: full + stripped (rrf)', (p) => rrf([[ids(p.vec), 1], [ids(vs(p)), 1]], 10));
+  for (const w of [0.5, 0.75]) {
+    report(`rrf m${w}: bm25-frame + vec`, (p) => rrf([[ids(bm25Framed(p)), 1], [ids(p.vec), w]], 10));
+    report(`rrf m${w}: bm25-frame + vec stripped`, (p) => rrf([[ids(bm25Framed(p)), 1], [ids(vs(p)), w]], 10));
+    report(`rrf m${w}: bm25 + vec stripped`, (p) => rrf([[ids(p.bm25), 1], [ids(vs(p)), w]], 10));
+  }
+
+  // Unit vectors (`--units N`, embedded beforehand by --embed-units N): a chunk scored by its best unit (or a mix
+  // of the best unit and the chunk's mean vector), over every chunk of the vault.
+  const unitsAt = process.argv.indexOf('--units');
+  if (unitsAt >= 0) {
+    const chars = Number(process.argv[unitsAt + 1]);
+    const unitVectors = new Map<number, Float32Array[]>();
+    const meanVectors = new Map<number, Float32Array>();
+    const fixturesOnly = process.argv.includes('--units-fixtures-only');
+    for (const [vault, chunks] of vaultChunks) {
+      if (fixturesOnly && vault === 'qmsum-val') continue;
+      for (const c of chunks) {
+        const us = await embedder.embed(chunkUnits(c.text, chars));
+        unitVectors.set(c.id, us.map((u) => u.map((x) => x / (norm(u) || 1))));
+        const ws = await embedder.embed(embeddingWindows(c.text, model.windowChars!));
+        const mean = new Float32Array(ws[0]!.length);
+        for (const w of ws) for (let d = 0; d < mean.length; d++) mean[d]! += w[d]!;
+        meanVectors.set(c.id, mean.map((x) => x / (norm(mean) || 1)));
+      }
+    }
+    const unitCache = new Map<string, [number, number][]>();
+    const unitRank = (p: Prepared, mix: number, top: number) => {
+      const key = `${p.q.vault}|${p.q.query}|${mix}|${top}`;
+      const hit = unitCache.get(key);
+      if (hit) return hit;
+      const qn = norm(p.vector);
+      const q = p.vector.map((x) => x / qn);
+      if (fixturesOnly && p.q.vault === 'qmsum-val') return p.vec;
+      const scored: [number, number][] = [];
+      for (const c of vaultChunks.get(p.q.vault)!) {
+        const sims = unitVectors.get(c.id)!.map((u) => dot(u, q)).sort((a, b) => b - a);
+        const k = Math.min(top, sims.length);
+        let best = 0;
+        for (let i = 0; i < k; i++) best += sims[i]! / k;
+        const mean = dot(meanVectors.get(c.id)!, q);
+        scored.push([c.id, mix * best + (1 - mix) * mean]);
+      }
+      scored.sort((a, b) => b[1] - a[1]);
+      unitCache.set(key, scored);
+      return scored;
+    };
+    for (const top of [1, 2]) for (const mix of [0.5, 0.75, 1]) report(`units${chars} top${top} mix${mix}: vectors`, (p) => ids(unitRank(p, mix, top)));
+    for (const top of [1, 2]) for (const mix of [0.5, 1]) for (const w of [0.5, 0.75, 1]) {
+      report(`units${chars} top${top} mix${mix}: rrf m${w} bm25-frame`, (p) => rrf([[ids(bm25Framed(p)), 1], [ids(unitRank(p, mix, top)), w]], 10));
+    }
+  }
+
+  // Adaptive meaning weight over the frame-free BM25: less meaning when BM25's head stands out (top score over the
+  // 10th), more when query words are absent from the vault.
+  const headOf = (l: [number, number][]) => (l.length >= 10 ? l[0]![1] / l[9]![1] : l.length ? 3 : 1);
+  if (!skip('adapt2')) {
+    for (const base of [0.5, 0.75, 1]) {
+      for (const h0 of [1.5, 2, 2.5]) {
+        for (const g of [0.5, 1, 2]) {
+          report(`adaptive base${base} h0 ${h0} g${g}`, (p) => {
+            const b = bm25Framed(p);
+            const w = base / (1 + g * Math.max(0, headOf(b) - h0));
+            return rrf([[ids(b), 1], [ids(p.vec), w]], 10);
+          });
+        }
+      }
+    }
+    for (const base of [0.5, 0.75]) for (const a of [0.5, 1, 2, 3]) {
+      report(`absent-only base${base} a${a}`, (p) => rrf([[ids(bm25Framed(p)), 1], [ids(p.vec), base * (1 + a * absent(p))]], 10));
+    }
+    for (const h0 of [2, 2.5, 3]) for (const g of [0.5, 1, 2]) {
+      report(`absent a2 + head h0 ${h0} g${g}`, (p) => {
+        const b = bm25Framed(p);
+        return rrf([[ids(b), 1], [ids(p.vec), (0.5 * (1 + 2 * absent(p))) / (1 + g * Math.max(0, headOf(b) - h0))]], 10);
+      });
+    }
+    const vgap = (p: Prepared) => (p.vec.length >= 10 ? p.vec[0]![1] - p.vec[9]![1] : 0);
+    for (const set of sets) {
+      const ps = prepared.get(set.name)!;
+      process.stdout.write(`vgap ${set.name}: ${(ps.reduce((a, p) => a + vgap(p), 0) / ps.length).toFixed(3)}\n`);
+    }
+    for (const v0 of [0.05, 0.08]) for (const c of [5, 10]) {
+      report(`absent a2 + vector gap v0 ${v0} c${c}`, (p) => {
+        const b = bm25Framed(p);
+        return rrf([[ids(b), 1], [ids(p.vec), 0.5 * (1 + 2 * absent(p)) * Math.max(0.2, Math.min(2, 1 + c * (vgap(p) - v0)))]], 10);
+      });
+    }
+    for (const a of [0.5, 1, 2]) {
+      report(`adaptive base0.5 h0 2 g1 absent a${a}`, (p) => {
+        const b = bm25Framed(p);
+        const w = (0.5 * (1 + a * absent(p))) / (1 + Math.max(0, headOf(b) - 2));
+        return rrf([[ids(b), 1], [ids(p.vec), w]], 10);
+      });
+    }
+  }
 
   // Pseudo-relevance feedback: the words of the top chunks (of BM25, or of the fused ranking) added to the query.
   const textOf = new Map<number, string>();
@@ -193,9 +362,9 @@ async function main() {
     prfCache.set(key, out);
     return out;
   };
-  for (const fbk of [3, 5]) for (const m of [5, 10]) for (const r of [2, 3]) report(`prf bm25 fb${fbk} m${m} r${r}`, (p) => ids(prf(p, ids(p.bm25, fbk), m, r)));
-  for (const fbk of [3]) for (const m of [10]) for (const r of [2, 3]) report(`hybrid over prf(bm25) fb${fbk} m${m} r${r}`, (p) => rrf([[ids(prf(p, ids(p.bm25, fbk), m, r)), 1], [ids(p.vec), 0.5]], 10));
-  for (const fbk of [3, 5]) for (const m of [10]) for (const r of [2, 3]) {
+  if (!skip('prf')) for (const fbk of [3, 5]) for (const m of [5, 10]) for (const r of [2, 3]) report(`prf bm25 fb${fbk} m${m} r${r}`, (p) => ids(prf(p, ids(p.bm25, fbk), m, r)));
+  if (!skip('prf')) for (const fbk of [3]) for (const m of [10]) for (const r of [2, 3]) report(`hybrid over prf(bm25) fb${fbk} m${m} r${r}`, (p) => rrf([[ids(prf(p, ids(p.bm25, fbk), m, r)), 1], [ids(p.vec), 0.5]], 10));
+  if (!skip('prf')) for (const fbk of [3, 5]) for (const m of [10]) for (const r of [2, 3]) {
     report(`prf from hybrid fb${fbk} m${m} r${r}, fused`, (p) => {
       const first = rrf([[ids(p.bm25), 1], [ids(p.vec), 0.5]], 10);
       return rrf([[ids(prf(p, first.slice(0, fbk), m, r)), 1], [ids(p.vec), 0.5]], 10);
@@ -203,8 +372,6 @@ async function main() {
   }
 
   // Features: how much the words can say.
-  const idf = (p: Prepared, df: number) => Math.log((p.n - df + 0.5) / (df + 0.5) + 1);
-  const absent = (p: Prepared) => (p.terms.length ? p.terms.filter((t) => t.df === 0).length / p.terms.length : 1);
   const head = (p: Prepared) => (p.bm25.length >= 10 ? p.bm25[0]![1] / p.bm25[9]![1] : p.bm25.length ? 2 : 1);
   const idfMass = (p: Prepared) => p.terms.reduce((a, t) => a + (t.df ? idf(p, t.df) : 0), 0) / Math.log(p.n + 1);
   for (const set of sets) {
@@ -213,12 +380,14 @@ async function main() {
     process.stdout.write(`features ${set.name}: absent ${avg(absent)} head ${avg(head)} idfMass ${avg(idfMass)} terms ${avg((p) => p.terms.length)}\n`);
   }
   const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x));
-  for (const a of [0.5, 1, 2]) for (const base of [0.25, 0.5]) report(`adapt absent base${base} a${a}`, (p) => rrf([[ids(p.bm25), 1], [ids(p.vec), base + a * absent(p)]], 10));
-  for (const b of [0.5, 1]) for (const base of [0.5, 0.75]) report(`adapt head base${base} b${b}`, (p) => rrf([[ids(p.bm25), 1], [ids(p.vec), clamp(base - b * (head(p) - 1.3), 0.1, 2)]], 10));
-  for (const c of [0.25, 0.5]) for (const base of [0.5, 1]) report(`adapt idfMass base${base} c${c}`, (p) => rrf([[ids(p.bm25), 1], [ids(p.vec), clamp(base - c * (idfMass(p) - 1), 0.1, 2)]], 10));
+  if (!skip('adapt')) for (const a of [0.5, 1, 2]) for (const base of [0.25, 0.5]) report(`adapt absent base${base} a${a}`, (p) => rrf([[ids(p.bm25), 1], [ids(p.vec), base + a * absent(p)]], 10));
+  if (!skip('adapt')) for (const b of [0.5, 1]) for (const base of [0.5, 0.75]) report(`adapt head base${base} b${b}`, (p) => rrf([[ids(p.bm25), 1], [ids(p.vec), clamp(base - b * (head(p) - 1.3), 0.1, 2)]], 10));
+  if (!skip('adapt')) for (const c of [0.25, 0.5]) for (const base of [0.5, 1]) report(`adapt idfMass base${base} c${c}`, (p) => rrf([[ids(p.bm25), 1], [ids(p.vec), clamp(base - c * (idfMass(p) - 1), 0.1, 2)]], 10));
 
   await model.close();
   db.close();
 }
 
-await main();
+const unitsAt = process.argv.indexOf('--embed-units');
+if (unitsAt >= 0) await embedUnits(Number(process.argv[unitsAt + 1]));
+else await main();

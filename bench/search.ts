@@ -94,15 +94,15 @@ interface Scores {
   msPerQuery: number;
 }
 
-/** Plain BM25 over the same chunks: the vault's FTS5 ranking of `"w1" OR "w2" …`, nothing added (the baseline). */
+/** Plain BM25 over the same chunks: the vault's FTS5 ranking of `"w1" OR "w2" …` (stop words dropped), nothing else (the baseline). */
 function plainBm25(db: Db, vaultId: string, query: string, limit: number): number[] {
-  const match = wordTerms(query);
+  const match = wordTerms(query, { keepFrame: true });
   if (!match) return [];
   const t = ensureWordIndex(db, vaultId);
   return db.prepare(`SELECT rowid FROM ${t} WHERE ${t} MATCH ? ORDER BY bm25(${t}) LIMIT ?`).pluck().all(match, limit) as number[];
 }
 
-export type Method = SearchMode | 'bm25';
+export type Method = SearchMode | 'bm25' | 'hybrid-fixed';
 
 async function evaluate(db: Db, queries: Labelled[], mode: Method, embedder: EmbedderLike, weights = FUSION): Promise<Scores> {
   const rank = db.prepare('SELECT meeting_id, turn_start, turn_end FROM transcript_chunks WHERE id = ?');
@@ -112,7 +112,7 @@ async function evaluate(db: Db, queries: Labelled[], mode: Method, embedder: Emb
   const t0 = process.hrtime.bigint();
   for (const q of queries) {
     const ids =
-      mode === 'bm25' ? plainBm25(db, q.vault, q.query, 10) : (await searchChunks(db, q.vault, q.query, { limit: 10, mode, embedder, weights })).hits.map((h) => h.chunkId);
+      mode === 'bm25' ? plainBm25(db, q.vault, q.query, 10) : (await searchChunks(db, q.vault, q.query, { limit: 10, mode: mode === 'hybrid-fixed' ? 'hybrid' : mode, embedder, weights: mode === 'hybrid-fixed' ? { ...weights, adaptive: false } : weights })).hits.map((h) => h.chunkId);
     const first = ids.findIndex((id) => {
       const c = rank.get(id) as { meeting_id: string; turn_start: number; turn_end: number };
       return q.answers.some((a) => a.meetingId === c.meeting_id && c.turn_start <= a.turns[1] && c.turn_end >= a.turns[0]);
@@ -134,6 +134,7 @@ const fmt = (s: Scores) => `hit@1 ${s.hit1.toFixed(3)}  hit@5 ${s.hit5.toFixed(3
  */
 export function memoised(embedder: ReturnType<typeof createDefaultEmbedder>): EmbedderLike {
   const store = new Database(join(CACHE, 'text-vectors.db'));
+  store.pragma('journal_mode = WAL');
   store.exec('CREATE TABLE IF NOT EXISTS text_vectors (embedder TEXT, hash TEXT, vector BLOB, PRIMARY KEY (embedder, hash))');
   const get = store.prepare('SELECT vector FROM text_vectors WHERE embedder = ? AND hash = ?').pluck();
   const put = store.prepare('INSERT OR IGNORE INTO text_vectors (embedder, hash, vector) VALUES (?, ?, ?)');
@@ -161,6 +162,7 @@ export function memoised(embedder: ReturnType<typeof createDefaultEmbedder>): Em
 
 const METHODS: [Method, string][] = [
   ['hybrid', 'hybrid (shipped)'],
+  ['hybrid-fixed', 'hybrid, fixed meaning weight'],
   ['words', 'words only (shipped words half)'],
   ['bm25', 'plain BM25, same chunks'],
   ['meaning', 'vectors only'],
