@@ -7,7 +7,7 @@
 import { openDb, type Db } from '../src/store/db.js';
 import { createDefaultEmbedder } from '../src/search/embedder/index.js';
 import { nearestChunks, embeddingWindows } from '../src/search/vectors.js';
-import { wordTerms } from '../src/search/transcripts.js';
+import { meaningWeight, queryWords, wordTerms } from '../src/search/transcripts.js';
 import { ensureWordIndex } from '../src/search/word-index.js';
 import { tokens } from '../src/store/text.js';
 import { CACHE, loadFixtures, loadQmsum, memoised, qmsumTuning, readSet, type Labelled } from './search.js';
@@ -124,7 +124,7 @@ async function main() {
         : [];
       const [vector] = await embedder.embed([q.query]);
       const vec = nearestChunks(db, q.vault, vector!, 100).map((n) => [n.id, 1 - n.distance] as [number, number]);
-      const words = [...new Set(tokens(q.query).filter((w) => !STOP.has(w)))];
+      const words = queryWords(q.query);
       const df = dfOf(db, q.vault);
       const stems = stem(words);
       out.push({ q, relevant, bm25, vec, terms: words.map((w, i) => ({ word: w, df: df(stems[i]!) })), n: chunks.length, vector: vector! });
@@ -235,6 +235,7 @@ async function main() {
     report(`rrf m${w}: bm25 + vec stripped`, (p) => rrf([[ids(p.bm25), 1], [ids(vs(p)), w]], 10));
   }
 
+  const headOf = (l: [number, number][]) => (l.length >= 10 ? l[0]![1] / l[9]![1] : 1);
   // Unit vectors (`--units N`, embedded beforehand by --embed-units N): a chunk scored by its best unit (or a mix
   // of the best unit and the chunk's mean vector), over every chunk of the vault.
   const unitsAt = process.argv.indexOf('--units');
@@ -279,11 +280,16 @@ async function main() {
     for (const top of [1, 2]) for (const mix of [0.5, 1]) for (const w of [0.5, 0.75, 1]) {
       report(`units${chars} top${top} mix${mix}: rrf m${w} bm25-frame`, (p) => rrf([[ids(bm25Framed(p)), 1], [ids(unitRank(p, mix, top)), w]], 10));
     }
+    for (const top of [1, 2]) for (const mix of [0.5, 0.75]) for (const base of [0.5, 0.75]) {
+      report(`units${chars} top${top} mix${mix}: adaptive base${base}`, (p) => {
+        const b = bm25Framed(p);
+        return rrf([[ids(b), 1], [ids(unitRank(p, mix, top)), meaningWeight(base, { absentShare: absent(p), headRatio: headOf(b) })]], 10);
+      });
+    }
   }
 
   // Adaptive meaning weight over the frame-free BM25: less meaning when BM25's head stands out (top score over the
   // 10th), more when query words are absent from the vault.
-  const headOf = (l: [number, number][]) => (l.length >= 10 ? l[0]![1] / l[9]![1] : l.length ? 3 : 1);
   if (!skip('adapt2')) {
     for (const base of [0.5, 0.75, 1]) {
       for (const h0 of [1.5, 2, 2.5]) {
