@@ -105,7 +105,6 @@ async function main() {
     { name: 'lexical tune', role: 'tuning', queries: visible.filter((q) => q.kind === 'lexical') },
   ];
   const stem = stemmer(db);
-  const chunkOf = db.prepare('SELECT meeting_id, turn_start, turn_end FROM transcript_chunks WHERE id = ?');
   const chunksOfVault = db.prepare('SELECT id, meeting_id, turn_start, turn_end, text FROM transcript_chunks WHERE vault_id = ?');
   const vaultChunks = new Map<string, { id: number; meeting_id: string; turn_start: number; turn_end: number; text: string }[]>();
   const prepared = new Map<string, Prepared[]>();
@@ -131,7 +130,6 @@ async function main() {
     }
     prepared.set(set.name, out);
   }
-  void chunkOf;
   // Window vectors (what each chunk's mean vector averages), from the bench's text-vector cache.
   const windowChars = model.windowChars!;
   const windowVectors = new Map<number, Float32Array[]>();

@@ -7,8 +7,8 @@
  *     the queries of one half tune, those of the other report. All 35 meetings stay in the searched vault.
  *  2. The paraphrase set (bench/paraphrase-set.json, tuning) and the report paraphrase set
  *     (bench/paraphrase-report.json, written by another hand before any tuning) over the shipped fixture vaults.
- * For each set: hit@1, hit@5 and MRR@10 of the hybrid as shipped, the shipped words half alone, plain BM25 over
- * the same chunks (the FTS5 ranking with nothing added) and vectors alone. `--grid` adds a grid of fusion
+ * For each set: hit@1, hit@5 and MRR@10 of the hybrid as shipped, the hybrid with a fixed meaning weight, the
+ * shipped words half alone, plain BM25 over the same chunks (the FTS5 ranking with nothing added) and vectors alone. `--grid` adds a grid of fusion
  * weights on the tuning sets. The store is kept in bench/.cache/ so a re-run reuses the vectors.
  */
 import { createHash } from 'node:crypto';
