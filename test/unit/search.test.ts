@@ -163,6 +163,9 @@ describe('ranking', () => {
     const standout = meaningWeight(base, { absentShare: 0, headRatio: ADAPT.head + 2 });
     expect(standout).toBeLessThan(base);
     expect(meaningWeight(base, { absentShare: 0, headRatio: ADAPT.head + 4 })).toBeLessThan(standout);
+    // a keyword string asks for its words; a question (or no reading at all) keeps the weight
+    expect(meaningWeight(base, { absentShare: 0, headRatio: 1, functionShare: 0 })).toBeCloseTo(base * ADAPT.keywords);
+    expect(meaningWeight(base, { absentShare: 0, headRatio: 1, functionShare: 0.4 })).toBe(base);
   });
 
   it('reads from the vault which query words it never uses, and how far BM25\'s best stands out', () => {
@@ -174,6 +177,8 @@ describe('ranking', () => {
         .all(wordTerms(q)) as [number, number][];
     const known = wordEvidence(db, NW, t, scored(t));
     expect(known.absentShare).toBe(0);
+    expect(known.functionShare).toBe(0); // two keywords
+    expect(wordEvidence(db, NW, 'What did they pay in detention charges?', scored(t)).functionShare).toBeCloseTo(4 / 7);
     expect(known.headRatio).toBeGreaterThanOrEqual(1);
     // "lorries" and "wagons" are never said in Northwind; "detention" is
     const mixed = wordEvidence(db, NW, 'lorries wagons detention', scored('lorries wagons detention'));
@@ -188,7 +193,7 @@ describe('ranking', () => {
     // "lorries", "wagons" and "juggernauts" are never said in Northwind; the embedder reads them as "carriers".
     const embedder = new HashEmbedder({ lorries: 'carriers', wagons: 'carriers', juggernauts: 'carriers' });
     await indexPending(db, embedder);
-    const query = 'lorries wagons juggernauts detention';
+    const query = 'Which of the lorries, wagons and juggernauts had detention?';
     const byWords = await searchChunks(db, NW, query, { limit: 5, mode: 'words', embedder });
     const byMeaning = await searchChunks(db, NW, query, { limit: 5, mode: 'meaning', embedder });
     expect(byWords.hits[0]!.chunkId).not.toBe(byMeaning.hits[0]!.chunkId);
