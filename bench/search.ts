@@ -1,36 +1,49 @@
 /**
- * `npm run bench:search`: transcript search quality and speed.
+ * `npm run bench:search`: transcript search quality, on TUNING sets (what search's choices may be made on) and
+ * REPORT sets (never used to choose anything; issue 19):
  *  1. QMSum validation split (../shared/data/qmsum-val): each meeting becomes a meeting of one vault; every
  *     specific query runs through the search; a hit is a returned excerpt whose turns overlap a labelled span.
- *  2. The paraphrase set (bench/paraphrase-set.json) over the shipped fixture vaults.
- * For both: hit@1, hit@5 and MRR@10 of BM25 alone, vectors alone and the hybrid, plus a small grid of
- * fusion weights (what FUSION in src/search/transcripts.ts was chosen from). Embedding throughput and
- * per-query latency are printed too. The store is kept in bench/.cache/ so a re-run reuses the vectors.
- *   --scale N   also build a synthetic corpus of N chunks over 20 vaults and time searches in one vault
+ *     Its meetings are split in two halves by a hash of their id (SPLIT_SALT, fixed before any measurement):
+ *     the queries of one half tune, those of the other report. All 35 meetings stay in the searched vault.
+ *  2. The paraphrase set (bench/paraphrase-set.json, tuning) and the report paraphrase set
+ *     (bench/paraphrase-report.json, written by another hand before any tuning) over the shipped fixture vaults.
+ * For each set: hit@1, hit@5 and MRR@10 of the hybrid as shipped, the hybrid with a fixed meaning weight, the
+ * shipped words half alone, plain BM25 over the same chunks (the FTS5 ranking with nothing added) and vectors alone. `--grid` adds a grid of fusion
+ * weights on the tuning sets. The store is kept in bench/.cache/ so a re-run reuses the vectors.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import Database from 'better-sqlite3';
 import { openDb, type Db } from '../src/store/db.js';
 import { indexMeetingChunks } from '../src/search/chunk-index.js';
 import { indexPending } from '../src/search/vectors.js';
-import { FUSION, searchChunks, type SearchMode } from '../src/search/transcripts.js';
+import { FUSION, searchChunks, wordTerms, type SearchMode } from '../src/search/transcripts.js';
+import { ensureWordIndex } from '../src/search/word-index.js';
+import type { EmbedderLike } from '../src/search/vectors.js';
 import { createDefaultEmbedder } from '../src/search/embedder/index.js';
 import { readVaultDir } from '../src/vault-format/read.js';
 import { loadFixture } from '../src/vault-format/load.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const QMSUM = resolve(ROOT, '..', 'shared', 'data', 'qmsum-val');
-const CACHE = join(ROOT, 'bench', '.cache', `search-${process.env.VAULT_TOOLS_CHUNK_TARGET ?? 'default'}-windowed`);
+export const QMSUM = resolve(ROOT, '..', 'shared', 'data', 'qmsum-val');
+export const CACHE = join(ROOT, 'bench', '.cache', `search-${process.env.VAULT_TOOLS_CHUNK_TARGET ?? 'default'}-windowed`);
 const QMSUM_VAULT = 'qmsum-val';
+/** Salt of the QMSum split, chosen (before any measurement) for halves of similar size: 123 / 114 queries. */
+const SPLIT_SALT = 'split:';
+/** Whether a QMSum meeting's queries are in the tuning half (else the report half). */
+export const qmsumTuning = (meetingId: string) => createHash('sha256').update(SPLIT_SALT + meetingId).digest()[0]! % 2 === 0;
 
-interface Labelled {
+export interface Labelled {
   vault: string;
+  id?: string;
   query: string;
   answers: { meetingId: string; turns: [number, number] }[];
   kind: string;
 }
 
-function loadQmsum(db: Db): Labelled[] {
+export function loadQmsum(db: Db): Labelled[] {
   const files = readdirSync(QMSUM).filter((f) => f.endsWith('.json')).sort();
   const queries: Labelled[] = [];
   const have = db.prepare('SELECT count(*) FROM meetings WHERE vault_id = ?').pluck().get(QMSUM_VAULT) as number;
@@ -56,6 +69,7 @@ function loadQmsum(db: Db): Labelled[] {
       for (const q of data.specific_query_list) {
         queries.push({
           vault: QMSUM_VAULT,
+          id,
           query: q.query,
           kind: 'qmsum',
           answers: q.relevant_text_span.map(([s, e]) => ({ meetingId: id, turns: [Number(s), Number(e)] as [number, number] })),
@@ -66,11 +80,11 @@ function loadQmsum(db: Db): Labelled[] {
   return queries;
 }
 
-function loadParaphrase(db: Db): Labelled[] {
+export function loadFixtures(db: Db): void {
   for (const dir of ['northwind', 'meridian']) loadFixture(db, readVaultDir(join(ROOT, 'fixtures', dir)), { origin: 'fixture' });
-  const set = JSON.parse(readFileSync(join(ROOT, 'bench', 'paraphrase-set.json'), 'utf8')) as { queries: (Labelled & { id: string })[] };
-  return set.queries;
 }
+
+export const readSet = (file: string) => (JSON.parse(readFileSync(join(ROOT, 'bench', file), 'utf8')) as { queries: (Labelled & { id: string })[] }).queries;
 
 interface Scores {
   hit1: number;
@@ -80,16 +94,27 @@ interface Scores {
   msPerQuery: number;
 }
 
-async function evaluate(db: Db, queries: Labelled[], mode: SearchMode, embedder: ReturnType<typeof createDefaultEmbedder>, weights = FUSION): Promise<Scores> {
+/** Plain BM25 over the same chunks: the vault's FTS5 ranking of `"w1" OR "w2" …` (stop words dropped), nothing else (the baseline). */
+function plainBm25(db: Db, vaultId: string, query: string, limit: number): number[] {
+  const match = wordTerms(query, { keepFrame: true });
+  if (!match) return [];
+  const t = ensureWordIndex(db, vaultId);
+  return db.prepare(`SELECT rowid FROM ${t} WHERE ${t} MATCH ? ORDER BY bm25(${t}) LIMIT ?`).pluck().all(match, limit) as number[];
+}
+
+export type Method = SearchMode | 'bm25' | 'hybrid-fixed';
+
+async function evaluate(db: Db, queries: Labelled[], mode: Method, embedder: EmbedderLike, weights = FUSION): Promise<Scores> {
   const rank = db.prepare('SELECT meeting_id, turn_start, turn_end FROM transcript_chunks WHERE id = ?');
   let hit1 = 0;
   let hit5 = 0;
   let mrr = 0;
   const t0 = process.hrtime.bigint();
   for (const q of queries) {
-    const { hits } = await searchChunks(db, q.vault, q.query, { limit: 10, mode, embedder, weights });
-    const first = hits.findIndex((h) => {
-      const c = rank.get(h.chunkId) as { meeting_id: string; turn_start: number; turn_end: number };
+    const ids =
+      mode === 'bm25' ? plainBm25(db, q.vault, q.query, 10) : (await searchChunks(db, q.vault, q.query, { limit: 10, mode: mode === 'hybrid-fixed' ? 'hybrid' : mode, embedder, weights: mode === 'hybrid-fixed' ? { ...weights, adaptive: false } : weights })).hits.map((h) => h.chunkId);
+    const first = ids.findIndex((id) => {
+      const c = rank.get(id) as { meeting_id: string; turn_start: number; turn_end: number };
       return q.answers.some((a) => a.meetingId === c.meeting_id && c.turn_start <= a.turns[1] && c.turn_end >= a.turns[0]);
     });
     if (first === 0) hit1++;
@@ -102,16 +127,63 @@ async function evaluate(db: Db, queries: Labelled[], mode: SearchMode, embedder:
 
 const fmt = (s: Scores) => `hit@1 ${s.hit1.toFixed(3)}  hit@5 ${s.hit5.toFixed(3)}  MRR@10 ${s.mrr10.toFixed(3)}  (${s.n} queries, ${s.msPerQuery.toFixed(1)} ms/query)`;
 
+/**
+ * The embedder with every text it embeds remembered on disk (CACHE/text-vectors.db, by SHA-256 of the text):
+ * query vectors for the whole run (search's own LRU holds 256, fewer than the sets), and the windows a chunk is
+ * embedded as, so experiments on finer-grained vectors reuse them instead of running the model again.
+ */
+export function memoised(embedder: ReturnType<typeof createDefaultEmbedder>): EmbedderLike {
+  const store = new Database(join(CACHE, 'text-vectors.db'));
+  store.pragma('journal_mode = WAL');
+  store.exec('CREATE TABLE IF NOT EXISTS text_vectors (embedder TEXT, hash TEXT, vector BLOB, PRIMARY KEY (embedder, hash))');
+  const get = store.prepare('SELECT vector FROM text_vectors WHERE embedder = ? AND hash = ?').pluck();
+  const put = store.prepare('INSERT OR IGNORE INTO text_vectors (embedder, hash, vector) VALUES (?, ?, ?)');
+  const hash = (t: string) => createHash('sha256').update(t).digest('hex');
+  return {
+    get id() {
+      return embedder.id;
+    },
+    get dims() {
+      return embedder.dims;
+    },
+    get windowChars() {
+      return embedder.windowChars;
+    },
+    async embed(texts, options) {
+      const known = texts.map((t) => get.get(embedder.id, hash(t)) as Buffer | undefined);
+      const missing = texts.filter((_, i) => !known[i]);
+      const fresh = missing.length ? await embedder.embed(missing, options) : [];
+      store.transaction(() => fresh.forEach((v, i) => put.run(embedder.id, hash(missing[i]!), Buffer.from(v.buffer, v.byteOffset, v.byteLength))))();
+      let next = 0;
+      return known.map((b) => (b ? new Float32Array(Uint8Array.from(b).buffer) : fresh[next++]!));
+    },
+  };
+}
+
+const METHODS: [Method, string][] = [
+  ['hybrid', 'hybrid (shipped)'],
+  ['hybrid-fixed', 'hybrid, fixed meaning weight'],
+  ['words', 'words only (shipped words half)'],
+  ['bm25', 'plain BM25, same chunks'],
+  ['meaning', 'vectors only'],
+];
+
 async function main() {
   mkdirSync(CACHE, { recursive: true });
   const db = openDb(CACHE);
-  const embedder = createDefaultEmbedder();
-  const sets: [string, Labelled[]][] = [];
-  if (existsSync(QMSUM)) sets.push(['QMSum val (specific queries)', loadQmsum(db)]);
-  else process.stderr.write(`no ${QMSUM}: skipping QMSum\n`);
-  const para = loadParaphrase(db);
-  sets.push(['paraphrase set: paraphrase', para.filter((q) => q.kind === 'paraphrase')]);
-  sets.push(['paraphrase set: lexical', para.filter((q) => q.kind === 'lexical')]);
+  const model = createDefaultEmbedder();
+  const embedder = memoised(model);
+  const sets: { name: string; role: 'tuning' | 'report'; queries: Labelled[] }[] = [];
+  if (existsSync(QMSUM)) {
+    const all = loadQmsum(db);
+    sets.push({ name: 'QMSum val, tuning half', role: 'tuning', queries: all.filter((q) => qmsumTuning(q.id!)) });
+    sets.push({ name: 'QMSum val, report half', role: 'report', queries: all.filter((q) => !qmsumTuning(q.id!)) });
+  } else process.stderr.write(`no ${QMSUM}: skipping QMSum\n`);
+  loadFixtures(db);
+  const visible = readSet('paraphrase-set.json');
+  sets.push({ name: 'paraphrase set (tuning)', role: 'tuning', queries: visible.filter((q) => q.kind === 'paraphrase') });
+  sets.push({ name: 'paraphrase-report set (report)', role: 'report', queries: readSet('paraphrase-report.json') });
+  sets.push({ name: 'lexical set (tuning)', role: 'tuning', queries: visible.filter((q) => q.kind === 'lexical') });
 
   const t0 = Date.now();
   let last = 0;
@@ -126,29 +198,38 @@ async function main() {
   });
   const seconds = (Date.now() - t0) / 1000;
   const lines = [
-    `embedder ${embedder.id}: ${indexed.embedded} chunks embedded, ${indexed.reused} reused from cache, in ${seconds.toFixed(1)} s` +
+    `embedder ${model.id}: ${indexed.embedded} chunks embedded, ${indexed.reused} reused from cache, in ${seconds.toFixed(1)} s` +
       (indexed.embedded ? ` (${(indexed.embedded / seconds).toFixed(1)} chunks/s)` : ''),
   ];
-  for (const [name, queries] of sets) {
-    lines.push(`\n${name}`);
-    lines.push(`  BM25 alone     ${fmt(await evaluate(db, queries, 'words', embedder))}`);
-    lines.push(`  vectors alone  ${fmt(await evaluate(db, queries, 'meaning', embedder))}`);
-    lines.push(`  hybrid (shipped: words ${FUSION.words}, meaning ${FUSION.meaning}, k ${FUSION.k})  ${fmt(await evaluate(db, queries, 'hybrid', embedder))}`);
-    if (process.argv.includes('--grid')) {
-      for (const meaning of [0.5, 0.75, 1.5, 2]) {
-        for (const k of [10, 60]) {
-          const s = await evaluate(db, queries, 'hybrid', embedder, { ...FUSION, meaning, k });
-          lines.push(`    grid meaning ${meaning} k ${k}: ${fmt(s)}`);
+  const table: string[] = ['', '| MRR@10 / hit@5 | ' + sets.map((s) => `${s.name} (${s.queries.length})`).join(' | ') + ' |', '|---|' + sets.map(() => '---|').join('')];
+  for (const [method, label] of METHODS) {
+    const cells: string[] = [];
+    for (const set of sets) {
+      const s = await evaluate(db, set.queries, method, embedder);
+      lines.push(`${set.name.padEnd(32)} ${label.padEnd(32)} ${fmt(s)}`);
+      cells.push(`${s.mrr10.toFixed(3)} / ${s.hit5.toFixed(3)}`);
+    }
+    table.push(`| ${label} | ${cells.join(' | ')} |`);
+  }
+  if (process.argv.includes('--grid')) {
+    lines.push('\nfusion grid, tuning sets only (MRR@10 / hit@5):');
+    for (const meaning of [0.5, 0.75, 1, 1.5]) {
+      for (const k of [10, 60]) {
+        const cells: string[] = [];
+        for (const set of sets.filter((s) => s.role === 'tuning')) {
+          const s = await evaluate(db, set.queries, 'hybrid', embedder, { ...FUSION, meaning, k });
+          cells.push(`${set.name}: ${s.mrr10.toFixed(3)} / ${s.hit5.toFixed(3)}`);
         }
+        lines.push(`  meaning ${meaning} k ${k}: ${cells.join('  ')}`);
       }
     }
   }
-  lines.push('\n(ms/query: search keeps query vectors in an LRU, so after "vectors alone" the hybrid rows reuse them; latency is measured by bench:search-scale)');
+  lines.push(...table);
   const size = statSync(join(CACHE, 'vault-tools.db')).size;
   lines.push(`\nstore: ${(size / 1e6).toFixed(1)} MB (${db.prepare('SELECT count(*) FROM transcript_chunks').pluck().get()} chunks)`);
   process.stdout.write(`${lines.join('\n')}\n`);
-  await embedder.close();
+  await model.close();
   db.close();
 }
 
-await main();
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

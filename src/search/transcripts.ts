@@ -13,13 +13,63 @@ import { hasVectors, nearestChunks, vectorIndexOwner, type EmbedderLike } from '
 import { ensureWordIndex } from './word-index.js';
 
 /**
- * Fusion weights and the reciprocal-rank constant, chosen by measurement (`npm run bench:search`, see
- * docs/search.md): the numbers there are the ones these give.
+ * Fusion weights and the reciprocal-rank constant, chosen by measurement on the tuning sets
+ * (`npm run bench:search`, docs/search.md). `meaning` is the weight of the meaning half for a question whose
+ * words are all in the vault and whose BM25 head does not stand out; `meaningWeight` moves it per question.
  */
-export const FUSION = { words: 1.0, meaning: 0.5, k: 10, candidates: 50 };
+export interface FusionWeights {
+  words: number;
+  meaning: number;
+  k: number;
+  candidates: number;
+  /** move the meaning weight per question (meaningWeight); off: `meaning` as it is */
+  adaptive?: boolean;
+}
+
+export const FUSION: FusionWeights = { words: 1.0, meaning: 0.5, k: 10, candidates: 50, adaptive: true };
+
+/**
+ * How the meaning weight follows what the words can say (chosen on the tuning sets, docs/search.md):
+ * - `absent`: each query word the vault never uses adds this much (times its share of the query's words):
+ *   BM25 cannot find what is said in other words, so meaning counts for more;
+ * - `head` / `headSlope`: when BM25's best score is more than `head` times its 10th, the words have found
+ *   something specific, and meaning counts for less: divided by 1 + headSlope × (ratio − head);
+ * - `keywordCut` / `keywords`: a keyword string rather than a question (fewer than `keywordCut` of its words are
+ *   function words: "Zebra MC3300 handhelds batteries nights") asks for those words: meaning × `keywords`.
+ */
+export const ADAPT = { absent: 2, head: 3, headSlope: 0.5, keywordCut: 0.15, keywords: 0.25 };
+
+/** What the words half tells the fusion about a question. */
+export interface WordEvidence {
+  /** share of the query's words that no chunk of the vault holds (0 … 1) */
+  absentShare: number;
+  /** BM25 score of the best chunk over that of the 10th (1 when fewer than 10 chunks match; larger: a standout head) */
+  headRatio: number;
+  /** share of the query's words that are function words (stop words): low for a keyword string (default: a question) */
+  functionShare?: number;
+}
+
+/** The meaning half's weight for one question: `base` moved by what the words can say (see ADAPT). */
+export function meaningWeight(base: number, evidence: WordEvidence): number {
+  const keywords = (evidence.functionShare ?? 1) < ADAPT.keywordCut ? ADAPT.keywords : 1;
+  return (keywords * base * (1 + ADAPT.absent * evidence.absentShare)) / (1 + ADAPT.headSlope * Math.max(0, evidence.headRatio - ADAPT.head));
+}
 
 const STOPWORDS = new Set(
   'a an and are as at be but by did do does for from had has have he her his how i if in into is it its me my no not of on or our she so than that the their them then there these they this to us was we were what when where which who why will with would you your about could should can any all been being just also very'.split(' '),
+);
+
+/**
+ * The frame of a question about a meeting ("summarize the discussion of …", "what did the team think / say /
+ * decide about …"): words of the asking, not of the answer. Speakers rarely say them, so BM25 gave them a high
+ * weight and ranked chunks that happen to hold "discuss" or "decision" above the topic asked about. Dropped from
+ * the word query unless nothing else is left. Measured on the tuning sets (docs/search.md): QMSum tuning half
+ * hit@5 0.496 → 0.528, MRR@10 0.356 → 0.362; paraphrase and lexical sets unchanged in MRR.
+ */
+const QUESTION_FRAME = new Set(
+  'summarize summarise summary discussion discussions discuss discussed discussing talk talked talking think thought thoughts say said mention mentioned opinion opinions describe description general overall please whole decide decided decision decisions conclude concluded agree agreed group team meeting meetings'.split(
+    ' ',
+  ),
 );
 
 export interface SearchFilters {
@@ -39,11 +89,20 @@ export interface SearchHit {
 
 export type SearchMode = 'hybrid' | 'words' | 'meaning';
 
-/** The words of a question as an FTS5 query: `"w1" OR "w2" …` (stop words dropped), or undefined when none is left. */
-export function wordTerms(query: string): string | undefined {
+/** The content words of a question: stop words dropped, and its frame words too unless only they are left. */
+export function queryWords(query: string, options: { keepFrame?: boolean } = {}): string[] {
   const words = [...new Set(tokens(query).filter((w) => !STOPWORDS.has(w)))];
-  if (!words.length) return undefined;
-  return words.map((w) => `"${w.replace(/"/g, '""')}"`).join(' OR ');
+  if (options.keepFrame) return words;
+  const topic = words.filter((w) => !QUESTION_FRAME.has(w));
+  return topic.length ? topic : words;
+}
+
+const phrase = (w: string) => `"${w.replace(/"/g, '""')}"`;
+
+/** The words of a question as an FTS5 query: `"w1" OR "w2" …` (see queryWords), or undefined when none is left. */
+export function wordTerms(query: string, options: { keepFrame?: boolean } = {}): string | undefined {
+  const words = queryWords(query, options);
+  return words.length ? words.map(phrase).join(' OR ') : undefined;
 }
 
 /**
@@ -108,19 +167,46 @@ export function filteredChunks(db: Db, vaultId: string, filters: SearchFilters):
  * filters, its ranking is read in order until `limit` chunks that pass them are found.
  */
 export function wordRanking(db: Db, vaultId: string, query: string, filters: SearchFilters, limit: number, allowed?: Set<number>): number[] {
+  return scoredWordRanking(db, vaultId, query, filters, limit, allowed).map(([id]) => id);
+}
+
+/** wordRanking with each chunk's BM25 score (larger is better). */
+function scoredWordRanking(db: Db, vaultId: string, query: string, filters: SearchFilters, limit: number, allowed?: Set<number>): [number, number][] {
   const match = wordTerms(query);
   if (!match) return [];
   const t = ensureWordIndex(db, vaultId);
   if (!isFiltered(filters)) {
-    return sql(db, `SELECT rowid FROM ${t} WHERE ${t} MATCH ? ORDER BY bm25(${t}) LIMIT ${limitParam('?')}`).pluck().all(match, limit) as number[];
+    return sql(db, `SELECT rowid, -bm25(${t}) FROM ${t} WHERE ${t} MATCH ? ORDER BY bm25(${t}) LIMIT ${limitParam('?')}`).raw().all(match, limit) as [number, number][];
   }
   const pass = allowed ?? filteredChunks(db, vaultId, filters);
-  const out: number[] = [];
+  const out: [number, number][] = [];
   if (!pass.size) return out;
-  for (const id of sql(db, `SELECT rowid FROM ${t} WHERE ${t} MATCH ? ORDER BY bm25(${t})`).pluck().iterate(match) as IterableIterator<number>) {
-    if (pass.has(id) && out.push(id) >= limit) break; // leaving the loop resets the statement
+  for (const row of sql(db, `SELECT rowid, -bm25(${t}) FROM ${t} WHERE ${t} MATCH ? ORDER BY bm25(${t})`).raw().iterate(match) as IterableIterator<[number, number]>) {
+    if (pass.has(row[0]) && out.push(row) >= limit) break; // leaving the loop resets the statement
   }
   return out;
+}
+
+/**
+ * What the words can say about this question in this vault: the share of its words no chunk holds (one indexed
+ * FTS5 lookup per word, stemmed as the index stems), how far BM25's best score stands above its 10th, and
+ * whether it reads as a keyword string (few function words) or as a question.
+ */
+export function wordEvidence(db: Db, vaultId: string, query: string, scored: [number, number][]): WordEvidence {
+  const words = queryWords(query);
+  let absent = 0;
+  if (words.length) {
+    const t = ensureWordIndex(db, vaultId);
+    const holds = sql(db, `SELECT 1 FROM ${t} WHERE ${t} MATCH ? LIMIT 1`);
+    for (const w of words) if (holds.get(phrase(w)) === undefined) absent++;
+  }
+  const tenth = scored[9]?.[1];
+  const all = tokens(query);
+  return {
+    absentShare: words.length ? absent / words.length : 0,
+    headRatio: scored.length && tenth && tenth > 0 ? scored[0]![1] / tenth : 1,
+    functionShare: all.length ? all.filter((w) => STOPWORDS.has(w)).length / all.length : 1,
+  };
 }
 
 /**
@@ -134,7 +220,7 @@ export function meaningRanking(db: Db, vaultId: string, vector: Float32Array, fi
 }
 
 /** Weighted reciprocal-rank fusion of two rankings (best first). */
-export function fuse(words: number[], meaning: number[], weights = FUSION): SearchHit[] {
+export function fuse(words: number[], meaning: number[], weights: FusionWeights = FUSION): SearchHit[] {
   const hits = new Map<number, SearchHit>();
   const add = (ids: number[], w: number, key: 'wordRank' | 'meaningRank') =>
     ids.forEach((id, i) => {
@@ -189,7 +275,7 @@ export async function searchChunks(
   db: Db,
   vaultId: string,
   query: string,
-  options: { filters?: SearchFilters; limit: number; mode?: SearchMode; embedder?: EmbedderLike; weights?: typeof FUSION },
+  options: { filters?: SearchFilters; limit: number; mode?: SearchMode; embedder?: EmbedderLike; weights?: FusionWeights },
 ): Promise<{ hits: SearchHit[]; mode: SearchMode }> {
   const filters = options.filters ?? {};
   const weights = options.weights ?? FUSION;
@@ -199,15 +285,18 @@ export async function searchChunks(
   const embedding = useMeaning ? queryVector(options.embedder!, query) : undefined;
   embedding?.catch(() => {}); // awaited below; this only keeps an early rejection from going unhandled
   const allowed = isFiltered(filters) ? filteredChunks(db, vaultId, filters) : undefined;
-  const words = wanted === 'meaning' ? [] : wordRanking(db, vaultId, query, filters, weights.candidates, allowed);
+  const scored = wanted === 'meaning' ? [] : scoredWordRanking(db, vaultId, query, filters, weights.candidates, allowed);
+  const words = scored.map(([id]) => id);
   let meaning: number[] = [];
   let mode: SearchMode = wanted === 'meaning' ? 'meaning' : 'words';
+  let fusion = weights;
   if (embedding) {
     const vector = await embedding;
     meaning = meaningRanking(db, vaultId, vector, filters, weights.candidates, allowed);
     mode = wanted;
+    if (wanted === 'hybrid' && weights.adaptive) fusion = { ...weights, meaning: meaningWeight(weights.meaning, wordEvidence(db, vaultId, query, scored)) };
   }
-  return { hits: fuse(words, meaning, weights).slice(0, options.limit), mode };
+  return { hits: fuse(words, meaning, fusion).slice(0, options.limit), mode };
 }
 
 export interface ChunkRow {

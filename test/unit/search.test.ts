@@ -8,7 +8,7 @@ import { openDb, type Db } from '../../src/store/db.js';
 import { loadFixture } from '../../src/vault-format/load.js';
 import { readVaultDir } from '../../src/vault-format/read.js';
 import { indexPending, countPending, type EmbedderLike } from '../../src/search/vectors.js';
-import { fuse, searchChunks, chunkRows, wordTerms } from '../../src/search/transcripts.js';
+import { ADAPT, fuse, meaningWeight, searchChunks, chunkRows, wordEvidence, wordTerms } from '../../src/search/transcripts.js';
 import { wordTable } from '../../src/search/word-index.js';
 import { normalize } from '../../src/store/text.js';
 import { FIXTURE_DIRS, tempDir } from '../helpers.js';
@@ -141,6 +141,66 @@ describe('ranking', () => {
     expect(fused[0]).toMatchObject({ wordRank: 3, meaningRank: 1 });
     const meaningHeavy = fuse([1, 2, 3], [3, 4], { words: 1, meaning: 3, k: 60, candidates: 50 });
     expect(meaningHeavy.map((h) => h.chunkId).slice(0, 2)).toEqual([3, 4]);
+  });
+
+  it('leaves the frame of a question out of the word query, unless nothing else is left', async () => {
+    expect(wordTerms('Summarize the discussion about the detention charges')).toBe('"detention" OR "charges"');
+    expect(wordTerms('What did the team think and decide about dock scheduling?')).toBe('"dock" OR "scheduling"');
+    expect(wordTerms('What was discussed in the meeting?')).toBe('"discussed" OR "meeting"');
+    expect(wordTerms('Summarize the discussion', { keepFrame: true })).toBe('"summarize" OR "discussion"');
+    // so a framed question ranks as its topic does (the fixture text says "discuss" and "decision" here and there)
+    const topic = await searchChunks(db, NW, 'detention charges', { limit: 10, mode: 'words' });
+    const framed = await searchChunks(db, NW, 'What did the group discuss and decide about detention charges?', { limit: 10, mode: 'words' });
+    expect(framed.hits.map((h) => h.chunkId)).toEqual(topic.hits.map((h) => h.chunkId));
+  });
+
+  it('weighs meaning by what the words can say: more for words the vault lacks, less for a standout BM25 head', () => {
+    const base = 0.5;
+    expect(meaningWeight(base, { absentShare: 0, headRatio: 1 })).toBe(base);
+    expect(meaningWeight(base, { absentShare: 0, headRatio: ADAPT.head })).toBe(base); // an ordinary head changes nothing
+    expect(meaningWeight(base, { absentShare: 0.5, headRatio: 1 })).toBeCloseTo(base * (1 + ADAPT.absent / 2));
+    expect(meaningWeight(base, { absentShare: 1, headRatio: 1 })).toBeGreaterThan(meaningWeight(base, { absentShare: 0.5, headRatio: 1 }));
+    const standout = meaningWeight(base, { absentShare: 0, headRatio: ADAPT.head + 2 });
+    expect(standout).toBeLessThan(base);
+    expect(meaningWeight(base, { absentShare: 0, headRatio: ADAPT.head + 4 })).toBeLessThan(standout);
+    // a keyword string asks for its words; a question (or no reading at all) keeps the weight
+    expect(meaningWeight(base, { absentShare: 0, headRatio: 1, functionShare: 0 })).toBeCloseTo(base * ADAPT.keywords);
+    expect(meaningWeight(base, { absentShare: 0, headRatio: 1, functionShare: 0.4 })).toBe(base);
+  });
+
+  it('reads from the vault which query words it never uses, and how far BM25\'s best stands out', () => {
+    const t = 'detention charges';
+    const scored = (q: string) =>
+      db
+        .prepare(`SELECT rowid, -bm25(${wordTable(NW)}) FROM ${wordTable(NW)} WHERE ${wordTable(NW)} MATCH ? ORDER BY bm25(${wordTable(NW)}) LIMIT 50`)
+        .raw()
+        .all(wordTerms(q)) as [number, number][];
+    const known = wordEvidence(db, NW, t, scored(t));
+    expect(known.absentShare).toBe(0);
+    expect(known.functionShare).toBe(0); // two keywords
+    expect(wordEvidence(db, NW, 'What did they pay in detention charges?', scored(t)).functionShare).toBeCloseTo(4 / 7);
+    expect(known.headRatio).toBeGreaterThanOrEqual(1);
+    // "lorries" and "wagons" are never said in Northwind; "detention" is
+    const mixed = wordEvidence(db, NW, 'lorries wagons detention', scored('lorries wagons detention'));
+    expect(mixed.absentShare).toBeCloseTo(2 / 3);
+    expect(wordEvidence(db, NW, 'lorries wagons', []).absentShare).toBe(1);
+    expect(wordEvidence(db, NW, 'lorries wagons', []).headRatio).toBe(1);
+    // the same words are in the other vault's index or not, on their own
+    expect(wordEvidence(db, MH, 'detention', scored('detention')).absentShare).toBe(1);
+  });
+
+  it('lets meaning lead when most of the question is in words the vault never uses', async () => {
+    // "lorries", "wagons" and "juggernauts" are never said in Northwind; the embedder reads them as "carriers".
+    const embedder = new HashEmbedder({ lorries: 'carriers', wagons: 'carriers', juggernauts: 'carriers' });
+    await indexPending(db, embedder);
+    const query = 'Which of the lorries, wagons and juggernauts had detention?';
+    const byWords = await searchChunks(db, NW, query, { limit: 5, mode: 'words', embedder });
+    const byMeaning = await searchChunks(db, NW, query, { limit: 5, mode: 'meaning', embedder });
+    expect(byWords.hits[0]!.chunkId).not.toBe(byMeaning.hits[0]!.chunkId);
+    const fixed = await searchChunks(db, NW, query, { limit: 5, embedder, weights: { words: 1, meaning: 0.5, k: 10, candidates: 50 } });
+    expect(fixed.hits[0]!.chunkId).not.toBe(byMeaning.hits[0]!.chunkId); // the one word of four the vault knows decides
+    const adaptive = await searchChunks(db, NW, query, { limit: 5, embedder });
+    expect(adaptive.hits[0]!.chunkId).toBe(byMeaning.hits[0]!.chunkId);
   });
 
   it('finds a paraphrase by meaning that words miss, and keeps exact words on top', async () => {
