@@ -12,12 +12,14 @@
  * recall of the exact top 50 measured there. A store whose table still holds floats (before this layout) is
  * searched the old way until `ensureVectorTable` converts it (serve's background indexing or `reindex` do).
  */
-import { cachedRead, limitParam, sql, hasVectorExtension, storeVersion, writeTransaction, type Db } from '../store/db.js';
+import { bumpTableVersion, limitParam, sql, hasVectorExtension, tableVersion, writeTransaction, type Db } from '../store/db.js';
 
 export const VECTOR_TABLE = 'chunk_vectors';
 /** Float16 vectors by chunk id (migration 4), for re-scoring: one rowid lookup per candidate. */
 const FLOATS = 'chunk_vector_floats';
 const SETTING = 'vector_index';
+/** The tableVersion every writer of the vector table bumps (the block cache's key). */
+const VECTORS_VERSION = 'vectors';
 /** The table's layout (recorded in the setting): sign bits + float re-score. Stores without it hold float[dims]. */
 export const VECTOR_LAYOUT = 'bits';
 
@@ -141,6 +143,7 @@ export function ensureVectorTable(db: Db, embedder: { id: string; dims: number }
     db.exec(`DELETE FROM ${FLOATS}`);
     createTable(db, embedder.dims);
     setOwner(db, { embedder: embedder.id, dims: embedder.dims, layout: VECTOR_LAYOUT });
+    bumpTableVersion(db, VECTORS_VERSION);
   });
 }
 
@@ -196,6 +199,7 @@ function convertToBits(db: Db, owner: VectorIndexOwner): void {
       last = page.at(-1)![0];
     }
     setOwner(db, { ...owner, layout: VECTOR_LAYOUT });
+    bumpTableVersion(db, VECTORS_VERSION);
   });
 }
 
@@ -205,6 +209,7 @@ export function resetVectorIndex(db: Db, embedder: { id: string; dims: number })
     sql(db, 'DELETE FROM embedding_cache WHERE embedder = ?').run(embedder.id);
     db.exec(`DROP TABLE IF EXISTS ${VECTOR_TABLE}`);
     sql(db, 'DELETE FROM settings WHERE key = ?').run(SETTING);
+    bumpTableVersion(db, VECTORS_VERSION);
   });
   ensureVectorTable(db, embedder);
 }
@@ -280,8 +285,12 @@ export async function embedChunkTexts(embedder: EmbedderLike, texts: string[], s
 
 /** Vectors whose chunk is gone (a vault re-imported or dropped) would take nearest-neighbour slots: remove them. */
 export function pruneOrphanVectors(db: Db): number {
-  db.prepare(`DELETE FROM ${FLOATS} WHERE chunk_id NOT IN (SELECT chunk_id FROM chunk_embeddings)`).run();
-  return db.prepare(`DELETE FROM ${VECTOR_TABLE} WHERE rowid NOT IN (SELECT chunk_id FROM chunk_embeddings)`).run().changes;
+  return writeTransaction(db, () => {
+    db.prepare(`DELETE FROM ${FLOATS} WHERE chunk_id NOT IN (SELECT chunk_id FROM chunk_embeddings)`).run();
+    const removed = db.prepare(`DELETE FROM ${VECTOR_TABLE} WHERE rowid NOT IN (SELECT chunk_id FROM chunk_embeddings)`).run().changes;
+    if (removed) bumpTableVersion(db, VECTORS_VERSION);
+    return removed;
+  });
 }
 
 /**
@@ -309,6 +318,7 @@ export function storeVectors(
       cache.run(embedderId, contentHash, vector instanceof Float32Array ? toBlob(vector) : vector);
       keep.run(chunkId, halfBlob(v));
     }
+    bumpTableVersion(db, VECTORS_VERSION);
   });
 }
 
@@ -444,15 +454,16 @@ const BLOCKS_SQL = `SELECT b.validity, b.rowids, v.vectors FROM ${VECTOR_TABLE}_
   CROSS JOIN ${VECTOR_TABLE}_vector_chunks00 v ON v._rowid_ = b.chunk_id WHERE b.partition00 = ?`;
 
 /**
- * The vault's blocks, kept for the last few vaults searched until the store changes (storeVersion: any write,
- * here or in another process): a search in a quiet store does not copy ~3.5 MB of blocks out of SQLite again.
+ * The vault's blocks, kept for the last few vaults searched until the vector table changes (its tableVersion,
+ * bumped by every writer of the table, here or in another process): a search does not copy ~3.5 MB of blocks
+ * out of SQLite again after a write elsewhere (a task, a chart), only after vectors were written.
  */
 const BLOCK_CACHE_VAULTS = 4;
-const blockCache = new WeakMap<Db, Map<string, { version: string; blocks: Block[] }>>();
+const blockCache = new WeakMap<Db, Map<string, { version: number; blocks: Block[] }>>();
 function vaultBlocks(db: Db, vaultId: string): Block[] {
   let cache = blockCache.get(db);
   if (!cache) blockCache.set(db, (cache = new Map()));
-  const version = storeVersion(db);
+  const version = tableVersion(db, VECTORS_VERSION);
   const hit = cache.get(vaultId);
   cache.delete(vaultId);
   const blocks = hit && hit.version === version ? hit.blocks : (sql(db, BLOCKS_SQL).raw().all(vaultId) as Block[]);
@@ -615,17 +626,15 @@ export function hasVectors(db: Db, vaultId: string, embedderId: string): boolean
   );
 }
 
-/** How many of a vault's chunks have vectors from this embedder (all, some, or none yet). */
+/**
+ * How many of a vault's chunks have vectors from this embedder (all, some, or none yet): two rows that
+ * migration 7's triggers keep current with every chunk and vector written or removed, so no write (of this
+ * or anything else) makes a search recount the vault.
+ */
 export function vectorCoverage(db: Db, vaultId: string, embedderId: string): { chunks: number; withVectors: number } {
-  // A scan of the vault's chunks (~25 ms at 50,000): reused until the store changes.
-  return cachedRead(db, `vector-coverage:${embedderId}:${vaultId}`, () => coverage(db, vaultId, embedderId));
-}
-
-function coverage(db: Db, vaultId: string, embedderId: string): { chunks: number; withVectors: number } {
   return sql(
     db,
-    `SELECT count(*) AS chunks, count(ce.chunk_id) AS withVectors FROM transcript_chunks c
-     LEFT JOIN chunk_embeddings ce ON ce.chunk_id = c.id AND ce.embedder = ? AND ce.content_hash = c.content_hash
-     WHERE c.vault_id = ?`,
-  ).get(embedderId, vaultId) as { chunks: number; withVectors: number };
+    `SELECT coalesce(sum(n) FILTER (WHERE embedder = ''), 0) AS chunks, coalesce(sum(n) FILTER (WHERE embedder = @embedder AND @embedder <> ''), 0) AS withVectors
+     FROM search_counts WHERE vault_id = @vault AND embedder IN ('', @embedder)`,
+  ).get({ vault: vaultId, embedder: embedderId }) as { chunks: number; withVectors: number };
 }
