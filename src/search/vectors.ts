@@ -36,7 +36,7 @@ export interface EmbedderLike {
   readonly id: string;
   readonly dims: number;
   readonly windowChars?: number;
-  embed(texts: string[], options?: { signal?: AbortSignal }): Promise<Float32Array[]>;
+  embed(texts: string[], options?: { signal?: AbortSignal; background?: boolean }): Promise<Float32Array[]>;
 }
 
 export interface VectorIndexOwner {
@@ -265,11 +265,11 @@ export function embeddingWindows(text: string, windowChars: number): string[] {
  * Vectors for chunk texts. A text longer than the model reads is embedded window by window and the
  * windows' vectors averaged (then normalised), so the whole chunk counts, not just its start.
  */
-export async function embedChunkTexts(embedder: EmbedderLike, texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+export async function embedChunkTexts(embedder: EmbedderLike, texts: string[], signal?: AbortSignal, background = false): Promise<Float32Array[]> {
   const windowChars = embedder.windowChars;
-  if (!windowChars) return embedder.embed(texts, { signal });
+  if (!windowChars) return embedder.embed(texts, { signal, background });
   const parts = texts.map((t) => embeddingWindows(t, windowChars));
-  const flat = await embedder.embed(parts.flat(), { signal });
+  const flat = await embedder.embed(parts.flat(), { signal, background });
   let next = 0;
   return parts.map((p) => {
     const mean = new Float32Array(embedder.dims);
@@ -350,7 +350,14 @@ function upToDate(db: Db, embedder: EmbedderLike, vaultId?: string): boolean {
 export async function indexPending(
   db: Db,
   embedder: EmbedderLike,
-  options: { vaultId?: string; batchSize?: number; signal?: AbortSignal; onProgress?: (p: IndexProgress) => void } = {},
+  options: {
+    vaultId?: string;
+    batchSize?: number;
+    signal?: AbortSignal;
+    onProgress?: (p: IndexProgress) => void;
+    /** Embed as background work (see EmbedOptions.background): serve's indexer, which runs beside queries. */
+    background?: boolean;
+  } = {},
 ): Promise<IndexProgress> {
   // With nothing to embed, the model is not loaded at all (serve starts this pass every time).
   if (upToDate(db, embedder, options.vaultId)) {
@@ -358,7 +365,7 @@ export async function indexPending(
     return { done: 0, total: 0, embedded: 0, reused: 0 };
   }
   // Loads the model (needed anyway) and settles an endpoint embedder's dims before the table is made.
-  await embedder.embed(['warm-up']);
+  await embedder.embed(['warm-up'], { background: options.background });
   ensureVectorTable(db, embedder);
   pruneOrphanVectors(db);
   const progress: IndexProgress = { done: 0, total: countPending(db, embedder.id, options.vaultId), embedded: 0, reused: 0 };
@@ -369,7 +376,7 @@ export async function indexPending(
     if (!batch.length) break;
     const known = batch.map((c) => cached.get(embedder.id, c.content_hash) as Buffer | undefined);
     const missing = batch.filter((_, i) => !known[i]);
-    const vectors = missing.length ? await embedChunkTexts(embedder, missing.map((c) => c.text), options.signal) : [];
+    const vectors = missing.length ? await embedChunkTexts(embedder, missing.map((c) => c.text), options.signal, options.background) : [];
     let next = 0;
     storeVectors(
       db,

