@@ -35,7 +35,7 @@ describe('name matching for search_knowledge', () => {
 });
 
 describe('the name index of a vault', () => {
-  it('is read once per store version: a name added or removed is matched (or not) from the next search', async () => {
+  it('follows the store: a name added or removed is matched (or not) from the next search', async () => {
     const { openDb } = await import('../../src/store/db.js');
     const { nameIndex, nameMatcher } = await import('../../src/search/names.js');
     const { tempDir } = await import('../helpers.js');
