@@ -230,12 +230,13 @@ export function countPending(db: Db, embedderId: string, vaultId?: string): numb
     .get({ vault: vaultId ?? null, embedder: embedderId }) as number;
 }
 
-function pendingBatch(db: Db, embedderId: string, limit: number, vaultId?: string): PendingChunk[] {
+/** Pending chunks after chunk id `after`, in id order: a pass reads on from where its last batch ended, not from the first chunk again. */
+function pendingBatch(db: Db, embedderId: string, limit: number, after: number, vaultId?: string): PendingChunk[] {
   return sql(
     db,
     `SELECT c.id, c.vault_id, c.text, c.content_hash FROM transcript_chunks c LEFT JOIN chunk_embeddings ce ON ce.chunk_id = c.id
-     WHERE ${PENDING_WHERE} ORDER BY c.id LIMIT ${limitParam('@limit')}`,
-  ).all({ vault: vaultId ?? null, embedder: embedderId, limit }) as PendingChunk[];
+     WHERE c.id > @after AND ${PENDING_WHERE} ORDER BY c.id LIMIT ${limitParam('@limit')}`,
+  ).all({ vault: vaultId ?? null, embedder: embedderId, limit, after }) as PendingChunk[];
 }
 
 /** A chunk cut into windows the model reads whole: whole "Speaker: words" lines where they fit, at most 8. */
@@ -370,10 +371,11 @@ export async function indexPending(
   pruneOrphanVectors(db);
   const progress: IndexProgress = { done: 0, total: countPending(db, embedder.id, options.vaultId), embedded: 0, reused: 0 };
   const cached = sql(db, 'SELECT vector FROM embedding_cache WHERE embedder = ? AND content_hash = ?').pluck();
-  for (;;) {
+  for (let after = 0; ; ) {
     if (options.signal?.aborted) break;
-    const batch = pendingBatch(db, embedder.id, options.batchSize ?? 32, options.vaultId);
+    const batch = pendingBatch(db, embedder.id, options.batchSize ?? 32, after, options.vaultId);
     if (!batch.length) break;
+    after = batch.at(-1)!.id;
     const known = batch.map((c) => cached.get(embedder.id, c.content_hash) as Buffer | undefined);
     const missing = batch.filter((_, i) => !known[i]);
     const vectors = missing.length ? await embedChunkTexts(embedder, missing.map((c) => c.text), options.signal, options.background) : [];
