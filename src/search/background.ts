@@ -39,7 +39,9 @@ export function startBackgroundIndexing(db: Db, embedder: EmbedderLike): { stop(
     }
     if (!vectors || controller.signal.aborted) return;
     try {
-      const result = await indexPending(db, embedder, { signal: controller.signal, batchSize: 16, background: true });
+      // Small batches: each lands (and counts in search) within seconds even when the low-priority worker gets
+      // little CPU, and a stop loses little; the model's cost per window hardly depends on the batch (measured).
+      const result = await indexPending(db, embedder, { signal: controller.signal, batchSize: 4, background: true });
       if (result.total) {
         log.info(`vector index: ${result.embedded} chunks embedded, ${result.reused} reused, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       }
