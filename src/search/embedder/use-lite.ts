@@ -32,8 +32,15 @@ export const USE_LITE_MAX_CHARS = 2048;
 export const USE_LITE_MAX_TOKENS = 128;
 
 const STARTUP_TIMEOUT_MS = 60_000;
-/** Niceness of the background worker's thread: it takes the CPU that queries and requests leave. */
-export const USE_LITE_BACKGROUND_NICE = 10;
+/**
+ * Niceness of the background worker's thread: it takes the CPU that queries and requests leave.
+ * VAULT_TOOLS_INDEX_NICE overrides it (0-19; 0: as the process), e.g. to index faster on a machine busy with other work.
+ */
+export function backgroundNice(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.VAULT_TOOLS_INDEX_NICE?.trim();
+  const n = raw ? Number(raw) : 10;
+  return Number.isInteger(n) && n >= 0 && n <= 19 ? n : 10;
+}
 const SOURCE = 'The offline embedding model (USE lite)';
 
 type Done = Extract<UseLiteWorkerMessage, { type: 'done' }>;
@@ -116,7 +123,7 @@ export class UseLiteEmbedder implements Embedder {
 
   private async runBatch(texts: string[], signal: AbortSignal | undefined, kind: 0 | 1): Promise<Float32Array[]> {
     const current = this.slots[kind];
-    const slot = current && !current.dead ? current : (this.slots[kind] = this.spawn(kind === 1 ? USE_LITE_BACKGROUND_NICE : 0));
+    const slot = current && !current.dead ? current : (this.slots[kind] = this.spawn(kind === 1 ? backgroundNice() : 0));
     const job: UseLiteJob = { id: this.nextId++, texts };
     slot.active++;
     slot.worker.ref();
