@@ -125,7 +125,7 @@ describe('default embedder (USE lite, worker thread)', () => {
     expect(embedder.workerStarts).toBe(starts + 1);
 
     // Kill the worker behind the embedder's back: the next embed starts a new one.
-    const slot = (embedder as unknown as { slot?: { worker: { terminate(): Promise<number> } } }).slot;
+    const [slot] = (embedder as unknown as { slots: [{ worker: { terminate(): Promise<number> } } | undefined, unknown] }).slots; // the query worker
     expect(slot).toBeDefined();
     await slot!.worker.terminate();
     await new Promise((r) => setTimeout(r, 20));
