@@ -28,18 +28,21 @@ function withDeletions(word: string): Set<string> {
 }
 
 export class NameWords {
-  private readonly sorted: string[] = [];
+  private sorted: string[] = [];
+  /** Added since the list was last sorted: merged on the next lookup (a whole vault's words are sorted once, not spliced in one by one). */
+  private unsorted: string[] = [];
+  private readonly known = new Set<string>();
   private readonly bigrams = new Map<string, Map<string, number>>();
   private readonly deletions = new Map<string, Set<string>>();
 
   get size(): number {
-    return this.sorted.length;
+    return this.known.size;
   }
 
   add(word: string): void {
-    const at = this.lowerBound(word);
-    if (this.sorted[at] === word) return;
-    this.sorted.splice(at, 0, word);
+    if (this.known.has(word)) return;
+    this.known.add(word);
+    this.unsorted.push(word);
     for (const [g, n] of bigramCounts(word)) {
       let posting = this.bigrams.get(g);
       if (!posting) this.bigrams.set(g, (posting = new Map()));
@@ -55,9 +58,10 @@ export class NameWords {
   }
 
   remove(word: string): void {
+    if (!this.known.delete(word)) return;
     const at = this.lowerBound(word);
-    if (this.sorted[at] !== word) return;
-    this.sorted.splice(at, 1);
+    if (this.sorted[at] === word) this.sorted.splice(at, 1);
+    else this.unsorted.splice(this.unsorted.indexOf(word), 1);
     for (const g of bigramCounts(word).keys()) {
       const posting = this.bigrams.get(g)!;
       posting.delete(word);
@@ -77,6 +81,7 @@ export class NameWords {
    * A superset is fine for the caller; missing one is not, hence the bounds above.
    */
   candidates(w: string, budget: number, typos: (word: string) => number): string[] {
+    this.merge();
     const out = new Set<string>();
     for (let i = this.lowerBound(w); i < this.sorted.length && this.sorted[i]!.startsWith(w); i++) out.add(this.sorted[i]!);
     if (budget <= 0) return [...out];
@@ -93,6 +98,13 @@ export class NameWords {
       for (const v of withDeletions(w)) for (const word of this.deletions.get(v) ?? []) if (!out.has(word) && typos(word) <= budget) out.add(word);
     }
     return [...out];
+  }
+
+  private merge(): void {
+    if (!this.unsorted.length) return;
+    if (this.unsorted.length > 64) this.sorted = [...this.sorted, ...this.unsorted].sort();
+    else for (const word of this.unsorted) this.sorted.splice(this.lowerBound(word), 0, word);
+    this.unsorted = [];
   }
 
   private lowerBound(word: string): number {

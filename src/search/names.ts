@@ -121,12 +121,8 @@ export class VaultNameIndex {
   private readonly byCompact = new Map<string, Set<IndexedName>>();
   private readonly words = new NameWords();
   private nextOrder = 0;
-
-  get size(): number {
-    let n = 0;
-    for (const names of this.byEntity.values()) n += names.length;
-    return n;
-  }
+  /** names and aliases held */
+  size = 0;
 
   /** Every name, in index order. */
   all(): IndexedName[] {
@@ -138,6 +134,7 @@ export class VaultNameIndex {
     let names = this.byEntity.get(name.entityId);
     if (!names) this.byEntity.set(name.entityId, (names = []));
     names.push(name);
+    this.size++;
     if (!name.forms.norm) return; // matches nothing
     for (const w of new Set(name.forms.words)) {
       let set = this.byWord.get(w);
@@ -156,6 +153,7 @@ export class VaultNameIndex {
     const names = this.byEntity.get(entityId);
     if (!names) return;
     this.byEntity.delete(entityId);
+    this.size -= names.length;
     for (const name of names) {
       if (!name.forms.norm) continue;
       for (const w of new Set(name.forms.words)) {
