@@ -1,7 +1,9 @@
 /**
  * Indexing while serving: word indexes of vaults that lack one (after the upgrade that split the word index
  * per vault), then vectors for chunks that lack them, are built in the background (the model runs in a worker
- * thread; each batch is one short write transaction), so tool calls never wait on it.
+ * thread of its own at a lower OS priority, apart from the one that embeds queries; each batch is one short
+ * write transaction), so tool calls never wait on it: a search's query embedding does not queue behind an
+ * indexing batch, and the indexer gets the cores that requests leave.
  */
 import type { Db } from '../store/db.js';
 import { hasVectorExtension, vectorExtensionError } from '../store/db.js';
@@ -41,7 +43,9 @@ export function startBackgroundIndexing(db: Db, embedder: EmbedderLike): { stop(
     }
     if (!vectors || controller.signal.aborted) return;
     try {
-      const result = await indexPending(db, embedder, { signal: controller.signal, batchSize: 16 });
+      // Small batches: each lands (and counts in search) within seconds even when the low-priority worker gets
+      // little CPU, and a stop loses little; the model's cost per window hardly depends on the batch (measured).
+      const result = await indexPending(db, embedder, { signal: controller.signal, batchSize: 4, background: true });
       if (result.total) {
         log.info(`vector index: ${result.embedded} chunks embedded, ${result.reused} reused, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       }

@@ -12,12 +12,14 @@
  * recall of the exact top 50 measured there. A store whose table still holds floats (before this layout) is
  * searched the old way until `ensureVectorTable` converts it (serve's background indexing or `reindex` do).
  */
-import { cachedRead, limitParam, sql, hasVectorExtension, storeVersion, writeTransaction, type Db } from '../store/db.js';
+import { bumpTableVersion, limitParam, sql, hasVectorExtension, tableVersion, writeTransaction, type Db } from '../store/db.js';
 
 export const VECTOR_TABLE = 'chunk_vectors';
 /** Float16 vectors by chunk id (migration 4), for re-scoring: one rowid lookup per candidate. */
 const FLOATS = 'chunk_vector_floats';
 const SETTING = 'vector_index';
+/** The tableVersion every writer of the vector table bumps (the block cache's key). */
+const VECTORS_VERSION = 'vectors';
 /** The table's layout (recorded in the setting): sign bits + float re-score. Stores without it hold float[dims]. */
 export const VECTOR_LAYOUT = 'bits';
 
@@ -34,7 +36,7 @@ export interface EmbedderLike {
   readonly id: string;
   readonly dims: number;
   readonly windowChars?: number;
-  embed(texts: string[], options?: { signal?: AbortSignal }): Promise<Float32Array[]>;
+  embed(texts: string[], options?: { signal?: AbortSignal; background?: boolean }): Promise<Float32Array[]>;
 }
 
 export interface VectorIndexOwner {
@@ -141,6 +143,7 @@ export function ensureVectorTable(db: Db, embedder: { id: string; dims: number }
     db.exec(`DELETE FROM ${FLOATS}`);
     createTable(db, embedder.dims);
     setOwner(db, { embedder: embedder.id, dims: embedder.dims, layout: VECTOR_LAYOUT });
+    bumpTableVersion(db, VECTORS_VERSION);
   });
 }
 
@@ -196,6 +199,7 @@ function convertToBits(db: Db, owner: VectorIndexOwner): void {
       last = page.at(-1)![0];
     }
     setOwner(db, { ...owner, layout: VECTOR_LAYOUT });
+    bumpTableVersion(db, VECTORS_VERSION);
   });
 }
 
@@ -205,6 +209,7 @@ export function resetVectorIndex(db: Db, embedder: { id: string; dims: number })
     sql(db, 'DELETE FROM embedding_cache WHERE embedder = ?').run(embedder.id);
     db.exec(`DROP TABLE IF EXISTS ${VECTOR_TABLE}`);
     sql(db, 'DELETE FROM settings WHERE key = ?').run(SETTING);
+    bumpTableVersion(db, VECTORS_VERSION);
   });
   ensureVectorTable(db, embedder);
 }
@@ -225,12 +230,13 @@ export function countPending(db: Db, embedderId: string, vaultId?: string): numb
     .get({ vault: vaultId ?? null, embedder: embedderId }) as number;
 }
 
-function pendingBatch(db: Db, embedderId: string, limit: number, vaultId?: string): PendingChunk[] {
+/** Pending chunks after chunk id `after`, in id order: a pass reads on from where its last batch ended, not from the first chunk again. */
+function pendingBatch(db: Db, embedderId: string, limit: number, after: number, vaultId?: string): PendingChunk[] {
   return sql(
     db,
     `SELECT c.id, c.vault_id, c.text, c.content_hash FROM transcript_chunks c LEFT JOIN chunk_embeddings ce ON ce.chunk_id = c.id
-     WHERE ${PENDING_WHERE} ORDER BY c.id LIMIT ${limitParam('@limit')}`,
-  ).all({ vault: vaultId ?? null, embedder: embedderId, limit }) as PendingChunk[];
+     WHERE c.id > @after AND ${PENDING_WHERE} ORDER BY c.id LIMIT ${limitParam('@limit')}`,
+  ).all({ vault: vaultId ?? null, embedder: embedderId, limit, after }) as PendingChunk[];
 }
 
 /** A chunk cut into windows the model reads whole: whole "Speaker: words" lines where they fit, at most 8. */
@@ -260,11 +266,11 @@ export function embeddingWindows(text: string, windowChars: number): string[] {
  * Vectors for chunk texts. A text longer than the model reads is embedded window by window and the
  * windows' vectors averaged (then normalised), so the whole chunk counts, not just its start.
  */
-export async function embedChunkTexts(embedder: EmbedderLike, texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+export async function embedChunkTexts(embedder: EmbedderLike, texts: string[], signal?: AbortSignal, background = false): Promise<Float32Array[]> {
   const windowChars = embedder.windowChars;
-  if (!windowChars) return embedder.embed(texts, { signal });
+  if (!windowChars) return embedder.embed(texts, { signal, background });
   const parts = texts.map((t) => embeddingWindows(t, windowChars));
-  const flat = await embedder.embed(parts.flat(), { signal });
+  const flat = await embedder.embed(parts.flat(), { signal, background });
   let next = 0;
   return parts.map((p) => {
     const mean = new Float32Array(embedder.dims);
@@ -280,8 +286,12 @@ export async function embedChunkTexts(embedder: EmbedderLike, texts: string[], s
 
 /** Vectors whose chunk is gone (a vault re-imported or dropped) would take nearest-neighbour slots: remove them. */
 export function pruneOrphanVectors(db: Db): number {
-  db.prepare(`DELETE FROM ${FLOATS} WHERE chunk_id NOT IN (SELECT chunk_id FROM chunk_embeddings)`).run();
-  return db.prepare(`DELETE FROM ${VECTOR_TABLE} WHERE rowid NOT IN (SELECT chunk_id FROM chunk_embeddings)`).run().changes;
+  return writeTransaction(db, () => {
+    db.prepare(`DELETE FROM ${FLOATS} WHERE chunk_id NOT IN (SELECT chunk_id FROM chunk_embeddings)`).run();
+    const removed = db.prepare(`DELETE FROM ${VECTOR_TABLE} WHERE rowid NOT IN (SELECT chunk_id FROM chunk_embeddings)`).run().changes;
+    if (removed) bumpTableVersion(db, VECTORS_VERSION);
+    return removed;
+  });
 }
 
 /**
@@ -309,6 +319,7 @@ export function storeVectors(
       cache.run(embedderId, contentHash, vector instanceof Float32Array ? toBlob(vector) : vector);
       keep.run(chunkId, halfBlob(v));
     }
+    bumpTableVersion(db, VECTORS_VERSION);
   });
 }
 
@@ -340,7 +351,14 @@ function upToDate(db: Db, embedder: EmbedderLike, vaultId?: string): boolean {
 export async function indexPending(
   db: Db,
   embedder: EmbedderLike,
-  options: { vaultId?: string; batchSize?: number; signal?: AbortSignal; onProgress?: (p: IndexProgress) => void } = {},
+  options: {
+    vaultId?: string;
+    batchSize?: number;
+    signal?: AbortSignal;
+    onProgress?: (p: IndexProgress) => void;
+    /** Embed as background work (see EmbedOptions.background): serve's indexer, which runs beside queries. */
+    background?: boolean;
+  } = {},
 ): Promise<IndexProgress> {
   // With nothing to embed, the model is not loaded at all (serve starts this pass every time).
   if (upToDate(db, embedder, options.vaultId)) {
@@ -348,18 +366,19 @@ export async function indexPending(
     return { done: 0, total: 0, embedded: 0, reused: 0 };
   }
   // Loads the model (needed anyway) and settles an endpoint embedder's dims before the table is made.
-  await embedder.embed(['warm-up']);
+  await embedder.embed(['warm-up'], { background: options.background });
   ensureVectorTable(db, embedder);
   pruneOrphanVectors(db);
   const progress: IndexProgress = { done: 0, total: countPending(db, embedder.id, options.vaultId), embedded: 0, reused: 0 };
   const cached = sql(db, 'SELECT vector FROM embedding_cache WHERE embedder = ? AND content_hash = ?').pluck();
-  for (;;) {
+  for (let after = 0; ; ) {
     if (options.signal?.aborted) break;
-    const batch = pendingBatch(db, embedder.id, options.batchSize ?? 32, options.vaultId);
+    const batch = pendingBatch(db, embedder.id, options.batchSize ?? 32, after, options.vaultId);
     if (!batch.length) break;
+    after = batch.at(-1)!.id;
     const known = batch.map((c) => cached.get(embedder.id, c.content_hash) as Buffer | undefined);
     const missing = batch.filter((_, i) => !known[i]);
-    const vectors = missing.length ? await embedChunkTexts(embedder, missing.map((c) => c.text), options.signal) : [];
+    const vectors = missing.length ? await embedChunkTexts(embedder, missing.map((c) => c.text), options.signal, options.background) : [];
     let next = 0;
     storeVectors(
       db,
@@ -444,15 +463,16 @@ const BLOCKS_SQL = `SELECT b.validity, b.rowids, v.vectors FROM ${VECTOR_TABLE}_
   CROSS JOIN ${VECTOR_TABLE}_vector_chunks00 v ON v._rowid_ = b.chunk_id WHERE b.partition00 = ?`;
 
 /**
- * The vault's blocks, kept for the last few vaults searched until the store changes (storeVersion: any write,
- * here or in another process): a search in a quiet store does not copy ~3.5 MB of blocks out of SQLite again.
+ * The vault's blocks, kept for the last few vaults searched until the vector table changes (its tableVersion,
+ * bumped by every writer of the table, here or in another process): a search does not copy ~3.5 MB of blocks
+ * out of SQLite again after a write elsewhere (a task, a chart), only after vectors were written.
  */
 const BLOCK_CACHE_VAULTS = 4;
-const blockCache = new WeakMap<Db, Map<string, { version: string; blocks: Block[] }>>();
+const blockCache = new WeakMap<Db, Map<string, { version: number; blocks: Block[] }>>();
 function vaultBlocks(db: Db, vaultId: string): Block[] {
   let cache = blockCache.get(db);
   if (!cache) blockCache.set(db, (cache = new Map()));
-  const version = storeVersion(db);
+  const version = tableVersion(db, VECTORS_VERSION);
   const hit = cache.get(vaultId);
   cache.delete(vaultId);
   const blocks = hit && hit.version === version ? hit.blocks : (sql(db, BLOCKS_SQL).raw().all(vaultId) as Block[]);
@@ -615,17 +635,15 @@ export function hasVectors(db: Db, vaultId: string, embedderId: string): boolean
   );
 }
 
-/** How many of a vault's chunks have vectors from this embedder (all, some, or none yet). */
+/**
+ * How many of a vault's chunks have vectors from this embedder (all, some, or none yet): two rows that
+ * migration 7's triggers keep current with every chunk and vector written or removed, so no write (of this
+ * or anything else) makes a search recount the vault.
+ */
 export function vectorCoverage(db: Db, vaultId: string, embedderId: string): { chunks: number; withVectors: number } {
-  // A scan of the vault's chunks (~25 ms at 50,000): reused until the store changes.
-  return cachedRead(db, `vector-coverage:${embedderId}:${vaultId}`, () => coverage(db, vaultId, embedderId));
-}
-
-function coverage(db: Db, vaultId: string, embedderId: string): { chunks: number; withVectors: number } {
   return sql(
     db,
-    `SELECT count(*) AS chunks, count(ce.chunk_id) AS withVectors FROM transcript_chunks c
-     LEFT JOIN chunk_embeddings ce ON ce.chunk_id = c.id AND ce.embedder = ? AND ce.content_hash = c.content_hash
-     WHERE c.vault_id = ?`,
-  ).get(embedderId, vaultId) as { chunks: number; withVectors: number };
+    `SELECT coalesce(sum(n) FILTER (WHERE embedder = ''), 0) AS chunks, coalesce(sum(n) FILTER (WHERE embedder = @embedder AND @embedder <> ''), 0) AS withVectors
+     FROM search_counts WHERE vault_id = @vault AND embedder IN ('', @embedder)`,
+  ).get({ vault: vaultId, embedder: embedderId }) as { chunks: number; withVectors: number };
 }

@@ -178,3 +178,16 @@ export function cachedRead<T>(db: Db, key: string, compute: () => T): T {
   cache.set(key, { version, value });
   return value;
 }
+
+/**
+ * A counter of one kind of write (migration 7's search_versions), for caches that depend on that alone: the
+ * writers of a table with no trigger of its own (the vector table) bump it in their transaction, readers key
+ * their cache on it. One primary-key read; a commit by another process is seen as soon as it lands.
+ */
+export function tableVersion(db: Db, name: string): number {
+  return (sql(db, 'SELECT version FROM search_versions WHERE name = ?').pluck().get(name) as number | undefined) ?? 0;
+}
+
+export function bumpTableVersion(db: Db, name: string): void {
+  sql(db, 'INSERT INTO search_versions (name, version) VALUES (?, 1) ON CONFLICT(name) DO UPDATE SET version = version + 1').run(name);
+}

@@ -522,4 +522,77 @@ DROP INDEX IF EXISTS edges_target;
 UPDATE entities SET last_mentioned_at = NULL
 WHERE mention_count = 0 AND vault_id IN (SELECT id FROM vaults WHERE origin IN ('fixture', 'import'));
 `,
+  /* 7 (issue 18, search caches): what search reads is kept current by what changes it, not by every write.
+     search_counts holds each vault's chunk count (embedder '') and its count of chunks with a current vector per
+     embedder, kept by triggers (search_transcripts' vectorCoverage reads two rows instead of scanning the vault's
+     chunks). entity_name_changes logs which entity's names (or type) changed, so a vault's in-memory name index
+     (src/search/names.ts) updates those entries only; it keeps the last 10,000 changes (an index further behind
+     is rebuilt). search_versions holds counters bumped by the writers of what has no trigger (the vector table).
+     Written to run again safely (a store set back to an older version replays it): the counts are recomputed. */ `
+CREATE TABLE IF NOT EXISTS search_counts (
+  vault_id TEXT NOT NULL,
+  embedder TEXT NOT NULL,            -- '': all the vault's chunks; an embedder id: its chunks with a vector of their current text
+  n INTEGER NOT NULL,
+  PRIMARY KEY (vault_id, embedder)
+) WITHOUT ROWID;
+DELETE FROM search_counts;
+INSERT INTO search_counts (vault_id, embedder, n) SELECT vault_id, '', count(*) FROM transcript_chunks GROUP BY vault_id;
+INSERT INTO search_counts (vault_id, embedder, n)
+  SELECT c.vault_id, ce.embedder, count(*) FROM chunk_embeddings ce JOIN transcript_chunks c ON c.id = ce.chunk_id AND c.content_hash = ce.content_hash
+  GROUP BY c.vault_id, ce.embedder;
+CREATE TRIGGER IF NOT EXISTS search_counts_chunk_ai AFTER INSERT ON transcript_chunks BEGIN
+  INSERT INTO search_counts (vault_id, embedder, n) VALUES (new.vault_id, '', 1) ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+-- BEFORE: the chunk's vector row is still there (transcript_chunks_ad removes it, and then finds no chunk to count down).
+CREATE TRIGGER IF NOT EXISTS search_counts_chunk_bd BEFORE DELETE ON transcript_chunks BEGIN
+  UPDATE search_counts SET n = n - 1 WHERE vault_id = old.vault_id AND embedder = '';
+  UPDATE search_counts SET n = n - 1 WHERE vault_id = old.vault_id
+    AND embedder = (SELECT embedder FROM chunk_embeddings WHERE chunk_id = old.id AND content_hash = old.content_hash);
+END;
+CREATE TRIGGER IF NOT EXISTS search_counts_vector_ai AFTER INSERT ON chunk_embeddings BEGIN
+  INSERT INTO search_counts (vault_id, embedder, n)
+    SELECT vault_id, new.embedder, 1 FROM transcript_chunks WHERE id = new.chunk_id AND content_hash = new.content_hash
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS search_counts_vector_ad AFTER DELETE ON chunk_embeddings BEGIN
+  UPDATE search_counts SET n = n - 1 WHERE embedder = old.embedder
+    AND vault_id = (SELECT vault_id FROM transcript_chunks WHERE id = old.chunk_id AND content_hash = old.content_hash);
+END;
+CREATE TRIGGER IF NOT EXISTS search_counts_vector_au AFTER UPDATE ON chunk_embeddings BEGIN
+  UPDATE search_counts SET n = n - 1 WHERE embedder = old.embedder
+    AND vault_id = (SELECT vault_id FROM transcript_chunks WHERE id = old.chunk_id AND content_hash = old.content_hash);
+  INSERT INTO search_counts (vault_id, embedder, n)
+    SELECT vault_id, new.embedder, 1 FROM transcript_chunks WHERE id = new.chunk_id AND content_hash = new.content_hash
+    ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+
+CREATE TABLE IF NOT EXISTS entity_name_changes (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  vault_id TEXT NOT NULL,
+  entity_id TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entity_name_changes_vault ON entity_name_changes(vault_id, seq);
+CREATE TRIGGER IF NOT EXISTS entity_name_changes_trim AFTER INSERT ON entity_name_changes BEGIN
+  DELETE FROM entity_name_changes WHERE seq <= new.seq - 10000;
+END;
+CREATE TRIGGER IF NOT EXISTS entity_names_changed_ai AFTER INSERT ON entity_names BEGIN
+  INSERT INTO entity_name_changes (vault_id, entity_id) VALUES (new.vault_id, new.entity_id);
+END;
+CREATE TRIGGER IF NOT EXISTS entity_names_changed_ad AFTER DELETE ON entity_names BEGIN
+  INSERT INTO entity_name_changes (vault_id, entity_id) VALUES (old.vault_id, old.entity_id);
+END;
+CREATE TRIGGER IF NOT EXISTS entity_names_changed_au AFTER UPDATE ON entity_names BEGIN
+  INSERT INTO entity_name_changes (vault_id, entity_id) VALUES (old.vault_id, old.entity_id);
+  INSERT INTO entity_name_changes (vault_id, entity_id) VALUES (new.vault_id, new.entity_id);
+END;
+CREATE TRIGGER IF NOT EXISTS entity_type_changed_au AFTER UPDATE OF type ON entities WHEN old.type IS NOT new.type BEGIN
+  INSERT INTO entity_name_changes (vault_id, entity_id) VALUES (new.vault_id, new.id);
+END;
+INSERT INTO entity_name_changes (vault_id, entity_id) VALUES ('', ''); -- a first seq, so an index built now has one to start from
+
+CREATE TABLE IF NOT EXISTS search_versions (
+  name TEXT PRIMARY KEY,
+  version INTEGER NOT NULL
+) WITHOUT ROWID;
+`,
 ];

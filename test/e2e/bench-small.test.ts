@@ -26,6 +26,12 @@ const EXPECTED = [
   ...SYNC,
   'rss.idle_start',
   'rss.after_calls',
+  ...['search_knowledge', 'search_transcripts'].map((t) => `live.${t}.after_write.p95`),
+  'live.search_knowledge.2k.p50',
+  'live.search_knowledge.20k.p50',
+  'live.search_knowledge.growth_exponent',
+  'live.search_transcripts.indexing.p95',
+  'live.embedding.chunks_per_s',
 ];
 
 const out = tempDir('vt-bench-results-');

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -124,7 +125,7 @@ describe('default embedder (USE lite, worker thread)', () => {
     expect(embedder.workerStarts).toBe(starts + 1);
 
     // Kill the worker behind the embedder's back: the next embed starts a new one.
-    const slot = (embedder as unknown as { slot?: { worker: { terminate(): Promise<number> } } }).slot;
+    const [slot] = (embedder as unknown as { slots: [{ worker: { terminate(): Promise<number> } } | undefined, unknown] }).slots; // the query worker
     expect(slot).toBeDefined();
     await slot!.worker.terminate();
     await new Promise((r) => setTimeout(r, 20));
@@ -357,5 +358,28 @@ describe('createEmbedder(env)', () => {
       expect((e as UseLiteEmbedder).workerStarts).toBe(0);
       await e.close();
     }
+  });
+});
+
+describe('default embedder: background work (the indexer) apart from queries', () => {
+  const embedder = createDefaultEmbedder() as UseLiteEmbedder;
+  afterAll(() => embedder.close());
+
+  it('runs background embeds in a second worker at a lower OS priority; a query started after a long background batch is answered first, with the same vectors', async () => {
+    const texts = Array.from({ length: 24 }, (_, i) => `Paragraph ${i}: the carrier missed the dock appointment again and the yard team rescheduled the ${i} loads for tomorrow morning.`.repeat(3));
+    const [viaQuery] = await embedder.embed([texts[0]!]);
+    const [viaBackground] = await embedder.embed([texts[0]!], { background: true });
+    expect(embedder.workerStarts).toBe(2);
+    for (let d = 0; d < 512; d++) expect(Math.abs(viaQuery![d]! - viaBackground![d]!)).toBeLessThan(1e-5);
+
+    const niceness = (tid: string) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+    if (process.platform === 'linux') expect(readdirSync('/proc/self/task').map(niceness)).toContain(5);
+
+    const order: string[] = [];
+    const bulk = embedder.embed(texts, { background: true }).then(() => order.push('background'));
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the bulk batch is in the worker
+    await embedder.embed(['where is the dock schedule?']).then(() => order.push('query'));
+    await bulk;
+    expect(order).toEqual(['query', 'background']);
   });
 });

@@ -35,7 +35,7 @@ describe('name matching for search_knowledge', () => {
 });
 
 describe('the name index of a vault', () => {
-  it('is read once per store version: a name added or removed is matched (or not) from the next search', async () => {
+  it('follows the store: a name added or removed is matched (or not) from the next search', async () => {
     const { openDb } = await import('../../src/store/db.js');
     const { nameIndex, nameMatcher } = await import('../../src/search/names.js');
     const { tempDir } = await import('../helpers.js');
@@ -47,7 +47,7 @@ describe('the name index of a vault', () => {
         db.prepare("INSERT INTO entities (vault_id, id, type, name, source, first_seen_at) VALUES ('v', ?, 'system', ?, 'meeting', '2026-01-01T00:00:00Z')").run(id, name);
         db.prepare("INSERT INTO entity_names (vault_id, entity_id, name, norm, is_alias) VALUES ('v', ?, ?, ?, 0)").run(id, name, normalize(name));
       };
-      const found = (query: string) => nameIndex(db, 'v').filter((n) => nameMatcher(normalize(query))(n.forms)).map((n) => n.entityId);
+      const found = (query: string) => nameIndex(db, 'v').all().filter((n) => nameMatcher(normalize(query))(n.forms)).map((n) => n.entityId);
       add('e1', 'Dock Scheduling');
       expect(found('dock')).toEqual(['e1']);
       expect(nameIndex(db, 'v')).toBe(nameIndex(db, 'v')); // unchanged store: the same index, not read again

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { entityType, finding, limitArg } from '../shapes.js';
 import { getEntityRows, toFinding } from '../../store/entities.js';
-import { nameIndex, nameMatcher, type NameMatch } from '../../search/names.js';
+import { nameIndex, type NameMatch } from '../../search/names.js';
 import { normalize } from '../../store/text.js';
 import { invalidArgument } from '../../core/errors.js';
 
@@ -29,12 +29,9 @@ export default defineTool({
   run: ({ query, type, limit }, { db, vault }) => {
     const q = normalize(query);
     if (!q) throw invalidArgument('query', 'needs at least one letter or digit');
-    const match = nameMatcher(q);
     const best = new Map<string, NameMatch & { name: string }>();
-    for (const n of nameIndex(db, vault.id)) {
+    for (const { name: n, match: m } of nameIndex(db, vault.id).match(q)) {
       if (type && n.type !== type) continue;
-      const m = match(n.forms);
-      if (!m) continue;
       const score = m.score - (n.isAlias ? 0.01 : 0); // the name beats an equal alias
       const seen = best.get(n.entityId);
       if (!seen || score > seen.score) best.set(n.entityId, { ...m, score, name: n.name });

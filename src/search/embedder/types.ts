@@ -5,6 +5,11 @@
 
 export interface EmbedOptions {
   signal?: AbortSignal;
+  /**
+   * Bulk work (the background indexer): an embedder that can keeps it apart from other calls, so a query's
+   * embedding never waits behind it (USE lite: a second worker thread at a lower OS priority).
+   */
+  background?: boolean;
 }
 
 export interface Embedder {

