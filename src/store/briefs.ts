@@ -15,3 +15,10 @@ export function latestBriefsByKind(db: Db, vaultId: string) {
     createdAt: string;
   }[];
 }
+
+/** Only the latest brief of each kind is published, so a synced vault keeps exactly those (inside the caller's transaction). */
+export function replaceBriefsFromUpstream(db: Db, vaultId: string, briefs: readonly { id: string; kind: string; title: string; markdown: string; createdAt: string }[]): void {
+  sql(db, 'DELETE FROM briefs WHERE vault_id = ?').run(vaultId);
+  const insert = sql(db, 'INSERT INTO briefs (vault_id, id, kind, title, body_md, created_at) VALUES (?, ?, ?, ?, ?, ?)');
+  for (const b of briefs) insert.run(vaultId, b.id, b.kind, b.title, b.markdown, b.createdAt);
+}

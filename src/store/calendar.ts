@@ -47,3 +47,29 @@ export function insertEvent(
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)`,
   ).run(vaultId, e.id, e.title, e.startAt, e.endAt, json.write(e.attendees), e.videoLink, e.description, e.createdAt);
 }
+
+export interface UpstreamEvent {
+  id: string;
+  title: string;
+  start: string;
+  end: string;
+  attendees: string[];
+  videoLink: string | null;
+  description: string | null;
+  meetingId: string | null;
+  createdAt: string;
+}
+
+/**
+ * Upstream's events from `windowFrom` on replace the local ones there, except those created here and not
+ * pushed yet (`kept`); older events stay as they are. Inside the caller's transaction.
+ */
+export function replaceEventsFromUpstream(db: Db, vaultId: string, windowFrom: string, kept: ReadonlySet<string>, events: readonly UpstreamEvent[]): void {
+  sql(db, 'DELETE FROM calendar_events WHERE vault_id = ? AND start_at >= ? AND id NOT IN (SELECT value FROM json_each(?))').run(vaultId, windowFrom, JSON.stringify([...kept]));
+  const insert = sql(
+    db,
+    `INSERT OR REPLACE INTO calendar_events (vault_id, id, title, start_at, end_at, attendees_json, video_link, description, meeting_id, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  for (const e of events) insert.run(vaultId, e.id, e.title, e.start, e.end, json.write(e.attendees), e.videoLink, e.description, e.meetingId, e.createdAt || e.start);
+}

@@ -1,5 +1,6 @@
 /** Conflicts: two or more claims about one entity that cannot all be true. */
 import { sql, type Db } from './db.js';
+import { entityIds } from './entities.js';
 
 interface ConflictRow {
   id: string;
@@ -41,4 +42,39 @@ export function listConflicts(db: Db, vaultId: string, filter: ConflictFilter) {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   }));
+}
+
+export interface UpstreamConflict {
+  id: string;
+  entityId: string;
+  title: string;
+  status: 'open' | 'resolved' | 'dismissed';
+  note: string | null;
+  claims: { speaker: string; quote: string; meetingId: string | null; spokenAt: string | null; turnIndex: number | null }[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * The vault's conflicts become upstream's, with their claims (inside the caller's transaction). A conflict
+ * about an entity the vault does not have is not stored: those are returned.
+ */
+export function replaceConflictsFromUpstream(db: Db, vaultId: string, conflicts: readonly UpstreamConflict[]): UpstreamConflict[] {
+  sql(db, 'DELETE FROM conflicts WHERE vault_id = ?').run(vaultId);
+  const known = new Set(entityIds(db, vaultId));
+  const insert = sql(db, 'INSERT INTO conflicts (vault_id, id, entity_id, title, status, note, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const insertClaim = sql(
+    db,
+    'INSERT INTO conflict_claims (vault_id, conflict_id, position, meeting_id, turn_index, speaker, quote, spoken_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const unknown: UpstreamConflict[] = [];
+  for (const c of conflicts) {
+    if (!known.has(c.entityId)) {
+      unknown.push(c);
+      continue;
+    }
+    insert.run(vaultId, c.id, c.entityId, c.title, c.status, c.note, c.createdAt, c.updatedAt);
+    c.claims.forEach((cl, i) => insertClaim.run(vaultId, c.id, i, cl.meetingId, cl.turnIndex, cl.speaker, cl.quote, cl.spokenAt));
+  }
+  return unknown;
 }

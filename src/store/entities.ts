@@ -1,6 +1,7 @@
 /** Entities (findings), their names, edges, evidence and mentions. */
 import { cachedRead, json, limitParam, sql, type Db } from './db.js';
 import type { ENTITY_SOURCES, ENTITY_TYPES } from '../core/vocabulary.js';
+import { normalize } from './text.js';
 
 export type EntityType = (typeof ENTITY_TYPES)[number];
 export type EntitySource = (typeof ENTITY_SOURCES)[number];
@@ -279,3 +280,89 @@ export function entityChangeCounts(db: Db, vaultId: string, since: string): { ne
      FROM entities WHERE vault_id = @vault AND (first_seen_at > @since OR last_mentioned_at > @since)`,
   ).get({ vault: vaultId, since }) as { new: number; rementioned: number };
 }
+
+export interface EntityRecord {
+  id: string;
+  type: string;
+  name: string;
+  aliases: string[];
+  description: string;
+  source: string;
+  mentionCount: number;
+  firstSeenAt: string;
+  lastMentionedAt: string | null;
+}
+
+/** Creates or updates an entity's core fields and the names it is found by (inside the caller's transaction). */
+export function upsertEntity(db: Db, vaultId: string, e: EntityRecord): void {
+  sql(
+    db,
+    `INSERT INTO entities (vault_id, id, type, name, aliases_json, description, source, mention_count, first_seen_at, last_mentioned_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (vault_id, id) DO UPDATE SET type = excluded.type, name = excluded.name, aliases_json = excluded.aliases_json,
+       description = excluded.description, source = excluded.source, mention_count = excluded.mention_count,
+       first_seen_at = excluded.first_seen_at, last_mentioned_at = excluded.last_mentioned_at`,
+  ).run(vaultId, e.id, e.type, e.name, json.write(e.aliases), e.description, e.source, e.mentionCount, e.firstSeenAt, e.lastMentionedAt);
+  sql(db, 'DELETE FROM entity_names WHERE vault_id = ? AND entity_id = ?').run(vaultId, e.id);
+  const name = sql(db, 'INSERT INTO entity_names (vault_id, entity_id, name, norm, is_alias) VALUES (?, ?, ?, ?, ?)');
+  name.run(vaultId, e.id, e.name, normalize(e.name), 0);
+  for (const alias of e.aliases) name.run(vaultId, e.id, alias, normalize(alias), 1);
+}
+
+/**
+ * An entity's edges become these (`direction` as seen from the entity). An edge to an entity not in the
+ * vault yet is left out: that one brings it when it lands.
+ */
+export function replaceEntityEdges(
+  db: Db,
+  vaultId: string,
+  entityId: string,
+  edges: readonly { entityId: string; relation: string; direction: 'out' | 'in' | 'both'; weight: number }[],
+): void {
+  const exists = sql(db, 'SELECT 1 FROM entities WHERE vault_id = ? AND id = ?').pluck();
+  // Two statements, not one with OR, so each uses its index (source: the key; target: edges_target_strength).
+  sql(db, 'DELETE FROM edges WHERE vault_id = ? AND source_id = ?').run(vaultId, entityId);
+  sql(db, 'DELETE FROM edges WHERE vault_id = ? AND target_id = ?').run(vaultId, entityId);
+  const insertEdge = sql(db, 'INSERT OR REPLACE INTO edges (vault_id, source_id, target_id, relation, weight) VALUES (?, ?, ?, ?, ?)');
+  for (const x of edges) {
+    if (!exists.get(vaultId, x.entityId)) continue;
+    if (x.direction !== 'in') insertEdge.run(vaultId, entityId, x.entityId, x.relation, x.weight);
+    if (x.direction !== 'out') insertEdge.run(vaultId, x.entityId, entityId, x.relation, x.weight);
+  }
+}
+
+export interface EvidenceRecord {
+  id: string;
+  meetingId: string;
+  turnIndex: number | null;
+  speaker: string;
+  quote: string;
+  spokenAt: string;
+}
+
+/** An entity's quotes become these; a quote naming a meeting the vault does not have is left out and returned. */
+export function replaceEntityEvidence(db: Db, vaultId: string, entityId: string, quotes: readonly EvidenceRecord[]): EvidenceRecord[] {
+  sql(db, 'DELETE FROM evidence WHERE vault_id = ? AND entity_id = ?').run(vaultId, entityId);
+  const meetingExists = sql(db, 'SELECT 1 FROM meetings WHERE vault_id = ? AND id = ?').pluck();
+  const insertQuote = sql(
+    db,
+    'INSERT INTO evidence (vault_id, id, entity_id, meeting_id, turn_index, speaker, quote, spoken_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const missing: EvidenceRecord[] = [];
+  for (const q of quotes) {
+    if (meetingExists.get(vaultId, q.meetingId)) insertQuote.run(vaultId, q.id, entityId, q.meetingId, q.turnIndex, q.speaker, q.quote, q.spokenAt);
+    else missing.push(q);
+  }
+  return missing;
+}
+
+export function entityIds(db: Db, vaultId: string): string[] {
+  return sql(db, 'SELECT id FROM entities WHERE vault_id = ?').pluck().all(vaultId) as string[];
+}
+
+/** Removes an entity; its names, edges, evidence, mentions and conflicts cascade. */
+export function deleteEntity(db: Db, vaultId: string, id: string): void {
+  sql(db, 'DELETE FROM entities WHERE vault_id = ? AND id = ?').run(vaultId, id);
+}
+
+export const countEntities = (db: Db, vaultId: string) => sql(db, 'SELECT count(*) FROM entities WHERE vault_id = ?').pluck().get(vaultId) as number;

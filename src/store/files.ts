@@ -68,3 +68,52 @@ export function insertArtifact(
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(a.vaultId, a.id, a.kind, a.title, a.fileName, a.mimeType, a.sizeBytes, a.path, a.createdBy, a.createdAt);
 }
+
+/** A file's stored text (null when it has none, undefined when there is no such file). */
+export function fileText(db: Db, vaultId: string, id: string): string | null | undefined {
+  return sql(db, 'SELECT content_text FROM files WHERE vault_id = ? AND id = ?').pluck().get(vaultId, id) as string | null | undefined;
+}
+
+export interface UpstreamFile {
+  id: string;
+  name: string;
+  description: string;
+  mimeType: string | null;
+  sizeBytes: number | null;
+  contentText: string | null;
+  createdAt: string;
+}
+
+/** The vault's files become upstream's public ones (inside the caller's transaction). */
+export function replaceFilesFromUpstream(db: Db, vaultId: string, files: readonly UpstreamFile[]): void {
+  sql(db, 'DELETE FROM files WHERE vault_id = ?').run(vaultId);
+  const insert = sql(
+    db,
+    `INSERT INTO files (vault_id, id, name, description, visibility, mime_type, size_bytes, content_text, created_at)
+     VALUES (?, ?, ?, ?, 'public', ?, ?, ?, ?)`,
+  );
+  for (const f of files) insert.run(vaultId, f.id, f.name, f.description, f.mimeType, f.sizeBytes, f.contentText, f.createdAt);
+}
+
+/** Every artifact of a vault with where its file is (relative to the data dir). */
+export function artifactPaths(db: Db, vaultId: string): { id: string; path: string | null }[] {
+  return sql(db, 'SELECT id, path FROM artifacts WHERE vault_id = ?').all(vaultId) as { id: string; path: string | null }[];
+}
+
+/** Removes an artifact's row (its file is the caller's to remove, once the transaction committed). */
+export function deleteArtifact(db: Db, vaultId: string, id: string): void {
+  sql(db, 'DELETE FROM artifacts WHERE vault_id = ? AND id = ?').run(vaultId, id);
+}
+
+/** Records an artifact upstream produced, downloaded to `path` (relative to the data dir). */
+export function upsertArtifactFromUpstream(
+  db: Db,
+  vaultId: string,
+  a: { id: string; kind: ArtifactRow['kind']; title: string; fileName: string; mimeType: string; sizeBytes: number; path: string; createdAt: string },
+): void {
+  sql(
+    db,
+    `INSERT OR REPLACE INTO artifacts (vault_id, id, kind, title, file_name, mime_type, size_bytes, path, remote_url, created_by, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, 'sync', ?)`,
+  ).run(vaultId, a.id, a.kind, a.title, a.fileName, a.mimeType, a.sizeBytes, a.path, a.createdAt);
+}

@@ -126,3 +126,35 @@ export function registryAddresses(db: Db, vaultId: string, addresses: string[]):
 
 /** The addresses among `addresses` that are not in the vault's people registry (case-insensitive). */
 export const unknownAddresses = (db: Db, vaultId: string, addresses: string[]): string[] => registryAddresses(db, vaultId, addresses).unknown;
+
+export interface UpstreamSentEmail {
+  id: string;
+  to: string[];
+  cc: string[];
+  subject: string;
+  body: string;
+  attachments: string[];
+  sentAt: string;
+  replyToThreadId: string;
+  inReplyToMessageId: string;
+  repliesTo: string | null;
+}
+
+/**
+ * The vault's sent e-mails become upstream's, except those sent here and not pushed yet (`kept`); each one's
+ * thread is recorded so a local reply can name it. Inside the caller's transaction.
+ */
+export function replaceSentEmailsFromUpstream(db: Db, vaultId: string, emails: readonly UpstreamSentEmail[], kept: ReadonlySet<string>): void {
+  sql(db, 'DELETE FROM sent_emails WHERE vault_id = ? AND id NOT IN (SELECT value FROM json_each(?))').run(vaultId, JSON.stringify([...kept]));
+  const insert = sql(
+    db,
+    `INSERT OR REPLACE INTO sent_emails (vault_id, id, thread_id, message_id, in_reply_to_message_id, to_json, cc_json, subject, body,
+       attachments_json, sent_at, status, send_as) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'sent', 'agent')`,
+  );
+  const thread = sql(db, 'INSERT OR IGNORE INTO mail_threads (vault_id, id, subject) VALUES (?, ?, ?)');
+  for (const e of emails) {
+    thread.run(vaultId, e.replyToThreadId, e.subject);
+    insert.run(vaultId, e.id, e.replyToThreadId, e.inReplyToMessageId, e.repliesTo, json.write(e.to), json.write(e.cc), e.subject, e.body,
+      json.write(e.attachments), e.sentAt);
+  }
+}

@@ -69,3 +69,56 @@ export function entitiesOfMeeting(db: Db, vaultId: string, meetingId: string) {
      WHERE m.vault_id = ? AND m.meeting_id = ? ORDER BY m.count DESC, e.name`,
   ).all(vaultId, meetingId) as { id: string; name: string; type: 'person'; mentions: number }[];
 }
+
+export interface MeetingRecord {
+  id: string;
+  name: string;
+  startedAt: string;
+  durationMinutes: number | null;
+  attendees: string[];
+  extractionStatus: string;
+  createdAt: string;
+}
+
+/** Creates or updates a meeting's metadata; its notes, turns and mentions stay (inside the caller's transaction). */
+export function upsertMeeting(db: Db, vaultId: string, m: MeetingRecord): void {
+  sql(
+    db,
+    `INSERT INTO meetings (vault_id, id, name, started_at, duration_minutes, attendees_json, extraction_status, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (vault_id, id) DO UPDATE SET name = excluded.name, started_at = excluded.started_at, duration_minutes = excluded.duration_minutes,
+       attendees_json = excluded.attendees_json, extraction_status = excluded.extraction_status, created_at = excluded.created_at`,
+  ).run(vaultId, m.id, m.name, m.startedAt, m.durationMinutes, json.write(m.attendees), m.extractionStatus, m.createdAt);
+}
+
+export function meetingIds(db: Db, vaultId: string): string[] {
+  return sql(db, 'SELECT id FROM meetings WHERE vault_id = ?').pluck().all(vaultId) as string[];
+}
+
+export function meetingExists(db: Db, vaultId: string, id: string): boolean {
+  return sql(db, 'SELECT 1 FROM meetings WHERE vault_id = ? AND id = ?').pluck().get(vaultId, id) !== undefined;
+}
+
+/** Removes a meeting; its turns, chunks, evidence and mentions cascade. */
+export function deleteMeeting(db: Db, vaultId: string, id: string): void {
+  sql(db, 'DELETE FROM meetings WHERE vault_id = ? AND id = ?').run(vaultId, id);
+}
+
+export function setMeetingNotes(db: Db, vaultId: string, id: string, notesMd: string): void {
+  sql(db, 'UPDATE meetings SET notes_md = ? WHERE vault_id = ? AND id = ?').run(notesMd, vaultId, id);
+}
+
+/** The entities mentioned in a meeting become these; one not in the vault is left out. */
+export function replaceMeetingMentions(db: Db, vaultId: string, meetingId: string, mentions: readonly { entityId: string; count: number }[]): void {
+  sql(db, 'DELETE FROM entity_mentions WHERE vault_id = ? AND meeting_id = ?').run(vaultId, meetingId);
+  const exists = sql(db, 'SELECT 1 FROM entities WHERE vault_id = ? AND id = ?').pluck();
+  const insert = sql(db, 'INSERT OR REPLACE INTO entity_mentions (vault_id, entity_id, meeting_id, count) VALUES (?, ?, ?, ?)');
+  for (const m of mentions) if (exists.get(vaultId, m.entityId)) insert.run(vaultId, m.entityId, meetingId, m.count);
+}
+
+/** A meeting's transcript turns become these. */
+export function replaceMeetingTurns(db: Db, vaultId: string, meetingId: string, turns: Iterable<{ index: number; speaker: string; text: string; atSeconds: number | null }>): void {
+  sql(db, 'DELETE FROM transcript_turns WHERE vault_id = ? AND meeting_id = ?').run(vaultId, meetingId);
+  const insert = sql(db, 'INSERT OR REPLACE INTO transcript_turns (vault_id, meeting_id, turn_index, speaker, text, at_seconds) VALUES (?, ?, ?, ?, ?, ?)');
+  for (const t of turns) insert.run(vaultId, meetingId, t.index, t.speaker, t.text, t.atSeconds);
+}

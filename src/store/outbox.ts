@@ -65,3 +65,18 @@ function toEntry(r: Record<string, any>): OutboxEntry {
     pushedAt: r.pushed_at,
   };
 }
+
+/** Upstream applied the entry (sync's push). */
+export function markOutboxPushed(db: Db, seq: number, at: string): void {
+  sql(db, "UPDATE outbox SET status = 'pushed', attempts = attempts + 1, last_error = NULL, pushed_at = ? WHERE seq = ?").run(at, seq);
+}
+
+/** Upstream refused the entry: it is not tried again. */
+export function markOutboxFailed(db: Db, seq: number, error: string): void {
+  sql(db, "UPDATE outbox SET status = 'failed', attempts = attempts + 1, last_error = ? WHERE seq = ?").run(error, seq);
+}
+
+/** The entry could not reach upstream: it stays pending, with the attempt and why it failed. */
+export function noteOutboxAttempt(db: Db, seq: number, error: string): void {
+  sql(db, 'UPDATE outbox SET attempts = attempts + 1, last_error = ? WHERE seq = ?').run(error, seq);
+}

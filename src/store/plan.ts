@@ -99,3 +99,26 @@ export function listPlanSteps(db: Db, vaultId: string) {
     proposedBy: 'agent' | 'person'; proposerName: string | null; startDate: string | null; dueDate: string | null;
   }[];
 }
+
+export interface PlanStepRecord {
+  id: string;
+  position: number;
+  title: string;
+  description: string | null;
+  status: string;
+  proposedBy: 'agent' | 'person';
+  proposerName: string | null;
+  startDate: string | null;
+  dueDate: string | null;
+}
+
+/** The vault's plan becomes upstream's (inside the caller's transaction). */
+export function replacePlanStepsFromUpstream(db: Db, vaultId: string, steps: readonly PlanStepRecord[]): void {
+  sql(db, 'DELETE FROM plan_steps WHERE vault_id = ?').run(vaultId);
+  const insert = sql(
+    db,
+    `INSERT INTO plan_steps (vault_id, id, position, title, description, status, proposed_by, proposer_name, start_date, due_date)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  for (const s of steps) insert.run(vaultId, s.id, s.position, s.title, s.description, s.status, s.proposedBy, s.proposerName, s.startDate, s.dueDate);
+}

@@ -68,3 +68,42 @@ export function findReachableVault(db: Db, principal: Principal, idOrName: strin
   const byNameHit = byName.get(idOrName);
   return reachable(byNameHit) ? byNameHit : undefined;
 }
+
+/** Where a vault's row came from (`fixture`, `import`, `sync`), when there is one. */
+export function vaultOrigin(db: Db, id: string): string | undefined {
+  return (sql(db, 'SELECT origin FROM vaults WHERE id = ?').get(id) as { origin: string } | undefined)?.origin;
+}
+
+/** Another vault (not `exceptId`) with this exact name. */
+export function otherVaultNamed(db: Db, name: string, exceptId: string): string | undefined {
+  return (sql(db, 'SELECT id FROM vaults WHERE name = ? AND id <> ?').get(name, exceptId) as { id: string } | undefined)?.id;
+}
+
+/** Creates or updates a vault that sync keeps in step with upstream (its board prefix and agent address stay). */
+export function upsertSyncedVault(
+  db: Db,
+  v: { id: string; name: string; client: string; description: string; keywords: string[]; summary: string },
+  loadedAt: string,
+): void {
+  sql(
+    db,
+    `INSERT INTO vaults (id, name, client, description, keywords_json, summary, origin, loaded_at) VALUES (?, ?, ?, ?, ?, ?, 'sync', ?)
+     ON CONFLICT (id) DO UPDATE SET name = excluded.name, client = excluded.client, description = excluded.description,
+       keywords_json = excluded.keywords_json, summary = excluded.summary, loaded_at = excluded.loaded_at`,
+  ).run(v.id, v.name, v.client, v.description, json.write(v.keywords), v.summary, loadedAt);
+}
+
+/** Ids of the vaults synced from this remote. */
+export function syncedVaultIds(db: Db, remoteUrl: string): string[] {
+  return sql(db, "SELECT v.id FROM vaults v JOIN sync_state s ON s.vault_id = v.id WHERE v.origin = 'sync' AND s.remote_url = ?").pluck().all(remoteUrl) as string[];
+}
+
+/** Removes a vault with everything in it (its records cascade). */
+export function deleteVault(db: Db, id: string): void {
+  sql(db, 'DELETE FROM vaults WHERE id = ?').run(id);
+}
+
+/** The prefix of the vault's board identifiers (`ACME` of `ACME-5`). */
+export function setBoardPrefix(db: Db, id: string, prefix: string): void {
+  sql(db, 'UPDATE vaults SET board_prefix = ? WHERE id = ?').run(prefix, id);
+}

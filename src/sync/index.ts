@@ -6,9 +6,10 @@
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { setMaxListeners } from 'node:events';
-import { sql, type Db } from '../store/db.js';
+import type { Db } from '../store/db.js';
 import { PRIVATE_FILE_MODE } from '../store/private-files.js';
 import { listOutbox } from '../store/outbox.js';
+import { ensureSyncState, listSyncStates, setPullRequests, setSyncError } from '../store/sync-checkpoints.js';
 import { pullVault, type PullSummary } from './pull.js';
 import { localOnlyIds, pushOutbox, type PushReport } from './push.js';
 import { RemoteAuthError, RemoteClient, type RemoteStats } from './remote.js';
@@ -61,7 +62,7 @@ export async function runSync(db: Db, options: SyncOptions): Promise<SyncReport>
       for (const v of wanted) {
         try {
           upsertVault(db, v, new Date().toISOString());
-          sql(db, 'INSERT INTO sync_state (vault_id, remote_url) VALUES (?, ?) ON CONFLICT (vault_id) DO UPDATE SET remote_url = excluded.remote_url').run(v.id, options.url);
+          ensureSyncState(db, v.id, options.url);
           const before = remote.stats.requests;
           let localOnly: ReturnType<typeof localOnlyIds> | undefined; // read from the outbox once per vault
           const summary = await pullVault({
@@ -73,13 +74,13 @@ export async function runSync(db: Db, options: SyncOptions): Promise<SyncReport>
             progress: (resource, done, total) => options.onProgress?.(v.id, resource, done, total),
             localOnly: (kind) => (localOnly ??= localOnlyIds(db, v.id)).get(kind) ?? new Set(),
           }, { full: options.full });
-          sql(db, 'UPDATE sync_state SET pull_requests = ? WHERE vault_id = ?').run(remote.stats.requests - before, v.id);
+          setPullRequests(db, v.id, remote.stats.requests - before);
           report.pulled.push(summary);
         } catch (err) {
           if (err instanceof RemoteAuthError || options.signal?.aborted) throw err;
           const message = (err as Error).message;
           report.errors.push({ vault: v.id, error: message });
-          sql(db, 'UPDATE sync_state SET last_error = ? WHERE vault_id = ?').run(message, v.id);
+          setSyncError(db, v.id, message);
         }
       }
     }
@@ -102,14 +103,7 @@ function selectVaults<V extends { id: string; name: string }>(remoteVaults: V[],
 
 /** Per vault: last pull, last push, outbox entries waiting and the last error. */
 export function syncStatus(db: Db) {
-  const states = sql(db, 'SELECT * FROM sync_state ORDER BY vault_id').all() as {
-    vault_id: string;
-    remote_url: string;
-    last_pull_at: string | null;
-    last_push_at: string | null;
-    last_error: string | null;
-    pull_requests: number;
-  }[];
+  const states = listSyncStates(db);
   const outbox = listOutbox(db, { limit: 1_000_000 });
   const vaultIds = [...new Set([...states.map((s) => s.vault_id), ...outbox.map((e) => e.vaultId)])].sort();
   return vaultIds.map((id) => {

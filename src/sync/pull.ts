@@ -4,14 +4,15 @@
  * foreign keys: meeting rows, then entities (their evidence names meetings), then meeting details (their
  * mentions name entities), then conflicts (they name entities) and the independent lists.
  */
-import { sql } from '../store/db.js';
+import { countEntities } from '../store/entities.js';
+import { lastPullStartedAt, markPulled } from '../store/sync-checkpoints.js';
 import { ahead, type PullContext } from './resources/common.js';
 import { pullArtifacts } from './resources/artifacts.js';
 import { pullBriefs } from './resources/briefs.js';
 import { pullCalendar } from './resources/calendar.js';
 import { pullConflicts } from './resources/conflicts.js';
 import { pullSentEmails } from './resources/emails.js';
-import { localEntityCount, pullChangedEntities, pullEntityDetails, pullEntityInventory } from './resources/entities.js';
+import { pullChangedEntities, pullEntityDetails, pullEntityInventory } from './resources/entities.js';
 import { pullFiles } from './resources/files.js';
 import { fetchMeetingDetails, pullMeetingList, pullTranscripts, type MeetingDetails } from './resources/meetings.js';
 import { pullMilestones } from './resources/milestones.js';
@@ -59,7 +60,7 @@ async function pullInventory(ctx: PullContext): Promise<number> {
 export async function pullVault(ctx: PullContext & { dataDir: string }, options: { full?: boolean } = {}): Promise<PullSummary> {
   const { db, vaultId, remote } = ctx;
   const startedAt = new Date().toISOString();
-  const previous = sql(db, 'SELECT last_pull_started_at FROM sync_state WHERE vault_id = ?').pluck().get(vaultId) as string | null | undefined;
+  const previous = lastPullStartedAt(db, vaultId);
   const incremental = !!previous && !options.full;
 
   const changedMeetings = await pullMeetingList(ctx);
@@ -79,7 +80,7 @@ export async function pullVault(ctx: PullContext & { dataDir: string }, options:
     for (const d of meetingDetails) for (const m of d.mentions) ids.add(m.id);
     entitiesFetched += await pullChangedEntities(ctx, [...ids], since);
     // changes_since does not report removals: when the totals disagree, walk the inventory (cheap pages).
-    if (stats.entities?.total !== undefined && stats.entities.total !== localEntityCount(db, vaultId)) {
+    if (stats.entities?.total !== undefined && stats.entities.total !== countEntities(db, vaultId)) {
       entitiesFetched += await pullInventory(ctx);
     }
   }
@@ -99,7 +100,7 @@ export async function pullVault(ctx: PullContext & { dataDir: string }, options:
     pullArtifacts(ctx, ctx.dataDir),
   ]);
 
-  sql(db, 'UPDATE sync_state SET last_pull_started_at = ?, last_pull_at = ?, last_error = NULL WHERE vault_id = ?').run(startedAt, new Date().toISOString(), vaultId);
+  markPulled(db, vaultId, startedAt, new Date().toISOString());
   return {
     vaultId,
     mode: incremental ? 'incremental' : 'full',

@@ -5,8 +5,9 @@
  * naming them are rewritten. A refusal marks that entry failed with upstream's error and the rest go on;
  * a network failure stops the push (later entries may depend on this one) and leaves it pending.
  */
-import { sql, writeTransaction, type Db } from '../store/db.js';
-import { listOutbox, type OutboxEntry } from '../store/outbox.js';
+import { writeTransaction, type Db } from '../store/db.js';
+import { listOutbox, markOutboxFailed, markOutboxPushed, noteOutboxAttempt, type OutboxEntry } from '../store/outbox.js';
+import { markPushed, rememberRemoteId, remoteIdOf } from '../store/sync-checkpoints.js';
 import { toolsByName } from '../catalog/index.js';
 import type { RecordKind } from '../catalog/define.js';
 import { RemoteAuthError, RemoteError, type RemoteClient } from './remote.js';
@@ -44,19 +45,19 @@ export async function pushOutbox(
     try {
       const answer = await remote.tool<Record<string, unknown>>(entry.tool, { ...mapIds(db, entry), vault: entry.vaultId }, { 'Idempotency-Key': entry.idempotencyId });
       writeTransaction(db, () => {
-        sql(db, "UPDATE outbox SET status = 'pushed', attempts = attempts + 1, last_error = NULL, pushed_at = ? WHERE seq = ?").run(at, entry.seq);
+        markOutboxPushed(db, entry.seq, at);
         rememberCreatedId(db, entry, answer);
-        sql(db, 'UPDATE sync_state SET last_push_at = ? WHERE vault_id = ?').run(at, entry.vaultId);
+        markPushed(db, entry.vaultId, at);
       });
       report.pushed++;
     } catch (err) {
       if (err instanceof RemoteAuthError) throw err;
       const message = err instanceof RemoteError ? `${err.code}: ${err.message}` : (err as Error).message;
       if (err instanceof RemoteError) {
-        sql(db, "UPDATE outbox SET status = 'failed', attempts = attempts + 1, last_error = ? WHERE seq = ?").run(message, entry.seq);
+        markOutboxFailed(db, entry.seq, message);
         report.failed.push({ seq: entry.seq, tool: entry.tool, error: message });
       } else {
-        sql(db, 'UPDATE outbox SET attempts = attempts + 1, last_error = ? WHERE seq = ?').run(message, entry.seq);
+        noteOutboxAttempt(db, entry.seq, message);
         report.stopped = `outbox entry ${entry.seq} (${entry.tool}) could not be pushed: ${message}`;
         break;
       }
@@ -71,20 +72,18 @@ function rememberCreatedId(db: Db, entry: OutboxEntry, answer: Record<string, un
   const creates = toolsByName.get(entry.tool)?.sync.creates;
   if (!creates) return;
   const local = (entry.result ?? {}) as Record<string, unknown>;
-  const map = sql(db, 'INSERT OR REPLACE INTO sync_id_map (vault_id, kind, local_id, remote_id) VALUES (?, ?, ?, ?)');
-  if (typeof local[creates.field] === 'string' && typeof answer[creates.field] === 'string') {
-    map.run(entry.vaultId, creates.kind, local[creates.field], answer[creates.field]);
-  }
+  const [localId, remoteId] = [local[creates.field], answer[creates.field]];
+  if (typeof localId === 'string' && typeof remoteId === 'string') rememberRemoteId(db, entry.vaultId, creates.kind, localId, remoteId);
   // A task is also named by its board identifier (`NWL-26`).
   if (creates.kind === 'task' && typeof local.identifier === 'string' && typeof answer.identifier === 'string') {
-    map.run(entry.vaultId, 'task-identifier', local.identifier, answer.identifier);
+    rememberRemoteId(db, entry.vaultId, 'task-identifier', local.identifier, answer.identifier);
   }
 }
 
 /** The entry's arguments with ids of records created here replaced by upstream's (the fields its tool declares). */
 function mapIds(db: Db, entry: OutboxEntry): Record<string, unknown> {
   const remoteId = (kind: string, id: unknown) =>
-    typeof id === 'string' ? ((sql(db, 'SELECT remote_id FROM sync_id_map WHERE vault_id = ? AND kind = ? AND local_id = ?').pluck().get(entry.vaultId, kind, id) as string | undefined) ?? id) : id;
+    typeof id === 'string' ? (remoteIdOf(db, entry.vaultId, kind, id) ?? id) : id;
   const args = { ...entry.args };
   for (const [field, kind] of Object.entries(toolsByName.get(entry.tool)?.sync.references ?? {})) {
     const value = args[field];

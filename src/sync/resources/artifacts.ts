@@ -10,7 +10,8 @@ import { mkdirSync, rmdirSync, rmSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { resolveInside, safeSegment } from '../../safe-path.js';
-import { sql } from '../../store/db.js';
+import { artifactPaths, deleteArtifact, upsertArtifactFromUpstream } from '../../store/files.js';
+import { forgetLanded, landedFingerprints, setLandedFingerprint } from '../../store/sync-checkpoints.js';
 import { BodyTooLargeError } from '../remote.js';
 import { describeId, fingerprint, pullList, type PullContext, readTool } from './common.js';
 
@@ -62,7 +63,7 @@ export async function pullArtifacts(ctx: PullContext, dataDir: string) {
         KINDS.map(async (kind) => (await readTool<{ artifacts?: unknown[] }>(ctx, 'find_artifact', { vault: vaultId, kind, limit: 25 })).artifacts ?? []),
       );
       const items = lists.flat() as { artifactId?: string; fileName?: string; url?: string }[];
-      const landed = new Map((sql(db, "SELECT id, fingerprint FROM sync_records WHERE vault_id = ? AND resource = 'artifact'").all(vaultId) as { id: string; fingerprint: string }[]).map((r) => [r.id, r.fingerprint]));
+      const landed = landedFingerprints(db, vaultId, 'artifact');
       await Promise.all(
         items.map(async (a) => {
           if (typeof a?.artifactId !== 'string' || typeof a.fileName !== 'string' || typeof a.url !== 'string') return; // the parse reports it
@@ -93,27 +94,19 @@ export async function pullArtifacts(ctx: PullContext, dataDir: string) {
     (records) => {
       const keep = ctx.localOnly('artifact');
       const incoming = new Set(records.map((r) => r.item.artifactId));
-      const rows = sql(db, 'SELECT id, path FROM artifacts WHERE vault_id = ?').all(vaultId) as { id: string; path: string | null }[];
-      const remove = sql(db, 'DELETE FROM artifacts WHERE vault_id = ? AND id = ?');
-      for (const { id, path } of rows.filter((r) => !keep.has(r.id) && !incoming.has(r.id))) {
-        remove.run(vaultId, id);
+      for (const { id, path } of artifactPaths(db, vaultId).filter((r) => !keep.has(r.id) && !incoming.has(r.id))) {
+        deleteArtifact(db, vaultId, id);
         if (path === null) continue;
         const folder = ownFolder(dataDir, path);
         if (folder) removed.push(folder);
         else ctx.skip('artifacts', `record ${describeId(id)}: its file ${JSON.stringify(path)} is not in an artifact's own folder, so it is left in place`);
       }
-      sql(db, "DELETE FROM sync_records WHERE vault_id = ? AND resource = 'artifact'").run(vaultId);
-      const insert = sql(
-        db,
-        `INSERT OR REPLACE INTO artifacts (vault_id, id, kind, title, file_name, mime_type, size_bytes, path, remote_url, created_by, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, 'sync', ?)`,
-      );
-      const landed = sql(db, "INSERT OR REPLACE INTO sync_records (vault_id, resource, id, fingerprint) VALUES (?, 'artifact', ?, ?)");
+      forgetLanded(db, vaultId, 'artifact');
       for (const { item: a } of records) {
         const path = paths.get(a.artifactId);
         if (!path) continue;
-        insert.run(vaultId, a.artifactId, a.kind, a.title, a.fileName, a.mimeType, a.sizeBytes, path, a.createdAt);
-        landed.run(vaultId, a.artifactId, prints.get(a.artifactId)!);
+        upsertArtifactFromUpstream(db, vaultId, { ...a, id: a.artifactId, path });
+        setLandedFingerprint(db, vaultId, 'artifact', a.artifactId, prints.get(a.artifactId)!);
       }
     },
   );

@@ -1,6 +1,6 @@
 /** The latest brief of each kind (get_brief per kind; a kind with none yet is a 404, not an error). */
 import { z } from 'zod';
-import { sql } from '../../store/db.js';
+import { replaceBriefsFromUpstream } from '../../store/briefs.js';
 import { RemoteError } from '../remote.js';
 import { pullList, type PullContext, readTool } from './common.js';
 
@@ -24,11 +24,6 @@ export function pullBriefs(ctx: PullContext) {
       );
       return found.filter((b) => b !== undefined);
     },
-    (records) => {
-      // Only the latest of each kind is published, so that is what the local store keeps.
-      sql(db, 'DELETE FROM briefs WHERE vault_id = ?').run(vaultId);
-      const insert = sql(db, 'INSERT INTO briefs (vault_id, id, kind, title, body_md, created_at) VALUES (?, ?, ?, ?, ?, ?)');
-      for (const { item: b } of records) insert.run(vaultId, b.id, b.kind, b.title, b.markdown, b.createdAt);
-    },
+    (records) => replaceBriefsFromUpstream(db, vaultId, records.map((r) => r.item)),
   );
 }

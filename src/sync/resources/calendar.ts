@@ -3,7 +3,7 @@
  * kept as they are; inside it, the local list becomes upstream's (plus meetings scheduled here, not pushed yet).
  */
 import { z } from 'zod';
-import { json, sql } from '../../store/db.js';
+import { replaceEventsFromUpstream } from '../../store/calendar.js';
 import { optionalString, orDefault, pullList, readTool, stringList, type PullContext } from './common.js';
 
 const event = {
@@ -30,20 +30,6 @@ export function pullCalendar(ctx: PullContext) {
       windowFrom = data.window?.from ?? '';
       return data.events;
     },
-    (records) => {
-      sql(db, 'DELETE FROM calendar_events WHERE vault_id = ? AND start_at >= ? AND id NOT IN (SELECT value FROM json_each(?))').run(
-        vaultId,
-        windowFrom,
-        JSON.stringify([...ctx.localOnly('event')]),
-      );
-      const insert = sql(
-        db,
-        `INSERT OR REPLACE INTO calendar_events (vault_id, id, title, start_at, end_at, attendees_json, video_link, description, meeting_id, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      );
-      for (const { item: e } of records) {
-        insert.run(vaultId, e.id, e.title, e.start, e.end, json.write(e.attendees), e.videoLink, e.description, e.meetingId, e.createdAt || e.start);
-      }
-    },
+    (records) => replaceEventsFromUpstream(db, vaultId, windowFrom, ctx.localOnly('event'), records.map((r) => r.item)),
   );
 }

@@ -5,7 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { sql, writeTransaction, type Db } from '../../store/db.js';
+import { writeTransaction, type Db } from '../../store/db.js';
+import { checkpoint, replaceExtras, setCheckpoint } from '../../store/sync-checkpoints.js';
 import type { RemoteClient } from '../remote.js';
 import type { RecordKind } from '../../catalog/define.js';
 
@@ -77,20 +78,6 @@ export function parseEach<Shape extends z.ZodRawShape>(
   return out;
 }
 
-export function keepExtras(db: Db, vaultId: string, resource: string, records: readonly { id: string; extra: Record<string, unknown> | undefined }[]): void {
-  sql(db, 'DELETE FROM sync_extra WHERE vault_id = ? AND resource = ?').run(vaultId, resource);
-  const insert = sql(db, 'INSERT OR REPLACE INTO sync_extra (vault_id, resource, id, extra_json) VALUES (?, ?, ?, ?)');
-  for (const r of records) if (r.extra) insert.run(vaultId, resource, r.id, JSON.stringify(r.extra));
-}
-
-export function checkpoint(db: Db, vaultId: string, resource: string): string | undefined {
-  return (sql(db, 'SELECT cursor FROM sync_checkpoints WHERE vault_id = ? AND resource = ?').pluck().get(vaultId, resource) as string | null) ?? undefined;
-}
-
-export function setCheckpoint(db: Db, vaultId: string, resource: string, cursor: string): void {
-  sql(db, 'INSERT OR REPLACE INTO sync_checkpoints (vault_id, resource, cursor, updated_at) VALUES (?, ?, ?, ?)').run(vaultId, resource, cursor, new Date().toISOString());
-}
-
 /**
  * A read tool's answer, asked with the ETag of the answer last seen (If-None-Match). When the server says it
  * has not changed (304: no body on the wire), the copy kept beside the checkpoints is the answer; a server
@@ -124,14 +111,9 @@ export async function pullList<Shape extends z.ZodRawShape>(
   const records = parseEach(ctx, resource, shape, raw);
   writeTransaction(ctx.db, () => {
     write(records);
-    keepExtras(ctx.db, ctx.vaultId, resource, records.map((r) => ({ id: String((r.item as { id?: unknown }).id ?? ''), extra: r.extra })));
+    replaceExtras(ctx.db, ctx.vaultId, resource, records.map((r) => ({ id: String((r.item as { id?: unknown }).id ?? ''), extra: r.extra })));
     setCheckpoint(ctx.db, ctx.vaultId, resource, print);
   });
   ctx.progress(resource, records.length, records.length);
   return { resource, changed: true, count: records.length };
-}
-
-/** `DELETE … WHERE vault_id = ? AND id NOT IN (kept)`: clears a vault's rows of a table except local-only ones. */
-export function clearExcept(db: Db, table: string, vaultId: string, kept: Set<string>): void {
-  sql(db, `DELETE FROM ${table} WHERE vault_id = ? AND id NOT IN (SELECT value FROM json_each(?))`).run(vaultId, JSON.stringify([...kept]));
 }

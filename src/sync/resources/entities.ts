@@ -6,8 +6,9 @@
  * does not) sends the details with the inventory: a page of 200 entities instead of 200 get_entity calls.
  */
 import { z } from 'zod';
-import { json, sql, writeTransaction, type Db } from '../../store/db.js';
-import { normalize } from '../../store/text.js';
+import { writeTransaction, type Db } from '../../store/db.js';
+import { deleteEntity, entityIds, replaceEntityEdges, replaceEntityEvidence, upsertEntity } from '../../store/entities.js';
+import { forgetExtra, forgetLanded, keepExtra, landedFingerprints, setLandedFingerprint } from '../../store/sync-checkpoints.js';
 import { RemoteError } from '../remote.js';
 import { ahead, fingerprint, optionalString, orDefault, parseEach, stringList, type Parsed, type PullContext } from './common.js';
 
@@ -41,21 +42,6 @@ const details = { ...finding, edges: orDefault(z.array(edge), []), evidence: orD
 const fingerprintOf = (f: Finding) =>
   fingerprint([f.id, f.name, f.type, f.description, f.aliases, f.source, f.mentionCount, f.firstSeenAt, f.lastMentionedAt]);
 
-function upsertCore(db: Db, vaultId: string, f: Finding): void {
-  sql(
-    db,
-    `INSERT INTO entities (vault_id, id, type, name, aliases_json, description, source, mention_count, first_seen_at, last_mentioned_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (vault_id, id) DO UPDATE SET type = excluded.type, name = excluded.name, aliases_json = excluded.aliases_json,
-       description = excluded.description, source = excluded.source, mention_count = excluded.mention_count,
-       first_seen_at = excluded.first_seen_at, last_mentioned_at = excluded.last_mentioned_at`,
-  ).run(vaultId, f.id, f.type, f.name, json.write(f.aliases), f.description, f.source, f.mentionCount, f.firstSeenAt, f.lastMentionedAt);
-  sql(db, 'DELETE FROM entity_names WHERE vault_id = ? AND entity_id = ?').run(vaultId, f.id);
-  const name = sql(db, 'INSERT INTO entity_names (vault_id, entity_id, name, norm, is_alias) VALUES (?, ?, ?, ?, ?)');
-  name.run(vaultId, f.id, f.name, normalize(f.name), 0);
-  for (const alias of f.aliases) name.run(vaultId, f.id, alias, normalize(alias), 1);
-}
-
 type Page = { findings?: unknown; nextCursor?: string | null; total?: number };
 
 /** A page of list_findings (full items), with their details where the server gives them (`withDetails`). */
@@ -73,7 +59,7 @@ async function findingsPage(ctx: PullContext, args: Record<string, unknown>): Pr
  */
 export async function pullEntityInventory(ctx: PullContext): Promise<{ stale: string[]; detailed: number }> {
   const { db, vaultId } = ctx;
-  const landed = new Map((sql(db, "SELECT id, fingerprint FROM sync_records WHERE vault_id = ? AND resource = 'entity'").all(vaultId) as { id: string; fingerprint: string }[]).map((r) => [r.id, r.fingerprint]));
+  const landed = landedFingerprints(db, vaultId, 'entity');
   const seen = new Set<string>();
   const stale: string[] = [];
   let detailed = 0;
@@ -94,14 +80,14 @@ export async function pullEntityInventory(ctx: PullContext): Promise<{ stale: st
           writeDetails(ctx, record as Parsed<z.output<z.ZodObject<typeof details>>>);
           detailed++;
         } else {
-          upsertCore(db, vaultId, item);
+          upsertEntity(db, vaultId, item);
           stale.push(item.id);
         }
       }
     });
     ctx.progress('entities', seen.size, total);
   }
-  const gone = (sql(db, 'SELECT id FROM entities WHERE vault_id = ?').pluck().all(vaultId) as string[]).filter((id) => !seen.has(id));
+  const gone = entityIds(db, vaultId).filter((id) => !seen.has(id));
   writeTransaction(db, () => {
     for (const id of gone) removeEntity(db, vaultId, id);
   });
@@ -109,9 +95,9 @@ export async function pullEntityInventory(ctx: PullContext): Promise<{ stale: st
 }
 
 function removeEntity(db: Db, vaultId: string, id: string): void {
-  sql(db, 'DELETE FROM entities WHERE vault_id = ? AND id = ?').run(vaultId, id); // edges, evidence, mentions, conflicts cascade
-  sql(db, "DELETE FROM sync_records WHERE vault_id = ? AND resource = 'entity' AND id = ?").run(vaultId, id);
-  sql(db, "DELETE FROM sync_extra WHERE vault_id = ? AND resource = 'entity' AND id = ?").run(vaultId, id);
+  deleteEntity(db, vaultId, id);
+  forgetLanded(db, vaultId, 'entity', id);
+  forgetExtra(db, vaultId, 'entity', id);
 }
 
 /** Up to this many changed entities are fetched one by one at once: a page of details would cost more. */
@@ -175,31 +161,14 @@ export async function pullEntityDetails(ctx: PullContext, ids: readonly string[]
 
 function writeDetails(ctx: PullContext, { item: e, extra }: Parsed<z.output<z.ZodObject<typeof details>>>): void {
   const { db, vaultId } = ctx;
-  upsertCore(db, vaultId, e);
-  const exists = sql(db, 'SELECT 1 FROM entities WHERE vault_id = ? AND id = ?').pluck();
-  // Two statements, not one with OR, so each uses its index (source: the key; target: edges_target_strength).
-  sql(db, 'DELETE FROM edges WHERE vault_id = ? AND source_id = ?').run(vaultId, e.id);
-  sql(db, 'DELETE FROM edges WHERE vault_id = ? AND target_id = ?').run(vaultId, e.id);
-  const insertEdge = sql(db, 'INSERT OR REPLACE INTO edges (vault_id, source_id, target_id, relation, weight) VALUES (?, ?, ?, ?, ?)');
-  for (const x of e.edges) {
-    if (!exists.get(vaultId, x.entityId)) continue; // the other end lands later, and brings this edge with it
-    if (x.direction !== 'in') insertEdge.run(vaultId, e.id, x.entityId, x.relation, x.weight);
-    if (x.direction !== 'out') insertEdge.run(vaultId, x.entityId, e.id, x.relation, x.weight);
-  }
-  sql(db, 'DELETE FROM evidence WHERE vault_id = ? AND entity_id = ?').run(vaultId, e.id);
-  const meetingExists = sql(db, 'SELECT 1 FROM meetings WHERE vault_id = ? AND id = ?').pluck();
-  const insertQuote = sql(
-    db,
-    'INSERT INTO evidence (vault_id, id, entity_id, meeting_id, turn_index, speaker, quote, spoken_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-  );
+  upsertEntity(db, vaultId, e);
+  replaceEntityEdges(db, vaultId, e.id, e.edges);
   // Ids keep upstream's order among quotes spoken at the same moment (the local order is spoken_at, id).
-  e.evidence.forEach((q, i) => {
-    if (meetingExists.get(vaultId, q.meetingId)) insertQuote.run(vaultId, `${e.id}#${String(i).padStart(5, '0')}`, e.id, q.meetingId, q.turnIndex, q.speaker, q.quote, q.spokenAt);
-    else ctx.skip('evidence', `a quote of "${e.id}" names meeting "${q.meetingId}", which is not in the vault`);
-  });
+  const quotes = e.evidence.map((q, i) => ({ ...q, id: `${e.id}#${String(i).padStart(5, '0')}` }));
+  for (const q of replaceEntityEvidence(db, vaultId, e.id, quotes)) {
+    ctx.skip('evidence', `a quote of "${e.id}" names meeting "${q.meetingId}", which is not in the vault`);
+  }
   const { recency: _r, entityId: _i, conflicts: _c, ...unknown } = extra ?? {};
-  if (Object.keys(unknown).length) sql(db, 'INSERT OR REPLACE INTO sync_extra (vault_id, resource, id, extra_json) VALUES (?, ?, ?, ?)').run(vaultId, 'entity', e.id, JSON.stringify(unknown));
-  sql(db, "INSERT OR REPLACE INTO sync_records (vault_id, resource, id, fingerprint) VALUES (?, 'entity', ?, ?)").run(vaultId, e.id, fingerprintOf(e));
+  if (Object.keys(unknown).length) keepExtra(db, vaultId, 'entity', e.id, unknown);
+  setLandedFingerprint(db, vaultId, 'entity', e.id, fingerprintOf(e));
 }
-
-export const localEntityCount = (db: Db, vaultId: string) => sql(db, 'SELECT count(*) FROM entities WHERE vault_id = ?').pluck().get(vaultId) as number;

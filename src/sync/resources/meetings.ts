@@ -5,7 +5,9 @@
  * are fetched again only when its listing changed (new, extraction finished, renamed…).
  */
 import { z } from 'zod';
-import { json, sql, writeTransaction, type Db } from '../../store/db.js';
+import { writeTransaction } from '../../store/db.js';
+import { deleteMeeting, meetingExists, meetingIds, replaceMeetingMentions, replaceMeetingTurns, setMeetingNotes, upsertMeeting } from '../../store/meetings.js';
+import { forgetLanded, landedFingerprints, setLandedFingerprint } from '../../store/sync-checkpoints.js';
 import { writeMeetingChunks, type StoredChunk } from '../../search/chunk-index.js';
 import { ahead, fingerprint, optionalString, orDefault, parseEach, readTool, stringList, type PullContext } from './common.js';
 
@@ -45,26 +47,19 @@ const fingerprintOf = (m: Meeting) => fingerprint([m.id, m.name, m.date, m.durat
 export async function pullMeetingList(ctx: PullContext): Promise<{ id: string; print: string }[]> {
   const { db, vaultId } = ctx;
   const records = parseEach(ctx, 'meetings', meeting, (await readTool<{ meetings?: unknown }>(ctx, 'list_meetings', { vault: vaultId })).meetings);
-  const landed = new Map((sql(db, "SELECT id, fingerprint FROM sync_records WHERE vault_id = ? AND resource = 'meeting'").all(vaultId) as { id: string; fingerprint: string }[]).map((r) => [r.id, r.fingerprint]));
+  const landed = landedFingerprints(db, vaultId, 'meeting');
   const changed: { id: string; print: string }[] = [];
   writeTransaction(db, () => {
-    const upsert = sql(
-      db,
-      `INSERT INTO meetings (vault_id, id, name, started_at, duration_minutes, attendees_json, extraction_status, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (vault_id, id) DO UPDATE SET name = excluded.name, started_at = excluded.started_at, duration_minutes = excluded.duration_minutes,
-         attendees_json = excluded.attendees_json, extraction_status = excluded.extraction_status, created_at = excluded.created_at`,
-    );
     for (const { item: m } of records) {
-      upsert.run(vaultId, m.id, m.name, m.date, m.durationMinutes, json.write(m.attendees), m.extractionStatus, m.createdAt ?? m.date);
+      upsertMeeting(db, vaultId, { ...m, startedAt: m.date, createdAt: m.createdAt ?? m.date });
       const print = fingerprintOf(m);
       if (landed.get(m.id) !== print) changed.push({ id: m.id, print });
     }
     const listed = new Set(records.map((r) => r.item.id));
-    for (const id of sql(db, 'SELECT id FROM meetings WHERE vault_id = ?').pluck().all(vaultId) as string[]) {
+    for (const id of meetingIds(db, vaultId)) {
       if (listed.has(id)) continue;
-      sql(db, 'DELETE FROM meetings WHERE vault_id = ? AND id = ?').run(vaultId, id); // turns, chunks, evidence, mentions cascade
-      sql(db, "DELETE FROM sync_records WHERE vault_id = ? AND resource = 'meeting' AND id = ?").run(vaultId, id);
+      deleteMeeting(db, vaultId, id);
+      forgetLanded(db, vaultId, 'meeting', id);
     }
   });
   ctx.progress('meetings', records.length, records.length);
@@ -116,15 +111,12 @@ async function fetchTranscript(ctx: PullContext, meetingId: string): Promise<Sto
 /** Notes, mentions, turns and chunks of one meeting (inside the caller's transaction). */
 function landMeeting(ctx: PullContext, d: MeetingDetails, chunks: StoredChunk[]): void {
   const { db, vaultId } = ctx;
-  if (!sql(db, 'SELECT 1 FROM meetings WHERE vault_id = ? AND id = ?').get(vaultId, d.id)) return; // removed meanwhile
-  sql(db, 'UPDATE meetings SET notes_md = ? WHERE vault_id = ? AND id = ?').run(d.notes, vaultId, d.id);
-  sql(db, 'DELETE FROM entity_mentions WHERE vault_id = ? AND meeting_id = ?').run(vaultId, d.id);
-  const exists = sql(db, 'SELECT 1 FROM entities WHERE vault_id = ? AND id = ?').pluck();
-  const insertMention = sql(db, 'INSERT OR REPLACE INTO entity_mentions (vault_id, entity_id, meeting_id, count) VALUES (?, ?, ?, ?)');
-  for (const m of d.mentions) if (exists.get(vaultId, m.id)) insertMention.run(vaultId, m.id, d.id, m.mentions);
-  writeTurns(db, vaultId, d.id, chunks);
+  if (!meetingExists(db, vaultId, d.id)) return; // removed meanwhile
+  setMeetingNotes(db, vaultId, d.id, d.notes);
+  replaceMeetingMentions(db, vaultId, d.id, d.mentions.map((m) => ({ entityId: m.id, count: m.mentions })));
+  replaceMeetingTurns(db, vaultId, d.id, chunks.flatMap(turnsOfChunk));
   writeMeetingChunks(db, vaultId, d.id, chunks);
-  sql(db, "INSERT OR REPLACE INTO sync_records (vault_id, resource, id, fingerprint) VALUES (?, 'meeting', ?, ?)").run(vaultId, d.id, d.print);
+  setLandedFingerprint(db, vaultId, 'meeting', d.id, d.print);
 }
 
 /**
@@ -143,10 +135,4 @@ export function turnsOfChunk(c: StoredChunk): { index: number; speaker: string; 
     }
   }
   return turns;
-}
-
-function writeTurns(db: Db, vaultId: string, meetingId: string, chunks: StoredChunk[]): void {
-  sql(db, 'DELETE FROM transcript_turns WHERE vault_id = ? AND meeting_id = ?').run(vaultId, meetingId);
-  const insert = sql(db, 'INSERT OR REPLACE INTO transcript_turns (vault_id, meeting_id, turn_index, speaker, text, at_seconds) VALUES (?, ?, ?, ?, ?, ?)');
-  for (const c of chunks) for (const t of turnsOfChunk(c)) insert.run(vaultId, meetingId, t.index, t.speaker, t.text, t.atSeconds);
 }

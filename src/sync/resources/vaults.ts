@@ -1,6 +1,8 @@
 /** The vaults the remote key reaches (list_vaults), and the local vault rows a pull keeps in step with them. */
 import { z } from 'zod';
-import { json, sql, writeTransaction, type Db } from '../../store/db.js';
+import { writeTransaction, type Db } from '../../store/db.js';
+import { forgetSyncedVault } from '../../store/sync-checkpoints.js';
+import { deleteVault, otherVaultNamed, syncedVaultIds, upsertSyncedVault, vaultOrigin } from '../../store/vaults.js';
 import { orDefault, parseEach, stringList, type PullContext } from './common.js';
 
 /**
@@ -34,30 +36,23 @@ export async function fetchVaults(ctx: Pick<PullContext, 'remote' | 'skip'>): Pr
  * fixtures or an import is the user's own data: it is never overwritten (the error says what to do).
  */
 export function upsertVault(db: Db, v: RemoteVault, now: string): void {
-  const existing = sql(db, 'SELECT origin FROM vaults WHERE id = ?').get(v.id) as { origin: string } | undefined;
-  if (existing && existing.origin !== 'sync') {
-    throw new Error(`vault "${v.id}" exists here from ${existing.origin === 'fixture' ? 'the demo fixtures' : 'an import'}; sync into another data dir (--data-dir) or remove it first`);
+  const origin = vaultOrigin(db, v.id);
+  if (origin !== undefined && origin !== 'sync') {
+    throw new Error(`vault "${v.id}" exists here from ${origin === 'fixture' ? 'the demo fixtures' : 'an import'}; sync into another data dir (--data-dir) or remove it first`);
   }
-  const clash = sql(db, 'SELECT id FROM vaults WHERE name = ? AND id <> ?').get(v.name, v.id) as { id: string } | undefined;
-  if (clash) throw new Error(`vault "${v.id}" is named "${v.name}", a name local vault "${clash.id}" already has`);
-  sql(
-    db,
-    `INSERT INTO vaults (id, name, client, description, keywords_json, summary, origin, loaded_at) VALUES (?, ?, ?, ?, ?, ?, 'sync', ?)
-     ON CONFLICT (id) DO UPDATE SET name = excluded.name, client = excluded.client, description = excluded.description,
-       keywords_json = excluded.keywords_json, summary = excluded.summary, loaded_at = excluded.loaded_at`,
-  ).run(v.id, v.name, v.client, v.description, json.write(v.keywords), v.summary, now);
+  const clash = otherVaultNamed(db, v.name, v.id);
+  if (clash) throw new Error(`vault "${v.id}" is named "${v.name}", a name local vault "${clash}" already has`);
+  upsertSyncedVault(db, v, now);
 }
 
 /** Synced vaults of this remote that the key no longer reaches: dropped with everything in them. */
 export function dropUnreachable(db: Db, remoteUrl: string, reachable: Set<string>): string[] {
-  const synced = sql(db, "SELECT v.id FROM vaults v JOIN sync_state s ON s.vault_id = v.id WHERE v.origin = 'sync' AND s.remote_url = ?").pluck().all(remoteUrl) as string[];
+  const synced = syncedVaultIds(db, remoteUrl);
   const gone = synced.filter((id) => !reachable.has(id));
   writeTransaction(db, () => {
     for (const id of gone) {
-      sql(db, 'DELETE FROM vaults WHERE id = ?').run(id);
-      sql(db, 'DELETE FROM sync_state WHERE vault_id = ?').run(id);
-      sql(db, 'DELETE FROM sync_checkpoints WHERE vault_id = ?').run(id);
-      sql(db, 'DELETE FROM sync_id_map WHERE vault_id = ?').run(id);
+      deleteVault(db, id);
+      forgetSyncedVault(db, id);
     }
   });
   return gone;
