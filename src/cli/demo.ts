@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createKey, ensureOwnerKey, hashKey } from '../auth/keys.js';
+import { createKey, ensureOwnerKey, isActiveKey } from '../auth/keys.js';
 import { readVaultDir } from '../vault-format/read.js';
 import { loadFixture, type LoadResult } from '../vault-format/load.js';
 import { describeCounts } from '../vault-format/summary.js';
@@ -41,10 +41,9 @@ interface DemoKey {
 function demoMemberKeys(db: Db, dir: string, vaults: LoadResult[]): DemoKey[] {
   const file = join(dir, DEMO_KEYS_FILE);
   const saved: DemoKey[] = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as DemoKey[]) : [];
-  const alive = (k: DemoKey) => db.prepare('SELECT 1 FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL').get(hashKey(k.key)) !== undefined;
   const keys = vaults.map((v) => {
     const label = `member, ${v.name} only`;
-    const known = saved.find((k) => k.label === label && alive(k));
+    const known = saved.find((k) => k.label === label && isActiveKey(db, k.key));
     return known ?? { label, key: createKey(db, { name: `demo member (${v.vaultId})`, role: 'member', vaults: [v.vaultId] }).key };
   });
   writeFileSync(file, JSON.stringify(keys, null, 2), { mode: 0o600 });
