@@ -15,3 +15,7 @@ export function latestBriefsByKind(db: Db, vaultId: string) {
     createdAt: string;
   }[];
 }
+
+export function insertBrief(db: Db, vaultId: string, b: { id: string; kind: string; title: string; markdown: string; createdAt: string }): void {
+  sql(db, 'INSERT INTO briefs (vault_id, id, kind, title, body_md, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(vaultId, b.id, b.kind, b.title, b.markdown, b.createdAt);
+}

@@ -99,3 +99,73 @@ export function listPlanSteps(db: Db, vaultId: string) {
     proposedBy: 'agent' | 'person'; proposerName: string | null; startDate: string | null; dueDate: string | null;
   }[];
 }
+
+export interface NewTask {
+  id: string;
+  number: number;
+  identifier: string;
+  title: string;
+  description: string | null;
+  status: string;
+  assigneeName: string | null;
+  estimate: string | null;
+  priority: string;
+  labels: string[];
+  checklist: { text: string; done: boolean }[];
+  dueDate: string | null;
+  milestoneId: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** One task row, as add_task and the vault loader write it. */
+export function insertTask(db: Db, vaultId: string, t: NewTask): void {
+  sql(
+    db,
+    `INSERT INTO tasks (vault_id, id, number, identifier, title, description, status, assignee_name, estimate, priority,
+       labels_json, checklist_json, due_date, milestone_id, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(vaultId, t.id, t.number, t.identifier, t.title, t.description, t.status, t.assigneeName, t.estimate, t.priority,
+    json.write(t.labels), json.write(t.checklist), t.dueDate, t.milestoneId, t.createdAt, t.updatedAt);
+}
+
+/** The task fields update_task may change, and their columns; `_json` columns hold arrays. */
+export const TASK_COLUMNS = {
+  title: 'title',
+  description: 'description',
+  status: 'status',
+  assigneeName: 'assignee_name',
+  estimate: 'estimate',
+  priority: 'priority',
+  labels: 'labels_json',
+  checklist: 'checklist_json',
+  dueDate: 'due_date',
+  milestoneId: 'milestone_id',
+} as const;
+
+export type TaskChanges = { [K in keyof typeof TASK_COLUMNS]?: K extends 'labels' | 'checklist' ? unknown[] : string | null };
+
+/** Sets the given fields (only those) and `updated_at`. */
+export function updateTask(db: Db, vaultId: string, id: string, changes: TaskChanges, at: string): void {
+  const fields = (Object.keys(TASK_COLUMNS) as (keyof typeof TASK_COLUMNS)[]).filter((k) => changes[k] !== undefined);
+  const sets = fields.map((k) => `${TASK_COLUMNS[k]} = @${k}`).join(', ');
+  const values: Record<string, unknown> = { v: vaultId, id, at };
+  for (const k of fields) values[k] = k === 'labels' || k === 'checklist' ? json.write(changes[k]) : changes[k];
+  sql(db, `UPDATE tasks SET ${sets}, updated_at = @at WHERE vault_id = @v AND id = @id`).run(values);
+}
+
+export function insertMilestone(db: Db, vaultId: string, m: { id: string; title: string; description: string | null; targetDate: string }): void {
+  sql(db, 'INSERT INTO milestones (vault_id, id, title, description, target_date) VALUES (?, ?, ?, ?, ?)').run(vaultId, m.id, m.title, m.description, m.targetDate);
+}
+
+export function insertPlanStep(
+  db: Db,
+  vaultId: string,
+  s: { id: string; position: number; title: string; description: string | null; status: string; proposedBy: string; proposerName: string | null; startDate: string | null; dueDate: string | null },
+): void {
+  sql(
+    db,
+    `INSERT INTO plan_steps (vault_id, id, position, title, description, status, proposed_by, proposer_name, start_date, due_date)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(vaultId, s.id, s.position, s.title, s.description, s.status, s.proposedBy, s.proposerName, s.startDate, s.dueDate);
+}
