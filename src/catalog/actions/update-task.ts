@@ -47,7 +47,7 @@ export default defineTool({
     const changed = FIELDS.filter((k) => args[k] !== undefined);
     if (!changed.length) throw invalidArgument('identifier', `nothing to change: give at least one of ${FIELDS.join(', ')}`);
     const { outboxSeq } = ctx.commit(() => {
-      updateTask(db, vault.id, before.id, Object.fromEntries(changed.map((k) => [k, args[k]])), ctx.now.toISOString());
+      updateTask(db, vault.id, before.id, args, ctx.now.toISOString());
       return { identifier: before.identifier, changed };
     });
     return { ...findTask(db, vault.id, { taskId: before.id })!, changed, outboxSeq };
