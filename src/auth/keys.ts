@@ -8,7 +8,9 @@ import * as crypto from 'node:crypto';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cachedRead, sql, writeTransaction, type Db } from '../store/db.js';
+import { cachedRead, type Db } from '../store/db.js';
+import { getKeyRow, insertKey, keyRowByHash, keyVaultIds, listKeyRows, revokeKeyRow, type KeyRow } from '../store/keys.js';
+import { vaultIdsAndNames } from '../store/vaults.js';
 import { ServiceError } from '../core/errors.js';
 import type { Principal, Role } from '../core/principal.js';
 
@@ -46,16 +48,7 @@ export function createKey(
   const key = randomKey();
   const id = `key_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
   const createdAt = new Date().toISOString();
-  writeTransaction(db, () => {
-    db.prepare(
-      `INSERT INTO api_keys (id, name, key_hash, key_prefix, role, all_vaults, created_at, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(id, opts.name, hashKey(key), key.slice(0, 10), opts.role, opts.vaults === '*' ? 1 : 0, createdAt, opts.expiresAt ?? null);
-    if (opts.vaults !== '*') {
-      const grant = db.prepare('INSERT OR IGNORE INTO api_key_vaults (key_id, vault_id) VALUES (?, ?)');
-      for (const v of opts.vaults) grant.run(id, v);
-    }
-  });
+  insertKey(db, { id, name: opts.name, keyHash: hashKey(key), prefix: key.slice(0, 10), role: opts.role, vaults: opts.vaults, createdAt, expiresAt: opts.expiresAt ?? null });
   return { key, info: getKey(db, id)! };
 }
 
@@ -66,7 +59,7 @@ export function createKey(
  * reached; an entry matching several vaults is refused, listing their ids.
  */
 export function resolveVaultGrants(db: Db, given: string[]): { ids: string[]; unknown: string[] } {
-  const vaults = db.prepare('SELECT id, name FROM vaults ORDER BY id').all() as { id: string; name: string }[];
+  const vaults = vaultIdsAndNames(db);
   const ids = new Set<string>();
   const unknown: string[] = [];
   for (const wanted of given) {
@@ -83,22 +76,8 @@ export function resolveVaultGrants(db: Db, given: string[]): { ids: string[]; un
   return { ids: [...ids], unknown };
 }
 
-interface KeyRow {
-  id: string;
-  name: string;
-  key_prefix: string;
-  role: Role;
-  all_vaults: number;
-  created_at: string;
-  expires_at: string | null;
-  revoked_at: string | null;
-  last_used_at: string | null;
-}
-
 function toInfo(db: Db, row: KeyRow): KeyInfo {
-  const vaults = row.all_vaults
-    ? ('*' as const)
-    : (sql(db, 'SELECT vault_id FROM api_key_vaults WHERE key_id = ? ORDER BY vault_id').pluck().all(row.id) as string[]);
+  const vaults = row.all_vaults ? ('*' as const) : keyVaultIds(db, row.id);
   return {
     id: row.id,
     name: row.name,
@@ -113,19 +92,19 @@ function toInfo(db: Db, row: KeyRow): KeyInfo {
 }
 
 export function getKey(db: Db, id: string): KeyInfo | undefined {
-  const row = sql(db, 'SELECT * FROM api_keys WHERE id = ?').get(id) as KeyRow | undefined;
+  const row = getKeyRow(db, id);
   return row && toInfo(db, row);
 }
 
 export function listKeys(db: Db): KeyInfo[] {
-  return (db.prepare('SELECT * FROM api_keys ORDER BY created_at, id').all() as KeyRow[]).map((r) => toInfo(db, r));
+  return listKeyRows(db).map((r) => toInfo(db, r));
 }
 
 export function revokeKey(db: Db, id: string): KeyInfo {
-  const res = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(new Date().toISOString(), id);
+  const revoked = revokeKeyRow(db, id, new Date().toISOString());
   const info = getKey(db, id);
   if (!info) throw new ServiceError('not_found', `No key "${id}". \`vault-tools keys list\` shows the key ids.`);
-  if (res.changes === 0) throw new ServiceError('invalid_arguments', `Key "${id}" was already revoked at ${info.revokedAt}.`);
+  if (!revoked) throw new ServiceError('invalid_arguments', `Key "${id}" was already revoked at ${info.revokedAt}.`);
   return info;
 }
 
@@ -135,7 +114,7 @@ export function revokeKey(db: Db, id: string): KeyInfo {
  */
 function keyRecord(db: Db, hash: string): { row: KeyRow; principal: Principal } | undefined {
   return cachedRead(db, `key:${hash}`, () => {
-    const row = sql(db, 'SELECT * FROM api_keys WHERE key_hash = ?').get(hash) as KeyRow | undefined;
+    const row = keyRowByHash(db, hash);
     if (!row) return undefined;
     const info = toInfo(db, row);
     const principal: Principal = {
@@ -164,13 +143,18 @@ export function authenticate(db: Db, key: string | undefined, now = new Date()):
   return principal;
 }
 
+/** Whether `key` is a key of this store that was never revoked (expired or not). */
+export function isActiveKey(db: Db, key: string): boolean {
+  const row = keyRowByHash(db, hashKey(key));
+  return row !== undefined && !row.revoked_at;
+}
+
 /** The data dir's owner key, created (manager, all vaults) on first use; `created` tells the caller to show it once. */
 export function ensureOwnerKey(db: Db, dataDir: string): { key: string; created: boolean } {
   const file = join(dataDir, OWNER_KEY_FILE);
   if (existsSync(file)) {
     const key = readFileSync(file, 'utf8').trim();
-    const row = db.prepare('SELECT revoked_at FROM api_keys WHERE key_hash = ?').get(hashKey(key)) as { revoked_at: string | null } | undefined;
-    if (row && !row.revoked_at) return { key, created: false };
+    if (isActiveKey(db, key)) return { key, created: false };
   }
   const { key } = createKey(db, { name: 'owner', role: 'manager', vaults: '*' });
   writeFileSync(file, `${key}\n`, { mode: 0o600 });

@@ -1,25 +1,32 @@
 import type { Command } from 'commander';
-import { Service } from '../service/invoke.js';
+import { Service, type InvokeResult } from '../service/invoke.js';
+import { readResource } from '../service/resources.js';
+import { artifactResourceUri } from '../core/links.js';
+import { ServiceError } from '../core/errors.js';
+import type { Principal } from '../core/principal.js';
 import { createEmbedder } from '../search/embedder/index.js';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { artifactAbsolutePath } from '../render/artifacts.js';
-import type { Db } from '../store/db.js';
 import { CliError, openStore, principalFor, resolveDataDir, resolveKey } from './context.js';
 
-/** `--out DIR`: the artifact a call produced, copied next to the user's work. */
-function copyArtifact(db: Db, dataDir: string, data: Record<string, unknown>, outDir: string): void {
-  const id = data.artifactId;
-  if (typeof id !== 'string') throw new CliError('--out: this tool produced no artifact to copy');
-  const row = db.prepare('SELECT file_name, path FROM artifacts WHERE id = ?').get(id) as { file_name: string; path: string } | undefined;
-  if (!row) throw new CliError(`--out: artifact ${id} is not in the store`);
+/** `--out DIR`: the artifact a call produced, read through the service (the caller's access) and copied next to the user's work. */
+function copyArtifact(service: Service, principal: Principal, result: Extract<InvokeResult, { ok: true }>, outDir: string): void {
+  const artifact = result.artifacts?.[0];
+  if (!artifact) throw new CliError('--out: this tool produced no artifact to copy');
+  let content;
+  try {
+    content = readResource(service, principal, artifactResourceUri(artifact.vaultId, artifact.artifactId));
+  } catch (err) {
+    if (err instanceof ServiceError) throw new CliError(`--out: artifact ${artifact.artifactId} is not in the store`);
+    throw err;
+  }
   mkdirSync(outDir, { recursive: true });
-  const target = join(outDir, row.file_name);
+  const target = join(outDir, artifact.fileName);
   // Written afresh rather than copied: a copy would keep the store's private mode (0600), and this file is
   // the user's, in their folder, to share like any other they make.
-  writeFileSync(target, readFileSync(artifactAbsolutePath(dataDir, row.path)));
-  process.stderr.write(`copied ${row.file_name} to ${target}\n`);
+  writeFileSync(target, content && 'bytes' in content ? content.bytes : (content?.text ?? ''));
+  process.stderr.write(`copied ${artifact.fileName} to ${target}\n`);
 }
 
 export function register(program: Command): void {
@@ -49,10 +56,11 @@ export function register(program: Command): void {
       try {
         const principal = principalFor(db, resolveKey(db, dir, opts.key));
         const embedder = createEmbedder();
-        const result = await new Service(db, { dataDir: dir, embedder }).invoke(tool, args, principal).finally(() => embedder.close());
+        const service = new Service(db, { dataDir: dir, embedder });
+        const result = await service.invoke(tool, args, principal).finally(() => embedder.close());
         if (result.ok) {
           process.stdout.write(`${JSON.stringify(result.data, null, 2)}\n`);
-          if (opts.out) copyArtifact(db, dir, result.data, opts.out);
+          if (opts.out) copyArtifact(service, principal, result, opts.out);
         } else {
           // The error body of every surface (docs/errors.md); the id names this one call in reports.
           process.stderr.write(`${JSON.stringify({ error: { code: result.code, message: result.message, requestId: randomUUID() } }, null, 2)}\n`);

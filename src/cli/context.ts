@@ -4,10 +4,8 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { authenticate, ensureOwnerKey } from '../auth/keys.js';
 import type { Principal } from '../core/principal.js';
-import { openDb, type Db } from '../store/db.js';
-import { countLeftovers, describeLeftovers, sweepLeftovers } from '../store/leftovers.js';
+import { openStore as openDataDirStore, type Store } from '../service/open.js';
 import { ServiceError } from '../core/errors.js';
-import { log } from '../log.js';
 
 /** A failure the user can act on: printed as one line on stderr, exit code 1 (2 for usage). */
 export class CliError extends Error {
@@ -56,25 +54,12 @@ export function checkDataDir(dir: string, why: string, create: boolean, offersIn
  * The store every command (serve and demo included) works on, with what interrupted writes left swept away;
  * `create` allows a data dir that does not exist yet (see checkDataDir); `offersInit`: the command takes --init.
  */
-export function openStore(dir: string, why: string, { create = false, offersInit = false }: { create?: boolean; offersInit?: boolean } = {}): Db {
+export function openStore(dir: string, why: string, { create = false, offersInit = false }: { create?: boolean; offersInit?: boolean } = {}): Store {
   checkDataDir(dir, why, create, offersInit);
-  let db: Db;
   try {
-    db = openDb(dir);
+    return openDataDirStore(dir);
   } catch (err) {
     throw new CliError(`cannot open the store in ${dir} (chosen by ${why}): ${(err as Error).message}`);
-  }
-  sweepOnOpen(db, dir);
-  return db;
-}
-
-/** A sweep that fails (a file another user owns, say) is reported and never stops the command: doctor shows what is left. */
-function sweepOnOpen(db: Db, dir: string): void {
-  try {
-    const removed = sweepLeftovers(db, dir);
-    if (countLeftovers(removed)) log.info(`removed ${describeLeftovers(removed)} left in ${dir} by interrupted writes`);
-  } catch (err) {
-    log.warn(`could not remove what interrupted writes left in ${dir}: ${(err as Error).message}; \`vault-tools doctor\` lists it`);
   }
 }
 
@@ -82,7 +67,7 @@ function sweepOnOpen(db: Db, dir: string): void {
  * The key stdio and `call` act with: `--key`, else VAULT_TOOLS_KEY, else the data dir's owner key
  * (created on first use and shown once, on stderr).
  */
-export function resolveKey(db: Db, dataDir: string, option: string | undefined): string {
+export function resolveKey(db: Store, dataDir: string, option: string | undefined): string {
   if (option) return option;
   if (process.env.VAULT_TOOLS_KEY) return process.env.VAULT_TOOLS_KEY;
   const owner = ensureOwnerKey(db, dataDir);
@@ -95,7 +80,7 @@ export function resolveKey(db: Db, dataDir: string, option: string | undefined):
 }
 
 /** Authenticates now so a bad key fails at start-up with a clear message, not on the first call. */
-export function principalFor(db: Db, key: string): Principal {
+export function principalFor(db: Store, key: string): Principal {
   try {
     return authenticate(db, key);
   } catch (err) {

@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createKey, ensureOwnerKey, hashKey } from '../auth/keys.js';
+import { createKey, ensureOwnerKey, isActiveKey } from '../auth/keys.js';
 import { readVaultDir } from '../vault-format/read.js';
 import { loadFixture, type LoadResult } from '../vault-format/load.js';
 import { describeCounts } from '../vault-format/summary.js';
 import { describeWork } from '../vault-format/target.js';
 import { BIN_PATH, FIXTURES_DIR } from '../package-info.js';
-import type { Db } from '../store/db.js';
+import type { Store } from '../service/open.js';
 import { openStore, userDataDir } from './context.js';
 import { clientSnippet } from './mcp-config.js';
 import { addServeOptions, serveStore, type ServeOptions } from './serve.js';
@@ -23,7 +23,7 @@ export function demoDataDir(option?: string): string {
  * Loads every shipped fixture vault (a no-op for those already loaded today from the same files). A demo
  * vault reloaded on a later day drops what was done in it locally: the demo store is a playground.
  */
-export function loadDemoVaults(db: Db): LoadResult[] {
+export function loadDemoVaults(db: Store): LoadResult[] {
   return readdirSync(FIXTURES_DIR, { withFileTypes: true })
     .filter((d) => d.isDirectory() && existsSync(join(FIXTURES_DIR, d.name, 'vault.json')))
     .map((d) => loadFixture(db, readVaultDir(join(FIXTURES_DIR, d.name)), { origin: 'fixture', discardLocalWork: true }));
@@ -38,13 +38,12 @@ interface DemoKey {
  * One member key per demo vault, kept in the demo dir so every run can show them (a real store never
  * keeps key strings; the demo dir holds only fixture data).
  */
-function demoMemberKeys(db: Db, dir: string, vaults: LoadResult[]): DemoKey[] {
+function demoMemberKeys(db: Store, dir: string, vaults: LoadResult[]): DemoKey[] {
   const file = join(dir, DEMO_KEYS_FILE);
   const saved: DemoKey[] = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as DemoKey[]) : [];
-  const alive = (k: DemoKey) => db.prepare('SELECT 1 FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL').get(hashKey(k.key)) !== undefined;
   const keys = vaults.map((v) => {
     const label = `member, ${v.name} only`;
-    const known = saved.find((k) => k.label === label && alive(k));
+    const known = saved.find((k) => k.label === label && isActiveKey(db, k.key));
     return known ?? { label, key: createKey(db, { name: `demo member (${v.vaultId})`, role: 'member', vaults: [v.vaultId] }).key };
   });
   writeFileSync(file, JSON.stringify(keys, null, 2), { mode: 0o600 });

@@ -1,10 +1,8 @@
 import type { Command } from 'commander';
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
-import * as sqliteVec from 'sqlite-vec';
 import { createEmbedder } from '../search/embedder/index.js';
-import { loadSqlite, openDb, SCHEMA_VERSION, storePath } from '../store/db.js';
-import { countLeftovers, describeLeftovers, findLeftovers, removeLeftovers } from '../store/leftovers.js';
+import { checkStore, countLeftovers, describeLeftovers, leftoversIn, sqliteEngine, storeExists, storePath, vectorExtensionVersion } from '../service/open.js';
 import { FIXTURES_DIR, PACKAGE_VERSION } from '../package-info.js';
 import { resolveDataDir } from './context.js';
 import { resolveRemote, storedRemote } from '../sync/config.js';
@@ -38,20 +36,13 @@ export async function runChecks(dataDirOption?: string, options: { fix?: boolean
   });
   checks.push(
     await check('sqlite', () => {
-      const Sqlite = loadSqlite();
-      const db = new Sqlite(':memory:');
-      const version = db.prepare('SELECT sqlite_version()').pluck().get() as string;
-      const fts5 = db.prepare("SELECT 1 FROM pragma_compile_options WHERE compile_options = 'ENABLE_FTS5'").get() !== undefined;
-      db.close();
+      const { version, fts5 } = sqliteEngine();
       return fts5 ? { ok: true, detail: `better-sqlite3 loads; SQLite ${version} with FTS5` } : { ok: false, detail: `SQLite ${version} lacks FTS5`, fix: 'npm rebuild better-sqlite3' };
     }),
   );
   checks.push(
     await check('sqlite-vec', () => {
-      const db = new (loadSqlite())(':memory:');
-      sqliteVec.load(db);
-      const version = db.prepare('SELECT vec_version()').pluck().get() as string;
-      db.close();
+      const version = vectorExtensionVersion();
       return { ok: true, detail: `sqlite-vec ${version} loads (vector search on)` };
     }).then((c) => (c.ok ? c : { ...c, detail: `${c.detail}: transcripts are searched by words only`, fix: `reinstall vault-tools so npm installs sqlite-vec-${process.platform}-${process.arch}` })),
   );
@@ -66,19 +57,14 @@ export async function runChecks(dataDirOption?: string, options: { fix?: boolean
       return privateDirCheck(dir, `${dir} (chosen by ${why}${existsSync(dir) ? '' : '; created on first use'})`);
     }).then((c) => (c.ok ? c : { ...c, detail: `${dir} (chosen by ${why}) is not writable: ${c.detail}`, fix: 'pass --data-dir DIR or set VAULT_TOOLS_HOME to a directory you own' })),
   );
-  if (existsSync(storePath(dir))) {
+  if (storeExists(dir)) {
     checks.push(
       await check('store', () => {
-        const db = openDb(dir);
-        const version = db.pragma('user_version', { simple: true }) as number;
-        const integrity = db.prepare('PRAGMA quick_check').pluck().get() as string;
-        const vaults = db.prepare('SELECT count(*) FROM vaults').pluck().get() as number;
-        const keys = db.prepare('SELECT count(*) FROM api_keys WHERE revoked_at IS NULL').pluck().get() as number;
-        db.close();
-        const ok = version === SCHEMA_VERSION && integrity === 'ok';
+        const { schemaVersion: version, expectedVersion, integrity, vaults, activeKeys: keys } = checkStore(dir);
+        const ok = version === expectedVersion && integrity === 'ok';
         return {
           ok,
-          detail: `schema ${version}/${SCHEMA_VERSION}, integrity ${integrity}, ${vaults} vault${vaults === 1 ? '' : 's'}, ${keys} active key${keys === 1 ? '' : 's'}`,
+          detail: `schema ${version}/${expectedVersion}, integrity ${integrity}, ${vaults} vault${vaults === 1 ? '' : 's'}, ${keys} active key${keys === 1 ? '' : 's'}`,
           ...(ok ? {} : { fix: integrity === 'ok' ? 'upgrade vault-tools' : `the store is damaged: move ${storePath(dir)} aside, then import or sync again` }),
         };
       }),
@@ -126,24 +112,16 @@ function privateDirCheck(dir: string, detail: string): Omit<Check, 'name'> {
 
 /** Unfinished `.partial` files and artifact folders without a row (see store/leftovers.ts); with `fix`, removed. */
 function leftoversCheck(dir: string, dataDirOption: string | undefined, fix = false): Omit<Check, 'name'> {
-  const db = openDb(dir);
-  try {
-    const found = findLeftovers(db, dir);
-    if (!countLeftovers(found)) return { ok: true, detail: 'none (no unfinished `.partial` file, no artifact folder without a row)' };
-    if (fix) {
-      removeLeftovers(dir, found);
-      return { ok: true, detail: `removed ${describeLeftovers(found)}` };
-    }
-    const paths = [...found.partials, ...found.orphanFolders].map((p) => relative(dir, p));
-    return {
-      ok: true,
-      warning: true,
-      detail: `${describeLeftovers(found)} left by interrupted writes: ${paths.slice(0, 3).join(', ')}${paths.length > 3 ? ', …' : ''}`,
-      fix: `vault-tools doctor --fix${dataDirOption ? ` --data-dir ${shellWord(dir)}` : ''} removes them (any command that opens the store, serve included, does too)`,
-    };
-  } finally {
-    db.close();
-  }
+  const found = leftoversIn(dir, fix);
+  if (!countLeftovers(found)) return { ok: true, detail: 'none (no unfinished `.partial` file, no artifact folder without a row)' };
+  if (fix) return { ok: true, detail: `removed ${describeLeftovers(found)}` };
+  const paths = [...found.partials, ...found.orphanFolders].map((p) => relative(dir, p));
+  return {
+    ok: true,
+    warning: true,
+    detail: `${describeLeftovers(found)} left by interrupted writes: ${paths.slice(0, 3).join(', ')}${paths.length > 3 ? ', …' : ''}`,
+    fix: `vault-tools doctor --fix${dataDirOption ? ` --data-dir ${shellWord(dir)}` : ''} removes them (any command that opens the store, serve included, does too)`,
+  };
 }
 
 /** With a remote configured: is it reachable, and does it take the key? (Without one, sync is simply off.) */

@@ -1,12 +1,11 @@
 import type { Command } from 'commander';
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readVaultDir, FixtureError } from '../vault-format/read.js';
 import { loadFixture } from '../vault-format/load.js';
 import { describeCounts, summarizeFixture } from '../vault-format/summary.js';
-import { describeWork, LoadRefused, localWorkRefusal, nameClashes, unpushedWork } from '../vault-format/target.js';
+import { describeWork, LoadRefused, previewLoad } from '../vault-format/target.js';
 import type { VaultFixture } from '../vault-format/schema.js';
-import { loadSqlite, storePath } from '../store/db.js';
+import { openStoreReadOnly, storeExists } from '../service/open.js';
 import { CliError, openStore, resolveDataDir } from './context.js';
 
 const DISCARDED_ENTRIES = 'their outbox entries were dropped with them, since they name records the import replaced';
@@ -16,15 +15,12 @@ const DISCARDED_ENTRIES = 'their outbox entries were dropped with them, since th
  * even a migration): the name clashes and the local work an import would refuse. Returns what it found out.
  */
 function checkTarget(dir: string, fixture: VaultFixture, force: boolean): string {
-  if (!existsSync(storePath(dir))) return `no store in ${dir} yet: nothing to clash with`;
-  const Sqlite = loadSqlite();
-  const db = new Sqlite(storePath(dir), { readonly: true, fileMustExist: true });
+  if (!storeExists(dir)) return `no store in ${dir} yet: nothing to clash with`;
+  const db = openStoreReadOnly(dir);
   try {
-    const clashes = nameClashes(db, fixture.vault);
-    if (clashes.length) throw new CliError(clashes.join(' '));
-    const work = unpushedWork(db, fixture.vault.id);
-    if (work && !force) throw new CliError(localWorkRefusal(fixture.vault.id, work));
-    const replaces = db.prepare('SELECT 1 FROM vaults WHERE id = ?').get(fixture.vault.id) !== undefined;
+    const preview = previewLoad(db, fixture.vault, force);
+    if ('refused' in preview) throw new CliError(preview.refused);
+    const { replaces, discards: work } = preview;
     return `checked against the store in ${dir}: ${replaces ? `replaces vault "${fixture.vault.id}"` : 'a new vault'}${work ? `, discarding its local work (--force): ${describeWork(work)}` : ''}`;
   } finally {
     db.close();

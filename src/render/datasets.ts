@@ -3,35 +3,19 @@
  * read in keyset pages, never all at once, and never through an open cursor (the connection must stay
  * free for other requests while the file streams out).
  */
-import type { Db } from '../store/db.js';
-import { sql, json } from '../store/db.js';
+import { json, type Db } from '../store/db.js';
 import { listConflicts } from '../store/conflicts.js';
+import { entityCountsByTypeDesc, entityPage } from '../store/entity-export.js';
 import type { Vault } from '../store/vaults.js';
 import type { CellValue, Column, TableExport } from './export/index.js';
 
 export type Dataset = 'findings' | 'conflicts';
 const PAGE = 1000;
 
-interface EntityExportRow {
-  id: string;
-  name: string;
-  type: string;
-  source: string;
-  mention_count: number;
-  first_seen_at: string;
-  last_mentioned_at: string | null;
-  aliases_json: string;
-  description: string;
-}
-
 async function* findingRows(db: Db, vaultId: string): AsyncGenerator<Record<string, CellValue>> {
-  let after: { k: number; id: string } | undefined;
+  let after: { mentionCount: number; id: string } | undefined;
   for (;;) {
-    const page = (
-      after
-        ? sql(db, `SELECT * FROM entities WHERE vault_id = ? AND (mention_count < ? OR (mention_count = ? AND id > ?)) ORDER BY mention_count DESC, id LIMIT ${PAGE}`).all(vaultId, after.k, after.k, after.id)
-        : sql(db, `SELECT * FROM entities WHERE vault_id = ? ORDER BY mention_count DESC, id LIMIT ${PAGE}`).all(vaultId)
-    ) as EntityExportRow[];
+    const page = entityPage(db, vaultId, PAGE, after);
     for (const r of page) {
       yield {
         id: r.id,
@@ -47,7 +31,7 @@ async function* findingRows(db: Db, vaultId: string): AsyncGenerator<Record<stri
     }
     if (page.length < PAGE) return;
     const last = page[page.length - 1]!;
-    after = { k: last.mention_count, id: last.id };
+    after = { mentionCount: last.mention_count, id: last.id };
     await new Promise((resolve) => setImmediate(resolve)); // let other requests in between pages
   }
 }
@@ -77,7 +61,7 @@ const CONFLICT_COLUMNS: Column[] = [
 export function datasetTable(db: Db, vault: Vault, dataset: Dataset, now: Date): TableExport & { total: number } {
   const generated = { label: 'Generated', value: now.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC') };
   if (dataset === 'findings') {
-    const byType = sql(db, 'SELECT type, count(*) AS n FROM entities WHERE vault_id = ? GROUP BY type ORDER BY n DESC').all(vault.id) as { type: string; n: number }[];
+    const byType = entityCountsByTypeDesc(db, vault.id);
     const total = byType.reduce((a, b) => a + b.n, 0);
     return {
       title: `Findings: ${vault.name}`,

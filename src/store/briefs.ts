@@ -22,3 +22,7 @@ export function replaceBriefsFromUpstream(db: Db, vaultId: string, briefs: reado
   const insert = sql(db, 'INSERT INTO briefs (vault_id, id, kind, title, body_md, created_at) VALUES (?, ?, ?, ?, ?, ?)');
   for (const b of briefs) insert.run(vaultId, b.id, b.kind, b.title, b.markdown, b.createdAt);
 }
+
+export function insertBrief(db: Db, vaultId: string, b: { id: string; kind: string; title: string; markdown: string; createdAt: string }): void {
+  sql(db, 'INSERT INTO briefs (vault_id, id, kind, title, body_md, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(vaultId, b.id, b.kind, b.title, b.markdown, b.createdAt);
+}

@@ -36,16 +36,17 @@ export function getEvent(db: Db, vaultId: string, id: string, now: Date) {
   return row && toEvent(row, now);
 }
 
+/** A booked event; `meetingId` links it to the recorded meeting it became. */
 export function insertEvent(
   db: Db,
   vaultId: string,
-  e: { id: string; title: string; startAt: string; endAt: string; attendees: string[]; videoLink: string; description: string | null; createdAt: string },
+  e: { id: string; title: string; startAt: string; endAt: string; attendees: string[]; videoLink: string; description: string | null; meetingId?: string | null; createdAt: string },
 ): void {
   sql(
     db,
     `INSERT INTO calendar_events (vault_id, id, title, start_at, end_at, attendees_json, video_link, description, meeting_id, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)`,
-  ).run(vaultId, e.id, e.title, e.startAt, e.endAt, json.write(e.attendees), e.videoLink, e.description, e.createdAt);
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(vaultId, e.id, e.title, e.startAt, e.endAt, json.write(e.attendees), e.videoLink, e.description, e.meetingId ?? null, e.createdAt);
 }
 
 export interface UpstreamEvent {

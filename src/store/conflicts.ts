@@ -78,3 +78,61 @@ export function replaceConflictsFromUpstream(db: Db, vaultId: string, conflicts:
   }
   return unknown;
 }
+
+type ConflictStatus = ConflictRow['status'];
+
+export interface ClaimInput {
+  meetingId: string;
+  turnIndex: number;
+  speaker: string;
+  quote: string;
+  spokenAt: string;
+}
+
+/** A conflict and its claims, in their order. */
+export function insertConflict(
+  db: Db,
+  vaultId: string,
+  c: { id: string; entityId: string; title: string; status: ConflictStatus; note: string | null; createdAt: string; updatedAt: string; claims: ClaimInput[] },
+): void {
+  sql(db, 'INSERT INTO conflicts (vault_id, id, entity_id, title, status, note, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
+    vaultId, c.id, c.entityId, c.title, c.status, c.note, c.createdAt, c.updatedAt,
+  );
+  const claim = sql(
+    db,
+    `INSERT INTO conflict_claims (vault_id, conflict_id, position, meeting_id, turn_index, speaker, quote, spoken_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  c.claims.forEach((cl, i) => claim.run(vaultId, c.id, i, cl.meetingId, cl.turnIndex, cl.speaker, cl.quote, cl.spokenAt));
+}
+
+export function getConflictStatus(db: Db, vaultId: string, id: string): ConflictStatus | undefined {
+  return sql(db, 'SELECT status FROM conflicts WHERE vault_id = ? AND id = ?').pluck().get(vaultId, id) as ConflictStatus | undefined;
+}
+
+/** The note belongs to the status: a new status without a note clears the old one. */
+export function setConflictStatus(db: Db, vaultId: string, id: string, change: { status: ConflictStatus; note: string | null; at: string }): void {
+  sql(db, 'UPDATE conflicts SET status = ?, note = ?, updated_at = ? WHERE vault_id = ? AND id = ?').run(change.status, change.note, change.at, vaultId, id);
+}
+
+export interface HistoryEntry {
+  at: string;
+  fromStatus: ConflictStatus | null;
+  toStatus: ConflictStatus;
+  note: string | null;
+  by: string | null;
+}
+
+export function appendConflictHistory(db: Db, vaultId: string, conflictId: string, h: HistoryEntry): void {
+  sql(db, 'INSERT INTO conflict_history (vault_id, conflict_id, at, from_status, to_status, note, actor) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+    vaultId, conflictId, h.at, h.fromStatus, h.toStatus, h.note, h.by,
+  );
+}
+
+/** Oldest first. */
+export function conflictHistory(db: Db, vaultId: string, conflictId: string): HistoryEntry[] {
+  return sql(
+    db,
+    'SELECT at, from_status AS fromStatus, to_status AS toStatus, note, actor AS by FROM conflict_history WHERE vault_id = ? AND conflict_id = ? ORDER BY at, rowid',
+  ).all(vaultId, conflictId) as HistoryEntry[];
+}

@@ -117,3 +117,16 @@ export function upsertArtifactFromUpstream(
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, 'sync', ?)`,
   ).run(vaultId, a.id, a.kind, a.title, a.fileName, a.mimeType, a.sizeBytes, a.path, a.createdAt);
 }
+
+/** A vault's file, with its text for reading and search. */
+export function insertFile(
+  db: Db,
+  vaultId: string,
+  f: { id: string; name: string; description: string; visibility: string; mimeType: string | null; sizeBytes: number | null; contentText: string | null; createdAt: string },
+): void {
+  sql(
+    db,
+    `INSERT INTO files (vault_id, id, name, description, visibility, mime_type, size_bytes, content_text, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(vaultId, f.id, f.name, f.description, f.visibility, f.mimeType, f.sizeBytes, f.contentText, f.createdAt);
+}

@@ -158,3 +158,70 @@ export function replaceSentEmailsFromUpstream(db: Db, vaultId: string, emails: r
       json.write(e.attachments), e.sentAt);
   }
 }
+
+export function insertPerson(db: Db, vaultId: string, p: PersonRow): void {
+  sql(db, 'INSERT INTO people (vault_id, id, name, email, title, organisation) VALUES (?, ?, ?, ?, ?, ?)').run(vaultId, p.id, p.name, p.email, p.title, p.organisation);
+}
+
+export function threadExists(db: Db, vaultId: string, threadId: string): boolean {
+  return sql(db, 'SELECT 1 FROM mail_threads WHERE vault_id = ? AND id = ?').get(vaultId, threadId) !== undefined;
+}
+
+/** The thread a mailbox message is in; undefined when the mailbox does not hold it. */
+export function threadOfMessage(db: Db, vaultId: string, messageId: string): string | undefined {
+  return sql(db, 'SELECT thread_id FROM mail_messages WHERE vault_id = ? AND id = ?').pluck().get(vaultId, messageId) as string | undefined;
+}
+
+/** A mailbox thread, unless the mailbox holds it already. */
+export function insertMailThread(db: Db, vaultId: string, t: { id: string; subject: string }): void {
+  sql(db, 'INSERT INTO mail_threads (vault_id, id, subject) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(vaultId, t.id, t.subject);
+}
+
+export interface NewMailMessage {
+  id: string;
+  threadId: string;
+  from: string;
+  fromName: string | null;
+  to: string[];
+  cc: string[];
+  subject: string;
+  body: string;
+  attachmentNames: string[];
+  sentAt: string;
+}
+
+/** A mailbox message, unless the mailbox holds it already (what the agent sent is also a message of its thread). */
+export function insertMailMessage(db: Db, vaultId: string, m: NewMailMessage): void {
+  sql(
+    db,
+    `INSERT INTO mail_messages (vault_id, id, thread_id, from_addr, from_name, to_json, cc_json, subject, body, attachments_json, sent_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+  ).run(vaultId, m.id, m.threadId, m.from, m.fromName, json.write(m.to), json.write(m.cc), m.subject, m.body, json.write(m.attachmentNames), m.sentAt);
+}
+
+/** What the agent sent (or saved as a draft); `emlPath` is relative to the data dir, for mail written locally. */
+export function insertSentEmail(
+  db: Db,
+  vaultId: string,
+  e: Omit<NewMailMessage, 'from' | 'fromName'> & { messageId: string; inReplyToMessageId: string | null; status: 'sent' | 'draft'; sendAs: 'agent' | 'me'; emlPath: string | null },
+): void {
+  sql(
+    db,
+    `INSERT INTO sent_emails (vault_id, id, thread_id, message_id, in_reply_to_message_id, to_json, cc_json, subject, body, attachments_json,
+       sent_at, status, send_as, eml_path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(vaultId, e.id, e.threadId, e.messageId, e.inReplyToMessageId, json.write(e.to), json.write(e.cc), e.subject, e.body,
+    json.write(e.attachmentNames), e.sentAt, e.status, e.sendAs, e.emlPath);
+}
+
+/** One of the agent's past conversations, with its messages in order. */
+export function insertConversation(
+  db: Db,
+  vaultId: string,
+  c: { id: string; channel: string; personName: string | null; personEmail: string | null; title: string; startedAt: string; messages: { role: string; text: string; at: string }[] },
+): void {
+  sql(db, 'INSERT INTO agent_conversations (vault_id, id, channel, person_name, person_email, title, started_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+    vaultId, c.id, c.channel, c.personName, c.personEmail, c.title, c.startedAt,
+  );
+  const message = sql(db, 'INSERT INTO agent_messages (vault_id, conversation_id, position, role, text, at) VALUES (?, ?, ?, ?, ?, ?)');
+  c.messages.forEach((m, i) => message.run(vaultId, c.id, i, m.role, m.text, m.at));
+}

@@ -49,6 +49,20 @@ export function listOutbox(db: Db, opts: { vaultId?: string; status?: string; li
   return rows.map(toEntry);
 }
 
+/** A vault's entries not pushed upstream (pending or failed), counted per tool and status. */
+export function unpushedCounts(db: Db, vaultId: string): { tool: string; status: 'pending' | 'failed'; n: number }[] {
+  return sql(db, "SELECT tool, status, count(*) AS n FROM outbox WHERE vault_id = ? AND status <> 'pushed' GROUP BY tool, status").all(vaultId) as {
+    tool: string;
+    status: 'pending' | 'failed';
+    n: number;
+  }[];
+}
+
+/** Drops a vault's entries not pushed upstream (their records are being replaced). */
+export function dropUnpushed(db: Db, vaultId: string): void {
+  sql(db, "DELETE FROM outbox WHERE vault_id = ? AND status <> 'pushed'").run(vaultId);
+}
+
 function toEntry(r: Record<string, any>): OutboxEntry {
   return {
     seq: r.seq,

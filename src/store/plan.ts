@@ -122,3 +122,103 @@ export function replacePlanStepsFromUpstream(db: Db, vaultId: string, steps: rea
   );
   for (const s of steps) insert.run(vaultId, s.id, s.position, s.title, s.description, s.status, s.proposedBy, s.proposerName, s.startDate, s.dueDate);
 }
+
+export interface NewTask {
+  id: string;
+  number: number;
+  identifier: string;
+  title: string;
+  description: string | null;
+  status: string;
+  assigneeName: string | null;
+  estimate: string | null;
+  priority: string;
+  labels: string[];
+  checklist: { text: string; done: boolean }[];
+  dueDate: string | null;
+  milestoneId: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const writeTaskSql = (verb: 'INSERT' | 'INSERT OR REPLACE') =>
+  `${verb} INTO tasks (vault_id, id, number, identifier, title, description, status, assignee_name, estimate, priority,
+     labels_json, checklist_json, due_date, milestone_id, created_at, updated_at)
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const taskValues = (vaultId: string, t: NewTask) => [vaultId, t.id, t.number, t.identifier, t.title, t.description, t.status,
+  t.assigneeName, t.estimate, t.priority, json.write(t.labels), json.write(t.checklist), t.dueDate, t.milestoneId, t.createdAt, t.updatedAt];
+
+/** One task row, as add_task and the vault loader write it. */
+export function insertTask(db: Db, vaultId: string, t: NewTask): void {
+  sql(db, writeTaskSql('INSERT')).run(...taskValues(vaultId, t));
+}
+
+/**
+ * The vault's board becomes upstream's, except the tasks created here and not pushed yet (`localOnly`); one
+ * of those holding a number upstream has since used moves past them (its number is negated). Inside the
+ * caller's transaction.
+ */
+export function replaceTasksFromUpstream(db: Db, vaultId: string, tasks: readonly NewTask[], localOnly: ReadonlySet<string>): void {
+  sql(db, 'DELETE FROM tasks WHERE vault_id = ? AND id NOT IN (SELECT value FROM json_each(?))').run(vaultId, JSON.stringify([...localOnly]));
+  const taken = new Set(tasks.map((t) => t.number));
+  for (const id of localOnly) {
+    const n = sql(db, 'SELECT number FROM tasks WHERE vault_id = ? AND id = ?').pluck().get(vaultId, id) as number | undefined;
+    if (n !== undefined && taken.has(n)) sql(db, 'UPDATE tasks SET number = -number WHERE vault_id = ? AND id = ?').run(vaultId, id);
+  }
+  const insert = sql(db, writeTaskSql('INSERT OR REPLACE'));
+  for (const t of tasks) insert.run(...taskValues(vaultId, t));
+}
+
+/** The task fields update_task may change, and their columns; `_json` columns hold arrays. */
+export const TASK_COLUMNS = {
+  title: 'title',
+  description: 'description',
+  status: 'status',
+  assigneeName: 'assignee_name',
+  estimate: 'estimate',
+  priority: 'priority',
+  labels: 'labels_json',
+  checklist: 'checklist_json',
+  dueDate: 'due_date',
+  milestoneId: 'milestone_id',
+} as const;
+
+export type TaskChanges = { [K in keyof typeof TASK_COLUMNS]?: K extends 'labels' | 'checklist' ? unknown[] : string | null };
+
+/** Sets the given fields (only those) and `updated_at`. */
+export function updateTask(db: Db, vaultId: string, id: string, changes: TaskChanges, at: string): void {
+  const fields = (Object.keys(TASK_COLUMNS) as (keyof typeof TASK_COLUMNS)[]).filter((k) => changes[k] !== undefined);
+  const sets = fields.map((k) => `${TASK_COLUMNS[k]} = @${k}`).join(', ');
+  const values: Record<string, unknown> = { v: vaultId, id, at };
+  for (const k of fields) values[k] = k === 'labels' || k === 'checklist' ? json.write(changes[k]) : changes[k];
+  sql(db, `UPDATE tasks SET ${sets}, updated_at = @at WHERE vault_id = @v AND id = @id`).run(values);
+}
+
+export interface MilestoneRecord {
+  id: string;
+  title: string;
+  description: string | null;
+  targetDate: string | null;
+}
+
+export function insertMilestone(db: Db, vaultId: string, m: MilestoneRecord): void {
+  sql(db, 'INSERT INTO milestones (vault_id, id, title, description, target_date) VALUES (?, ?, ?, ?, ?)').run(vaultId, m.id, m.title, m.description, m.targetDate);
+}
+
+/** The vault's milestones become upstream's (inside the caller's transaction). */
+export function replaceMilestonesFromUpstream(db: Db, vaultId: string, milestones: readonly MilestoneRecord[]): void {
+  sql(db, 'DELETE FROM milestones WHERE vault_id = ?').run(vaultId);
+  for (const m of milestones) insertMilestone(db, vaultId, m);
+}
+
+export function insertPlanStep(
+  db: Db,
+  vaultId: string,
+  s: { id: string; position: number; title: string; description: string | null; status: string; proposedBy: string; proposerName: string | null; startDate: string | null; dueDate: string | null },
+): void {
+  sql(
+    db,
+    `INSERT INTO plan_steps (vault_id, id, position, title, description, status, proposed_by, proposer_name, start_date, due_date)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(vaultId, s.id, s.position, s.title, s.description, s.status, s.proposedBy, s.proposerName, s.startDate, s.dueDate);
+}

@@ -107,3 +107,25 @@ export function deleteVault(db: Db, id: string): void {
 export function setBoardPrefix(db: Db, id: string, prefix: string): void {
   sql(db, 'UPDATE vaults SET board_prefix = ? WHERE id = ?').run(prefix, id);
 }
+
+/** Every vault's id and name, by id: what grants and name clashes are checked against. */
+export function vaultIdsAndNames(db: Db): { id: string; name: string }[] {
+  return sql(db, 'SELECT id, name FROM vaults ORDER BY id').all() as { id: string; name: string }[];
+}
+
+export function vaultExists(db: Db, id: string): boolean {
+  return sql(db, 'SELECT 1 FROM vaults WHERE id = ?').get(id) !== undefined;
+}
+
+/** The hash of what a loaded vault was loaded from (undefined: no such vault, or not loaded from files). */
+export function vaultOriginHash(db: Db, id: string): string | undefined {
+  return (sql(db, 'SELECT origin_hash FROM vaults WHERE id = ?').get(id) as { origin_hash: string } | undefined)?.origin_hash;
+}
+
+export function insertVault(db: Db, v: Vault & { origin: 'fixture' | 'import' | 'sync'; originHash: string | null; loadedAt: string }): void {
+  sql(
+    db,
+    `INSERT INTO vaults (id, name, client, description, keywords_json, summary, board_prefix, agent_email, origin, origin_hash, loaded_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(v.id, v.name, v.client, v.description, json.write(v.keywords), v.summary, v.boardPrefix, v.agentEmail, v.origin, v.originHash, v.loadedAt);
+}

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { task, taskEstimate, taskPriority } from '../shapes.js';
-import { json, sql } from '../../store/db.js';
-import { findTask, milestoneExists, nextTaskNumber } from '../../store/plan.js';
+import { findTask, insertTask, milestoneExists, nextTaskNumber } from '../../store/plan.js';
 import { notFound } from '../../core/errors.js';
 
 export const checklistArg = z.array(z.strictObject({ text: z.string().min(1).max(500), done: z.boolean().default(false) })).max(100);
@@ -34,13 +33,11 @@ export default defineTool({
     const { result: id, outboxSeq } = ctx.commit(() => {
       const number = nextTaskNumber(db, vault.id);
       const identifier = `${vault.boardPrefix}-${number}`;
-      sql(
-        db,
-        `INSERT INTO tasks (vault_id, id, number, identifier, title, description, status, assignee_name, estimate, priority,
-           labels_json, checklist_json, due_date, milestone_id, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, 'todo', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(vault.id, identifier, number, identifier, args.title, args.description ?? null, args.assigneeName ?? null, args.estimate ?? null,
-        args.priority ?? 'none', json.write(args.labels ?? []), json.write(args.checklist ?? []), args.dueDate ?? null, args.milestoneId ?? null, at, at);
+      insertTask(db, vault.id, {
+        id: identifier, number, identifier, title: args.title, description: args.description ?? null, status: 'todo',
+        assigneeName: args.assigneeName ?? null, estimate: args.estimate ?? null, priority: args.priority ?? 'none', labels: args.labels ?? [],
+        checklist: args.checklist ?? [], dueDate: args.dueDate ?? null, milestoneId: args.milestoneId ?? null, createdAt: at, updatedAt: at,
+      });
       return identifier;
     });
     return { ...findTask(db, vault.id, { taskId: id })!, outboxSeq };

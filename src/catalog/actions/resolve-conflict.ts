@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { conflict, conflictStatus, isoDatetime } from '../shapes.js';
-import { listConflicts } from '../../store/conflicts.js';
-import { sql } from '../../store/db.js';
+import { appendConflictHistory, conflictHistory, getConflictStatus, listConflicts, setConflictStatus } from '../../store/conflicts.js';
 import { invalidArgument, notFound } from '../../core/errors.js';
 
 export default defineTool({
@@ -24,25 +23,17 @@ export default defineTool({
   }),
   run: ({ conflictId, status, note }, ctx) => {
     const { db, vault } = ctx;
-    const current = sql(db, 'SELECT status FROM conflicts WHERE vault_id = ? AND id = ?').pluck().get(vault.id, conflictId) as
-      | 'open' | 'resolved' | 'dismissed' | undefined;
+    const current = getConflictStatus(db, vault.id, conflictId);
     if (!current) throw notFound('conflict', conflictId, vault.name);
     // The spec's state table: any state → resolved or dismissed; resolved or dismissed → open.
     if (status === 'open' && current === 'open') throw invalidArgument('status', `conflict "${conflictId}" is already open; only a resolved or dismissed conflict can be reopened`);
     const at = ctx.now.toISOString();
     const { outboxSeq } = ctx.commit(() => {
-      // The note belongs to this status: a new status without a note clears the old one.
-      sql(db, 'UPDATE conflicts SET status = ?, note = ?, updated_at = ? WHERE vault_id = ? AND id = ?').run(status, note ?? null, at, vault.id, conflictId);
-      sql(db, 'INSERT INTO conflict_history (vault_id, conflict_id, at, from_status, to_status, note, actor) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
-        vault.id, conflictId, at, current, status, note ?? null, ctx.principal.name,
-      );
+      setConflictStatus(db, vault.id, conflictId, { status, note: note ?? null, at });
+      appendConflictHistory(db, vault.id, conflictId, { at, fromStatus: current, toStatus: status, note: note ?? null, by: ctx.principal.name });
       return { conflictId, status };
     });
     const updated = listConflicts(db, vault.id, { status: 'all', entityId: undefined }).find((c) => c.id === conflictId)!;
-    const history = sql(
-      db,
-      'SELECT at, from_status AS fromStatus, to_status AS toStatus, note, actor AS by FROM conflict_history WHERE vault_id = ? AND conflict_id = ? ORDER BY at, rowid',
-    ).all(vault.id, conflictId) as { at: string; fromStatus: 'open' | null; toStatus: 'open'; note: string | null; by: string | null }[];
-    return { ...updated, previousStatus: current, history, outboxSeq };
+    return { ...updated, previousStatus: current, history: conflictHistory(db, vault.id, conflictId), outboxSeq };
   },
 });

@@ -4,8 +4,8 @@ import { dirname } from 'node:path';
 import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { isoDatetime } from '../shapes.js';
-import { json, sql } from '../../store/db.js';
-import { unknownAddresses } from '../../store/mail.js';
+import { getArtifact } from '../../store/files.js';
+import { insertMailMessage, insertMailThread, insertSentEmail, threadExists, threadOfMessage, unknownAddresses } from '../../store/mail.js';
 import { artifactAbsolutePath, vaultFilePath } from '../../render/artifacts.js';
 import { buildEml } from '../../render/eml.js';
 import { invalidArgument, notFound } from '../../core/errors.js';
@@ -57,18 +57,16 @@ export default defineTool({
     const ids = args.attachmentIds ?? [];
     if (args.sendAs === 'me' && ids.length > 1) throw invalidArgument('attachmentIds', 'sendAs "me" sends one attachment at most; use sendAs "agent" for several');
     const attachments = ids.map((id) => {
-      const row = sql(db, 'SELECT id, file_name, mime_type, size_bytes, path FROM artifacts WHERE vault_id = ? AND id = ?').get(vault.id, id) as
-        | { id: string; file_name: string; mime_type: string; size_bytes: number; path: string | null }
-        | undefined;
+      const row = getArtifact(db, vault.id, id);
       if (!row?.path) throw notFound('artifact', id, vault.name);
       return { row, bytes: readFileSync(artifactAbsolutePath(ctx.dataDir, row.path)) };
     });
 
     // Threading: a reply stays in its thread; the message replied to must be in the mailbox (and that thread).
     let threadId = args.replyToThreadId;
-    if (threadId && !sql(db, 'SELECT 1 FROM mail_threads WHERE vault_id = ? AND id = ?').get(vault.id, threadId)) throw notFound('thread', threadId, vault.name);
+    if (threadId && !threadExists(db, vault.id, threadId)) throw notFound('thread', threadId, vault.name);
     if (args.inReplyToMessageId) {
-      const inThread = sql(db, 'SELECT thread_id FROM mail_messages WHERE vault_id = ? AND id = ?').pluck().get(vault.id, args.inReplyToMessageId) as string | undefined;
+      const inThread = threadOfMessage(db, vault.id, args.inReplyToMessageId);
       if (!inThread || (threadId && inThread !== threadId)) throw notFound(threadId ? `message in thread "${threadId}"` : 'message', args.inReplyToMessageId, vault.name);
       threadId = inThread;
     }
@@ -96,23 +94,15 @@ export default defineTool({
     });
     writeFileSync(`${emlPath}.partial`, eml, { mode: 0o600 });
     renameSync(`${emlPath}.partial`, emlPath);
+    const attachmentNames = attachments.map((a) => a.row.file_name);
     let outboxSeq: number;
     try {
       ({ outboxSeq } = ctx.commit(() => {
-        sql(
-          db,
-          `INSERT INTO sent_emails (vault_id, id, thread_id, message_id, in_reply_to_message_id, to_json, cc_json, subject, body, attachments_json,
-             sent_at, status, send_as, eml_path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        ).run(vault.id, id, threadId, messageId, args.inReplyToMessageId ?? null, json.write(to), json.write(cc), args.subject, args.body,
-          json.write(attachments.map((a) => a.row.file_name)), sentAt, status, args.sendAs, relative);
+        const message = { threadId, to, cc, subject: args.subject, body: args.body, attachmentNames, sentAt };
+        insertSentEmail(db, vault.id, { ...message, id, messageId, inReplyToMessageId: args.inReplyToMessageId ?? null, status, sendAs: args.sendAs, emlPath: relative });
         if (status === 'sent') {
-          if (newThread) sql(db, 'INSERT INTO mail_threads (vault_id, id, subject) VALUES (?, ?, ?)').run(vault.id, threadId, args.subject);
-          sql(
-            db,
-            `INSERT INTO mail_messages (vault_id, id, thread_id, from_addr, from_name, to_json, cc_json, subject, body, attachments_json, sent_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          ).run(vault.id, messageId, threadId, from, fromName, json.write(to), json.write(cc), args.subject, args.body,
-            json.write(attachments.map((a) => a.row.file_name)), sentAt);
+          if (newThread) insertMailThread(db, vault.id, { id: threadId, subject: args.subject });
+          insertMailMessage(db, vault.id, { ...message, id: messageId, from, fromName });
         }
         return { id, messageId, threadId, status };
       }));

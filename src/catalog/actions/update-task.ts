@@ -1,24 +1,12 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { task, taskEstimate, taskPriority, taskStatus } from '../shapes.js';
-import { json, sql } from '../../store/db.js';
-import { findTask, milestoneExists } from '../../store/plan.js';
+import { findTask, milestoneExists, TASK_COLUMNS, updateTask } from '../../store/plan.js';
 import { invalidArgument, notFound } from '../../core/errors.js';
 import { checklistArg } from './add-task.js';
 
-/** Field → column; `json` columns hold arrays. */
-const COLUMNS = {
-  title: 'title',
-  description: 'description',
-  status: 'status',
-  assigneeName: 'assignee_name',
-  estimate: 'estimate',
-  priority: 'priority',
-  labels: 'labels_json',
-  checklist: 'checklist_json',
-  dueDate: 'due_date',
-  milestoneId: 'milestone_id',
-} as const;
+/** The fields a caller may change, in the order `changed` lists them. */
+const FIELDS = Object.keys(TASK_COLUMNS) as (keyof typeof TASK_COLUMNS)[];
 
 export default defineTool({
   name: 'update_task',
@@ -56,13 +44,10 @@ export default defineTool({
     }
     const before = (byId ?? byIdentifier)!;
     if (args.milestoneId && !milestoneExists(db, vault.id, args.milestoneId)) throw notFound('milestone', args.milestoneId, vault.name);
-    const changed = (Object.keys(COLUMNS) as (keyof typeof COLUMNS)[]).filter((k) => args[k] !== undefined);
-    if (!changed.length) throw invalidArgument('identifier', `nothing to change: give at least one of ${Object.keys(COLUMNS).join(', ')}`);
+    const changed = FIELDS.filter((k) => args[k] !== undefined);
+    if (!changed.length) throw invalidArgument('identifier', `nothing to change: give at least one of ${FIELDS.join(', ')}`);
     const { outboxSeq } = ctx.commit(() => {
-      const sets = changed.map((k) => `${COLUMNS[k]} = @${k}`).join(', ');
-      const values: Record<string, unknown> = { v: vault.id, id: before.id, at: ctx.now.toISOString() };
-      for (const k of changed) values[k] = k === 'labels' || k === 'checklist' ? json.write(args[k]) : args[k];
-      sql(db, `UPDATE tasks SET ${sets}, updated_at = @at WHERE vault_id = @v AND id = @id`).run(values);
+      updateTask(db, vault.id, before.id, args, ctx.now.toISOString());
       return { identifier: before.identifier, changed };
     });
     return { ...findTask(db, vault.id, { taskId: before.id })!, changed, outboxSeq };

@@ -1,6 +1,6 @@
 /** Milestones (list_milestones); their task tallies are derived locally from the tasks. */
 import { z } from 'zod';
-import { replaceMilestonesFromUpstream } from '../../store/milestones.js';
+import { replaceMilestonesFromUpstream } from '../../store/plan.js';
 import { optionalString, pullList, type PullContext, readTool } from './common.js';
 
 const milestone = { id: z.string(), title: z.string(), description: optionalString, targetDate: optionalString };

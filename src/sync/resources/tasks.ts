@@ -1,6 +1,6 @@
 /** Board tasks of every status (list_tasks with no filter). The board prefix follows the identifiers (`ACME-5`). */
 import { z } from 'zod';
-import { replaceTasksFromUpstream } from '../../store/tasks.js';
+import { replaceTasksFromUpstream } from '../../store/plan.js';
 import { setBoardPrefix } from '../../store/vaults.js';
 import { optionalString, orDefault, pullList, readTool, stringList, type PullContext } from './common.js';
 
@@ -31,7 +31,7 @@ export function pullTasks(ctx: PullContext) {
     async () => (await readTool<{ tasks?: unknown }>(ctx, 'list_tasks', { vault: vaultId })).tasks,
     (records) => {
       // A task created here and not pushed yet keeps its row, and moves past a number upstream has since used.
-      replaceTasksFromUpstream(db, vaultId, records.map((r) => r.item), ctx.localOnly('task'));
+      replaceTasksFromUpstream(db, vaultId, records.map(({ item: { owner, ...t } }) => ({ ...t, assigneeName: owner })), ctx.localOnly('task'));
       const prefix = /^(.+)-\d+$/.exec(records[0]?.item.identifier ?? '')?.[1];
       if (prefix) setBoardPrefix(db, vaultId, prefix);
     },
