@@ -3,7 +3,7 @@
  * dependency-cruiser (`npm run deps:check`, which also runs the SQL-owner check it cannot do).
  *
  * Layers, bottom to top. A module may import its own layer and any layer below it, never one above.
- * docs/architecture.md describes them; docs/architecture-baseline.md lists what still breaks them.
+ * docs/architecture.md describes them; test/unit/layers.test.ts fails on any breach.
  */
 const LAYERS = [
   // shared words: principal and access, error codes, vocabulary, REST paths, ids and time; imports nothing of the project

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { listOutbox } from '../store/outbox.js';
+import { listOutbox } from '../service/open.js';
 import { CliError, openStore, resolveDataDir } from './context.js';
 
 export function register(program: Command): void {

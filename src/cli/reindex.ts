@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { createEmbedder } from '../search/embedder/index.js';
 import { countPending, indexPending, resetVectorIndex } from '../search/vectors.js';
-import { hasVectorExtension, vectorExtensionError } from '../store/db.js';
+import { hasVectorExtension, vectorExtensionError } from '../service/open.js';
 import { CliError, openStore, resolveDataDir } from './context.js';
 import { progressPrinter } from './progress.js';
 

@@ -6,7 +6,7 @@ import { serveStdio } from '../surfaces/mcp/stdio.js';
 import { startHttpServer, type HttpListener } from '../surfaces/http/server.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../surfaces/http/body.js';
 import { PATHS } from '../core/rest-paths.js';
-import type { Db } from '../store/db.js';
+import type { Store } from '../service/open.js';
 import { createEmbedder } from '../search/embedder/index.js';
 import { startBackgroundIndexing } from '../search/background.js';
 import { selectTools, ToolSelectionError } from '../catalog/select.js';
@@ -69,7 +69,7 @@ function positiveInt(name: string, value: string, allowZero = false): number {
 }
 
 /** Serves a store: MCP on stdio (unless off or stdin is a terminal) and, with --http, the REST listener. */
-export async function serveStore(db: Db, dataDir: string, opts: ServeOptions): Promise<void> {
+export async function serveStore(db: Store, dataDir: string, opts: ServeOptions): Promise<void> {
   const stdio = opts.stdio && !process.stdin.isTTY;
   if (!stdio && !opts.http) {
     throw new CliError('nothing to serve: stdin is a terminal (or --no-stdio). Start it from an MCP client, or add --http [HOST:]PORT.', 2);

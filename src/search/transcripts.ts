@@ -7,10 +7,11 @@
  * then the vector search runs; query vectors are kept in a small LRU, so a repeated question is not embedded
  * again.
  */
-import { cachedRead, hasVectorExtension, json, limitParam, sql, type Db } from '../store/db.js';
-import { normalize, tokens } from '../store/text.js';
+import { hasVectorExtension, type Db } from '../store/db.js';
+import { tokens } from '../store/text.js';
 import { hasVectors, nearestChunks, vectorIndexOwner, type EmbedderLike } from './vectors.js';
-import { ensureWordIndex } from './word-index.js';
+import { bm25Ranked, bm25Ranking, matchesAny } from './word-index.js';
+import { filteredChunks, isFiltered, type SearchFilters } from './chunk-index.js';
 
 /**
  * Fusion weights and the reciprocal-rank constant, chosen by measurement on the tuning sets
@@ -72,14 +73,6 @@ const QUESTION_FRAME = new Set(
   ),
 );
 
-export interface SearchFilters {
-  meetingId?: string;
-  speaker?: string;
-  /** ISO datetimes bounding the meeting's start */
-  after?: string;
-  before?: string;
-}
-
 export interface SearchHit {
   chunkId: number;
   score: number;
@@ -106,63 +99,6 @@ export function wordTerms(query: string, options: { keepFrame?: boolean } = {}):
 }
 
 /**
- * The speaker lists (`speakers_json` values) of the vault's chunks in which one speaker's name contains `speaker`,
- * compared as every other name match compares names (normalize: case, accents and punctuation ignored, so "Jose
- * Ibanez" finds "José Ibáñez"). A vault has few distinct lists (the combinations of people who talk in one
- * chunk), read once per store version from the filter index; chunks are then picked by list in that index. On
- * 50,000 chunks: the lists ~7 ms with 2 distinct lists, ~32 ms with 1,800 (synthetic); the pick as fast as the
- * case-insensitive LIKE it replaces (~30 ms both, measured on a shared 2-core machine).
- */
-function speakerLists(db: Db, vaultId: string, speaker: string): string[] {
-  const lists = cachedRead(db, `speakerLists:${vaultId}`, () =>
-    (sql(db, 'SELECT DISTINCT speakers_json FROM transcript_chunks WHERE vault_id = ?').pluck().all(vaultId) as string[]).map((text) => ({
-      text,
-      names: json.read<string[]>(text).map(normalize),
-    })),
-  );
-  const wanted = normalize(speaker);
-  if (!wanted) return []; // only punctuation: no name holds it
-  return lists.filter((l) => l.names.some((name) => name.includes(wanted))).map((l) => l.text);
-}
-
-const isFiltered = (f: SearchFilters) => Boolean(f.meetingId || f.speaker || f.after || f.before);
-
-/**
- * The ids of the vault's chunks that pass the filters, computed once per search and used by both halves.
- * Every filter reads indexes only: chunks by (vault_id, meeting_id, speakers_json) (migration 4), which gives a
- * meeting's chunks and the speakers a speaker filter tests, and date bounds through the vault's meetings.
- * Over 50,000 chunks: meeting or dates ~1 ms, speaker ~10 ms (30-45 ms when it read every chunk row).
- */
-export function filteredChunks(db: Db, vaultId: string, filters: SearchFilters): Set<number> {
-  const where = ['c.vault_id = @vault'];
-  const params: Record<string, string> = { vault: vaultId };
-  if (filters.meetingId) {
-    where.push('c.meeting_id = @meeting');
-    params.meeting = filters.meetingId;
-  }
-  if (filters.speaker) {
-    where.push('c.speakers_json IN (SELECT value FROM json_each(@speakerLists))');
-    params.speakerLists = JSON.stringify(speakerLists(db, vaultId, filters.speaker));
-  }
-  if (filters.after) {
-    where.push('m.started_at >= @after');
-    params.after = filters.after;
-  }
-  if (filters.before) {
-    where.push('m.started_at < @before');
-    params.before = filters.before;
-  }
-  const dates = Boolean(filters.after || filters.before);
-  const from = !dates
-    ? 'transcript_chunks c'
-    : filters.meetingId || filters.speaker
-      ? 'transcript_chunks c JOIN meetings m ON m.vault_id = c.vault_id AND m.id = c.meeting_id'
-      : // dates alone: the vault's meetings in range first, then their chunks by index
-        'meetings m CROSS JOIN transcript_chunks c ON c.vault_id = m.vault_id AND c.meeting_id = m.id';
-  return new Set(sql(db, `SELECT c.id FROM ${from} WHERE ${where.join(' AND ')}`).pluck().all(params) as number[]);
-}
-
-/**
  * The vault's best chunks by BM25. The FTS table answers alone (every row is a chunk of the vault); with
  * filters, its ranking is read in order until `limit` chunks that pass them are found.
  */
@@ -174,14 +110,13 @@ export function wordRanking(db: Db, vaultId: string, query: string, filters: Sea
 function scoredWordRanking(db: Db, vaultId: string, query: string, filters: SearchFilters, limit: number, allowed?: Set<number>): [number, number][] {
   const match = wordTerms(query);
   if (!match) return [];
-  const t = ensureWordIndex(db, vaultId);
   if (!isFiltered(filters)) {
-    return sql(db, `SELECT rowid, -bm25(${t}) FROM ${t} WHERE ${t} MATCH ? ORDER BY bm25(${t}) LIMIT ${limitParam('?')}`).raw().all(match, limit) as [number, number][];
+    return bm25Ranking(db, vaultId, match, limit);
   }
   const pass = allowed ?? filteredChunks(db, vaultId, filters);
   const out: [number, number][] = [];
   if (!pass.size) return out;
-  for (const row of sql(db, `SELECT rowid, -bm25(${t}) FROM ${t} WHERE ${t} MATCH ? ORDER BY bm25(${t})`).raw().iterate(match) as IterableIterator<[number, number]>) {
+  for (const row of bm25Ranked(db, vaultId, match)) {
     if (pass.has(row[0]) && out.push(row) >= limit) break; // leaving the loop resets the statement
   }
   return out;
@@ -196,9 +131,8 @@ export function wordEvidence(db: Db, vaultId: string, query: string, scored: [nu
   const words = queryWords(query);
   let absent = 0;
   if (words.length) {
-    const t = ensureWordIndex(db, vaultId);
-    const holds = sql(db, `SELECT 1 FROM ${t} WHERE ${t} MATCH ? LIMIT 1`);
-    for (const w of words) if (holds.get(phrase(w)) === undefined) absent++;
+    const holds = matchesAny(db, vaultId);
+    for (const w of words) if (!holds(phrase(w))) absent++;
   }
   const tenth = scored[9]?.[1];
   const all = tokens(query);
@@ -297,26 +231,4 @@ export async function searchChunks(
     if (wanted === 'hybrid' && weights.adaptive) fusion = { ...weights, meaning: meaningWeight(weights.meaning, wordEvidence(db, vaultId, query, scored)) };
   }
   return { hits: fuse(words, meaning, fusion).slice(0, options.limit), mode };
-}
-
-export interface ChunkRow {
-  id: number;
-  meeting_id: string;
-  meeting_name: string;
-  started_at: string;
-  turn_start: number;
-  turn_end: number;
-  speakers_json: string;
-  start_seconds: number | null;
-  text: string;
-}
-
-export function chunkRows(db: Db, ids: number[]): Map<number, ChunkRow & { speakers: string[] }> {
-  const rows = sql(
-    db,
-    `SELECT c.id, c.meeting_id, m.name AS meeting_name, m.started_at, c.turn_start, c.turn_end, c.speakers_json, c.start_seconds, c.text
-     FROM transcript_chunks c JOIN meetings m ON m.vault_id = c.vault_id AND m.id = c.meeting_id
-     WHERE c.id IN (SELECT value FROM json_each(?))`,
-  ).all(JSON.stringify(ids)) as ChunkRow[];
-  return new Map(rows.map((r) => [r.id, { ...r, speakers: json.read(r.speakers_json) }]));
 }

@@ -74,23 +74,35 @@ export function readResource(service: Service, who: Principal, uri: string): Res
   }
   const artifact = ARTIFACT_URI.exec(uri);
   if (artifact) {
-    const vault = resolveVault(service.db, who, decodeURIComponent(artifact[1]!));
-    const id = decodeURIComponent(artifact[2]!);
-    const row = getArtifact(service.db, vault.id, id);
-    const path = row?.path ? artifactAbsolutePath(service.dataDir, row.path) : undefined;
-    if (!row || !path || !existsSync(path)) throw new ServiceError('not_found', `No artifact "${id}" in vault "${vault.name}".`);
-    const bytes = readFileSync(path);
-    const isText = /^text\/|\/(json|csv)$/.test(row.mime_type);
-    return isText ? { uri, mimeType: row.mime_type, text: bytes.toString('utf8') } : { uri, mimeType: row.mime_type, bytes };
+    const a = artifactFile(service, who, decodeURIComponent(artifact[1]!), decodeURIComponent(artifact[2]!));
+    const bytes = readFileSync(a.path);
+    const isText = /^text\/|\/(json|csv)$/.test(a.mimeType);
+    return isText ? { uri, mimeType: a.mimeType, text: bytes.toString('utf8') } : { uri, mimeType: a.mimeType, bytes };
   }
   const file = FILE_URI.exec(uri);
   if (file) {
-    // The REST download's access rule and content: any key that reaches the vault; the file's parsed text.
-    const vault = resolveVault(service.db, who, decodeURIComponent(file[1]!));
-    const id = decodeURIComponent(file[2]!);
-    const row = getPublicFile(service.db, vault.id, id);
-    if (!row) throw new ServiceError('not_found', `No public file "${id}" in vault "${vault.name}".`);
-    return { uri, mimeType: 'text/plain', text: row.content_text ?? '' };
+    const f = publicFileText(service, who, decodeURIComponent(file[1]!), decodeURIComponent(file[2]!));
+    return { uri, mimeType: 'text/plain', text: f.text };
   }
   return undefined;
+}
+
+/**
+ * An artifact's file on disk, for a key that reaches its vault (others get the vault's 404, as for tools):
+ * what REST streams and resources/read returns.
+ */
+export function artifactFile(service: Service, who: Principal, vaultRef: string, artifactId: string): { fileName: string; mimeType: string; path: string } {
+  const vault = resolveVault(service.db, who, vaultRef);
+  const row = getArtifact(service.db, vault.id, artifactId);
+  const path = row?.path ? artifactAbsolutePath(service.dataDir, row.path) : undefined;
+  if (!row || !path || !existsSync(path)) throw new ServiceError('not_found', `No artifact "${artifactId}" in vault "${vault.name}".`);
+  return { fileName: row.file_name, mimeType: row.mime_type, path };
+}
+
+/** A public file's parsed text (the store keeps text, not the original bytes), for a key that reaches its vault. */
+export function publicFileText(service: Service, who: Principal, vaultRef: string, fileId: string): { name: string; text: string } {
+  const vault = resolveVault(service.db, who, vaultRef);
+  const row = getPublicFile(service.db, vault.id, fileId);
+  if (!row) throw new ServiceError('not_found', `No public file "${fileId}" in vault "${vault.name}".`);
+  return { name: row.name, text: row.content_text ?? '' };
 }

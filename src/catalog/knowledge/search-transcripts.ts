@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { isoDatetime, limitArg } from '../shapes.js';
-import { chunkRows, searchChunks } from '../../search/transcripts.js';
+import { chunkRows } from '../../search/chunk-index.js';
+import { searchChunks } from '../../search/transcripts.js';
 import { vectorCoverage, vectorIndexOwner } from '../../search/vectors.js';
 import { getMeetingRow } from '../../store/meetings.js';
 import { invalidArgument, notFound } from '../../core/errors.js';

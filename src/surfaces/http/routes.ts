@@ -1,14 +1,13 @@
 /** The listener's routes: a small table of method, path template, whether a key is needed, and handler. */
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createReadStream, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isAbsolute, join } from 'node:path';
 import { authenticate } from '../../auth/keys.js';
 import type { Principal } from '../../core/principal.js';
 import { ServiceError } from '../../core/errors.js';
-import { resolveVault, type InvokeResult, type Service } from '../../service/invoke.js';
-import { sql, type Db } from '../../store/db.js';
-import { getPublicFile } from '../../store/files.js';
+import type { InvokeResult, Service } from '../../service/invoke.js';
+import type { Store } from '../../service/open.js';
+import { artifactFile, publicFileText } from '../../service/resources.js';
 import { describeTool } from '../catalog-json.js';
 import { toolsByName } from '../../catalog/index.js';
 import { handleMcpHttp } from '../mcp/http.js';
@@ -20,7 +19,7 @@ import { sendError, sendJson, sendJsonText } from './respond.js';
 import { log } from '../../log.js';
 
 export interface RouteContext {
-  db: Db;
+  db: Store;
   service: Service;
   dataDir: string;
   maxBodyBytes: number;
@@ -192,11 +191,9 @@ const ROUTES: Route[] = [
     auth: true,
     streams: true,
     handle: (_req, res, ctx) => {
-      const vault = resolveVault(ctx.db, ctx.principal, ctx.params.vault);
-      const file = getPublicFile(ctx.db, vault.id, ctx.params.fileId!);
-      if (!file) throw new ServiceError('not_found', `No public file "${ctx.params.fileId}" in vault "${vault.name}".`);
       // The local store keeps a file's parsed text, not its original bytes.
-      const text = file.content_text ?? '';
+      const file = publicFileText(ctx.service, ctx.principal, ctx.params.vault!, ctx.params.fileId!);
+      const text = file.text;
       res.writeHead(200, {
         'Content-Type': 'text/plain; charset=utf-8',
         'Content-Length': Buffer.byteLength(text),
@@ -212,18 +209,13 @@ const ROUTES: Route[] = [
     streams: true,
     handle: async (_req, res, ctx) => {
       // Access rule: any key that reaches the artifact's vault may download it; others get the vault's 404.
-      const vault = resolveVault(ctx.db, ctx.principal, ctx.params.vault);
-      const row = sql(ctx.db, 'SELECT file_name, mime_type, path FROM artifacts WHERE vault_id = ? AND id = ?').get(vault.id, ctx.params.artifactId) as
-        | { file_name: string; mime_type: string; path: string | null }
-        | undefined;
-      const path = row?.path ? (isAbsolute(row.path) ? row.path : join(ctx.dataDir, row.path)) : undefined;
-      if (!row || !path || !existsSync(path)) throw new ServiceError('not_found', `No artifact "${ctx.params.artifactId}" in vault "${vault.name}".`);
+      const artifact = artifactFile(ctx.service, ctx.principal, ctx.params.vault!, ctx.params.artifactId!);
       res.writeHead(200, {
-        'Content-Type': row.mime_type,
-        'Content-Length': statSync(path).size,
-        'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(row.file_name)}`,
+        'Content-Type': artifact.mimeType,
+        'Content-Length': statSync(artifact.path).size,
+        'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(artifact.fileName)}`,
       });
-      await new Promise<void>((resolve, reject) => createReadStream(path).on('error', reject).on('end', resolve).pipe(res));
+      await new Promise<void>((resolve, reject) => createReadStream(artifact.path).on('error', reject).on('end', resolve).pipe(res));
     },
   },
 ];

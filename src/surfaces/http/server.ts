@@ -10,7 +10,7 @@ import type { Principal } from '../../core/principal.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimit } from '../../auth/rate-limit.js';
 import { ServiceError } from '../../core/errors.js';
 import { Service, type ServiceOptions } from '../../service/invoke.js';
-import type { Db } from '../../store/db.js';
+import type { Store } from '../../service/open.js';
 import { log } from '../../log.js';
 import { DEFAULT_MAX_BODY_BYTES } from './body.js';
 import { applyCors, checkHostAndOrigin, originPolicy, requestIdOf, type OriginPolicy } from './guard.js';
@@ -47,7 +47,7 @@ function settledWithin(promises: Promise<unknown>[], ms: number): Promise<void> 
   ]).finally(() => clearTimeout(timer));
 }
 
-export async function startHttpServer(db: Db, options: HttpOptions): Promise<HttpListener> {
+export async function startHttpServer(db: Store, options: HttpOptions): Promise<HttpListener> {
   for (const o of options.allowOrigins ?? []) {
     if (o.trim() === '*') throw new Error('--allow-origin "*" is refused: name each origin (credentials are never shared with a wildcard)');
   }
