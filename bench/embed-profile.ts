@@ -5,7 +5,7 @@
  * counted from their shapes, so the rate it reaches can be set against what a core can do.
  */
 import { createRequire } from 'node:module';
-import { embeddingWindows } from '../src/search/vectors.js';
+import { embeddingWindows } from '../src/search/embed-chunks.js';
 import { prng, TextMaker, vocabulary } from './lib/synth.js';
 
 interface Kernel {

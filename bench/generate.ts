@@ -13,7 +13,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDb } from '../src/store/db.js';
 import { ensureOwnerKey } from '../src/auth/keys.js';
-import { indexPending } from '../src/search/vectors.js';
+import { indexPending } from '../src/search/vector-indexing.js';
 import { USE_LITE_DIMS, USE_LITE_ID } from '../src/search/embedder/use-lite.js';
 import { DAY_MS } from '../src/time.js';
 import { prng, TextMaker, unitVector, vocabulary } from './lib/synth.js';

@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import { openDb } from '../src/store/db.js';
 import { createDefaultEmbedder } from '../src/search/embedder/index.js';
-import { embedChunkTexts, embeddingWindows } from '../src/search/vectors.js';
+import { embedChunkTexts, embeddingWindows } from '../src/search/embed-chunks.js';
 import { generateStore } from './generate.js';
 import { BIN, TSX } from './lib/procs.js';
 import { StdioRpc } from './lib/rpc.js';

@@ -16,7 +16,8 @@ import { openDb, type Db } from '../src/store/db.js';
 import { contentHash } from '../src/search/chunk-index.js';
 import { vaultToken } from '../src/search/word-index.js';
 import { createDefaultEmbedder, USE_LITE_ID } from '../src/search/embedder/index.js';
-import { ensureVectorTable, nearestChunks, OVERSAMPLE, storeVectors, VECTOR_LAYOUT, vectorIndexOwner } from '../src/search/vectors.js';
+import { ensureVectorTable, nearestChunks, OVERSAMPLE, VECTOR_LAYOUT, vectorIndexOwner } from '../src/search/vectors.js';
+import { storeVectors } from '../src/search/vector-indexing.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const QMSUM = resolve(ROOT, '..', 'shared', 'data', 'qmsum-val');

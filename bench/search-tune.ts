@@ -6,7 +6,8 @@
  */
 import { openDb, type Db } from '../src/store/db.js';
 import { createDefaultEmbedder } from '../src/search/embedder/index.js';
-import { nearestChunks, embeddingWindows } from '../src/search/vectors.js';
+import { nearestChunks } from '../src/search/vectors.js';
+import { embeddingWindows } from '../src/search/embed-chunks.js';
 import { meaningWeight, queryWords, wordTerms } from '../src/search/transcripts.js';
 import { ensureWordIndex } from '../src/search/word-index.js';
 import { tokens } from '../src/store/text.js';

@@ -9,9 +9,10 @@ import ts from 'typescript';
 
 /**
  * The modules allowed to hold SQL: the store, and the search indexes that own their tables: words (FTS5),
- * chunks, vectors, and the name index (names.ts reads the entity_name_changes log its triggers keep).
+ * chunks, vectors (the table and its search in vectors.ts, filling it in vector-indexing.ts), and the name
+ * index (names.ts reads the entity_name_changes log its triggers keep).
  */
-export const SQL_OWNERS = [/^src\/store\//, /^src\/search\/(word-index|chunk-index|vectors|names)\.ts$/];
+export const SQL_OWNERS = [/^src\/store\//, /^src\/search\/(word-index|chunk-index|vectors|vector-indexing|names)\.ts$/];
 
 // A statement's opening words; upper case only, as the code base writes SQL (prose rarely opens so).
 const STATEMENT = /^\s*(SELECT\b[\s\S]*\bFROM\b|SELECT\s|INSERT\s+(OR\s+\w+\s+)?INTO\b|REPLACE\s+INTO\b|UPDATE\s+\w+\s+SET\b|DELETE\s+FROM\b|CREATE\s+(TABLE|INDEX|UNIQUE|VIRTUAL|TRIGGER|VIEW)\b|DROP\s+(TABLE|INDEX|TRIGGER|VIEW)\b|ALTER\s+TABLE\b|WITH\s+(RECURSIVE\s+)?\w+(\s*\([^)]*\))?\s+AS\b|PRAGMA\s)/;

@@ -8,7 +8,7 @@ import type { Principal } from '../core/principal.js';
 import type { Db } from '../store/db.js';
 import type { Vault } from '../store/vaults.js';
 import type { Links } from '../core/links.js';
-import type { EmbedderLike } from '../search/vectors.js';
+import type { EmbedderLike } from '../search/embed-chunks.js';
 import { portableSchema } from './portable-schema.js';
 
 export type Access = 'member' | 'manager';

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { createEmbedder } from '../search/embedder/index.js';
-import { countPending, indexPending, resetVectorIndex } from '../search/vectors.js';
+import { resetVectorIndex } from '../search/vectors.js';
+import { countPending, indexPending } from '../search/vector-indexing.js';
 import { hasVectorExtension, vectorExtensionError } from '../service/open.js';
 import { CliError, openStore, resolveDataDir } from './context.js';
 import { progressPrinter } from './progress.js';

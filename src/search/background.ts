@@ -8,7 +8,8 @@
 import type { Db } from '../store/db.js';
 import { hasVectorExtension, vectorExtensionError } from '../store/db.js';
 import { log } from '../log.js';
-import { indexPending, type EmbedderLike } from './vectors.js';
+import { indexPending } from './vector-indexing.js';
+import { type EmbedderLike } from './embed-chunks.js';
 import { ensureWordIndex, vaultsWithChunks } from './word-index.js';
 
 /**

@@ -14,7 +14,7 @@ import { ERROR_CODES, ServiceError, type ErrorCode } from '../core/errors.js';
 import { makeLinks, type Links } from '../core/links.js';
 import { log } from '../log.js';
 import { appendOutbox, findOutboxEntry, setOutboxResult } from '../store/outbox.js';
-import type { EmbedderLike } from '../search/vectors.js';
+import type { EmbedderLike } from '../search/embed-chunks.js';
 
 export type InvokeResult =
   | {

@@ -7,7 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDb, type Db } from '../../src/store/db.js';
 import { loadFixture } from '../../src/vault-format/load.js';
 import { readVaultDir } from '../../src/vault-format/read.js';
-import { indexPending, countPending, type EmbedderLike } from '../../src/search/vectors.js';
+import { indexPending, countPending } from '../../src/search/vector-indexing.js';
+import { type EmbedderLike } from '../../src/search/embed-chunks.js';
 import { ADAPT, fuse, meaningWeight, searchChunks, wordEvidence, wordTerms } from '../../src/search/transcripts.js';
 import { chunkRows } from '../../src/search/chunk-index.js';
 import { wordTable } from '../../src/search/word-index.js';
@@ -245,7 +246,7 @@ describe('ranking', () => {
 
 describe('embedding windows', () => {
   it('cuts a chunk into whole lines that fit the model, and a long line at a space', async () => {
-    const { embeddingWindows } = await import('../../src/search/vectors.js');
+    const { embeddingWindows } = await import('../../src/search/embed-chunks.js');
     const text = ['Ana: short line one.', 'Ben: ' + 'word '.repeat(40).trim(), 'Ana: closing line.'].join('\n');
     const windows = embeddingWindows(text, 100);
     expect(windows.every((w) => w.length <= 100)).toBe(true);
@@ -256,7 +257,7 @@ describe('embedding windows', () => {
   });
 
   it('a chunk vector is the normalised mean of its windows, so its end counts too', async () => {
-    const { embedChunkTexts } = await import('../../src/search/vectors.js');
+    const { embedChunkTexts } = await import('../../src/search/embed-chunks.js');
     const windowed = new (class extends HashEmbedder {
       readonly windowChars = 40;
     })();
