@@ -366,3 +366,26 @@ export function deleteEntity(db: Db, vaultId: string, id: string): void {
 }
 
 export const countEntities = (db: Db, vaultId: string) => sql(db, 'SELECT count(*) FROM entities WHERE vault_id = ?').pluck().get(vaultId) as number;
+
+/** An edge between two entities, unless that edge exists already. */
+export function insertEdge(db: Db, vaultId: string, e: { from: string; to: string; relation: string; weight: number }): void {
+  sql(db, 'INSERT INTO edges (vault_id, source_id, target_id, relation, weight) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING').run(
+    vaultId, e.from, e.to, e.relation, e.weight,
+  );
+}
+
+/** A quote of a meeting's transcript that is evidence for an entity. */
+export function insertEvidence(
+  db: Db,
+  vaultId: string,
+  e: { id: string; entityId: string; meetingId: string; turnIndex: number; speaker: string; quote: string; spokenAt: string },
+): void {
+  sql(db, 'INSERT INTO evidence (vault_id, id, entity_id, meeting_id, turn_index, speaker, quote, spoken_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
+    vaultId, e.id, e.entityId, e.meetingId, e.turnIndex, e.speaker, e.quote, e.spokenAt,
+  );
+}
+
+/** How often an entity was mentioned in one meeting. */
+export function insertEntityMention(db: Db, vaultId: string, entityId: string, meetingId: string, count: number): void {
+  sql(db, 'INSERT INTO entity_mentions (vault_id, entity_id, meeting_id, count) VALUES (?, ?, ?, ?)').run(vaultId, entityId, meetingId, count);
+}

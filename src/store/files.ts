@@ -58,15 +58,16 @@ export function getArtifact(db: Db, vaultId: string, id: string): ArtifactRow | 
 }
 
 /** Records an artifact a tool wrote (inside the tool's commit, with its outbox entry). `path` is relative to the data dir. */
+const writeArtifactSql = (verb: 'INSERT' | 'INSERT OR REPLACE') =>
+  `${verb} INTO artifacts (vault_id, id, kind, title, file_name, mime_type, size_bytes, path, created_by, created_at)
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
 export function insertArtifact(
   db: Db,
   a: { vaultId: string; id: string; kind: ArtifactRow['kind']; title: string; fileName: string; mimeType: string; sizeBytes: number; path: string; createdBy: string; createdAt: string },
+  verb: 'INSERT' | 'INSERT OR REPLACE' = 'INSERT',
 ): void {
-  sql(
-    db,
-    `INSERT INTO artifacts (vault_id, id, kind, title, file_name, mime_type, size_bytes, path, created_by, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(a.vaultId, a.id, a.kind, a.title, a.fileName, a.mimeType, a.sizeBytes, a.path, a.createdBy, a.createdAt);
+  sql(db, writeArtifactSql(verb)).run(a.vaultId, a.id, a.kind, a.title, a.fileName, a.mimeType, a.sizeBytes, a.path, a.createdBy, a.createdAt);
 }
 
 /** A file's stored text (null when it has none, undefined when there is no such file). */
@@ -111,11 +112,7 @@ export function upsertArtifactFromUpstream(
   vaultId: string,
   a: { id: string; kind: ArtifactRow['kind']; title: string; fileName: string; mimeType: string; sizeBytes: number; path: string; createdAt: string },
 ): void {
-  sql(
-    db,
-    `INSERT OR REPLACE INTO artifacts (vault_id, id, kind, title, file_name, mime_type, size_bytes, path, remote_url, created_by, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, 'sync', ?)`,
-  ).run(vaultId, a.id, a.kind, a.title, a.fileName, a.mimeType, a.sizeBytes, a.path, a.createdAt);
+  insertArtifact(db, { ...a, vaultId, createdBy: 'sync' }, 'INSERT OR REPLACE');
 }
 
 /** A vault's file, with its text for reading and search. */
