@@ -24,7 +24,8 @@ export function register(program: Command): void {
           resetVectorIndex(db, embedder);
         }
         const print = progressPrinter('reindex', 'chunks');
-        const result = await indexPending(db, embedder, { vaultId: opts.vault, onProgress: (p) => print(p.done, p.total) });
+        // Bulk work: shared over the background workers (one per core), like serve's indexer.
+        const result = await indexPending(db, embedder, { vaultId: opts.vault, background: true, onProgress: (p) => print(p.done, p.total) });
         process.stderr.write(
           `reindex: ${result.embedded} chunks embedded, ${result.reused} reused from the cache, ${countPending(db, embedder.id, opts.vault)} pending (embedder ${embedder.id})\n`,
         );

@@ -8,6 +8,7 @@ import {
   createOpenAiEmbedder,
   EmbedderError,
   OpenAiEmbedder,
+  indexWorkers,
   USE_LITE_MAX_TOKENS,
   UseLiteEmbedder,
 } from '../../src/search/embedder/index.js';
@@ -381,5 +382,52 @@ describe('default embedder: background work (the indexer) apart from queries', (
     await embedder.embed(['where is the dock schedule?']).then(() => order.push('query'));
     await bulk;
     expect(order).toEqual(['query', 'background']);
+  });
+});
+
+describe('default embedder: bulk work shared over several background workers', () => {
+  const embedder = new UseLiteEmbedder({ backgroundWorkers: 2 });
+  afterAll(() => embedder.close());
+
+  it('splits a background call across its workers, each started when first needed, and returns the vectors in order', async () => {
+    const texts = ['Dock doors four and five are closed for repairs.', 'The oncology ward wants a second pharmacy run.', 'Carrier appointments moved to the morning.', 'Voice picking pilots start in aisle nine.', 'Budget review on Thursday.'];
+    const [one] = await embedder.embed([texts[0]!], { background: true });
+    expect(embedder.workerStarts).toBe(1); // one text: one worker is enough
+    const bulk = await embedder.embed(texts, { background: true });
+    expect(embedder.workerStarts).toBe(2);
+    const alone = await embedder.embed(texts); // the query worker, one batch
+    expect(embedder.workerStarts).toBe(3);
+    expect(bulk).toHaveLength(texts.length);
+    for (let i = 0; i < texts.length; i++) expect(dot(bulk[i]!, alone[i]!)).toBeGreaterThan(0.99999);
+    expect(dot(bulk[0]!, one!)).toBeGreaterThan(0.99999);
+    expect(dot(bulk[0]!, bulk[1]!)).toBeLessThan(0.9); // not one vector repeated
+  });
+
+  it('stops a background worker that has been idle (its copy of the model is freed) and starts it again on the next bulk call', async () => {
+    const brief = new UseLiteEmbedder({ backgroundWorkers: 1, backgroundIdleMs: 100 });
+    try {
+      const [first] = await brief.embed(['Dock doors four and five are closed.'], { background: true });
+      expect(brief.workerStarts).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const [again] = await brief.embed(['Dock doors four and five are closed.'], { background: true });
+      expect(brief.workerStarts).toBe(2);
+      expect(dot(first!, again!)).toBeGreaterThan(0.99999);
+      const [query] = await brief.embed(['a query']);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await brief.embed(['another query']);
+      expect(brief.workerStarts).toBe(3); // the query worker stays
+      expect(query!.length).toBe(512);
+    } finally {
+      await brief.close();
+    }
+  });
+
+  it('takes its worker count from VAULT_TOOLS_INDEX_WORKERS (1-8), else one per core up to 4', () => {
+    expect(indexWorkers({}, 2)).toBe(2);
+    expect(indexWorkers({}, 16)).toBe(4);
+    expect(indexWorkers({}, 1)).toBe(1);
+    expect(indexWorkers({ VAULT_TOOLS_INDEX_WORKERS: '3' }, 2)).toBe(3);
+    expect(indexWorkers({ VAULT_TOOLS_INDEX_WORKERS: '0' }, 2)).toBe(2);
+    expect(indexWorkers({ VAULT_TOOLS_INDEX_WORKERS: 'many' }, 8)).toBe(4);
   });
 });

