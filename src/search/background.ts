@@ -25,6 +25,13 @@ async function buildWordIndexes(db: Db, signal: AbortSignal): Promise<void> {
   }
 }
 
+/**
+ * Chunks per indexing batch. Small: each batch lands (and counts in search) within seconds even when the
+ * low-priority workers get little CPU, and a stop loses little. Big enough that its ~30 windows, sorted by
+ * length and shared over two workers, pad little (the model pads a batch to its longest text).
+ */
+export const INDEX_BATCH_CHUNKS = 8;
+
 export function startBackgroundIndexing(db: Db, embedder: EmbedderLike): { stop(): Promise<void> } {
   const controller = new AbortController();
   const vectors = hasVectorExtension(db);
@@ -44,9 +51,7 @@ export function startBackgroundIndexing(db: Db, embedder: EmbedderLike): { stop(
     }
     if (!vectors || controller.signal.aborted) return;
     try {
-      // Small batches: each lands (and counts in search) within seconds even when the low-priority worker gets
-      // little CPU, and a stop loses little; the model's cost per window hardly depends on the batch (measured).
-      const result = await indexPending(db, embedder, { signal: controller.signal, batchSize: 4, background: true });
+      const result = await indexPending(db, embedder, { signal: controller.signal, batchSize: INDEX_BATCH_CHUNKS, background: true });
       if (result.total) {
         log.info(`vector index: ${result.embedded} chunks embedded, ${result.reused} reused, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       }

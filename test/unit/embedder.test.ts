@@ -398,7 +398,11 @@ describe('default embedder: bulk work shared over several background workers', (
     const alone = await embedder.embed(texts); // the query worker, one batch
     expect(embedder.workerStarts).toBe(3);
     expect(bulk).toHaveLength(texts.length);
-    for (let i = 0; i < texts.length; i++) expect(dot(bulk[i]!, alone[i]!)).toBeGreaterThan(0.99999);
+    for (let i = 0; i < texts.length; i++) {
+      const [single] = await embedder.embed([texts[i]!]); // batched by length, but each vector back in its text's place
+      expect(dot(bulk[i]!, single!)).toBeGreaterThan(0.99999);
+      expect(dot(alone[i]!, single!)).toBeGreaterThan(0.99999);
+    }
     expect(dot(bulk[0]!, one!)).toBeGreaterThan(0.99999);
     expect(dot(bulk[0]!, bulk[1]!)).toBeLessThan(0.9); // not one vector repeated
   });

@@ -131,18 +131,22 @@ export class UseLiteEmbedder implements Embedder {
     checkTexts(texts);
     const { signal } = options;
     throwIfAborted(signal);
-    const out: Float32Array[] = [];
+    // The model pads every text of a batch to the longest one's tokens, so texts go to batches in order of
+    // length (a batch of similar lengths wastes little); the vectors come back in the callers' order.
+    const order = texts.map((_, i) => i).sort((a, b) => texts[a]!.length - texts[b]!.length);
+    const out: Float32Array[] = new Array(texts.length);
     // Background work is shared out over the background workers, one batch each per round; queries use slot 0.
     const lanes = options.background ? this.backgroundWorkers : 1;
     const size = Math.min(USE_LITE_BATCH_SIZE, Math.ceil(texts.length / lanes));
     for (let i = 0; i < texts.length; i += size * lanes) {
       throwIfAborted(signal);
-      const round: Promise<Float32Array[]>[] = [];
+      const round: Promise<void>[] = [];
       for (let lane = 0; lane < lanes && i + lane * size < texts.length; lane++) {
-        const batch = texts.slice(i + lane * size, i + (lane + 1) * size).map(prepare);
-        round.push(this.runBatch(batch, signal, options.background ? 1 + lane : 0));
+        const slots = order.slice(i + lane * size, i + (lane + 1) * size);
+        const batch = slots.map((t) => prepare(texts[t]!));
+        round.push(this.runBatch(batch, signal, options.background ? 1 + lane : 0).then((vectors) => slots.forEach((t, k) => (out[t] = vectors[k]!))));
       }
-      for (const vectors of await Promise.all(round)) out.push(...vectors);
+      await Promise.all(round);
     }
     return out;
   }
