@@ -49,8 +49,8 @@ export function installBatchedMatMul(tf: KernelRegistry): boolean {
     const { backend } = args;
     const { a, b } = args.inputs as { a: TensorInfo; b: TensorInfo };
     const batch = size(a.shape.slice(0, -2));
-    // One product (the fast path already), broadcasting, or anything but float32: the stock kernel.
-    if (batch <= 1 || batch !== size(b.shape.slice(0, -2)) || a.dtype !== 'float32' || b.dtype !== 'float32') return single(args);
+    // One product (the fast path already), broadcasting, anything but float32, or a backend without heap views: the stock kernel.
+    if (typeof backend.typedArrayFromHeap !== 'function' || batch <= 1 || batch !== size(b.shape.slice(0, -2)) || a.dtype !== 'float32' || b.dtype !== 'float32') return single(args);
     const scratch: TensorInfo[] = [];
     const keep = (t: TensorInfo) => (scratch.push(t), t);
     // [batch, rows, cols], transposed here (one pass) when the product wants it so: each product is then plain.
