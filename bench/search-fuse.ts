@@ -138,7 +138,7 @@ const rrfLists = (words: number[], meaning: number[], w: number) => {
 };
 const rrf = (p: Prepared, w: number) => rrfLists(ids(p.words), ids(p.vec), w);
 report('before: rrf k 10, adaptive w (base 0.5)', (p) => rrf(p, shippedWeight(p)));
-report('shipped: z-score fusion, adaptive w (base 1)', (p) =>
+report('z-score fusion, adaptive w (base 1)', (p) =>
   fuse({ words: p.words, meaning: p.vec, cosines: p.wordCos }, { ...FUSION, meaning: meaningWeight(FUSION.meaning, p.evidence) }).map((h) => h.chunkId),
 );
 
@@ -388,4 +388,27 @@ const zFuse = (p: Prepared, lambda: number, absentB: 'min' | 'zero' | 'z-2') => 
 };
 for (const imp of ['min', 'zero', 'z-2'] as const) for (const l of [0.5, 0.75, 1, 1.25, 1.5]) {
   variant(`zfuse bm25 of meaning-only = ${imp}, λ=${l}·w/0.5`, (p) => zFuse(p, (l * shippedWeight(p)) / 0.5, imp));
+}
+
+// 11. On top of the z-score fusion (shipped): the adaptation re-fitted, the vector head, and meaning-side feedback.
+const zShip = (p: Prepared, w: number, meaning: [number, number][] = p.vec, cosines: [number, number][] = p.wordCos) =>
+  fuse({ words: p.words, meaning, cosines }, { ...FUSION, meaning: w }).map((h) => h.chunkId);
+const adapt = (p: Prepared, base: number, a: number, h0: number, g: number, kw = 0.25) => {
+  const e = p.evidence;
+  return ((e.functionShare ?? 1) < 0.15 ? kw : 1) * base * (1 + a * e.absentShare) / (1 + g * Math.max(0, e.headRatio - h0));
+};
+for (const a of [1, 2, 3]) for (const h0 of [2, 3, 4]) for (const g of [0.5, 1]) {
+  variant(`z: adapt absent ${a} head ${h0} slope ${g}`, (p) => zShip(p, adapt(p, 1, a, h0, g)));
+}
+for (const kw of [0.5, 1]) variant(`z: keywords × ${kw}`, (p) => zShip(p, adapt(p, 1, 2, 3, 0.5, kw)));
+for (const v0 of [0.06, 0.08]) for (const c of [5, 10]) {
+  variant(`z: w × clamp(1 + ${c}(vgap − ${v0}))`, (p) => zShip(p, meaningWeight(1, p.evidence) * Math.max(0.2, Math.min(2, 1 + c * (vgap(p) - v0)))));
+}
+for (const k of [3, 5, 8]) for (const beta of [0.15, 0.25, 0.35, 0.5]) {
+  variant(`z: rocchio words top${k} β${beta} (union re-scored)`, (p) => {
+    const q = moved(p, ids(p.words).slice(0, k), beta);
+    const pool = [...new Set([...ids(p.words), ...ids(p.vec)])].filter((id) => chunkVec.has(id));
+    const all = pool.map((id) => [id, cosine(q, chunkVec.get(id)!)] as [number, number]).sort((x, y) => y[1] - x[1] || x[0] - y[0]);
+    return zShip(p, meaningWeight(1, p.evidence), all.slice(0, FUSION.candidates), all.slice(FUSION.candidates));
+  });
 }

@@ -9,7 +9,7 @@
  */
 import { hasVectorExtension, type Db } from '../store/db.js';
 import { tokens } from '../store/text.js';
-import { hasVectors, nearestChunks, rescore, vectorIndexOwner } from './vectors.js';
+import { hasVectors, nearestChunks, rescore, storedVectors, vectorIndexOwner } from './vectors.js';
 import { type EmbedderLike } from './embed-chunks.js';
 import { bm25Ranked, bm25Ranking, matchesAny } from './word-index.js';
 import { filteredChunks, isFiltered, type SearchFilters } from './chunk-index.js';
@@ -199,6 +199,26 @@ export function fuse(c: Candidates, weights: FusionWeights = FUSION): SearchHit[
   return [...hits.values()].sort((x, y) => y.score - x.score || x.chunkId - y.chunkId);
 }
 
+/**
+ * Feedback on the meaning side (Rocchio): before fusing, the query vector is moved towards the words half's best
+ * chunks, `q/|q| + weight × mean(their unit vectors)`, and both halves' candidates are scored by cosine to it. The
+ * words' best chunks carry the vault's own wording of the topic, which a short question lacks; the candidates
+ * themselves still come from the question's own vector. Chosen on the tuning sets (docs/search.md).
+ */
+export const FEEDBACK = { chunks: 5, weight: 0.25 };
+
+/** The query vector moved towards these chunk vectors (see FEEDBACK); the query itself (as a unit vector) when there are none. */
+export function feedbackVector(query: Float32Array, chunks: Float32Array[], weight: number = FEEDBACK.weight): Float32Array {
+  const unit = (v: Float32Array) => Math.sqrt(v.reduce((a, x) => a + x * x, 0)) || 1;
+  const qn = unit(query);
+  const out = query.map((x) => x / qn);
+  for (const v of chunks) {
+    const vn = unit(v);
+    for (let d = 0; d < out.length; d++) out[d]! += (weight * v[d]!) / vn / chunks.length;
+  }
+  return out;
+}
+
 /** Can this vault be searched by meaning with this embedder right now? */
 export function meaningAvailable(db: Db, vaultId: string, embedder: EmbedderLike | undefined): boolean {
   if (!embedder || !hasVectorExtension(db)) return false;
@@ -260,10 +280,14 @@ export async function searchChunks(
     meaning = meaningRanking(db, vaultId, vector, filters, weights.candidates, allowed);
     mode = wanted;
     if (wanted === 'hybrid') {
-      // The cosine of every words candidate too (float16 re-score of at most `candidates` rows: constant work).
-      const near = new Set(meaning.map(([id]) => id));
-      const rest = words.map(([id]) => id).filter((id) => !near.has(id));
-      cosines = rescore(db, vector, rest, rest.length).map((n) => [n.id, 1 - n.distance]);
+      // Every candidate of both halves scored by cosine to the query moved towards the words' best chunks
+      // (float16 re-score of at most 2 × `candidates` rows: constant work per query).
+      const top = storedVectors(db, words.slice(0, FEEDBACK.chunks).map(([id]) => id), vector.length);
+      const union = [...new Set([...meaning.map(([id]) => id), ...words.map(([id]) => id)])];
+      const scored = rescore(db, feedbackVector(vector, top), union, union.length).map((n): [number, number] => [n.id, 1 - n.distance]);
+      const near = new Set(meaning.map(([id]) => id)); // the meaning half's own candidates stay its matches
+      meaning = scored.filter(([id]) => near.has(id));
+      cosines = scored.filter(([id]) => !near.has(id));
       if (weights.adaptive) fusion = { ...weights, meaning: meaningWeight(weights.meaning, wordEvidence(db, vaultId, query, words)) };
     }
   }

@@ -9,7 +9,7 @@ import { loadFixture } from '../../src/vault-format/load.js';
 import { readVaultDir } from '../../src/vault-format/read.js';
 import { indexPending, countPending } from '../../src/search/vector-indexing.js';
 import { type EmbedderLike } from '../../src/search/embed-chunks.js';
-import { ADAPT, FUSION, fuse, meaningWeight, searchChunks, wordEvidence, wordTerms } from '../../src/search/transcripts.js';
+import { ADAPT, FEEDBACK, FUSION, feedbackVector, fuse, meaningWeight, searchChunks, wordEvidence, wordTerms } from '../../src/search/transcripts.js';
 import { chunkRows } from '../../src/search/chunk-index.js';
 import { wordTable } from '../../src/search/word-index.js';
 import { normalize } from '../../src/store/text.js';
@@ -155,6 +155,13 @@ describe('ranking', () => {
     expect(fuse({ words: candidates.words, meaning: [] }).map((h) => h.chunkId)).toEqual([1, 2, 3, 4]);
     expect(fuse({ words: [], meaning: candidates.meaning }).map((h) => h.chunkId)).toEqual([5, 3, 2]);
     expect(fuse({ words: [[7, 4]], meaning: [] }).map((h) => h.chunkId)).toEqual([7]);
+  });
+
+  it('moves the query vector towards the words half\'s best chunks before scoring by meaning (Rocchio)', () => {
+    const moved = feedbackVector(Float32Array.from([2, 0, 0]), [Float32Array.from([0, 3, 0]), Float32Array.from([0, 0, 1])], 0.5);
+    expect([...moved]).toEqual([1, 0.25, 0.25]); // the unit query + 0.5 × the mean of the unit chunk vectors
+    expect([...feedbackVector(Float32Array.from([0, 4]), [])]).toEqual([0, 1]);
+    expect(FEEDBACK.weight).toBeGreaterThan(0);
   });
 
   it('leaves the frame of a question out of the word query, unless nothing else is left', async () => {
