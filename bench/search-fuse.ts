@@ -10,12 +10,12 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDb } from '../src/store/db.js';
-import { createDefaultEmbedder } from '../src/search/embedder/index.js';
 import { nearestChunks, rescore } from '../src/search/vectors.js';
-import { FUSION, fuse, meaningWeight, wordEvidence, wordTerms, type WordEvidence } from '../src/search/transcripts.js';
+import { FUSION, fuse, meaningWeight, queryWords, wordEvidence, wordTerms, type WordEvidence } from '../src/search/transcripts.js';
 import { bm25Ranking } from '../src/search/word-index.js';
 import { halfTable } from '../src/search/vector-codes.js';
-import { CACHE, loadFixtures, loadQmsum, memoised, qmsumTuning, readSet, type Labelled } from './search.js';
+import { tokens } from '../src/store/text.js';
+import { CACHE, openBench, type Labelled } from './search.js';
 
 export interface Prepared {
   query: string;
@@ -38,23 +38,11 @@ const TUNING = new Set(['QMSum tune', 'para tune', 'lexical tune']);
 const FILE = join(CACHE, 'fuse-prepared.json');
 
 async function prepare(): Promise<Record<string, Prepared[]>> {
-  const db = openDb(CACHE);
-  const model = createDefaultEmbedder();
-  const embedder = memoised(model);
-  const all = loadQmsum(db);
-  loadFixtures(db);
-  const visible = readSet('paraphrase-set.json');
-  const sets: Record<string, Labelled[]> = {
-    'QMSum tune': all.filter((q) => qmsumTuning(q.id!)),
-    'QMSum report': all.filter((q) => !qmsumTuning(q.id!)),
-    'para tune': visible.filter((q) => q.kind === 'paraphrase'),
-    'para report': readSet('paraphrase-report.json'),
-    'lexical tune': visible.filter((q) => q.kind === 'lexical'),
-  };
+  const { db, model, embedder, sets } = openBench();
   const chunksOf = db.prepare('SELECT id, meeting_id, turn_start, turn_end FROM transcript_chunks WHERE vault_id = ?');
   const out: Record<string, Prepared[]> = {};
   const n = FUSION.candidates;
-  for (const [name, queries] of Object.entries(sets)) {
+  for (const [name, queries] of Object.entries(sets) as [string, Labelled[]][]) {
     out[name] = [];
     for (const q of queries) {
       const chunks = chunksOf.all(q.vault) as { id: number; meeting_id: string; turn_start: number; turn_end: number }[];
@@ -363,7 +351,7 @@ for (const k of [3, 5]) for (const beta of [0.25, 0.5]) for (const base of [0.4,
     return combWith(p, m, shippedWeight(p, base));
   });
 }
-for (const k of [5, 8]) for (const beta of [0.25, 0.5, 0.75]) {
+for (const k of [5, 8]) for (const beta of [0.25, 0.5, 0.75]) if (k !== 5 || beta !== 0.5) {
   variant(`rocchio words top${k} β${beta} union: rrf adaptive`, (p) => rrfLists(ids(p.words), rocchio(p, 'words', k, beta, 'union'), shippedWeight(p)));
 }
 
@@ -390,7 +378,8 @@ for (const imp of ['min', 'zero', 'z-2'] as const) for (const l of [0.5, 0.75, 1
   variant(`zfuse bm25 of meaning-only = ${imp}, λ=${l}·w/0.5`, (p) => zFuse(p, (l * shippedWeight(p)) / 0.5, imp));
 }
 
-// 11. On top of the z-score fusion (shipped): the adaptation re-fitted, the vector head, and meaning-side feedback.
+// 11. On top of the z-score fusion: the adaptation re-fitted, the vector head, and meaning-side feedback (shipped:
+// "z: rocchio words top5 β0.25", = FEEDBACK in src/search/transcripts.ts; `npm run bench:search` gives the same numbers).
 const zShip = (p: Prepared, w: number, meaning: [number, number][] = p.vec, cosines: [number, number][] = p.wordCos) =>
   fuse({ words: p.words, meaning, cosines }, { ...FUSION, meaning: w }).map((h) => h.chunkId);
 const adapt = (p: Prepared, base: number, a: number, h0: number, g: number, kw = 0.25) => {
@@ -411,4 +400,44 @@ for (const k of [3, 5, 8]) for (const beta of [0.15, 0.25, 0.35, 0.5]) {
     const all = pool.map((id) => [id, cosine(q, chunkVec.get(id)!)] as [number, number]).sort((x, y) => y[1] - x[1] || x[0] - y[0]);
     return zShip(p, meaningWeight(1, p.evidence), all.slice(0, FUSION.candidates), all.slice(FUSION.candidates));
   });
+}
+
+// 12. Proximity of the query's words in the words candidates: the share of the query's word pairs that occur within
+// `span` tokens of each other in the chunk (prefix match of 5 letters standing in for stems), added to z(BM25).
+const textOf = new Map<number, string[]>();
+{
+  const db = openDb(CACHE);
+  for (const [id, t] of db.prepare('SELECT id, text FROM transcript_chunks').raw().all() as [number, string][]) textOf.set(id, tokens(t));
+  db.close();
+}
+const stemish = (w: string) => w.slice(0, 5);
+const proximity = (p: Prepared, id: number, span: number) => {
+  const q = [...new Set(queryWords(p.query).map(stemish))];
+  if (q.length < 2) return 0;
+  const pos = new Map<string, number[]>();
+  (textOf.get(id) ?? []).forEach((w, i) => {
+    const st = stemish(w);
+    if (q.includes(st)) pos.set(st, [...(pos.get(st) ?? []), i]);
+  });
+  let near = 0;
+  for (let a = 0; a < q.length; a++) for (let b = a + 1; b < q.length; b++) {
+    const pa = pos.get(q[a]!), pb = pos.get(q[b]!);
+    if (pa && pb && pa.some((x) => pb.some((y) => Math.abs(x - y) <= span))) near++;
+  }
+  return near / ((q.length * (q.length - 1)) / 2);
+};
+for (const span of [5, 10]) for (const pi of [0.5, 1]) {
+  variant(`z + rocchio: words z + ${pi}·proximity(${span})`, (p) => {
+    const words = p.words.map(([id, b]) => [id, b] as [number, number]);
+    const bs = meanSd(words.map(([, b]) => b));
+    const boosted = words.map(([id, b]) => [id, b + pi * bs.sd * proximity(p, id, span)] as [number, number]).sort((x, y) => y[1] - x[1]);
+    const q = moved(p, ids(p.words).slice(0, 5), 0.25);
+    const pool = [...new Set([...ids(p.words), ...ids(p.vec)])].filter((id) => chunkVec.has(id));
+    const all = pool.map((id) => [id, cosine(q, chunkVec.get(id)!)] as [number, number]);
+    return fuse({ words: boosted, meaning: all }, { ...FUSION, meaning: meaningWeight(1, p.evidence) }).map((h) => h.chunkId);
+  });
+}
+function meanSd(xs: number[]) {
+  const m = xs.reduce((a, x) => a + x, 0) / (xs.length || 1);
+  return { m, sd: Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length || 1)) || 1 };
 }
