@@ -441,3 +441,31 @@ function meanSd(xs: number[]) {
   const m = xs.reduce((a, x) => a + x, 0) / (xs.length || 1);
   return { m, sd: Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length || 1)) || 1 };
 }
+
+// 13. Long questions, query side: each clause of a compound question (split at , ; ? and "and", clauses of 3+
+// words) embedded too; a candidate's cosine is the best over the (moved) question and its clauses, or their mean.
+if (!only || only.test('clauses')) {
+  const { createDefaultEmbedder } = await import('../src/search/embedder/index.js');
+  const { memoised } = await import('./search.js');
+  const model = createDefaultEmbedder();
+  const embedder = memoised(model);
+  const clauseVecs = new Map<string, Float32Array[]>();
+  for (const s of SETS) for (const p of data[s]!) {
+    const clauses = p.query.split(/,|;|\?| and /).map((c) => c.trim()).filter((c) => c.split(/\s+/).length >= 3);
+    clauseVecs.set(p.query, clauses.length > 1 ? await embedder.embed(clauses) : []);
+  }
+  await model.close();
+  for (const how of ['max', 'mean'] as const) for (const beta of [0, 0.25]) {
+    variant(`clauses: ${how} over question and clauses, rocchio β${beta}`, (p) => {
+      const q = moved(p, ids(p.words).slice(0, 5), beta);
+      const cs = clauseVecs.get(p.query)!.map((c) => moved({ ...p, vector: [...c] }, ids(p.words).slice(0, 5), beta));
+      const pool = [...new Set([...ids(p.words), ...ids(p.vec)])].filter((id) => chunkVec.has(id));
+      const all = pool.map((id) => {
+        const v = chunkVec.get(id)!;
+        const xs = [cosine(q, v), ...cs.map((c) => cosine(c, v))];
+        return [id, how === 'max' ? Math.max(...xs) : xs.reduce((a, x) => a + x, 0) / xs.length] as [number, number];
+      });
+      return fuse({ words: p.words, meaning: all }, { ...FUSION, meaning: meaningWeight(1, p.evidence) }).map((h) => h.chunkId);
+    });
+  }
+}
