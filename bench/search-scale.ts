@@ -7,7 +7,8 @@
  *   - words, meaning, hybrid: `searchChunks` as the tool calls it (queries embedded by the real model);
  *   - tool: the whole `search_transcripts` run (hybrid + excerpts + vector coverage), what an agent waits for,
  *     minus the MCP transport;
- *   - the parts: query embedding alone, BM25 alone, vector search alone (a vector given);
+ *   - the parts: query embedding alone, BM25 alone, vector search alone (a vector given), and what the fusion adds
+ *     (the words' best chunks' vectors read, every candidate re-scored against the moved query);
  *   - filtered hybrid searches (meeting, date, speaker).
  * Prints p50 / p95 / p99 / max per mode and round, and recall of the vector search's top 50 against an exact
  * scan (random vectors: the hardest case for binary codes, see docs/search.md).
@@ -22,10 +23,10 @@ import { loadavg } from 'node:os';
 import { openDb } from '../src/store/db.js';
 import { contentHash } from '../src/search/chunk-index.js';
 import { vaultToken } from '../src/search/word-index.js';
-import { ensureVectorTable, nearestChunks, VECTOR_TABLE, vectorIndexOwner } from '../src/search/vectors.js';
+import { ensureVectorTable, nearestChunks, rescore, storedVectors, VECTOR_TABLE, vectorIndexOwner } from '../src/search/vectors.js';
 import { storeVectors } from '../src/search/vector-indexing.js';
 import { ensureWordIndex, vaultsWithChunks } from '../src/search/word-index.js';
-import { searchChunks, wordRanking, type SearchMode } from '../src/search/transcripts.js';
+import { FEEDBACK, feedbackVector, searchChunks, wordRanking, type SearchMode } from '../src/search/transcripts.js';
 import { createDefaultEmbedder } from '../src/search/embedder/index.js';
 import searchTranscripts from '../src/catalog/knowledge/search-transcripts.js';
 import type { ToolContext } from '../src/catalog/define.js';
@@ -173,6 +174,8 @@ async function main() {
   const vectorQueries = fresh();
   const vectors: Float32Array[] = [];
   for (const q of vectorQueries) vectors.push((await embedder.embed([q]))[0]!);
+  // Each query's two halves, for timing what the fusion adds on top of them.
+  const halves = vectorQueries.map((q, i) => ({ words: wordRanking(db, vault, q, {}, 50), near: nearestChunks(db, vault, vectors[i]!, 50).map((n) => n.id) }));
 
   say(`\nlatency in one vault, ${QUERIES} distinct queries per row after ${WARMUP} warm-up (ms); load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}:`);
   for (let round = 1; round <= ROUNDS; round++) {
@@ -189,6 +192,12 @@ async function main() {
     say(`  ${'  part: BM25 top 50'.padEnd(42)} ${stats(bm25)}`);
     const knn = await timed(vectorQueries, (_, i) => nearestChunks(db, vault, vectors[i]!, 50));
     say(`  ${'  part: vector top 50 (bits + re-score)'.padEnd(42)} ${stats(knn)}`);
+    const feedback = await timed(vectorQueries, (_, i) => {
+      const { words, near } = halves[i]!;
+      const moved = feedbackVector(vectors[i]!, storedVectors(db, words.slice(0, FEEDBACK.chunks), 512));
+      return rescore(db, moved, [...new Set([...near, ...words])], 100);
+    });
+    say(`  ${'  part: feedback + union re-score (fusion)'.padEnd(42)} ${stats(feedback)}`);
   }
   say('filtered hybrid searches (tool, end to end):');
   for (const [name, args] of [

@@ -13,7 +13,7 @@ import { ensureWordIndex } from '../src/search/word-index.js';
 import { tokens } from '../src/store/text.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CACHE, loadFixtures, loadQmsum, memoised, qmsumTuning, readSet, type Labelled } from './search.js';
+import { CACHE, memoised, openBench, type Labelled } from './search.js';
 
 interface Prepared {
   q: Labelled;
@@ -94,19 +94,10 @@ const STOP = new Set(
 const skip = (name: string) => process.argv.includes(`--no-${name}`);
 
 async function main() {
-  const db = openDb(CACHE);
-  const model = createDefaultEmbedder();
-  const embedder = memoised(model);
-  const all = loadQmsum(db);
-  loadFixtures(db);
-  const visible = readSet('paraphrase-set.json');
-  const sets: { name: string; role: string; queries: Labelled[] }[] = [
-    { name: 'QMSum tune', role: 'tuning', queries: all.filter((q) => qmsumTuning(q.id!)) },
-    { name: 'QMSum report', role: 'report', queries: all.filter((q) => !qmsumTuning(q.id!)) },
-    { name: 'para tune', role: 'tuning', queries: visible.filter((q) => q.kind === 'paraphrase') },
-    { name: 'para report', role: 'report', queries: readSet('paraphrase-report.json') },
-    { name: 'lexical tune', role: 'tuning', queries: visible.filter((q) => q.kind === 'lexical') },
-  ];
+  const bench = openBench();
+  const { db, model, embedder } = bench;
+  const roles = { 'QMSum tune': 'tuning', 'QMSum report': 'report', 'para tune': 'tuning', 'para report': 'report', 'lexical tune': 'tuning' } as const;
+  const sets = (Object.keys(roles) as (keyof typeof roles)[]).map((name) => ({ name, role: roles[name], queries: bench.sets[name] }));
   const stem = stemmer(db);
   const chunksOfVault = db.prepare('SELECT id, meeting_id, turn_start, turn_end, text FROM transcript_chunks WHERE vault_id = ?');
   const vaultChunks = new Map<string, { id: number; meeting_id: string; turn_start: number; turn_end: number; text: string }[]>();

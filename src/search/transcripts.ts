@@ -1,6 +1,6 @@
 /**
  * Hybrid transcript search: BM25 over the vault's word index and nearest neighbours over the vector index,
- * fused by weighted reciprocal rank. Words alone answer when vectors are not built (yet) or the embedder is
+ * fused by their standardised scores. Words alone answer when vectors are not built (yet) or the embedder is
  * not available; a chunk not yet embedded is still found by its words.
  *
  * Latency (docs/search.md): the query is sent to the embedder first, BM25 runs while the worker embeds it,
@@ -9,26 +9,26 @@
  */
 import { hasVectorExtension, type Db } from '../store/db.js';
 import { tokens } from '../store/text.js';
-import { hasVectors, nearestChunks, vectorIndexOwner } from './vectors.js';
+import { hasVectors, nearestChunks, rescore, storedVectors, vectorIndexOwner } from './vectors.js';
 import { type EmbedderLike } from './embed-chunks.js';
 import { bm25Ranked, bm25Ranking, matchesAny } from './word-index.js';
 import { filteredChunks, isFiltered, type SearchFilters } from './chunk-index.js';
 
 /**
- * Fusion weights and the reciprocal-rank constant, chosen by measurement on the tuning sets
- * (`npm run bench:search`, docs/search.md). `meaning` is the weight of the meaning half for a question whose
- * words are all in the vault and whose BM25 head does not stand out; `meaningWeight` moves it per question.
+ * Fusion weights and the number of candidates each half brings, chosen by measurement on the tuning sets
+ * (`npx tsx bench/search-fuse.ts`, docs/search.md). `meaning` is the weight of the meaning half's standardised
+ * cosine for a question whose words are all in the vault and whose BM25 head does not stand out;
+ * `meaningWeight` moves it per question.
  */
 export interface FusionWeights {
   words: number;
   meaning: number;
-  k: number;
   candidates: number;
   /** move the meaning weight per question (meaningWeight); off: `meaning` as it is */
   adaptive?: boolean;
 }
 
-export const FUSION: FusionWeights = { words: 1.0, meaning: 0.5, k: 10, candidates: 50, adaptive: true };
+export const FUSION: FusionWeights = { words: 1.0, meaning: 1.0, candidates: 50, adaptive: true };
 
 /**
  * How the meaning weight follows what the words can say (chosen on the tuning sets, docs/search.md):
@@ -145,28 +145,78 @@ export function wordEvidence(db: Db, vaultId: string, query: string, scored: [nu
 }
 
 /**
- * The vault's nearest chunks to the query vector. With filters, the search runs among the chunks that pass
- * them only (exactly when they are few), so a narrow filter still gets its neighbours.
+ * The vault's nearest chunks to the query vector, as [chunk id, cosine]. With filters, the search runs among the
+ * chunks that pass them only (exactly when they are few), so a narrow filter still gets its neighbours.
  */
-export function meaningRanking(db: Db, vaultId: string, vector: Float32Array, filters: SearchFilters, limit: number, allowed?: Set<number>): number[] {
-  if (!isFiltered(filters)) return nearestChunks(db, vaultId, vector, limit).map((n) => n.id);
-  const within = [...(allowed ?? filteredChunks(db, vaultId, filters))];
-  return nearestChunks(db, vaultId, vector, limit, { within }).map((n) => n.id);
+export function meaningRanking(db: Db, vaultId: string, vector: Float32Array, filters: SearchFilters, limit: number, allowed?: Set<number>): [number, number][] {
+  const within = isFiltered(filters) ? [...(allowed ?? filteredChunks(db, vaultId, filters))] : undefined;
+  return nearestChunks(db, vaultId, vector, limit, within && { within }).map((n) => [n.id, 1 - n.distance]);
 }
 
-/** Weighted reciprocal-rank fusion of two rankings (best first). */
-export function fuse(words: number[], meaning: number[], weights: FusionWeights = FUSION): SearchHit[] {
+/**
+ * Each half's candidates with their scores, best first: words as [chunk id, BM25] (larger is better), meaning as
+ * [chunk id, cosine]; `cosines` adds the cosine of words candidates the meaning half did not return.
+ */
+export interface Candidates {
+  words: [number, number][];
+  meaning: [number, number][];
+  cosines?: [number, number][];
+}
+
+const meanAndSpread = (xs: number[]) => {
+  const mean = xs.reduce((a, x) => a + x, 0) / (xs.length || 1);
+  const sd = Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / (xs.length || 1));
+  return { mean, sd: sd || 1 };
+};
+
+/**
+ * Fusion by standardised scores (z-scores, CombSUM): `score = words × z(BM25) + meaning × z(cosine)` over the
+ * union of both halves' candidates. Unlike reciprocal ranks, a score keeps how far apart the candidates are: a
+ * BM25 head that stands out stays on top unless meaning's case for another chunk is as strong, and where BM25 is
+ * flat the cosine decides. BM25 is standardised over the words candidates, a meaning-only candidate counting as
+ * BM25 0 (no word matched that ranks it); cosine over every candidate's, one without a vector (not embedded yet)
+ * counting as the mean. Measured against reciprocal-rank fusion on the tuning sets (docs/search.md).
+ */
+export function fuse(c: Candidates, weights: FusionWeights = FUSION): SearchHit[] {
+  const cosine = new Map<number, number>(c.cosines ?? []);
+  for (const [id, x] of c.meaning) cosine.set(id, x);
+  const b = meanAndSpread(c.words.map(([, x]) => x));
+  const m = meanAndSpread([...cosine.values()]);
   const hits = new Map<number, SearchHit>();
-  const add = (ids: number[], w: number, key: 'wordRank' | 'meaningRank') =>
-    ids.forEach((id, i) => {
-      const h = hits.get(id) ?? { chunkId: id, score: 0, wordRank: null, meaningRank: null };
-      h.score += w / (weights.k + i + 1);
-      h[key] = i + 1;
-      hits.set(id, h);
-    });
-  add(words, weights.words, 'wordRank');
-  add(meaning, weights.meaning, 'meaningRank');
-  return [...hits.values()].sort((a, b) => b.score - a.score || a.chunkId - b.chunkId);
+  const hit = (id: number) => {
+    let h = hits.get(id);
+    if (!h) hits.set(id, (h = { chunkId: id, score: 0, wordRank: null, meaningRank: null }));
+    return h;
+  };
+  c.words.forEach(([id], i) => (hit(id).wordRank = i + 1));
+  c.meaning.forEach(([id], i) => (hit(id).meaningRank = i + 1));
+  const bm25 = new Map(c.words);
+  for (const h of hits.values()) {
+    const words = c.words.length ? weights.words * (((bm25.get(h.chunkId) ?? 0) - b.mean) / b.sd) : 0;
+    const meaning = cosine.size ? weights.meaning * (((cosine.get(h.chunkId) ?? m.mean) - m.mean) / m.sd) : 0;
+    h.score = words + meaning;
+  }
+  return [...hits.values()].sort((x, y) => y.score - x.score || x.chunkId - y.chunkId);
+}
+
+/**
+ * Feedback on the meaning side (Rocchio): before fusing, the query vector is moved towards the words half's best
+ * chunks, `q/|q| + weight × mean(their unit vectors)`, and both halves' candidates are scored by cosine to it. The
+ * words' best chunks carry the vault's own wording of the topic, which a short question lacks; the candidates
+ * themselves still come from the question's own vector. Chosen on the tuning sets (docs/search.md).
+ */
+export const FEEDBACK = { chunks: 5, weight: 0.25 };
+
+/** The query vector moved towards these chunk vectors (see FEEDBACK); the query itself (as a unit vector) when there are none. */
+export function feedbackVector(query: Float32Array, chunks: Float32Array[], weight: number = FEEDBACK.weight): Float32Array {
+  const unit = (v: Float32Array) => Math.sqrt(v.reduce((a, x) => a + x * x, 0)) || 1;
+  const qn = unit(query);
+  const out = query.map((x) => x / qn);
+  for (const v of chunks) {
+    const vn = unit(v);
+    for (let d = 0; d < out.length; d++) out[d]! += (weight * v[d]!) / vn / chunks.length;
+  }
+  return out;
 }
 
 /** Can this vault be searched by meaning with this embedder right now? */
@@ -220,16 +270,26 @@ export async function searchChunks(
   const embedding = useMeaning ? queryVector(options.embedder!, query) : undefined;
   embedding?.catch(() => {}); // awaited below; this only keeps an early rejection from going unhandled
   const allowed = isFiltered(filters) ? filteredChunks(db, vaultId, filters) : undefined;
-  const scored = wanted === 'meaning' ? [] : scoredWordRanking(db, vaultId, query, filters, weights.candidates, allowed);
-  const words = scored.map(([id]) => id);
-  let meaning: number[] = [];
+  const words = wanted === 'meaning' ? [] : scoredWordRanking(db, vaultId, query, filters, weights.candidates, allowed);
+  let meaning: [number, number][] = [];
+  let cosines: [number, number][] = [];
   let mode: SearchMode = wanted === 'meaning' ? 'meaning' : 'words';
   let fusion = weights;
   if (embedding) {
     const vector = await embedding;
     meaning = meaningRanking(db, vaultId, vector, filters, weights.candidates, allowed);
     mode = wanted;
-    if (wanted === 'hybrid' && weights.adaptive) fusion = { ...weights, meaning: meaningWeight(weights.meaning, wordEvidence(db, vaultId, query, scored)) };
+    if (wanted === 'hybrid') {
+      // Every candidate of both halves scored by cosine to the query moved towards the words' best chunks
+      // (float16 re-score of at most 2 × `candidates` rows: constant work per query).
+      const top = storedVectors(db, words.slice(0, FEEDBACK.chunks).map(([id]) => id), vector.length);
+      const union = [...new Set([...meaning.map(([id]) => id), ...words.map(([id]) => id)])];
+      const scored = rescore(db, feedbackVector(vector, top), union, union.length).map((n): [number, number] => [n.id, 1 - n.distance]);
+      const near = new Set(meaning.map(([id]) => id)); // the meaning half's own candidates stay its matches
+      meaning = scored.filter(([id]) => near.has(id));
+      cosines = scored.filter(([id]) => !near.has(id));
+      if (weights.adaptive) fusion = { ...weights, meaning: meaningWeight(weights.meaning, wordEvidence(db, vaultId, query, words)) };
+    }
   }
-  return { hits: fuse(words, meaning, fusion).slice(0, options.limit), mode };
+  return { hits: fuse({ words, meaning, cosines }, fusion).slice(0, options.limit), mode };
 }

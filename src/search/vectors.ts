@@ -260,23 +260,30 @@ function blockScanWorks(db: Db, vaultId: string): boolean {
   return ok;
 }
 
+/** The float16 rows of these chunks that hold `dims` values, by chunk id (a chunk deleted meanwhile has none). */
+function halfRows(db: Db, ids: number[], dims: number): [number, Uint16Array][] {
+  if (!ids.length) return [];
+  const rows = sql(db, `SELECT f.chunk_id, f.vector FROM json_each(?) j JOIN ${FLOATS} f ON f.chunk_id = j.value`)
+    .raw()
+    .all(JSON.stringify(ids)) as [number, Buffer][];
+  return rows
+    .filter(([, blob]) => blob.length === dims * 2)
+    .map(([id, blob]) => {
+      const b = blob.byteOffset % 2 === 0 ? blob : Buffer.from(blob);
+      return [id, new Uint16Array(b.buffer, b.byteOffset, dims)]; // little-endian hosts (x64, arm64)
+    });
+}
+
 /**
  * Cosine distances of these chunks to `vector`, from their float16 vectors (by chunk id: a chunk deleted
  * meanwhile has none and is left out); the `k` nearest.
  */
 export function rescore(db: Db, vector: Float32Array, ids: number[], k: number): Neighbour[] {
-  if (!ids.length) return [];
-  const rows = sql(db, `SELECT f.chunk_id, f.vector FROM json_each(?) j JOIN ${FLOATS} f ON f.chunk_id = j.value`)
-    .raw()
-    .all(JSON.stringify(ids)) as [number, Buffer][];
   let qq = 0;
   for (let d = 0; d < vector.length; d++) qq += vector[d]! * vector[d]!;
   const table = halfTable();
   const out: Neighbour[] = [];
-  for (const [id, blob] of rows) {
-    if (blob.length !== vector.length * 2) continue;
-    const b = blob.byteOffset % 2 === 0 ? blob : Buffer.from(blob);
-    const h = new Uint16Array(b.buffer, b.byteOffset, vector.length); // little-endian hosts (x64, arm64)
+  for (const [id, h] of halfRows(db, ids, vector.length)) {
     let dot = 0;
     let vv = 0;
     for (let d = 0; d < h.length; d++) {
@@ -287,6 +294,16 @@ export function rescore(db: Db, vector: Float32Array, ids: number[], k: number):
     out.push({ id, distance: 1 - dot / (Math.sqrt(qq * vv) || 1) });
   }
   return out.sort((a, b) => a.distance - b.distance || a.id - b.id).slice(0, k);
+}
+
+/** The stored vectors of these chunks (float16 widened), in the order given; a chunk without one is left out. */
+export function storedVectors(db: Db, ids: number[], dims: number): Float32Array[] {
+  const table = halfTable();
+  const byId = new Map(halfRows(db, ids, dims));
+  return ids.flatMap((id) => {
+    const h = byId.get(id);
+    return h ? [Float32Array.from(h, (x) => table[x]!)] : [];
+  });
 }
 
 /** Whether any chunk of the vault has a current vector from this embedder (a cheap probe for every query). */

@@ -9,7 +9,7 @@ import { loadFixture } from '../../src/vault-format/load.js';
 import { readVaultDir } from '../../src/vault-format/read.js';
 import { indexPending, countPending } from '../../src/search/vector-indexing.js';
 import { type EmbedderLike } from '../../src/search/embed-chunks.js';
-import { ADAPT, fuse, meaningWeight, searchChunks, wordEvidence, wordTerms } from '../../src/search/transcripts.js';
+import { ADAPT, FEEDBACK, FUSION, feedbackVector, fuse, meaningWeight, searchChunks, wordEvidence, wordTerms } from '../../src/search/transcripts.js';
 import { chunkRows } from '../../src/search/chunk-index.js';
 import { wordTable } from '../../src/search/word-index.js';
 import { normalize } from '../../src/store/text.js';
@@ -137,12 +137,31 @@ describe('indexing', () => {
 });
 
 describe('ranking', () => {
-  it('fuses two rankings by weighted reciprocal rank', () => {
-    const fused = fuse([1, 2, 3], [3, 4], { words: 1, meaning: 1, k: 60, candidates: 50 });
-    expect(fused.map((h) => h.chunkId)).toEqual([3, 1, 2, 4]);
-    expect(fused[0]).toMatchObject({ wordRank: 3, meaningRank: 1 });
-    const meaningHeavy = fuse([1, 2, 3], [3, 4], { words: 1, meaning: 3, k: 60, candidates: 50 });
-    expect(meaningHeavy.map((h) => h.chunkId).slice(0, 2)).toEqual([3, 4]);
+  it('fuses both halves by standardised scores: a standout BM25 head stays on top, a flat tail is ordered by meaning', () => {
+    const candidates = {
+      words: [[1, 10], [2, 3], [3, 2.9], [4, 2.8]] as [number, number][],
+      meaning: [[5, 0.6], [3, 0.55], [2, 0.5]] as [number, number][],
+      cosines: [[1, 0.3], [4, 0.2]] as [number, number][],
+    };
+    const fused = fuse(candidates, { words: 1, meaning: 1, candidates: 50 });
+    // Reciprocal ranks would put 2 and 3 (found by both halves) above 1; their BM25 is a third of 1's.
+    expect(fused.map((h) => h.chunkId)).toEqual([1, 3, 2, 5, 4]);
+    expect(fused[0]).toMatchObject({ wordRank: 1, meaningRank: null }); // a cosine read for fusion is not a meaning match
+    expect(fused[1]).toMatchObject({ wordRank: 3, meaningRank: 2 });
+    expect(fused.find((h) => h.chunkId === 5)).toMatchObject({ wordRank: null, meaningRank: 1 });
+    const meaningHeavy = fuse(candidates, { words: 1, meaning: 3, candidates: 50 });
+    expect(meaningHeavy.map((h) => h.chunkId).slice(0, 2)).toEqual([5, 3]);
+    // one half alone keeps its own order
+    expect(fuse({ words: candidates.words, meaning: [] }).map((h) => h.chunkId)).toEqual([1, 2, 3, 4]);
+    expect(fuse({ words: [], meaning: candidates.meaning }).map((h) => h.chunkId)).toEqual([5, 3, 2]);
+    expect(fuse({ words: [[7, 4]], meaning: [] }).map((h) => h.chunkId)).toEqual([7]);
+  });
+
+  it('moves the query vector towards the words half\'s best chunks before scoring by meaning (Rocchio)', () => {
+    const moved = feedbackVector(Float32Array.from([2, 0, 0]), [Float32Array.from([0, 3, 0]), Float32Array.from([0, 0, 1])], 0.5);
+    expect([...moved]).toEqual([1, 0.25, 0.25]); // the unit query + 0.5 × the mean of the unit chunk vectors
+    expect([...feedbackVector(Float32Array.from([0, 4]), [])]).toEqual([0, 1]);
+    expect(FEEDBACK.weight).toBeGreaterThan(0);
   });
 
   it('leaves the frame of a question out of the word query, unless nothing else is left', async () => {
@@ -199,7 +218,7 @@ describe('ranking', () => {
     const byWords = await searchChunks(db, NW, query, { limit: 5, mode: 'words', embedder });
     const byMeaning = await searchChunks(db, NW, query, { limit: 5, mode: 'meaning', embedder });
     expect(byWords.hits[0]!.chunkId).not.toBe(byMeaning.hits[0]!.chunkId);
-    const fixed = await searchChunks(db, NW, query, { limit: 5, embedder, weights: { words: 1, meaning: 0.5, k: 10, candidates: 50 } });
+    const fixed = await searchChunks(db, NW, query, { limit: 5, embedder, weights: { ...FUSION, meaning: 0.5, adaptive: false } });
     expect(fixed.hits[0]!.chunkId).not.toBe(byMeaning.hits[0]!.chunkId); // the one word of four the vault knows decides
     const adaptive = await searchChunks(db, NW, query, { limit: 5, embedder });
     expect(adaptive.hits[0]!.chunkId).toBe(byMeaning.hits[0]!.chunkId);

@@ -1,0 +1,471 @@
+/**
+ * `npx tsx bench/search-fuse.ts`: fusion experiments of issue 19 (docs/search.md, "What was tried"), on the store
+ * `bench:search` builds (run that first). For each query of the five sets it reads once, as search does: the
+ * words half (frame-free BM25, top 50 with scores), plain BM25 (the baseline), the meaning half (the 50 nearest
+ * chunks with their cosine), the exact cosine of every words candidate (float16 re-score, as `rescore` does),
+ * and the word evidence (`wordEvidence`). These are kept in bench/.cache/…/fuse-prepared.json, so a re-run scores
+ * variants in memory in a second. Choose on the TUNING columns; the REPORT columns are recorded, never chosen on.
+ * `--fresh` re-reads the store.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openDb } from '../src/store/db.js';
+import { nearestChunks, rescore } from '../src/search/vectors.js';
+import { FUSION, fuse, meaningWeight, queryWords, wordEvidence, wordTerms, type WordEvidence } from '../src/search/transcripts.js';
+import { bm25Ranking } from '../src/search/word-index.js';
+import { halfTable } from '../src/search/vector-codes.js';
+import { tokens } from '../src/store/text.js';
+import { CACHE, openBench, type Labelled } from './search.js';
+
+export interface Prepared {
+  query: string;
+  relevant: number[];
+  /** frame-free BM25 (the shipped words half), [id, score], best first */
+  words: [number, number][];
+  /** plain BM25 (stop words dropped only) */
+  plain: number[];
+  /** the 50 nearest chunks, [id, cosine], best first */
+  vec: [number, number][];
+  /** exact cosine of each words candidate */
+  wordCos: [number, number][];
+  evidence: WordEvidence;
+  /** the query's vector */
+  vector: number[];
+}
+
+const SETS = ['QMSum tune', 'QMSum report', 'para tune', 'para report', 'lexical tune'] as const;
+const TUNING = new Set(['QMSum tune', 'para tune', 'lexical tune']);
+const FILE = join(CACHE, 'fuse-prepared.json');
+
+async function prepare(): Promise<Record<string, Prepared[]>> {
+  const { db, model, embedder, sets } = openBench();
+  const chunksOf = db.prepare('SELECT id, meeting_id, turn_start, turn_end FROM transcript_chunks WHERE vault_id = ?');
+  const out: Record<string, Prepared[]> = {};
+  const n = FUSION.candidates;
+  for (const [name, queries] of Object.entries(sets) as [string, Labelled[]][]) {
+    out[name] = [];
+    for (const q of queries) {
+      const chunks = chunksOf.all(q.vault) as { id: number; meeting_id: string; turn_start: number; turn_end: number }[];
+      const relevant = chunks.filter((c) => q.answers.some((a) => a.meetingId === c.meeting_id && c.turn_start <= a.turns[1] && c.turn_end >= a.turns[0])).map((c) => c.id);
+      const match = wordTerms(q.query);
+      const words = match ? bm25Ranking(db, q.vault, match, n) : [];
+      const plainMatch = wordTerms(q.query, { keepFrame: true });
+      const plain = plainMatch ? bm25Ranking(db, q.vault, plainMatch, 10).map(([id]) => id) : [];
+      const [vector] = await embedder.embed([q.query]);
+      const vec = nearestChunks(db, q.vault, vector!, n).map((x) => [x.id, 1 - x.distance] as [number, number]);
+      const wordCos = rescore(db, vector!, words.map(([id]) => id), n).map((x) => [x.id, 1 - x.distance] as [number, number]);
+      out[name]!.push({ query: q.query, relevant, words, plain, vec, wordCos, evidence: wordEvidence(db, q.vault, q.query, words), vector: [...vector!] });
+    }
+  }
+  await model.close();
+  db.close();
+  return out;
+}
+
+const data: Record<string, Prepared[]> = !process.argv.includes('--fresh') && existsSync(FILE) ? JSON.parse(readFileSync(FILE, 'utf8')) : await prepare();
+if (!existsSync(FILE) || process.argv.includes('--fresh')) writeFileSync(FILE, JSON.stringify(data));
+
+type Ranker = (p: Prepared) => number[];
+const ids = (l: [number, number][]) => l.map(([id]) => id);
+
+function score(ranker: Ranker, ps: Prepared[]): [number, number] {
+  let mrr = 0;
+  let hit5 = 0;
+  for (const p of ps) {
+    const rel = new Set(p.relevant);
+    const i = ranker(p).slice(0, 10).findIndex((id) => rel.has(id));
+    if (i >= 0) mrr += 1 / (i + 1);
+    if (i >= 0 && i < 5) hit5++;
+  }
+  return [mrr / ps.length, hit5 / ps.length];
+}
+
+const wordsOnly: Ranker = (p) => ids(p.words);
+const baseline = Object.fromEntries(SETS.map((s) => [s, score(wordsOnly, data[s]!)]));
+const plain = Object.fromEntries(SETS.map((s) => [s, score((p) => p.plain, data[s]!)]));
+
+/** One line per variant: tuning columns, report columns, and whether it ever falls below words alone. */
+function report(name: string, ranker: Ranker) {
+  const cells = SETS.map((s) => {
+    const [m, h] = score(ranker, data[s]!);
+    const below = m < baseline[s]![0] - 1e-9 || h < baseline[s]![1] - 1e-9;
+    return `${m.toFixed(3)}/${h.toFixed(3)}${below ? '-' : ' '}`;
+  });
+  const tune = SETS.map((s, i) => (TUNING.has(s) ? cells[i] : '')).filter(Boolean);
+  const rep = SETS.map((s, i) => (TUNING.has(s) ? '' : cells[i])).filter(Boolean);
+  process.stdout.write(`${name.padEnd(58)} T ${tune.join(' ')} | R ${rep.join(' ')}\n`);
+  // The choice rule, fixed before looking at any variant's report columns: no tuning cell below words alone, then
+  // the largest sum of MRR@10 + hit@5 gains over words alone on the three tuning sets.
+  let gain = 0;
+  let harmless = true;
+  for (const s of SETS.filter((x) => TUNING.has(x))) {
+    const [m, h] = score(ranker, data[s]!);
+    gain += m - baseline[s]![0] + h - baseline[s]![1];
+    if (m < baseline[s]![0] - 1e-9 || h < baseline[s]![1] - 1e-9) harmless = false;
+  }
+  ranked.push({ name, gain, harmless, rep: rep.join(' ') });
+}
+const ranked: { name: string; gain: number; harmless: boolean; rep: string }[] = [];
+process.on('exit', () => {
+  process.stdout.write('\nby the tuning rule (harmless on every tuning cell, then the largest gain):\n');
+  for (const r of ranked.filter((x) => x.harmless).sort((a, b) => b.gain - a.gain).slice(0, Number(process.env.TOP ?? 12))) process.stdout.write(`  ${r.gain.toFixed(3)}  ${r.name.padEnd(58)} R ${r.rep}\n`);
+});
+process.stdout.write(`${''.padEnd(58)}   QMSum tune    para tune     lexical     | R QMSum report  para report   ('-': below words alone)\n`);
+report('plain BM25', (p) => p.plain);
+report('words only (shipped words half)', wordsOnly);
+report('vectors only', (p) => ids(p.vec));
+
+/** The meaning weight of the reciprocal-rank fusion shipped before (base 0.5, k 10), moved per question as shipped. */
+const RRF = { k: 10, base: 0.5 };
+const shippedWeight = (p: Prepared, base = RRF.base) => meaningWeight(base, p.evidence);
+const rrfLists = (words: number[], meaning: number[], w: number) => {
+  const s = new Map<number, number>();
+  words.forEach((id, i) => s.set(id, 1 / (RRF.k + i + 1)));
+  meaning.forEach((id, i) => s.set(id, (s.get(id) ?? 0) + w / (RRF.k + i + 1)));
+  return [...s.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([id]) => id);
+};
+const rrf = (p: Prepared, w: number) => rrfLists(ids(p.words), ids(p.vec), w);
+report('before: rrf k 10, adaptive w (base 0.5)', (p) => rrf(p, shippedWeight(p)));
+report('z-score fusion, adaptive w (base 1)', (p) =>
+  fuse({ words: p.words, meaning: p.vec, cosines: p.wordCos }, { ...FUSION, meaning: meaningWeight(FUSION.meaning, p.evidence) }).map((h) => h.chunkId),
+);
+
+
+// ---- variants ----
+const only = process.env.ONLY ? new RegExp(process.env.ONLY) : undefined;
+const variant = (name: string, ranker: Ranker) => {
+  if (!only || only.test(name)) report(name, ranker);
+};
+const cosOf = (p: Prepared) => {
+  const m = new Map<number, number>(p.wordCos);
+  for (const [id, c] of p.vec) m.set(id, c);
+  return m;
+};
+const absent = (p: Prepared) => p.evidence.absentShare;
+const keyword = (p: Prepared) => (p.evidence.functionShare ?? 1) < 0.15;
+const vgap = (p: Prepared) => (p.vec.length >= 10 ? p.vec[0]![1] - p.vec[9]![1] : 0);
+const sortDesc = (m: Map<number, number>) => [...m.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([id]) => id);
+
+// 1. Guarding the words' head: keep BM25's top h in place when its head is confident; the rest fused as shipped.
+for (const h of [1, 2, 3]) {
+  for (const t of [0, 1.5, 2, 2.5, 3]) {
+    variant(`head guard: words top${h} kept when head >= ${t}`, (p) => {
+      const fused = rrf(p, shippedWeight(p));
+      if (p.evidence.headRatio < t || absent(p) > 0) return fused;
+      const top = ids(p.words).slice(0, h);
+      return [...top, ...fused.filter((id) => !top.includes(id))];
+    });
+  }
+}
+// 1b. Guard by absent words only: queries whose words are all in the vault keep BM25's top h.
+for (const h of [1, 2, 3]) {
+  variant(`guard: words top${h} kept when no word absent`, (p) => {
+    const fused = rrf(p, shippedWeight(p));
+    if (absent(p) > 0) return fused;
+    const top = ids(p.words).slice(0, h);
+    return [...top, ...fused.filter((id) => !top.includes(id))];
+  });
+}
+
+// 2. Fusion by normalised scores over the union of both halves' candidates (every candidate has an exact cosine;
+// a meaning-only candidate has BM25 0). BM25 / its best; cosine min-max between the 50th neighbour and the best.
+const combSum = (p: Prepared, lambda: number, norm: 'max' | 'minmax' | 'z') => {
+  const cos = cosOf(p);
+  const b = new Map<number, number>(p.words);
+  const s = new Map<number, number>();
+  const bs = p.words.map(([, x]) => x);
+  const cs = [...cos.values()];
+  const bMax = Math.max(...bs, 1e-9);
+  const bMin = bs.length ? Math.min(...bs) : 0;
+  const cMax = p.vec[0]?.[1] ?? 1;
+  const cMin = p.vec.at(-1)?.[1] ?? 0;
+  const mean = (a: number[]) => a.reduce((x, y) => x + y, 0) / (a.length || 1);
+  const sd = (a: number[]) => Math.sqrt(mean(a.map((x) => (x - mean(a)) ** 2))) || 1;
+  const bm = mean(bs), bsd = sd(bs), cm = mean(cs), csd = sd(cs);
+  for (const id of new Set([...b.keys(), ...cos.keys()])) {
+    const bv = b.get(id);
+    const cv = cos.get(id) ?? cMin;
+    let x: number;
+    if (norm === 'max') x = (bv ?? 0) / bMax + lambda * Math.max(0, (cv - cMin) / (cMax - cMin || 1));
+    else if (norm === 'minmax') x = (bv === undefined ? 0 : (bv - bMin) / (bMax - bMin || 1)) + lambda * Math.max(0, (cv - cMin) / (cMax - cMin || 1));
+    else x = (bv === undefined ? -2 : (bv - bm) / bsd) + lambda * ((cv - cm) / csd);
+    s.set(id, x);
+  }
+  return sortDesc(s);
+};
+for (const norm of ['max', 'minmax', 'z'] as const) {
+  for (const l of [0.25, 0.5, 0.75, 1]) variant(`combsum ${norm} fixed λ${l}`, (p) => combSum(p, l, norm));
+  for (const l of [0.5, 1, 1.5, 2]) variant(`combsum ${norm} adaptive λ=${l}·w/0.5`, (p) => combSum(p, (l * shippedWeight(p)) / 0.5, norm));
+}
+
+// 3. Meaning re-ranks the words' top N by cosine (no meaning-only insertions), then the rest fused as shipped.
+for (const n of [5, 10, 20]) {
+  for (const l of [0.25, 0.5, 1]) {
+    variant(`rerank words top${n} by b/bmax + ${l}·w/0.5·ĉ`, (p) => {
+      const cos = cosOf(p);
+      const top = p.words.slice(0, n);
+      const cs = top.map(([id]) => cos.get(id) ?? 0);
+      const cMax = Math.max(...cs), cMin = Math.min(...cs);
+      const bMax = top[0]?.[1] ?? 1;
+      const lam = (l * shippedWeight(p)) / 0.5;
+      const re = top
+        .map(([id, b], i) => [id, b / bMax + lam * ((cs[i]! - cMin) / (cMax - cMin || 1))] as [number, number])
+        .sort((a, c) => c[1] - a[1])
+        .map(([id]) => id);
+      const fused = rrf(p, shippedWeight(p));
+      return [...re, ...fused.filter((id) => !re.includes(id))];
+    });
+  }
+}
+
+// 4. Vector confidence: top-1 − top-10 cosine, multiplying the shipped weight.
+for (const v0 of [0.04, 0.06, 0.08]) for (const c of [5, 10, 20]) {
+  variant(`shipped w × clamp(1 + ${c}(vgap − ${v0}))`, (p) => rrf(p, shippedWeight(p) * Math.max(0.2, Math.min(2, 1 + c * (vgap(p) - v0)))));
+}
+
+// 5. RRF with cosine-aware meaning ranks: meaning's RRF term scaled by the candidate's cosine over the best.
+for (const e of [1, 4, 8]) {
+  variant(`rrf, meaning term × (cos/cos1)^${e}`, (p) => {
+    const w = shippedWeight(p);
+    const s = new Map<number, number>();
+    p.words.forEach(([id], i) => s.set(id, 1 / (RRF.k + i + 1)));
+    const c1 = p.vec[0]?.[1] ?? 1;
+    p.vec.forEach(([id, c], i) => s.set(id, (s.get(id) ?? 0) + (w * (c / c1) ** e) / (RRF.k + i + 1)));
+    return sortDesc(s);
+  });
+}
+
+// 6. Normalised-score fusion, finer: the cosine's floor (50th neighbour, or the 10th / median), and λ's own
+// adaptation (the shipped meaningWeight, or absent + keywords only, since max-normalised BM25 already shows its head).
+const combMax = (p: Prepared, lambda: number, floorAt: number, bPow = 1) => {
+  const cos = cosOf(p);
+  const b = new Map<number, number>(p.words);
+  const bMax = p.words[0]?.[1] ?? 1;
+  const cMax = p.vec[0]?.[1] ?? 1;
+  const cMin = p.vec[Math.min(floorAt, p.vec.length) - 1]?.[1] ?? 0;
+  const s = new Map<number, number>();
+  for (const id of new Set([...b.keys(), ...cos.keys()])) {
+    const cv = cos.get(id) ?? cMin;
+    s.set(id, ((b.get(id) ?? 0) / bMax) ** bPow + lambda * Math.max(0, (cv - cMin) / (cMax - cMin || 1)));
+  }
+  return sortDesc(s);
+};
+const noHead = (p: Prepared, base: number) => meaningWeight(base, { ...p.evidence, headRatio: 1 });
+for (const floorAt of [10, 25, 50]) {
+  for (const base of [0.3, 0.4, 0.5, 0.6, 0.75]) {
+    variant(`combmax floor${floorAt} λ=w(${base})`, (p) => combMax(p, shippedWeight(p, base), floorAt));
+    variant(`combmax floor${floorAt} λ=w(${base}) no head`, (p) => combMax(p, noHead(p, base), floorAt));
+  }
+}
+
+// 7. Meeting agreement: a meaning-only candidate from a meeting the words half does not point to counts less
+// (and the reverse). The meetings of the chunks are read once.
+const meetingOf = new Map<number, string>();
+{
+  const db = openDb(CACHE);
+  for (const [id, m] of db.prepare('SELECT id, meeting_id FROM transcript_chunks').raw().all() as [number, string][]) meetingOf.set(id, m);
+  db.close();
+}
+const meetingRrf = (p: Prepared, w: number, top: number, gamma: number, both: boolean) => {
+  const wm = new Set(ids(p.words).slice(0, top).map((id) => meetingOf.get(id)));
+  const vm = new Set(ids(p.vec).slice(0, top).map((id) => meetingOf.get(id)));
+  const s = new Map<number, number>();
+  p.words.forEach(([id], i) => s.set(id, (both && !vm.has(meetingOf.get(id)) ? gamma : 1) / (RRF.k + i + 1)));
+  p.vec.forEach(([id], i) => s.set(id, (s.get(id) ?? 0) + (w * (wm.has(meetingOf.get(id)) ? 1 : gamma)) / (RRF.k + i + 1)));
+  return sortDesc(s);
+};
+for (const top of [5, 10, 20]) for (const gamma of [0, 0.25, 0.5]) {
+  variant(`meeting: meaning × ${gamma} outside words' top${top} meetings`, (p) => meetingRrf(p, shippedWeight(p), top, gamma, false));
+  variant(`meeting: both ways × ${gamma}, top${top}`, (p) => meetingRrf(p, shippedWeight(p), top, gamma, true));
+}
+
+// 8. Feedback on the meaning side (Rocchio): the query vector moved towards the vectors of the top chunks (of the
+// words half, or of the fused ranking), q' = q/|q| + β·mean(top); re-scored over the union of both halves'
+// candidates only (constant work per query), or over the whole vault (a second vector search).
+const chunkVec = new Map<number, Float32Array>();
+const vaultOfChunk = new Map<number, string>();
+{
+  const db = openDb(CACHE);
+  const table = halfTable();
+  for (const [id, blob, vault] of db.prepare('SELECT f.chunk_id, f.vector, c.vault_id FROM chunk_vector_floats f JOIN transcript_chunks c ON c.id = f.chunk_id').raw().all() as [number, Buffer, string][]) {
+    const b = Buffer.from(blob);
+    const h = new Uint16Array(b.buffer, b.byteOffset, b.length / 2);
+    const v = new Float32Array(h.length);
+    let n = 0;
+    for (let d = 0; d < h.length; d++) n += (v[d] = table[h[d]!]!) ** 2;
+    n = Math.sqrt(n) || 1;
+    for (let d = 0; d < h.length; d++) v[d]! /= n;
+    chunkVec.set(id, v);
+    vaultOfChunk.set(id, vault);
+  }
+  db.close();
+}
+const vaultOfQuery = (p: Prepared) => vaultOfChunk.get(p.relevant[0] ?? p.words[0]?.[0] ?? p.vec[0]![0])!;
+const moved = (p: Prepared, fb: number[], beta: number) => {
+  const q = Float32Array.from(p.vector);
+  const qn = Math.sqrt(q.reduce((a, x) => a + x * x, 0)) || 1;
+  const out = q.map((x) => x / qn);
+  for (const id of fb) {
+    const v = chunkVec.get(id);
+    if (v) for (let d = 0; d < out.length; d++) out[d]! += (beta * v[d]!) / fb.length;
+  }
+  return out;
+};
+const cosine = (q: Float32Array, v: Float32Array) => {
+  let dot = 0, qq = 0;
+  for (let d = 0; d < q.length; d++) { dot += q[d]! * v[d]!; qq += q[d]! * q[d]!; }
+  return dot / (Math.sqrt(qq) || 1);
+};
+const rocchioCache = new Map<string, number[]>();
+const rocchio = (p: Prepared, from: 'words' | 'fused', k: number, beta: number, scope: 'union' | 'vault') => {
+  const key = `${p.query}|${from}|${k}|${beta}|${scope}`;
+  const hit = rocchioCache.get(key);
+  if (hit) return hit;
+  const fb = (from === 'words' ? ids(p.words) : rrf(p, shippedWeight(p))).slice(0, k);
+  const q = moved(p, fb, beta);
+  const pool = scope === 'union' ? [...new Set([...ids(p.words), ...ids(p.vec)])] : [...chunkVec.keys()].filter((id) => vaultOfChunk.get(id) === vaultOfQuery(p));
+  const ranked = pool.map((id) => [id, chunkVec.has(id) ? cosine(q, chunkVec.get(id)!) : -1] as [number, number]).sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, FUSION.candidates).map(([id]) => id);
+  rocchioCache.set(key, ranked);
+  return ranked;
+};
+for (const from of ['words', 'fused'] as const) for (const k of [3, 5]) for (const beta of [0.5, 1]) for (const scope of ['union', 'vault'] as const) {
+  variant(`rocchio ${from} top${k} β${beta} ${scope}: rrf adaptive`, (p) => rrfLists(ids(p.words), rocchio(p, from, k, beta, scope), shippedWeight(p)));
+}
+
+// 9. Both: meaning's ranking from the moved query, fused by normalised scores.
+const combWith = (p: Prepared, meaning: Map<number, number>, lambda: number) => {
+  const b = new Map<number, number>(p.words);
+  const bMax = p.words[0]?.[1] ?? 1;
+  const cs = [...meaning.values()].sort((a, c) => c - a);
+  const cMax = cs[0] ?? 1;
+  const cMin = cs[Math.min(FUSION.candidates, cs.length) - 1] ?? 0;
+  const s = new Map<number, number>();
+  for (const id of new Set([...b.keys(), ...meaning.keys()])) s.set(id, (b.get(id) ?? 0) / bMax + lambda * Math.max(0, ((meaning.get(id) ?? cMin) - cMin) / (cMax - cMin || 1)));
+  return sortDesc(s);
+};
+for (const k of [3, 5]) for (const beta of [0.25, 0.5]) for (const base of [0.4, 0.5]) {
+  variant(`rocchio words top${k} β${beta} union, combmax λ=w(${base})`, (p) => {
+    const q = moved(p, ids(p.words).slice(0, k), beta);
+    const pool = new Set([...ids(p.words), ...ids(p.vec)]);
+    const m = new Map<number, number>([...pool].filter((id) => chunkVec.has(id)).map((id) => [id, cosine(q, chunkVec.get(id)!)]));
+    return combWith(p, m, shippedWeight(p, base));
+  });
+}
+for (const k of [5, 8]) for (const beta of [0.25, 0.5, 0.75]) if (k !== 5 || beta !== 0.5) {
+  variant(`rocchio words top${k} β${beta} union: rrf adaptive`, (p) => rrfLists(ids(p.words), rocchio(p, 'words', k, beta, 'union'), shippedWeight(p)));
+}
+
+// 10. z-score fusion, with the BM25 of a meaning-only candidate (not in the words' top 50) set to the 50th's score
+// (its upper bound), to 0 (no word matched), or to z = −2.
+const zFuse = (p: Prepared, lambda: number, absentB: 'min' | 'zero' | 'z-2') => {
+  const cos = cosOf(p);
+  const b = new Map<number, number>(p.words);
+  const mean = (a: number[]) => a.reduce((x, y) => x + y, 0) / (a.length || 1);
+  const sd = (a: number[], m: number) => Math.sqrt(mean(a.map((x) => (x - m) ** 2))) || 1;
+  const bs = p.words.map(([, x]) => x);
+  const cs = [...cos.values()];
+  const bm = mean(bs), bsd = sd(bs, bm), cm = mean(cs), csd = sd(cs, cm);
+  const bLow = bs.length ? Math.min(...bs) : 0;
+  const s = new Map<number, number>();
+  for (const id of new Set([...b.keys(), ...cos.keys()])) {
+    const bv = b.get(id);
+    const bz = bv !== undefined ? (bv - bm) / bsd : absentB === 'z-2' ? -2 : ((absentB === 'min' ? bLow : 0) - bm) / bsd;
+    s.set(id, bz + lambda * (((cos.get(id) ?? cm) - cm) / csd));
+  }
+  return sortDesc(s);
+};
+for (const imp of ['min', 'zero', 'z-2'] as const) for (const l of [0.5, 0.75, 1, 1.25, 1.5]) {
+  variant(`zfuse bm25 of meaning-only = ${imp}, λ=${l}·w/0.5`, (p) => zFuse(p, (l * shippedWeight(p)) / 0.5, imp));
+}
+
+// 11. On top of the z-score fusion: the adaptation re-fitted, the vector head, and meaning-side feedback (shipped:
+// "z: rocchio words top5 β0.25", = FEEDBACK in src/search/transcripts.ts; `npm run bench:search` gives the same numbers).
+const zShip = (p: Prepared, w: number, meaning: [number, number][] = p.vec, cosines: [number, number][] = p.wordCos) =>
+  fuse({ words: p.words, meaning, cosines }, { ...FUSION, meaning: w }).map((h) => h.chunkId);
+const adapt = (p: Prepared, base: number, a: number, h0: number, g: number, kw = 0.25) => {
+  const e = p.evidence;
+  return ((e.functionShare ?? 1) < 0.15 ? kw : 1) * base * (1 + a * e.absentShare) / (1 + g * Math.max(0, e.headRatio - h0));
+};
+for (const a of [1, 2, 3]) for (const h0 of [2, 3, 4]) for (const g of [0.5, 1]) {
+  variant(`z: adapt absent ${a} head ${h0} slope ${g}`, (p) => zShip(p, adapt(p, 1, a, h0, g)));
+}
+for (const kw of [0.5, 1]) variant(`z: keywords × ${kw}`, (p) => zShip(p, adapt(p, 1, 2, 3, 0.5, kw)));
+for (const v0 of [0.06, 0.08]) for (const c of [5, 10]) {
+  variant(`z: w × clamp(1 + ${c}(vgap − ${v0}))`, (p) => zShip(p, meaningWeight(1, p.evidence) * Math.max(0.2, Math.min(2, 1 + c * (vgap(p) - v0)))));
+}
+for (const k of [3, 5, 8]) for (const beta of [0.15, 0.25, 0.35, 0.5]) {
+  variant(`z: rocchio words top${k} β${beta} (union re-scored)`, (p) => {
+    const q = moved(p, ids(p.words).slice(0, k), beta);
+    const pool = [...new Set([...ids(p.words), ...ids(p.vec)])].filter((id) => chunkVec.has(id));
+    const all = pool.map((id) => [id, cosine(q, chunkVec.get(id)!)] as [number, number]).sort((x, y) => y[1] - x[1] || x[0] - y[0]);
+    return zShip(p, meaningWeight(1, p.evidence), all.slice(0, FUSION.candidates), all.slice(FUSION.candidates));
+  });
+}
+
+// 12. Proximity of the query's words in the words candidates: the share of the query's word pairs that occur within
+// `span` tokens of each other in the chunk (prefix match of 5 letters standing in for stems), added to z(BM25).
+const textOf = new Map<number, string[]>();
+{
+  const db = openDb(CACHE);
+  for (const [id, t] of db.prepare('SELECT id, text FROM transcript_chunks').raw().all() as [number, string][]) textOf.set(id, tokens(t));
+  db.close();
+}
+const stemish = (w: string) => w.slice(0, 5);
+const proximity = (p: Prepared, id: number, span: number) => {
+  const q = [...new Set(queryWords(p.query).map(stemish))];
+  if (q.length < 2) return 0;
+  const pos = new Map<string, number[]>();
+  (textOf.get(id) ?? []).forEach((w, i) => {
+    const st = stemish(w);
+    if (q.includes(st)) pos.set(st, [...(pos.get(st) ?? []), i]);
+  });
+  let near = 0;
+  for (let a = 0; a < q.length; a++) for (let b = a + 1; b < q.length; b++) {
+    const pa = pos.get(q[a]!), pb = pos.get(q[b]!);
+    if (pa && pb && pa.some((x) => pb.some((y) => Math.abs(x - y) <= span))) near++;
+  }
+  return near / ((q.length * (q.length - 1)) / 2);
+};
+for (const span of [5, 10]) for (const pi of [0.5, 1]) {
+  variant(`z + rocchio: words z + ${pi}·proximity(${span})`, (p) => {
+    const words = p.words.map(([id, b]) => [id, b] as [number, number]);
+    const bs = meanSd(words.map(([, b]) => b));
+    const boosted = words.map(([id, b]) => [id, b + pi * bs.sd * proximity(p, id, span)] as [number, number]).sort((x, y) => y[1] - x[1]);
+    const q = moved(p, ids(p.words).slice(0, 5), 0.25);
+    const pool = [...new Set([...ids(p.words), ...ids(p.vec)])].filter((id) => chunkVec.has(id));
+    const all = pool.map((id) => [id, cosine(q, chunkVec.get(id)!)] as [number, number]);
+    return fuse({ words: boosted, meaning: all }, { ...FUSION, meaning: meaningWeight(1, p.evidence) }).map((h) => h.chunkId);
+  });
+}
+function meanSd(xs: number[]) {
+  const m = xs.reduce((a, x) => a + x, 0) / (xs.length || 1);
+  return { m, sd: Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length || 1)) || 1 };
+}
+
+// 13. Long questions, query side: each clause of a compound question (split at , ; ? and "and", clauses of 3+
+// words) embedded too; a candidate's cosine is the best over the (moved) question and its clauses, or their mean.
+if (!only || only.test('clauses')) {
+  const { createDefaultEmbedder } = await import('../src/search/embedder/index.js');
+  const { memoised } = await import('./search.js');
+  const model = createDefaultEmbedder();
+  const embedder = memoised(model);
+  const clauseVecs = new Map<string, Float32Array[]>();
+  for (const s of SETS) for (const p of data[s]!) {
+    const clauses = p.query.split(/,|;|\?| and /).map((c) => c.trim()).filter((c) => c.split(/\s+/).length >= 3);
+    clauseVecs.set(p.query, clauses.length > 1 ? await embedder.embed(clauses) : []);
+  }
+  await model.close();
+  for (const how of ['max', 'mean'] as const) for (const beta of [0, 0.25]) {
+    variant(`clauses: ${how} over question and clauses, rocchio β${beta}`, (p) => {
+      const q = moved(p, ids(p.words).slice(0, 5), beta);
+      const cs = clauseVecs.get(p.query)!.map((c) => moved({ ...p, vector: [...c] }, ids(p.words).slice(0, 5), beta));
+      const pool = [...new Set([...ids(p.words), ...ids(p.vec)])].filter((id) => chunkVec.has(id));
+      const all = pool.map((id) => {
+        const v = chunkVec.get(id)!;
+        const xs = [cosine(q, v), ...cs.map((c) => cosine(c, v))];
+        return [id, how === 'max' ? Math.max(...xs) : xs.reduce((a, x) => a + x, 0) / xs.length] as [number, number];
+      });
+      return fuse({ words: p.words, meaning: all }, { ...FUSION, meaning: meaningWeight(1, p.evidence) }).map((h) => h.chunkId);
+    });
+  }
+}
