@@ -138,17 +138,21 @@ export class UseLiteEmbedder implements Embedder {
     const order = texts.map((_, i) => i).sort((a, b) => texts[a]!.length - texts[b]!.length);
     const out: Float32Array[] = new Array(texts.length);
     // Background work is shared out over the background workers, one batch each per round; queries use slot 0.
-    const lanes = options.background ? this.backgroundWorkers : 1;
-    const size = Math.min(USE_LITE_BATCH_SIZE, Math.ceil(texts.length / lanes));
-    for (let i = 0; i < texts.length; i += size * lanes) {
+    // Texts are dealt to the workers in turn down the sorted order, so each gets as much to do as the others
+    // (a round waits for its slowest batch) while its batch still holds texts of similar length.
+    const lanes = options.background ? Math.min(this.backgroundWorkers, texts.length) : 1;
+    const perRound = Math.min(USE_LITE_BATCH_SIZE, Math.ceil(texts.length / lanes)) * lanes;
+    for (let i = 0; i < texts.length; i += perRound) {
       throwIfAborted(signal);
-      const round: Promise<void>[] = [];
-      for (let lane = 0; lane < lanes && i + lane * size < texts.length; lane++) {
-        const slots = order.slice(i + lane * size, i + (lane + 1) * size);
-        const batch = slots.map((t) => prepare(texts[t]!));
-        round.push(this.runBatch(batch, signal, options.background ? 1 + lane : 0).then((vectors) => slots.forEach((t, k) => (out[t] = vectors[k]!))));
-      }
-      await Promise.all(round);
+      const round = order.slice(i, i + perRound);
+      await Promise.all(
+        Array.from({ length: lanes }, (_, lane) => {
+          const mine = round.filter((_, k) => k % lanes === lane);
+          if (!mine.length) return undefined;
+          const batch = mine.map((t) => prepare(texts[t]!));
+          return this.runBatch(batch, signal, options.background ? 1 + lane : 0).then((vectors) => mine.forEach((t, k) => (out[t] = vectors[k]!)));
+        }),
+      );
     }
     return out;
   }
