@@ -51,7 +51,7 @@ export function backgroundNice(env: NodeJS.ProcessEnv = process.env): number {
 /**
  * Background workers for bulk embedding. The model's cost is per token and flat in the batch size (measured:
  * `npx tsx bench/embed-profile.ts`), so N workers on N idle cores embed ~N× as fast; each holds its own copy of
- * the model (~60 MB). Default: one per core, at most 4; VAULT_TOOLS_INDEX_WORKERS overrides it (1-8).
+ * the model and its working memory (150-300 MB). Default: one per core, at most 4; VAULT_TOOLS_INDEX_WORKERS overrides it (1-8).
  */
 export function indexWorkers(env: NodeJS.ProcessEnv = process.env, cores = availableParallelism()): number {
   const raw = env.VAULT_TOOLS_INDEX_WORKERS?.trim();
