@@ -22,6 +22,8 @@ export const USE_LITE_ID = 'use-lite-512';
 export const USE_LITE_DIMS = 512;
 /** Texts per message to the worker. Throughput is flat from 8 to 64 (measured); 32 keeps one batch of long texts to ~3 s. */
 export const USE_LITE_BATCH_SIZE = 32;
+/** Texts per batch of a background worker: as fast per text as 32, and each worker's WASM heap (which grows to its largest batch and stays) is smaller. */
+const BACKGROUND_BATCH_SIZE = 16;
 /**
  * USE lite reads only the FIRST 128 TOKENS of a text (its graph clips the sequence: ClipToMaxLength), about
  * 400-500 characters of English prose; the rest of a longer text does not change its vector at all. Its
@@ -141,7 +143,7 @@ export class UseLiteEmbedder implements Embedder {
     // Texts are dealt to the workers in turn down the sorted order, so each gets as much to do as the others
     // (a round waits for its slowest batch) while its batch still holds texts of similar length.
     const lanes = options.background ? Math.min(this.backgroundWorkers, texts.length) : 1;
-    const perRound = Math.min(USE_LITE_BATCH_SIZE, Math.ceil(texts.length / lanes)) * lanes;
+    const perRound = Math.min(options.background ? BACKGROUND_BATCH_SIZE : USE_LITE_BATCH_SIZE, Math.ceil(texts.length / lanes)) * lanes;
     for (let i = 0; i < texts.length; i += perRound) {
       throwIfAborted(signal);
       const round = order.slice(i, i + perRound);
