@@ -40,18 +40,30 @@ export type StoredChunk = Chunk;
  * index follows by trigger, vectors come back from the embedding cache for unchanged text.
  */
 export function writeMeetingChunks(db: Db, vaultId: string, meetingId: string, chunks: readonly StoredChunk[]): number {
+  return writeChunksOfMeetings(db, vaultId, [{ meetingId, chunks }]);
+}
+
+/**
+ * Replaces the chunks of several meetings, all inserted by ONE statement. FTS5 writes the words it holds in
+ * memory to disk as a new segment at every savepoint, and every statement with triggers or foreign keys opens
+ * one: a statement per chunk wrote a segment per chunk, then merged them (10,000 chunks of a sync: ~1.1 s,
+ * against ~0.45 s in statements of 500, measured on this machine). Rows go in as one JSON array, in order,
+ * so chunk ids are assigned as one insert per chunk would assign them.
+ */
+export function writeChunksOfMeetings(db: Db, vaultId: string, meetings: readonly { meetingId: string; chunks: readonly StoredChunk[] }[]): number {
   ensureWordIndex(db, vaultId); // its triggers then index these rows (a vault's first chunks create it)
-  sql(db, 'DELETE FROM transcript_chunks WHERE vault_id = ? AND meeting_id = ?').run(vaultId, meetingId);
-  const insert = sql(
+  const remove = sql(db, 'DELETE FROM transcript_chunks WHERE vault_id = ? AND meeting_id = ?');
+  for (const m of meetings) remove.run(vaultId, m.meetingId);
+  const rows = meetings.flatMap(({ meetingId, chunks }) =>
+    chunks.map((c) => [meetingId, c.index, c.turnStart, c.turnEnd, json.write(c.speakers), c.startSeconds, c.text, contentHash(c.text)]),
+  );
+  if (!rows.length) return 0;
+  sql(
     db,
     `INSERT INTO transcript_chunks (vault_id, meeting_id, chunk_index, turn_start, turn_end, speakers_json, start_seconds, text, content_hash, vault_token)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const token = vaultToken(vaultId);
-  for (const c of chunks) {
-    insert.run(vaultId, meetingId, c.index, c.turnStart, c.turnEnd, json.write(c.speakers), c.startSeconds, c.text, contentHash(c.text), token);
-  }
-  return chunks.length;
+     SELECT ?, r->>0, r->>1, r->>2, r->>3, r->>4, r->>5, r->>6, r->>7, ? FROM (SELECT value AS r FROM json_each(?) ORDER BY key)`,
+  ).run(vaultId, vaultToken(vaultId), JSON.stringify(rows));
+  return rows.length;
 }
 
 /** A page of a meeting's stored chunks, in order, with the meeting's chunk count. */

@@ -6,7 +6,7 @@
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { setMaxListeners } from 'node:events';
-import type { Db } from '../store/db.js';
+import { withBulkWrites, type Db } from '../store/db.js';
 import { PRIVATE_FILE_MODE } from '../store/private-files.js';
 import { listOutbox } from '../store/outbox.js';
 import { ensureSyncState, listSyncStates, setPullRequests, setSyncError } from '../store/sync-checkpoints.js';
@@ -59,30 +59,32 @@ export async function runSync(db: Db, options: SyncOptions): Promise<SyncReport>
     }
     if (mode !== 'push') {
       if (!options.vaults?.length) report.dropped = dropUnreachable(db, options.url, new Set(remoteVaults.map((v) => v.id)));
-      for (const v of wanted) {
-        try {
-          upsertVault(db, v, new Date().toISOString());
-          ensureSyncState(db, v.id, options.url);
-          const before = remote.stats.requests;
-          let localOnly: ReturnType<typeof localOnlyIds> | undefined; // read from the outbox once per vault
-          const summary = await pullVault({
-            db,
-            remote,
-            vaultId: v.id,
-            dataDir: options.dataDir,
-            skip,
-            progress: (resource, done, total) => options.onProgress?.(v.id, resource, done, total),
-            localOnly: (kind) => (localOnly ??= localOnlyIds(db, v.id)).get(kind) ?? new Set(),
-          }, { full: options.full });
-          setPullRequests(db, v.id, remote.stats.requests - before);
-          report.pulled.push(summary);
-        } catch (err) {
-          if (err instanceof RemoteAuthError || options.signal?.aborted) throw err;
-          const message = (err as Error).message;
-          report.errors.push({ vault: v.id, error: message });
-          setSyncError(db, v.id, message);
+      await withBulkWrites(db, async () => {
+        for (const v of wanted) {
+          try {
+            upsertVault(db, v, new Date().toISOString());
+            ensureSyncState(db, v.id, options.url);
+            const before = remote.stats.requests;
+            let localOnly: ReturnType<typeof localOnlyIds> | undefined; // read from the outbox once per vault
+            const summary = await pullVault({
+              db,
+              remote,
+              vaultId: v.id,
+              dataDir: options.dataDir,
+              skip,
+              progress: (resource, done, total) => options.onProgress?.(v.id, resource, done, total),
+              localOnly: (kind) => (localOnly ??= localOnlyIds(db, v.id)).get(kind) ?? new Set(),
+            }, { full: options.full });
+            setPullRequests(db, v.id, remote.stats.requests - before);
+            report.pulled.push(summary);
+          } catch (err) {
+            if (err instanceof RemoteAuthError || options.signal?.aborted) throw err;
+            const message = (err as Error).message;
+            report.errors.push({ vault: v.id, error: message });
+            setSyncError(db, v.id, message);
+          }
         }
-      }
+      });
     }
     return report;
   } finally {

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { writeTransaction } from '../../store/db.js';
 import { deleteMeeting, meetingExists, meetingIds, replaceMeetingMentions, replaceMeetingTurns, setMeetingNotes, upsertMeeting } from '../../store/meetings.js';
 import { forgetLanded, landedFingerprints, setLandedFingerprint } from '../../store/sync-checkpoints.js';
-import { writeMeetingChunks, type StoredChunk } from '../../search/chunk-index.js';
+import { writeChunksOfMeetings, type StoredChunk } from '../../search/chunk-index.js';
 import { ahead, fingerprint, optionalString, orDefault, parseEach, readTool, stringList, type PullContext } from './common.js';
 
 const TRANSCRIPT_PAGE = 50;
@@ -88,7 +88,9 @@ export async function pullTranscripts(ctx: PullContext, details: readonly Meetin
     const batch = await next;
     next = start + MEETINGS_PER_TRANSACTION < details.length ? ahead(fetchBatch(start + MEETINGS_PER_TRANSACTION)) : undefined;
     writeTransaction(ctx.db, () => {
-      for (const { d, chunks } of batch) landMeeting(ctx, d, chunks);
+      const landing = batch.filter(({ d, chunks }) => landMeeting(ctx, d, chunks));
+      // The batch's chunks in one statement, the word index's cheapest way (see writeChunksOfMeetings).
+      writeChunksOfMeetings(ctx.db, ctx.vaultId, landing.map(({ d, chunks }) => ({ meetingId: d.id, chunks })));
     });
     ctx.progress('transcripts', Math.min(start + MEETINGS_PER_TRANSACTION, details.length), details.length);
   }
@@ -108,15 +110,18 @@ async function fetchTranscript(ctx: PullContext, meetingId: string): Promise<Sto
   return chunks;
 }
 
-/** Notes, mentions, turns and chunks of one meeting (inside the caller's transaction). */
-function landMeeting(ctx: PullContext, d: MeetingDetails, chunks: StoredChunk[]): void {
+/**
+ * Notes, mentions and turns of one meeting (inside the caller's transaction, which writes its chunks with
+ * the batch's); false when the meeting was removed meanwhile.
+ */
+function landMeeting(ctx: PullContext, d: MeetingDetails, chunks: StoredChunk[]): boolean {
   const { db, vaultId } = ctx;
-  if (!meetingExists(db, vaultId, d.id)) return; // removed meanwhile
+  if (!meetingExists(db, vaultId, d.id)) return false;
   setMeetingNotes(db, vaultId, d.id, d.notes);
   replaceMeetingMentions(db, vaultId, d.id, d.mentions.map((m) => ({ entityId: m.id, count: m.mentions })));
   replaceMeetingTurns(db, vaultId, d.id, chunks.flatMap(turnsOfChunk));
-  writeMeetingChunks(db, vaultId, d.id, chunks);
   setLandedFingerprint(db, vaultId, 'meeting', d.id, d.print);
+  return true;
 }
 
 /**

@@ -1,0 +1,38 @@
+/**
+ * fetchEach, which sync uses to fetch meeting details a few at a time (so the entity inventory's pages do not
+ * queue behind hundreds of them): never more than the limit in flight, answers in order, nothing more asked
+ * after a failure.
+ */
+import { expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fetchEach } from '../../src/sync/resources/common.js';
+
+it('keeps at most `limit` fetches in flight and answers in the order of the items', async () => {
+  let inFlight = 0;
+  let most = 0;
+  const answers = await fetchEach([5, 1, 4, 2, 3, 0, 6], 3, async (n) => {
+    most = Math.max(most, ++inFlight);
+    await sleep(n);
+    inFlight--;
+    return n * 10;
+  });
+  expect(answers).toEqual([50, 10, 40, 20, 30, 0, 60]);
+  expect(most).toBe(3);
+});
+
+it('throws the first failure and asks for nothing after it', async () => {
+  const asked: number[] = [];
+  const run = fetchEach([1, 2, 3, 4, 5, 6], 2, async (n) => {
+    asked.push(n);
+    await sleep(1);
+    if (n === 2) throw new Error('no 2');
+    return n;
+  });
+  await expect(run).rejects.toThrow('no 2');
+  await sleep(20);
+  expect(asked).toEqual([1, 2, 3]);
+});
+
+it('answers an empty list at once', async () => {
+  expect(await fetchEach([], 4, async () => 1)).toEqual([]);
+});
