@@ -123,13 +123,13 @@ export class UseLiteEmbedder implements Embedder {
   private readonly slots: (Slot | undefined)[] = [];
   private readonly backgroundWorkers: number;
   private readonly backgroundIdleMs: number;
+  private nextId = 1;
 
   /** `backgroundWorkers`: how many workers bulk work is shared over (default indexWorkers()); `backgroundIdleMs`: when an idle one exits. */
   constructor(options: { backgroundWorkers?: number; backgroundIdleMs?: number } = {}) {
     this.backgroundWorkers = options.backgroundWorkers ?? indexWorkers();
     this.backgroundIdleMs = options.backgroundIdleMs ?? BACKGROUND_IDLE_MS;
   }
-  private nextId = 1;
 
   async embed(texts: string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
     checkTexts(texts);
