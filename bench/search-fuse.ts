@@ -469,3 +469,51 @@ if (!only || only.test('clauses')) {
     });
   }
 }
+
+// 14. Finer vectors, for re-scoring only (`--units N`): each candidate chunk's "Speaker: words" lines packed into
+// units of about N characters (chunkUnits), embedded once (cached with the bench's other vectors). A candidate's
+// meaning score is mix × (the mean of its best `top` units' cosines) + (1 − mix) × its chunk cosine, against the
+// (moved, as shipped) query vector. Only the candidates of both halves are re-scored: a few hundred unit vectors a
+// query, what search could afford from a table of unit vectors; the candidates still come from the chunk vectors.
+const unitsAt = process.argv.indexOf('--units');
+if (unitsAt >= 0) {
+  const chars = Number(process.argv[unitsAt + 1]);
+  const { createDefaultEmbedder, indexWorkers } = await import('../src/search/embedder/index.js');
+  const { memoised } = await import('./search.js');
+  const { chunkUnits } = await import('./lib/units.js');
+  const db = openDb(CACHE);
+  const textOfChunk = new Map(db.prepare('SELECT id, text FROM transcript_chunks').raw().all() as [number, string][]);
+  db.close();
+  const needed = new Set<number>();
+  for (const s of SETS) for (const p of data[s]!) for (const id of [...ids(p.words), ...ids(p.vec)]) needed.add(id);
+  const model = createDefaultEmbedder();
+  const embedder = memoised(model);
+  const unitVecs = new Map<number, Float32Array[]>();
+  const list = [...needed].filter((id) => textOfChunk.has(id));
+  const t0 = Date.now();
+  let unitCount = 0;
+  for (let i = 0; i < list.length; i += 16) {
+    const batch = list.slice(i, i + 16);
+    const texts = batch.map((id) => chunkUnits(textOfChunk.get(id)!, chars));
+    const flat = await embedder.embed(texts.flat(), { background: true });
+    let k = 0;
+    batch.forEach((id, j) => unitVecs.set(id, texts[j]!.map(() => flat[k++]!)));
+    unitCount += flat.length;
+    if (i % 320 === 0) process.stderr.write(`units: ${i}/${list.length} chunks\n`);
+  }
+  process.stderr.write(`units: ${list.length} chunks -> ${unitCount} units of <= ${chars} chars in ${((Date.now() - t0) / 1000).toFixed(0)} s (${indexWorkers()} workers; cached vectors are not re-embedded)\n`);
+  await model.close();
+  const unitScored = (p: Prepared, mix: number, top: number) => {
+    const q = moved(p, ids(p.words).slice(0, 5), 0.25);
+    const pool = [...new Set([...ids(p.words), ...ids(p.vec)])].filter((id) => chunkVec.has(id));
+    const all = pool.map((id) => {
+      const sims = (unitVecs.get(id) ?? []).map((u) => cosine(q, u)).sort((a, b) => b - a);
+      const k = Math.min(top, sims.length);
+      const best = k ? sims.slice(0, k).reduce((a, x) => a + x, 0) / k : 0;
+      const whole = cosine(q, chunkVec.get(id)!);
+      return [id, k ? mix * best + (1 - mix) * whole : whole] as [number, number];
+    });
+    return fuse({ words: p.words, meaning: all }, { ...FUSION, meaning: meaningWeight(1, p.evidence) }).map((h) => h.chunkId);
+  };
+  for (const top of [1, 2]) for (const mix of [0.25, 0.5, 0.75]) variant(`z + rocchio + units${chars} top${top} mix${mix}`, (p) => unitScored(p, mix, top));
+}

@@ -14,6 +14,7 @@ import { tokens } from '../src/store/text.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CACHE, memoised, openBench, type Labelled } from './search.js';
+import { chunkUnits } from './lib/units.js';
 
 interface Prepared {
   q: Labelled;
@@ -23,26 +24,6 @@ interface Prepared {
   terms: { word: string; df: number }[];
   n: number;
   vector: Float32Array;
-}
-
-/**
- * A chunk's text as units of about `chars` characters: whole "Speaker: words" lines packed while they fit, a
- * longer line cut at spaces (embeddingWindows without its cap of 8 windows).
- */
-export function chunkUnits(text: string, chars: number): string[] {
-  const out: string[] = [];
-  let cur = '';
-  for (const line of text.split('\n')) {
-    for (const piece of line.length > chars ? embeddingWindows(line, chars).concat() : [line]) {
-      if (cur && cur.length + piece.length + 1 > chars) {
-        out.push(cur);
-        cur = '';
-      }
-      cur = cur ? `${cur}\n${piece}` : piece;
-    }
-  }
-  if (cur) out.push(cur);
-  return out;
 }
 
 /** `--embed-units N`: embeds every chunk's units (fixture vaults first), reporting throughput; the cost of finer vectors. */
