@@ -209,11 +209,11 @@ export const FEEDBACK = { chunks: 5, weight: 0.25 };
 
 /** The query vector moved towards these chunk vectors (see FEEDBACK); the query itself (as a unit vector) when there are none. */
 export function feedbackVector(query: Float32Array, chunks: Float32Array[], weight: number = FEEDBACK.weight): Float32Array {
-  const unit = (v: Float32Array) => Math.sqrt(v.reduce((a, x) => a + x * x, 0)) || 1;
-  const qn = unit(query);
+  const norm = (v: Float32Array) => Math.sqrt(v.reduce((a, x) => a + x * x, 0)) || 1;
+  const qn = norm(query);
   const out = query.map((x) => x / qn);
   for (const v of chunks) {
-    const vn = unit(v);
+    const vn = norm(v);
     for (let d = 0; d < out.length; d++) out[d]! += (weight * v[d]!) / vn / chunks.length;
   }
   return out;

@@ -56,9 +56,10 @@ export function backgroundNice(env: NodeJS.ProcessEnv = process.env): number {
  * the model and its working memory (150-300 MB). Default: one per core, at most 4; VAULT_TOOLS_INDEX_WORKERS overrides it (1-8).
  */
 export function indexWorkers(env: NodeJS.ProcessEnv = process.env, cores = availableParallelism()): number {
+  const fallback = Math.max(1, Math.min(cores, 4));
   const raw = env.VAULT_TOOLS_INDEX_WORKERS?.trim();
-  const n = raw ? Number(raw) : Math.min(cores, 4);
-  return Number.isInteger(n) && n >= 1 && n <= 8 ? n : Math.max(1, Math.min(cores, 4));
+  const n = raw ? Number(raw) : fallback;
+  return Number.isInteger(n) && n >= 1 && n <= 8 ? n : fallback;
 }
 /** A background worker idle this long exits, giving back its copy of the model; the next bulk call starts it again (~1 s). */
 const BACKGROUND_IDLE_MS = 30_000;
