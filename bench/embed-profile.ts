@@ -1,14 +1,17 @@
 /**
- * `npx tsx bench/embed-profile.ts [--windows N] [--stock]`: where the default embedder's time goes, per ~450-character
+ * `npx tsx bench/embed-profile.ts [--windows N] [--wasm] [--stock]`: where the default embedder's time goes, per ~450-character
  * window (what the indexer embeds, 2-3 per ~1,200-character chunk): the tokenizer, and the model's kernels
  * (TensorFlow.js WASM backend, as the worker runs it), with the floating-point work of its matrix products
  * counted from their shapes, so the rate it reaches can be set against what a core can do. The worker's own
- * BatchMatMul (batched-matmul.ts) is installed as in the product; `--stock` profiles TensorFlow.js's kernel instead.
+ * kernels are installed as in the product: the native matrix kernel when it was built (native-matmul.ts; `--wasm`
+ * leaves it out), then the batched BatchMatMul (batched-matmul.ts); `--stock` profiles TensorFlow.js's own kernels.
  * Matrix products are split into dense layers (one product against the weights) and attention (batched products).
  */
 import { createRequire } from 'node:module';
 import { embeddingWindows } from '../src/search/embed-chunks.js';
 import { installBatchedMatMul, type KernelRegistry } from '../src/search/embedder/batched-matmul.js';
+import { installNativeMatMul, type NativeMatMul } from '../src/search/embedder/native-matmul.js';
+import { nativeKernelPath } from '../src/search/embedder/use-lite.js';
 import { prng, TextMaker, vocabulary } from './lib/synth.js';
 
 interface Kernel {
@@ -41,6 +44,8 @@ windows.length = count;
 
 const model = await initModel(modelSource);
 const stock = argv.includes('--stock');
+const nativePath = stock || argv.includes('--wasm') ? undefined : nativeKernelPath();
+const native = nativePath ? installNativeMatMul(tf as unknown as KernelRegistry, require(nativePath) as NativeMatMul) : false;
 if (!stock) installBatchedMatMul(tf as unknown as KernelRegistry);
 const flags = { backend: tf.getBackend(), simd: await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT'), threads: await tf.env().getAsync('WASM_HAS_MULTITHREAD_SUPPORT') };
 await model.embed(windows.slice(0, 8)); // the WASM heap grows to the batch once
@@ -80,7 +85,7 @@ const cpuMs = (cpu.user + cpu.system) / 1000;
 const matmulMs = (byKernel.get('BatchMatMul (attention)') ?? 0) + (byKernel.get('BatchMatMul (dense)') ?? 0) + (byKernel.get('Conv2D') ?? 0) + (byKernel.get('_FusedMatMul') ?? 0) + (byKernel.get('FusedConv2D') ?? 0);
 const out = {
   ...flags,
-  batchMatMul: stock ? 'TensorFlow.js stock kernel' : "the worker's (batched-matmul.ts)",
+  kernels: stock ? 'TensorFlow.js stock kernels' : native ? 'native (native-matmul.ts) + batched (batched-matmul.ts)' : "WASM + the worker's batched BatchMatMul (batched-matmul.ts)",
   windows: count,
   tokensPerWindow: +(tokens.reduce((s, x) => s + x, 0) / count).toFixed(1),
   tokenizeMsPerWindow: +tokenizeMs.toFixed(2),

@@ -119,6 +119,9 @@ const IGNORE = [
 rmSync(STAGE, { recursive: true, force: true });
 mkdirSync(STAGE, { recursive: true });
 for (const part of ['bin', 'dist', 'fixtures', 'package.json', 'README.md']) cpSync(join(ROOT, part), join(STAGE, part), { recursive: true });
+// The native matrix kernel, when this install built it (scripts/build-native.mjs): the embedder runs about twice as fast with it.
+const nativeKernel = join('native', 'vault-tools-matmul.node');
+if (existsSync(join(ROOT, nativeKernel))) cpSync(join(ROOT, nativeKernel), join(STAGE, nativeKernel));
 for (const dir of productionPackages()) cpSync(dir, join(STAGE, relative(ROOT, dir)), { recursive: true, dereference: true });
 writeFileSync(join(STAGE, 'manifest.json'), `${JSON.stringify(manifest(), null, 2)}\n`);
 writeFileSync(join(STAGE, '.mcpbignore'), `${IGNORE.join('\n')}\n`);

@@ -42,6 +42,8 @@ it('is a valid bundle with the catalog, a data dir and an optional remote and ke
   expect(modules).toContain('better-sqlite3');
   expect(modules).not.toContain('vitest');
   expect(existsSync(join(unpacked, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'))).toBe(true);
+  // The embedder's native matrix kernel travels with it when this install built it.
+  expect(existsSync(join(unpacked, 'native', 'vault-tools-matmul.node'))).toBe(existsSync(join(ROOT, 'native', 'vault-tools-matmul.node')));
 });
 
 it("starts as the manifest says and serves the demo vaults to the SDK client", async () => {

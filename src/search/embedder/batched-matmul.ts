@@ -12,23 +12,23 @@
  * its parameter and globals, and `import type`.
  */
 
-/** What this kernel needs of a TensorFlow.js tensor (TensorInfo) and the WASM backend. */
-interface TensorInfo {
+/** What the worker's kernels (this one and native-matmul.ts) need of a TensorFlow.js tensor (TensorInfo) and the WASM backend. */
+export interface TensorInfo {
   dataId: object;
   shape: number[];
   dtype: string;
 }
-interface WasmBackend {
+export interface WasmBackend {
   makeOutput(shape: number[], dtype: string): TensorInfo;
   typedArrayFromHeap(t: TensorInfo): Float32Array;
   disposeData(dataId: object): void;
 }
-interface KernelArgs {
+export interface KernelArgs {
   inputs: Record<string, TensorInfo>;
   backend: WasmBackend;
   attrs: Record<string, unknown>;
 }
-type KernelFunc = (args: KernelArgs) => TensorInfo;
+export type KernelFunc = (args: KernelArgs) => TensorInfo;
 export interface KernelRegistry {
   getKernel(name: string, backend: string): { kernelFunc: KernelFunc } | undefined;
   unregisterKernel(name: string, backend: string): void;

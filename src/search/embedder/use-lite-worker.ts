@@ -8,9 +8,10 @@
  * self-contained. It may use only its parameters and globals, never a binding of this module (imports,
  * constants, helpers); only `import type` is allowed. Module paths are resolved by the main thread and passed
  * in `workerData`, and the model is always loaded from the local `modelSource` (never from the network).
- * Helpers it needs are passed in the same way, as source text (installBatchedMatMul).
+ * Helpers it needs are passed in the same way, as source text (installBatchedMatMul, installNativeMatMul).
  */
 import { installBatchedMatMul, type KernelRegistry } from './batched-matmul.js';
+import { installNativeMatMul, type NativeMatMul } from './native-matmul.js';
 
 export interface UseLiteWorkerInit {
   /** Absolute path of @energetic-ai/embeddings (CommonJS). */
@@ -19,6 +20,8 @@ export interface UseLiteWorkerInit {
   modelPath: string;
   /** Absolute path of the @energetic-ai/core (TensorFlow.js) that @energetic-ai/embeddings uses. */
   corePath: string;
+  /** Absolute path of the native matrix kernel built at install time (native/vault-tools-matmul.node), if there is one and it is wanted. */
+  nativePath?: string;
   dims: number;
   /** Niceness for this thread (Linux: a thread has its own), so it only gets the CPU others leave; 0: as the process. */
   nice: number;
@@ -30,7 +33,8 @@ export interface UseLiteJob {
 }
 
 export type UseLiteWorkerMessage =
-  | { type: 'ready'; loadMs: number }
+  /** `kernel`: what runs the model's dense layers ('native' when the native kernel loaded and this CPU runs it). */
+  | { type: 'ready'; loadMs: number; kernel: 'native' | 'wasm' }
   | { type: 'fatal'; message: string }
   /** `vectors` holds `count` rows of `dims` floats, row-major; its buffer is transferred, not copied. */
   | { type: 'done'; id: number; count: number; dims: number; vectors: Float32Array }
@@ -39,10 +43,10 @@ export type UseLiteWorkerMessage =
 /** Source text evaluated by the worker (a CommonJS script: `require` is available). */
 export function useLiteWorkerSource(): string {
   // `__name` is a no-op stand-in for the helper esbuild inserts when a build keeps function names.
-  return `"use strict";\nvar __name = (f) => f;\n(${useLiteWorkerMain.toString()})(require, ${installBatchedMatMul.toString()});\n`;
+  return `"use strict";\nvar __name = (f) => f;\n(${useLiteWorkerMain.toString()})(require, ${installBatchedMatMul.toString()}, ${installNativeMatMul.toString()});\n`;
 }
 
-export function useLiteWorkerMain(req: NodeJS.Require, speedUp: typeof installBatchedMatMul): void {
+export function useLiteWorkerMain(req: NodeJS.Require, batchedMatMul: typeof installBatchedMatMul, nativeMatMul: typeof installNativeMatMul): void {
   // --- Everything below runs in the worker. Self-contained: see the file comment. ---
   interface EmbeddingsModel {
     embed(input: string[]): Promise<number[][]>;
@@ -77,8 +81,19 @@ export function useLiteWorkerMain(req: NodeJS.Require, speedUp: typeof installBa
     const { modelSource } = req(init.modelPath) as { modelSource: unknown };
     if (typeof modelSource !== 'function') throw new Error(`${init.modelPath} does not export modelSource`);
     const model = await initModel(modelSource); // the WASM backend is ready once this resolves
-    speedUp(req(init.corePath) as KernelRegistry);
-    return model;
+    const tf = req(init.corePath) as KernelRegistry;
+    // The native kernel first: the batched one then hands each product of a batch to it.
+    let native = false;
+    if (init.nativePath) {
+      try {
+        native = nativeMatMul(tf, req(init.nativePath) as NativeMatMul);
+      } catch (e) {
+        // Built for another Node or CPU, or damaged: the WASM kernels do the work, as without it.
+        process.stderr.write(`vault-tools: the native matrix kernel did not load (${text(e)}); embedding uses WASM.\n`);
+      }
+    }
+    batchedMatMul(tf);
+    return { model, kernel: native ? ('native' as const) : ('wasm' as const) };
   })();
 
   const run = async (model: EmbeddingsModel, job: UseLiteJob): Promise<UseLiteWorkerMessage> => {
@@ -102,7 +117,7 @@ export function useLiteWorkerMain(req: NodeJS.Require, speedUp: typeof installBa
   port.on('message', (job: UseLiteJob) => {
     chain = chain
       .then(() => loading)
-      .then((model) => run(model, job))
+      .then(({ model }) => run(model, job))
       .then(
         (reply) => port.postMessage(reply, reply.type === 'done' ? [reply.vectors.buffer as ArrayBuffer] : []),
         (e: unknown) => port.postMessage({ type: 'failed', id: job.id, message: text(e) } satisfies UseLiteWorkerMessage),
@@ -110,7 +125,7 @@ export function useLiteWorkerMain(req: NodeJS.Require, speedUp: typeof installBa
   });
 
   loading.then(
-    () => port.postMessage({ type: 'ready', loadMs: performance.now() - started } satisfies UseLiteWorkerMessage),
+    ({ kernel }) => port.postMessage({ type: 'ready', loadMs: performance.now() - started, kernel } satisfies UseLiteWorkerMessage),
     (e: unknown) => port.postMessage({ type: 'fatal', message: e instanceof Error ? (e.stack ?? e.message) : String(e) } satisfies UseLiteWorkerMessage),
   );
 }

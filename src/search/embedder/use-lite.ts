@@ -12,8 +12,11 @@
  * terminates it; if it dies, the next embed() starts a new one.
  */
 import { withTimeout } from '../../time.js';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../../package-info.js';
 import { Worker } from 'node:worker_threads';
 import { abortable, checkTexts, EmbedderError, normaliseInPlace, throwIfAborted, truncate, type Embedder, type EmbedOptions } from './types.js';
 import { useLiteWorkerSource, type UseLiteJob, type UseLiteWorkerInit, type UseLiteWorkerMessage } from './use-lite-worker.js';
@@ -81,10 +84,20 @@ interface Slot {
   idleTimer?: NodeJS.Timeout;
 }
 
-let init: Omit<UseLiteWorkerInit, 'nice'> | undefined;
+let init: Omit<UseLiteWorkerInit, 'nice' | 'nativePath'> | undefined;
+
+/**
+ * The native matrix kernel, if `npm install` built it (scripts/build-native.mjs) and VAULT_TOOLS_NATIVE is not 0.
+ * Without it the model runs on TensorFlow.js's WASM kernels alone, about half as fast (docs/search.md).
+ */
+export function nativeKernelPath(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (env.VAULT_TOOLS_NATIVE?.trim() === '0') return undefined;
+  const path = join(PACKAGE_ROOT, 'native', 'vault-tools-matmul.node');
+  return existsSync(path) ? path : undefined;
+}
 
 /** Module paths for the worker, resolved from this module (source or bundle) so node_modules is found either way. */
-function workerInit(): Omit<UseLiteWorkerInit, 'nice'> {
+function workerInit(): Omit<UseLiteWorkerInit, 'nice' | 'nativePath'> {
   if (!init) {
     const require = createRequire(import.meta.url);
     try {
@@ -119,6 +132,8 @@ export class UseLiteEmbedder implements Embedder {
   workerStarts = 0;
   /** Milliseconds the last worker took to load the model (after the worker thread itself started). */
   lastLoadMs: number | undefined;
+  /** What ran the dense layers in the last worker that loaded: the native kernel, or WASM alone. */
+  kernel: 'native' | 'wasm' | undefined;
 
   /** [foreground (queries), background workers (bulk work)...] */
   private readonly slots: (Slot | undefined)[] = [];
@@ -136,27 +151,35 @@ export class UseLiteEmbedder implements Embedder {
     checkTexts(texts);
     const { signal } = options;
     throwIfAborted(signal);
-    // The model pads every text of a batch to the longest one's tokens, so texts go to batches in order of
+    // The model pads every text of a batch to the longest one's tokens, so batches are runs of texts in order of
     // length (a batch of similar lengths wastes little); the vectors come back in the callers' order.
     const order = texts.map((_, i) => i).sort((a, b) => texts[a]!.length - texts[b]!.length);
     const out: Float32Array[] = new Array(texts.length);
-    // Background work is shared out over the background workers, one batch each per round; queries use slot 0.
-    // Texts are dealt to the workers in turn down the sorted order, so each gets as much to do as the others
-    // (a round waits for its slowest batch) while its batch still holds texts of similar length.
+    // Background work is shared over the background workers (queries use slot 0): each takes the next batch in
+    // order of length as soon as it is free, so none waits for a slower one and every batch stays of one length.
     const lanes = options.background ? Math.min(this.backgroundWorkers, texts.length) : 1;
-    const perRound = Math.min(options.background ? BACKGROUND_BATCH_SIZE : USE_LITE_BATCH_SIZE, Math.ceil(texts.length / lanes)) * lanes;
-    for (let i = 0; i < texts.length; i += perRound) {
-      throwIfAborted(signal);
-      const round = order.slice(i, i + perRound);
-      await Promise.all(
-        Array.from({ length: lanes }, (_, lane) => {
-          const mine = round.filter((_, k) => k % lanes === lane);
-          if (!mine.length) return undefined;
-          const batch = mine.map((t) => prepare(texts[t]!));
-          return this.runBatch(batch, signal, options.background ? 1 + lane : 0).then((vectors) => mine.forEach((t, k) => (out[t] = vectors[k]!)));
-        }),
-      );
-    }
+    const size = Math.min(options.background ? BACKGROUND_BATCH_SIZE : USE_LITE_BATCH_SIZE, Math.ceil(texts.length / lanes));
+    let next = 0;
+    let failed = false;
+    await Promise.all(
+      Array.from({ length: lanes }, async (_, lane) => {
+        while (next < texts.length && !failed) {
+          throwIfAborted(signal);
+          const mine = order.slice(next, (next += size));
+          try {
+            const vectors = await this.runBatch(
+              mine.map((t) => prepare(texts[t]!)),
+              signal,
+              options.background ? 1 + lane : 0,
+            );
+            mine.forEach((t, k) => (out[t] = vectors[k]!));
+          } catch (e) {
+            failed = true; // the other workers stop after their batch in flight
+            throw e;
+          }
+        }
+      }),
+    );
     return out;
   }
 
@@ -211,7 +234,7 @@ export class UseLiteEmbedder implements Embedder {
   }
 
   private spawn(nice: number): Slot {
-    const worker = new Worker(useLiteWorkerSource(), { eval: true, workerData: { ...workerInit(), nice } satisfies UseLiteWorkerInit });
+    const worker = new Worker(useLiteWorkerSource(), { eval: true, workerData: { ...workerInit(), nativePath: nativeKernelPath(), nice } satisfies UseLiteWorkerInit });
     this.workerStarts++;
     let ready!: () => void;
     let failed!: (e: Error) => void;
@@ -230,6 +253,7 @@ export class UseLiteEmbedder implements Embedder {
     worker.on('message', (msg: UseLiteWorkerMessage) => {
       if (msg.type === 'ready') {
         this.lastLoadMs = msg.loadMs;
+        this.kernel = msg.kernel;
         slot.loaded = true;
         ready();
       } else if (msg.type === 'fatal') {
