@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { createEmbedder } from '../search/embedder/index.js';
+import { createEmbedder, describeKernel } from '../search/embedder/index.js';
 import { resetVectorIndex } from '../search/vectors.js';
 import { countPending, indexPending } from '../search/vector-indexing.js';
 import { hasVectorExtension, vectorExtensionError } from '../service/open.js';
@@ -27,7 +27,7 @@ export function register(program: Command): void {
         // Bulk work: shared over the background workers (one per core), like serve's indexer.
         const result = await indexPending(db, embedder, { vaultId: opts.vault, background: true, onProgress: (p) => print(p.done, p.total) });
         process.stderr.write(
-          `reindex: ${result.embedded} chunks embedded, ${result.reused} reused from the cache, ${countPending(db, embedder.id, opts.vault)} pending (embedder ${embedder.id})\n`,
+          `reindex: ${result.embedded} chunks embedded, ${result.reused} reused from the cache, ${countPending(db, embedder.id, opts.vault)} pending (${[`embedder ${embedder.id}`, describeKernel(embedder)].filter(Boolean).join(', ')})\n`,
         );
       } finally {
         await embedder.close();

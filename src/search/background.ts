@@ -8,6 +8,7 @@
 import type { Db } from '../store/db.js';
 import { hasVectorExtension, vectorExtensionError } from '../store/db.js';
 import { log } from '../log.js';
+import { describeKernel } from './embedder/types.js';
 import { indexPending } from './vector-indexing.js';
 import { type EmbedderLike } from './embed-chunks.js';
 import { ensureWordIndex, vaultsWithChunks } from './word-index.js';
@@ -54,7 +55,8 @@ export function startBackgroundIndexing(db: Db, embedder: EmbedderLike): { stop(
     try {
       const result = await indexPending(db, embedder, { signal: controller.signal, batchSize: INDEX_BATCH_CHUNKS, background: true });
       if (result.total) {
-        log.info(`vector index: ${result.embedded} chunks embedded, ${result.reused} reused, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+        const kernel = describeKernel(embedder);
+        log.info(`vector index: ${result.embedded} chunks embedded, ${result.reused} reused, in ${((Date.now() - started) / 1000).toFixed(1)} s${kernel ? ` (${kernel})` : ''}`);
       }
     } catch (err) {
       if (!controller.signal.aborted) log.warn('vector indexing stopped; search continues by words', err);

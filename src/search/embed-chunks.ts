@@ -7,6 +7,7 @@ export interface EmbedderLike {
   readonly id: string;
   readonly dims: number;
   readonly windowChars?: number;
+  readonly kernel?: 'native' | 'wasm';
   embed(texts: string[], options?: { signal?: AbortSignal; background?: boolean }): Promise<Float32Array[]>;
 }
 

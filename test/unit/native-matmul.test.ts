@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { KernelRegistry } from '../../src/search/embedder/batched-matmul.js';
 import { installNativeMatMul, type NativeMatMul } from '../../src/search/embedder/native-matmul.js';
+import { describeKernel } from '../../src/search/embedder/types.js';
 import { nativeKernelPath, UseLiteEmbedder } from '../../src/search/embedder/use-lite.js';
 
 const require = createRequire(import.meta.url);
@@ -143,6 +144,10 @@ describe('native matrix kernel', () => {
         const nativeVectors = await withNative.embed(texts);
         expect(wasmOnly.kernel).toBe('wasm');
         expect(withNative.kernel).toBe('native');
+        // What serve's indexer log and `reindex` say of it.
+        expect(describeKernel(withNative)).toBe('native matrix kernel');
+        expect(describeKernel(wasmOnly)).toBe('WASM kernels only');
+        expect(describeKernel(new UseLiteEmbedder())).toBeUndefined(); // not loaded yet
         for (let i = 0; i < texts.length; i++) for (let d = 0; d < 512; d++) expect(Math.abs(nativeVectors[i]![d]! - wasmVectors[i]![d]!)).toBeLessThan(1e-5);
       } finally {
         if (saved === undefined) delete process.env.VAULT_TOOLS_NATIVE;

@@ -18,9 +18,18 @@ export interface Embedder {
   readonly dims: number;
   /** How much text the model reads (characters); longer texts are embedded as the mean of windows this long. Absent: no limit that matters. */
   readonly windowChars?: number;
+  /** A model run on this machine: what ran its matrix products, once it has loaded (for logs; see describeKernel). */
+  readonly kernel?: 'native' | 'wasm';
   /** Embeds texts in order; vectors are L2-normalised Float32Arrays of length dims. Batches internally. */
   embed(texts: string[], options?: EmbedOptions): Promise<Float32Array[]>;
   close(): Promise<void>;
+}
+
+/** 'native matrix kernel' or 'WASM kernels only', for a log line about an embedder's work; undefined when it runs elsewhere or has not loaded. */
+export function describeKernel(embedder: Pick<Embedder, 'kernel'>): string | undefined {
+  if (embedder.kernel === 'native') return 'native matrix kernel';
+  if (embedder.kernel === 'wasm') return 'WASM kernels only';
+  return undefined;
 }
 
 /** A failure of an embedder, with a message meant for the person who configures it. Never contains an API key. */
