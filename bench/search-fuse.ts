@@ -517,3 +517,172 @@ if (unitsAt >= 0) {
   };
   for (const top of [1, 2]) for (const mix of [0.25, 0.5, 0.75]) variant(`z + rocchio + units${chars} top${top} mix${mix}`, (p) => unitScored(p, mix, top));
 }
+
+// 15. Expansion from the vault's own vocabulary, by meaning (third round, `ONLY=terms`): each vault's terms (the
+// distinct words of its chunks grouped by stem, no stop words, 3+ letters, held by at least `df` chunks:
+// bench/lib/vault-terms.ts) and each query word are embedded alone (cached in bench/.cache/i19-terms/). A query word
+// the vault never uses (or every content word) brings its k nearest vault terms with cosine ≥ floor. They enter
+// the words half at weight α (× their cosine, or not): FTS5's BM25 sums over a query's phrases, so a chunk's score
+// is Σ BM25 of the original words + α Σ BM25 of the expansion terms, each term's scores read alone; the new top
+// 50 is the words half. Optionally the meaning side too: the query vector moved towards the expansion terms'
+// vectors (γ × their mean) before the shipped feedback. Fused as shipped (z-scores, feedback, adaptive w).
+if (!only || only.test('terms')) {
+  const { mkdirSync } = await import('node:fs');
+  const { createDefaultEmbedder } = await import('../src/search/embedder/index.js');
+  const { memoised } = await import('./search.js');
+  const { stemmer, vaultVocabulary } = await import('./lib/vault-terms.js');
+  const { ensureWordIndex } = await import('../src/search/word-index.js');
+  const dir = join(CACHE, '..', 'i19-terms');
+  mkdirSync(dir, { recursive: true });
+  const model = createDefaultEmbedder();
+  const embedder = memoised(model, join(dir, 'term-vectors.db'));
+  const db = openDb(CACHE);
+  const stem = stemmer(db);
+  const unit = (v: Float32Array) => {
+    const n = Math.sqrt(v.reduce((a, x) => a + x * x, 0)) || 1;
+    return v.map((x) => x / n);
+  };
+  const embedAll = async (words: string[]) => {
+    const out: Float32Array[] = [];
+    for (let i = 0; i < words.length; i += 512) out.push(...(await embedder.embed(words.slice(i, i + 512), { background: true })));
+    return out.map(unit);
+  };
+  const all = SETS.flatMap((s) => data[s]!);
+  const vaultOf = new Map(all.map((p) => [p.query, vaultOfQuery(p)]));
+  const vocab = new Map<string, { terms: import('./lib/vault-terms.js').VaultTerm[]; vecs: Float32Array[] }>();
+  const centres = new Map<string, Float32Array>();
+  const t0 = Date.now();
+  for (const vault of new Set(vaultOf.values())) {
+    const terms = vaultVocabulary(db, vault, 1);
+    let vecs = await embedAll(terms.map((t) => t.word));
+    if (process.env.TERMS_CENTRE) {
+      // Single words' vectors share a large common direction (cosines of 0.6-0.8 between unrelated words): the
+      // vault vocabulary's mean is taken out of terms and query words alike.
+      const mean = new Float32Array(vecs[0]!.length);
+      for (const v of vecs) for (let d = 0; d < v.length; d++) mean[d]! += v[d]! / vecs.length;
+      centres.set(vault, mean);
+      vecs = vecs.map((v) => unit(v.map((x, d) => x - mean[d]!)));
+    }
+    vocab.set(vault, { terms, vecs });
+    process.stderr.write(`terms: ${vault}: ${terms.length} stems (${terms.filter((t) => t.df >= 2).length} in 2+ chunks), ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+  }
+  // Each query's content words (as the words half has them), their stems, whether the vault holds them, their vectors.
+  const qWords = new Map<string, { word: string; stem: string; absent: boolean; vec: Float32Array }[]>();
+  const allWords = [...new Set(all.flatMap((p) => queryWords(p.query)))];
+  const wordVec = new Map(allWords.map((w, i) => [w, i]));
+  const wordVecs = await embedAll(allWords);
+  await model.close();
+  const dfRow = new Map<string, (stem: string) => number>();
+  for (const vault of vocab.keys()) {
+    const t = ensureWordIndex(db, vault);
+    db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${t}_rows USING fts5vocab(main, ${t}, row)`);
+    const get = db.prepare(`SELECT doc FROM temp.${t}_rows WHERE term = ?`).pluck();
+    dfRow.set(vault, (s) => (get.get(s) as number | undefined) ?? 0);
+  }
+  for (const p of all) {
+    const ws = queryWords(p.query);
+    const ss = stem(ws);
+    const mean = centres.get(vaultOf.get(p.query)!);
+    const vecOf = (word: string) => {
+      const v = wordVecs[wordVec.get(word)!]!;
+      return mean ? unit(v.map((x, d) => x - mean[d]!)) : v;
+    };
+    qWords.set(p.query, ws.map((word, i) => ({ word, stem: ss[i]!, absent: dfRow.get(vaultOf.get(p.query)!)!(ss[i]!) === 0, vec: vecOf(word) })));
+  }
+  // A term's BM25 over the vault, alone (FTS5 sums its bm25 over the phrases of a query, so these add up).
+  const termScores = new Map<string, Map<number, number>>();
+  const scoresOf = (vault: string, word: string) => {
+    const key = `${vault}|${word}`;
+    let m = termScores.get(key);
+    if (!m) {
+      const t = ensureWordIndex(db, vault);
+      m = new Map(db.prepare(`SELECT rowid, -bm25(${t}) FROM ${t} WHERE ${t} MATCH ?`).raw().all(`"${word}"`) as [number, number][]);
+      termScores.set(key, m);
+    }
+    return m;
+  };
+  // Nearest vault terms of a query word (not a stem of the query itself), best first, [term index, cosine].
+  const nearCache = new Map<string, [number, number][]>();
+  const nearest = (p: Prepared, w: { word: string; vec: Float32Array }) => {
+    const vault = vaultOf.get(p.query)!;
+    const key = `${vault}|${w.word}`;
+    let hit = nearCache.get(key);
+    if (!hit) {
+      const own = new Set(qWords.get(p.query)!.map((x) => x.stem));
+      const { terms, vecs } = vocab.get(vault)!;
+      const sims: [number, number][] = [];
+      vecs.forEach((v, i) => {
+        if (own.has(terms[i]!.stem)) return;
+        let d = 0;
+        for (let k = 0; k < v.length; k++) d += v[k]! * w.vec[k]!;
+        sims.push([i, d]);
+      });
+      hit = sims.sort((a, b) => b[1] - a[1]).slice(0, 10);
+      nearCache.set(key, hit);
+    }
+    return hit;
+  };
+  interface TermOptions { scope: 'absent' | 'all'; k: number; floor: number; minDf: number }
+  const expansions = (p: Prepared, o: TermOptions) => {
+    const vault = vaultOf.get(p.query)!;
+    const { terms, vecs } = vocab.get(vault)!;
+    const out = new Map<number, number>(); // term index -> cosine (the best over the query words that brought it)
+    for (const w of qWords.get(p.query)!) {
+      if (o.scope === 'absent' && !w.absent) continue;
+      for (const [i, c] of nearest(p, w).filter(([i, c]) => c >= o.floor && terms[i]!.df >= o.minDf).slice(0, o.k)) out.set(i, Math.max(out.get(i) ?? 0, c));
+    }
+    return [...out.entries()].map(([i, c]) => ({ word: terms[i]!.word, cos: c, vec: vecs[i]! }));
+  };
+  const sanity = { checked: 0, off: 0 };
+  const expandedWords = (p: Prepared, o: TermOptions, alpha: number, bySim: boolean): [number, number][] => {
+    const vault = vaultOf.get(p.query)!;
+    const s = new Map<number, number>();
+    for (const w of qWords.get(p.query)!) for (const [id, x] of scoresOf(vault, w.word)) s.set(id, (s.get(id) ?? 0) + x);
+    if (sanity.checked < 40 && p.words.length) {
+      sanity.checked++; // the sum over words equals FTS5's own bm25 of the OR query
+      if (Math.abs((s.get(p.words[0]![0]) ?? 0) - p.words[0]![1]) > 1e-6 * Math.abs(p.words[0]![1])) sanity.off++;
+    }
+    for (const e of expansions(p, o)) for (const [id, x] of scoresOf(vault, e.word)) s.set(id, (s.get(id) ?? 0) + alpha * (bySim ? e.cos : 1) * x);
+    return [...s.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, FUSION.candidates);
+  };
+  const headOf = (w: [number, number][]) => (w.length && w[9] && w[9][1] > 0 ? w[0]![1] / w[9][1] : 1);
+  const fusedWith = (p: Prepared, words: [number, number][], opts: { head: 'original' | 'expanded'; gamma: number; exp: { vec: Float32Array }[] }) => {
+    let base = Float32Array.from(p.vector);
+    if (opts.gamma && opts.exp.length) {
+      base = unit(base);
+      for (const e of opts.exp) for (let d = 0; d < base.length; d++) base[d]! += (opts.gamma * e.vec[d]!) / opts.exp.length;
+    }
+    const q = moved({ ...p, vector: [...base] }, ids(words).slice(0, 5), 0.25);
+    const pool = [...new Set([...ids(words), ...ids(p.vec)])].filter((id) => chunkVec.has(id));
+    const scored = pool.map((id) => [id, cosine(q, chunkVec.get(id)!)] as [number, number]);
+    const near = new Set(ids(p.vec));
+    const evidence = opts.head === 'original' ? p.evidence : { ...p.evidence, headRatio: headOf(words) };
+    return fuse({ words, meaning: scored.filter(([id]) => near.has(id)), cosines: scored.filter(([id]) => !near.has(id)) }, { ...FUSION, meaning: meaningWeight(FUSION.meaning, evidence) }).map((h) => h.chunkId);
+  };
+  const none: TermOptions = { scope: 'absent', k: 0, floor: 1, minDf: 1 };
+  variant('terms: shipped, re-computed here', (p) => fusedWith(p, expandedWords(p, none, 0, false), { head: 'original', gamma: 0, exp: [] }));
+  process.stderr.write(`terms: the words' BM25 as a sum of single-word BM25: ${sanity.checked - sanity.off}/${sanity.checked} equal to FTS5's own\n`);
+  if (process.env.TERMS_SHOW) {
+    for (const p of [...data['para tune']!.slice(0, 12), ...data['QMSum tune']!.slice(0, 4)]) {
+      for (const w of qWords.get(p.query)!.filter((x) => x.absent || process.env.TERMS_SHOW === 'all')) {
+        const { terms } = vocab.get(vaultOf.get(p.query)!)!;
+        process.stderr.write(`  ${w.absent ? 'absent' : 'held  '} ${w.word.padEnd(14)} -> ${nearest(p, w).slice(0, 5).map(([i, c]) => `${terms[i]!.word} ${c.toFixed(2)}`).join(', ')}\n`);
+      }
+    }
+  }
+  const grid = process.env.TERMS_GRID ?? 'words';
+  const floors = (process.env.TERMS_FLOORS ?? (process.env.TERMS_CENTRE ? '0.3,0.4,0.5' : '0.6,0.65,0.7')).split(',').map(Number);
+  const tag = process.env.TERMS_CENTRE ? 'centred ' : '';
+  for (const scope of ['absent', 'all'] as const) for (const k of [1, 2, 3]) for (const floor of floors) for (const minDf of [1, 2]) for (const alpha of [0.15, 0.3, 0.5, 1]) for (const bySim of [false, true]) {
+    const o = { scope, k, floor, minDf };
+    const name = `terms ${tag}${scope} k${k} floor${floor} df${minDf} α${alpha}${bySim ? '·cos' : ''}`;
+    if (grid.includes('words')) variant(`${name}: words only`, (p) => ids(expandedWords(p, o, alpha, bySim)));
+    if (grid.includes('fused')) variant(`${name}: fused`, (p) => fusedWith(p, expandedWords(p, o, alpha, bySim), { head: 'original', gamma: 0, exp: [] }));
+    if (grid.includes('head')) variant(`${name}: fused, head of expanded`, (p) => fusedWith(p, expandedWords(p, o, alpha, bySim), { head: 'expanded', gamma: 0, exp: [] }));
+  }
+  if (grid.includes('meaning')) for (const scope of ['absent', 'all'] as const) for (const k of [1, 2, 3]) for (const floor of floors) for (const gamma of [0.1, 0.25, 0.5]) {
+    const o = { scope, k, floor, minDf: 1 };
+    variant(`terms ${tag}${scope} k${k} floor${floor} γ${gamma}: meaning side only`, (p) => fusedWith(p, p.words, { head: 'original', gamma, exp: expansions(p, o) }));
+  }
+  db.close();
+}
