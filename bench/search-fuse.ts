@@ -5,7 +5,8 @@
  * chunks with their cosine), the exact cosine of every words candidate (float16 re-score, as `rescore` does),
  * and the word evidence (`wordEvidence`). These are kept in bench/.cache/…/fuse-prepared.json, so a re-run scores
  * variants in memory in a second. Choose on the TUNING columns; the REPORT columns are recorded, never chosen on.
- * `--fresh` re-reads the store.
+ * `--fresh` re-reads the store. `ONLY=regex` scores only the variants it matches; `ONLY=terms` runs the third
+ * round's expansion from the vault's vocabulary (section 15), which no other run does.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -518,7 +519,8 @@ if (unitsAt >= 0) {
   for (const top of [1, 2]) for (const mix of [0.25, 0.5, 0.75]) variant(`z + rocchio + units${chars} top${top} mix${mix}`, (p) => unitScored(p, mix, top));
 }
 
-// 15. Expansion from the vault's own vocabulary, by meaning (third round, `ONLY=terms`; docs/search.md): each
+// 15. Expansion from the vault's own vocabulary, by meaning (third round; only with `ONLY=terms`, ~7 minutes of
+// scoring for its 2,214 variants; docs/search.md): each
 // vault's terms (the distinct words of its chunks grouped by stem, no stop words or numbers, 3+ letters:
 // bench/lib/vault-terms.ts) and each query word are embedded alone (cached in bench/.cache/i19-terms/). A query
 // word the vault never uses (`absent`), or every content word (`all`), brings its k nearest vault terms (held by
@@ -532,7 +534,7 @@ if (unitsAt >= 0) {
 // direction: unrelated words sit at 0.6-0.8); `context`: centred + 0.5 × the term's raw cosine to the whole
 // question (of the words near "lorries", those that fit what is asked). `TERMS_GRID` picks the families
 // (words, fused, meaning, both); `TERMS_SHOW=1` prints the nearest terms of the paraphrase set's absent words.
-if (!only || only.test('terms')) {
+if (only?.test('terms')) {
   const { mkdirSync } = await import('node:fs');
   const { createDefaultEmbedder } = await import('../src/search/embedder/index.js');
   const { memoised } = await import('./search.js');
