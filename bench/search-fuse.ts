@@ -5,7 +5,8 @@
  * chunks with their cosine), the exact cosine of every words candidate (float16 re-score, as `rescore` does),
  * and the word evidence (`wordEvidence`). These are kept in bench/.cache/…/fuse-prepared.json, so a re-run scores
  * variants in memory in a second. Choose on the TUNING columns; the REPORT columns are recorded, never chosen on.
- * `--fresh` re-reads the store.
+ * `--fresh` re-reads the store. `ONLY=regex` scores only the variants it matches; `ONLY=terms` runs the third
+ * round's expansion from the vault's vocabulary (section 15), which no other run does.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -516,4 +517,185 @@ if (unitsAt >= 0) {
     return fuse({ words: p.words, meaning: all }, { ...FUSION, meaning: meaningWeight(1, p.evidence) }).map((h) => h.chunkId);
   };
   for (const top of [1, 2]) for (const mix of [0.25, 0.5, 0.75]) variant(`z + rocchio + units${chars} top${top} mix${mix}`, (p) => unitScored(p, mix, top));
+}
+
+// 15. Expansion from the vault's own vocabulary, by meaning (third round; only with `ONLY=terms`, ~7 minutes of
+// scoring for its 2,214 variants; docs/search.md): each
+// vault's terms (the distinct words of its chunks grouped by stem, no stop words or numbers, 3+ letters:
+// bench/lib/vault-terms.ts) and each query word are embedded alone (cached in bench/.cache/i19-terms/). A query
+// word the vault never uses (`absent`), or every content word (`all`), brings its k nearest vault terms (held by
+// at least `df` chunks, not a stem of the question) with similarity ≥ floor. They enter the words half at weight
+// α (× their similarity: `·cos`): FTS5's BM25 sums over a query's phrases, so a chunk's score is Σ BM25 of the
+// original words + α Σ BM25 of the expansion terms, each term's scores read alone; the new top 50 is the words
+// half. The meaning side (`γ`): the query vector moved towards the expansion terms' vectors (γ × their mean)
+// before the shipped feedback. Fused as shipped (z-scores, feedback from the words' top 5, adaptive w).
+// Similarity, three ways (`TERMS_MODES`): `raw` cosine of the single-word vectors; `centred`: the vault
+// vocabulary's mean vector taken out of terms and query words alike (single words share a large common
+// direction: unrelated words sit at 0.6-0.8); `context`: centred + 0.5 × the term's raw cosine to the whole
+// question (of the words near "lorries", those that fit what is asked). `TERMS_GRID` picks the families
+// (words, fused, meaning, both); `TERMS_SHOW=1` prints the nearest terms of the paraphrase set's absent words.
+if (only?.test('terms')) {
+  const { mkdirSync } = await import('node:fs');
+  const { createDefaultEmbedder } = await import('../src/search/embedder/index.js');
+  const { memoised } = await import('./search.js');
+  const { stemmer, vaultVocabulary } = await import('./lib/vault-terms.js');
+  const { ensureWordIndex } = await import('../src/search/word-index.js');
+  type VaultTerm = import('./lib/vault-terms.js').VaultTerm;
+  const dir = join(CACHE, '..', 'i19-terms');
+  mkdirSync(dir, { recursive: true });
+  const model = createDefaultEmbedder();
+  const embedder = memoised(model, join(dir, 'term-vectors.db'));
+  const db = openDb(CACHE);
+  const stem = stemmer(db);
+  const unit = (v: Float32Array) => {
+    const n = Math.sqrt(v.reduce((a, x) => a + x * x, 0)) || 1;
+    return v.map((x) => x / n);
+  };
+  const dot = (a: Float32Array, b: Float32Array) => {
+    let d = 0;
+    for (let k = 0; k < a.length; k++) d += a[k]! * b[k]!;
+    return d;
+  };
+  const embedAll = async (words: string[]) => {
+    const out: Float32Array[] = [];
+    for (let i = 0; i < words.length; i += 512) out.push(...(await embedder.embed(words.slice(i, i + 512), { background: true })));
+    return out.map(unit);
+  };
+  const all = SETS.flatMap((s) => data[s]!);
+  const vaultOf = new Map(all.map((p) => [p.query, vaultOfQuery(p)]));
+  const vocab = new Map<string, { terms: VaultTerm[]; raw: Float32Array[]; centred: Float32Array[]; mean: Float32Array }>();
+  const t0 = Date.now();
+  for (const vault of new Set(vaultOf.values())) {
+    const terms = vaultVocabulary(db, vault, 1);
+    const raw = await embedAll(terms.map((t) => t.word));
+    const mean = new Float32Array(raw[0]!.length);
+    for (const v of raw) for (let d = 0; d < v.length; d++) mean[d]! += v[d]! / raw.length;
+    vocab.set(vault, { terms, raw, centred: raw.map((v) => unit(v.map((x, d) => x - mean[d]!))), mean });
+    process.stderr.write(`terms: ${vault}: ${terms.length} stems (${terms.filter((t) => t.df >= 2).length} in 2+ chunks), ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+  }
+  // Each query's content words (as the words half has them), their stems, whether the vault holds them, their vectors.
+  const allWords = [...new Set(all.flatMap((p) => queryWords(p.query)))];
+  const wordVecs = new Map((await embedAll(allWords)).map((v, i) => [allWords[i]!, v]));
+  await model.close();
+  const stemDf = new Map<string, (stem: string) => number>();
+  for (const vault of vocab.keys()) {
+    const t = ensureWordIndex(db, vault);
+    db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${t}_rows USING fts5vocab(main, ${t}, row)`);
+    const get = db.prepare(`SELECT doc FROM temp.${t}_rows WHERE term = ?`).pluck();
+    stemDf.set(vault, (s) => (get.get(s) as number | undefined) ?? 0);
+  }
+  interface QueryWord { word: string; stem: string; absent: boolean; raw: Float32Array; centred: Float32Array }
+  const qWords = new Map<string, QueryWord[]>();
+  for (const p of all) {
+    const vault = vaultOf.get(p.query)!;
+    const { mean } = vocab.get(vault)!;
+    const ws = queryWords(p.query);
+    const ss = stem(ws);
+    qWords.set(p.query, ws.map((word, i) => {
+      const raw = wordVecs.get(word)!;
+      return { word, stem: ss[i]!, absent: stemDf.get(vault)!(ss[i]!) === 0, raw, centred: unit(raw.map((x, d) => x - mean[d]!)) };
+    }));
+  }
+  // A term's BM25 over the vault, alone (FTS5 sums its bm25 over the phrases of a query, so these add up).
+  const termScores = new Map<string, Map<number, number>>();
+  const scoresOf = (vault: string, word: string) => {
+    const key = `${vault}|${word}`;
+    let m = termScores.get(key);
+    if (!m) {
+      const t = ensureWordIndex(db, vault);
+      m = new Map(db.prepare(`SELECT rowid, -bm25(${t}) FROM ${t} WHERE ${t} MATCH ?`).raw().all(`"${word}"`) as [number, number][]);
+      termScores.set(key, m);
+    }
+    return m;
+  };
+  type Mode = 'raw' | 'centred' | 'context';
+  // The 10 nearest vault terms of a query word (not a stem of the question), best first, [term index, similarity].
+  const nearCache = new Map<string, [number, number][]>();
+  const nearest = (p: Prepared, w: QueryWord, mode: Mode) => {
+    const vault = vaultOf.get(p.query)!;
+    const key = `${mode}|${vault}|${w.word}|${mode === 'context' ? p.query : ''}`;
+    let hit = nearCache.get(key);
+    if (!hit) {
+      const own = new Set(qWords.get(p.query)!.map((x) => x.stem));
+      const { terms, raw, centred } = vocab.get(vault)!;
+      const q = unit(Float32Array.from(p.vector));
+      const sims: [number, number][] = [];
+      terms.forEach((t, i) => {
+        if (own.has(t.stem)) return;
+        sims.push([i, mode === 'raw' ? dot(raw[i]!, w.raw) : dot(centred[i]!, w.centred) + (mode === 'context' ? 0.5 * dot(raw[i]!, q) : 0)]);
+      });
+      hit = sims.sort((a, b) => b[1] - a[1]).slice(0, 10);
+      nearCache.set(key, hit);
+    }
+    return hit;
+  };
+  interface TermOptions { mode: Mode; scope: 'absent' | 'all'; k: number; floor: number; minDf: number }
+  const expansions = (p: Prepared, o: TermOptions) => {
+    const vault = vaultOf.get(p.query)!;
+    const { terms, raw } = vocab.get(vault)!;
+    const out = new Map<number, number>(); // term index -> similarity (the best over the query words that brought it)
+    for (const w of qWords.get(p.query)!) {
+      if (o.scope === 'absent' && !w.absent) continue;
+      for (const [i, c] of nearest(p, w, o.mode).filter(([i, c]) => c >= o.floor && terms[i]!.df >= o.minDf).slice(0, o.k)) out.set(i, Math.max(out.get(i) ?? 0, c));
+    }
+    return [...out.entries()].map(([i, c]) => ({ word: terms[i]!.word, cos: c, vec: raw[i]! }));
+  };
+  const sanity = { checked: 0, off: 0 };
+  const expandedWords = (p: Prepared, o: TermOptions, alpha: number, bySim: boolean): [number, number][] => {
+    const vault = vaultOf.get(p.query)!;
+    const s = new Map<number, number>();
+    for (const w of qWords.get(p.query)!) for (const [id, x] of scoresOf(vault, w.word)) s.set(id, (s.get(id) ?? 0) + x);
+    if (sanity.checked < 40 && p.words.length) {
+      sanity.checked++; // the sum over words equals FTS5's own bm25 of the OR query
+      if (Math.abs((s.get(p.words[0]![0]) ?? 0) - p.words[0]![1]) > 1e-6 * Math.abs(p.words[0]![1])) sanity.off++;
+    }
+    if (alpha) for (const e of expansions(p, o)) for (const [id, x] of scoresOf(vault, e.word)) s.set(id, (s.get(id) ?? 0) + alpha * (bySim ? e.cos : 1) * x);
+    return [...s.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, FUSION.candidates);
+  };
+  const headOf = (w: [number, number][]) => (w.length && w[9] && w[9][1] > 0 ? w[0]![1] / w[9][1] : 1);
+  const fusedWith = (p: Prepared, words: [number, number][], opts: { head?: 'expanded'; gamma?: number; exp?: { vec: Float32Array }[] } = {}) => {
+    let base = Float32Array.from(p.vector);
+    if (opts.gamma && opts.exp?.length) {
+      base = unit(base);
+      for (const e of opts.exp) for (let d = 0; d < base.length; d++) base[d]! += (opts.gamma * e.vec[d]!) / opts.exp.length;
+    }
+    const q = moved({ ...p, vector: [...base] }, ids(words).slice(0, 5), 0.25);
+    const pool = [...new Set([...ids(words), ...ids(p.vec)])].filter((id) => chunkVec.has(id));
+    const scored = pool.map((id) => [id, cosine(q, chunkVec.get(id)!)] as [number, number]);
+    const near = new Set(ids(p.vec));
+    const evidence = opts.head === 'expanded' ? { ...p.evidence, headRatio: headOf(words) } : p.evidence;
+    return fuse({ words, meaning: scored.filter(([id]) => near.has(id)), cosines: scored.filter(([id]) => !near.has(id)) }, { ...FUSION, meaning: meaningWeight(FUSION.meaning, evidence) }).map((h) => h.chunkId);
+  };
+  const none: TermOptions = { mode: 'raw', scope: 'absent', k: 0, floor: 1, minDf: 1 };
+  variant('terms: shipped, re-computed here', (p) => fusedWith(p, expandedWords(p, none, 0, false)));
+  process.stderr.write(`terms: the words' BM25 as a sum of single-word BM25: ${sanity.checked - sanity.off}/${sanity.checked} equal to FTS5's own\n`);
+  const modes = (process.env.TERMS_MODES ?? 'raw,centred,context').split(',') as Mode[];
+  if (process.env.TERMS_SHOW) {
+    for (const p of data['para tune']!.slice(0, 12)) for (const w of qWords.get(p.query)!.filter((x) => x.absent)) {
+      const { terms } = vocab.get(vaultOf.get(p.query)!)!;
+      for (const mode of modes) process.stderr.write(`  ${w.word.padEnd(12)} ${mode.padEnd(7)} -> ${nearest(p, w, mode).slice(0, 5).map(([i, c]) => `${terms[i]!.word} ${c.toFixed(2)}`).join(', ')}\n`);
+    }
+  }
+  const grid = process.env.TERMS_GRID ?? 'words,fused,meaning,both';
+  const FLOORS: Record<Mode, number[]> = { raw: [0.6, 0.65, 0.7], centred: [0.3, 0.4, 0.5], context: [0.4, 0.5, 0.6] };
+  for (const mode of modes) {
+    const floors = FLOORS[mode];
+    for (const scope of ['absent', 'all'] as const) for (const k of [1, 2, 3]) for (const floor of floors) {
+      for (const minDf of [1, 2]) for (const alpha of [0.15, 0.3, 0.5, 1]) for (const bySim of [false, true]) {
+        const o = { mode, scope, k, floor, minDf };
+        const name = `terms ${mode} ${scope} k${k} floor${floor} df${minDf} α${alpha}${bySim ? '·cos' : ''}`;
+        if (grid.includes('words')) variant(`${name}: words only`, (p) => ids(expandedWords(p, o, alpha, bySim)));
+        if (grid.includes('fused')) variant(`${name}: fused`, (p) => fusedWith(p, expandedWords(p, o, alpha, bySim)));
+      }
+      const o = { mode, scope, k, floor, minDf: 1 };
+      if (grid.includes('meaning')) for (const gamma of [0.1, 0.25, 0.5]) {
+        variant(`terms ${mode} ${scope} k${k} floor${floor} γ${gamma}: meaning side only`, (p) => fusedWith(p, p.words, { gamma, exp: expansions(p, o) }));
+      }
+      if (grid.includes('both')) for (const alpha of [0.3, 0.5, 1]) for (const gamma of [0.1, 0.25]) {
+        variant(`terms ${mode} ${scope} k${k} floor${floor} df1 α${alpha}·cos γ${gamma}: both`, (p) => fusedWith(p, expandedWords(p, o, alpha, true), { gamma, exp: expansions(p, o) }));
+      }
+      if (grid.includes('head')) variant(`terms ${mode} ${scope} k${k} floor${floor} df1 α0.5·cos: fused, head of expanded`, (p) => fusedWith(p, expandedWords(p, o, 0.5, true), { head: 'expanded' }));
+    }
+  }
+  db.close();
 }

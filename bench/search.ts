@@ -152,12 +152,12 @@ async function evaluate(db: Db, queries: Labelled[], mode: Method, embedder: Emb
 const fmt = (s: Scores) => `hit@1 ${s.hit1.toFixed(3)}  hit@5 ${s.hit5.toFixed(3)}  MRR@10 ${s.mrr10.toFixed(3)}  (${s.n} queries, ${s.msPerQuery.toFixed(1)} ms/query)`;
 
 /**
- * The embedder with every text it embeds remembered on disk (CACHE/text-vectors.db, by SHA-256 of the text):
+ * The embedder with every text it embeds remembered on disk (`file`, CACHE/text-vectors.db unless given; by SHA-256 of the text):
  * query vectors for the whole run (search's own LRU holds 256, fewer than the sets), and the windows a chunk is
  * embedded as, so experiments on finer-grained vectors reuse them instead of running the model again.
  */
-export function memoised(embedder: ReturnType<typeof createDefaultEmbedder>): EmbedderLike {
-  const store = new Database(join(CACHE, 'text-vectors.db'));
+export function memoised(embedder: ReturnType<typeof createDefaultEmbedder>, file = join(CACHE, 'text-vectors.db')): EmbedderLike {
+  const store = new Database(file);
   store.pragma('journal_mode = WAL');
   store.exec('CREATE TABLE IF NOT EXISTS text_vectors (embedder TEXT, hash TEXT, vector BLOB, PRIMARY KEY (embedder, hash))');
   const get = store.prepare('SELECT vector FROM text_vectors WHERE embedder = ? AND hash = ?').pluck();
