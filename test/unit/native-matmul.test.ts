@@ -2,8 +2,12 @@
  * The native matrix kernel (native/matmul.cc, built by `npm install` through scripts/build-native.mjs) and the
  * TensorFlow.js kernels that hand it plain products (src/search/embedder/native-matmul.ts).
  */
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, tempDir } from '../helpers.js';
 import type { KernelRegistry } from '../../src/search/embedder/batched-matmul.js';
 import { installNativeMatMul, type NativeMatMul } from '../../src/search/embedder/native-matmul.js';
 import { describeKernel } from '../../src/search/embedder/types.js';
@@ -35,6 +39,46 @@ function reference(a: Float32Array, b: Float32Array, m: number, k: number, n: nu
 describe('native matrix kernel', () => {
   it('is built on x64 Linux', () => {
     if (mustExist) expect(path, 'native/vault-tools-matmul.node: run `node scripts/build-native.mjs` to see why it was not built').toBeDefined();
+  });
+
+  describe('its install script (scripts/build-native.mjs)', () => {
+    const tmp = tempDir('vt-native-build-');
+    afterAll(() => tmp.cleanup());
+    /** A copy of the package's script and source in a folder of its own, built with `env`. */
+    const build = (name: string, source: string | undefined, env: NodeJS.ProcessEnv = {}) => {
+      const root = join(tmp.dir, name);
+      mkdirSync(join(root, 'scripts'), { recursive: true });
+      mkdirSync(join(root, 'native'));
+      copyFileSync(join(ROOT, 'scripts', 'build-native.mjs'), join(root, 'scripts', 'build-native.mjs'));
+      if (source !== undefined) writeFileSync(join(root, 'native', 'matmul.cc'), source);
+      const run = spawnSync(process.execPath, [join(root, 'scripts', 'build-native.mjs')], { encoding: 'utf8', env: { ...process.env, ...env } });
+      return { status: run.status, stdout: run.stdout, stderr: run.stderr, files: readdirSync(join(root, 'native')), root };
+    };
+
+    it('never fails an install: a source that does not compile, no source, or VAULT_TOOLS_NATIVE=0 leave no kernel and say why in one line', () => {
+      const broken = build('broken', 'int x = ;\n');
+      expect(broken.status).toBe(0);
+      expect(broken.stdout).toBe(''); // an install's stdout is not ours to use
+      expect(broken.stderr).toMatch(/^vault-tools: native matrix kernel not built \(.*failed: .*matmul\.cc.*\); the offline embedder uses its WASM kernels/);
+      expect(broken.files).toEqual(['matmul.cc']); // no kernel, no partial file left behind
+      const missing = build('missing', undefined);
+      expect([missing.status, missing.files]).toEqual([0, []]);
+      expect(missing.stderr).toContain('native/matmul.cc is missing');
+      const off = build('off', 'int x = ;\n', { VAULT_TOOLS_NATIVE: '0' });
+      expect([off.status, off.files]).toEqual([0, ['matmul.cc']]);
+      expect(off.stderr).toContain('(VAULT_TOOLS_NATIVE=0)');
+    });
+
+    it.runIf(mustExist)('builds a kernel that loads and multiplies', () => {
+      const built = build('good', readFileSync(join(ROOT, 'native', 'matmul.cc'), 'utf8'));
+      expect(built.status).toBe(0);
+      expect(built.stderr).toContain('native matrix kernel built');
+      expect(built.files.sort()).toEqual(['matmul.cc', 'vault-tools-matmul.node']);
+      const kernel = require(join(built.root, 'native', 'vault-tools-matmul.node')) as NativeMatMul;
+      const c = new Float32Array(4);
+      kernel.matmul(Float32Array.of(1, 2, 3, 4), Float32Array.of(5, 6, 7, 8), c, 2, 2, 2);
+      expect(Array.from(c)).toEqual([19, 22, 43, 50]);
+    });
   });
 
   describe.runIf(path)('matmul', () => {
