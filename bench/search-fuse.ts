@@ -6,7 +6,8 @@
  * and the word evidence (`wordEvidence`). These are kept in bench/.cache/…/fuse-prepared.json, so a re-run scores
  * variants in memory in a second. Choose on the TUNING columns; the REPORT columns are recorded, never chosen on.
  * `--fresh` re-reads the store. `ONLY=regex` scores only the variants it matches; `ONLY=terms` runs the third
- * round's expansion from the vault's vocabulary (section 15), which no other run does.
+ * round's expansion from the vault's vocabulary (section 15), and `ONLY=context` the fourth round's meeting and
+ * neighbour context (section 16), which no other run does.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
