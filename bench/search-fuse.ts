@@ -6,7 +6,8 @@
  * and the word evidence (`wordEvidence`). These are kept in bench/.cache/…/fuse-prepared.json, so a re-run scores
  * variants in memory in a second. Choose on the TUNING columns; the REPORT columns are recorded, never chosen on.
  * `--fresh` re-reads the store. `ONLY=regex` scores only the variants it matches; `ONLY=terms` runs the third
- * round's expansion from the vault's vocabulary (section 15), which no other run does.
+ * round's expansion from the vault's vocabulary (section 15), and `ONLY=context` the fourth round's meeting and
+ * neighbour context (section 16), which no other run does.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -698,4 +699,114 @@ if (only?.test('terms')) {
     }
   }
   db.close();
+}
+
+// 16. Context beyond the chunk (fourth round; only with `ONLY=context`; docs/search.md). The shipped fusion
+// (z-scores, feedback from the words' top 5 at β 0.25, adaptive w) re-computed per candidate as its two terms,
+// `words` = z(BM25) and `meaning` = w × z(cosine), then one of them (or their sum) smoothed by its context:
+// - `meeting`: + μ × the meeting's score, the max (or the mean of the top 2 / 3) of that term over the candidates of
+//   the candidate's own meeting (itself included): a question is about one meeting, and a meeting whose chunks
+//   score well as a whole is more likely the one asked about (document-score interpolation of passage retrieval);
+// - `neighbours`: + λ × the max (or the mean) of that term over the chunks just before and after it in its meeting
+//   (chunk_index ± 1): an answer often spans two chunks. A neighbour that is not a candidate counts as BM25 0 (no
+//   word of the question ranks it in the top 50: 0 is what fuse gives a meaning-only candidate) and its cosine is
+//   read from its stored vector (search could read those few vectors as it reads the candidates').
+// Only the union of both halves' candidates is re-ranked (no neighbour joins it). `words alone` lines smooth the
+// words half's own ranking (for the table; not a hybrid).
+if (only?.test('context')) {
+  const db = openDb(CACHE);
+  const place = new Map<number, { meeting: string; index: number }>();
+  const atPlace = new Map<string, number>();
+  for (const [id, meeting, index] of db.prepare('SELECT id, meeting_id, chunk_index FROM transcript_chunks').raw().all() as [number, string, number][]) {
+    place.set(id, { meeting, index });
+    atPlace.set(`${meeting}|${index}`, id);
+  }
+  db.close();
+  const neighboursOf = (id: number) => {
+    const at = place.get(id)!;
+    return [atPlace.get(`${at.meeting}|${at.index - 1}`), atPlace.get(`${at.meeting}|${at.index + 1}`)].filter((x): x is number => x !== undefined);
+  };
+  interface Terms { words: Map<number, number>; meaning: Map<number, number>; union: number[] }
+  const termsCache = new Map<string, Terms>();
+  /** The shipped fusion's two terms for every candidate, and for the candidates' neighbours. */
+  const shippedTerms = (p: Prepared): Terms => {
+    const hit = termsCache.get(p.query);
+    if (hit) return hit;
+    const q = moved(p, ids(p.words).slice(0, FEEDBACK_CHUNKS), FEEDBACK_BETA);
+    const union = [...new Set([...ids(p.vec), ...ids(p.words)])];
+    const cos = new Map(union.filter((id) => chunkVec.has(id)).map((id) => [id, cosine(q, chunkVec.get(id)!)]));
+    const bm = meanSd(p.words.map(([, x]) => x));
+    const cm = meanSd([...cos.values()]);
+    const w = meaningWeight(FUSION.meaning, p.evidence);
+    const b = new Map(p.words);
+    const words = new Map<number, number>();
+    const meaning = new Map<number, number>();
+    const termOf = (id: number) => {
+      words.set(id, p.words.length ? ((b.get(id) ?? 0) - bm.m) / bm.sd : 0);
+      const c = cos.get(id) ?? (chunkVec.has(id) ? cosine(q, chunkVec.get(id)!) : cm.m);
+      meaning.set(id, cos.size ? (w * (c - cm.m)) / cm.sd : 0);
+    };
+    for (const id of union) termOf(id);
+    for (const id of union) for (const n of neighboursOf(id)) if (!words.has(n)) termOf(n);
+    const t = { words, meaning, union };
+    termsCache.set(p.query, t);
+    return t;
+  };
+  type Part = 'words' | 'meaning' | 'fused';
+  type Agg = 'max' | 'top2' | 'top3' | 'mean';
+  const partOf = (t: Terms, part: Part) => (id: number) => (part === 'words' ? t.words.get(id)! : part === 'meaning' ? t.meaning.get(id)! : t.words.get(id)! + t.meaning.get(id)!);
+  const aggregate = (xs: number[], agg: Agg) => {
+    if (!xs.length) return 0;
+    if (agg === 'max') return Math.max(...xs);
+    const k = agg === 'top2' ? 2 : agg === 'top3' ? 3 : xs.length;
+    const top = [...xs].sort((a, b) => b - a).slice(0, k);
+    return top.reduce((a, x) => a + x, 0) / top.length;
+  };
+  /** Context of `part` for each of `pool`: its meeting's score among `pool`, or its neighbours'. */
+  const contextOf = (t: Terms, pool: number[], part: Part, how: How, agg: Agg) => {
+    const x = partOf(t, part);
+    const out = new Map<number, number>();
+    if (how === 'meeting') {
+      const byMeeting = new Map<string, number[]>();
+      for (const id of pool) {
+        const m = place.get(id)!.meeting;
+        byMeeting.set(m, [...(byMeeting.get(m) ?? []), x(id)]);
+      }
+      const score = new Map([...byMeeting].map(([m, xs]) => [m, aggregate(xs, agg)]));
+      for (const id of pool) out.set(id, score.get(place.get(id)!.meeting)!);
+    } else {
+      const among = new Set(pool);
+      for (const id of pool) out.set(id, aggregate(neighboursOf(id).filter((n) => how === 'neighbours' || among.has(n)).map(x), agg));
+    }
+    return out;
+  };
+  /** `neighbours among candidates`: a neighbour that is not a candidate is left out (no context from it) */
+  type How = 'meeting' | 'neighbours' | 'neighbours among candidates';
+  interface Smooth { part: Part; how: How; agg: Agg; mu: number }
+  const smoothed = (p: Prepared, smooths: Smooth[], wordsAlone = false) => {
+    const t = shippedTerms(p);
+    const pool = wordsAlone ? ids(p.words) : t.union;
+    const s = new Map(pool.map((id) => [id, wordsAlone ? t.words.get(id)! : t.words.get(id)! + t.meaning.get(id)!]));
+    for (const sm of smooths) for (const [id, c] of contextOf(t, pool, sm.part, sm.how, sm.agg)) s.set(id, s.get(id)! + sm.mu * c);
+    return sortDesc(s);
+  };
+  const FEEDBACK_CHUNKS = 5;
+  const FEEDBACK_BETA = 0.25;
+  variant('context: shipped, re-computed here', (p) => smoothed(p, []));
+  const label = (sm: Smooth) => `${sm.how} ${sm.agg} of ${sm.part} ×${sm.mu}`;
+  const MEETING: Agg[] = ['max', 'top2', 'top3'];
+  const NEIGHBOURS: Agg[] = ['max', 'mean'];
+  const MU = [0.1, 0.25, 0.5];
+  for (const how of ['meeting', 'neighbours', 'neighbours among candidates'] as const) for (const agg of how === 'meeting' ? MEETING : NEIGHBOURS) for (const mu of MU) {
+    variant(`context words alone: ${label({ part: 'words', how, agg, mu })}`, (p) => smoothed(p, [{ part: 'words', how, agg, mu }], true));
+    for (const part of ['words', 'meaning', 'fused'] as const) variant(`context: ${label({ part, how, agg, mu })}`, (p) => smoothed(p, [{ part, how, agg, mu }]));
+  }
+  // Both together, from CONTEXT_BOTH="meeting,top2,fused,0.25;neighbours,max,fused,0.25" (only once each helped alone).
+  for (const pair of (process.env.CONTEXT_BOTH ?? '').split('|').filter(Boolean)) {
+    const smooths = pair.split(';').map((s) => {
+      const [how, agg, part, mu] = s.split(',');
+      return { how, agg, part, mu: Number(mu) } as Smooth;
+    });
+    variant(`context both: ${smooths.map(label).join(' + ')}`, (p) => smoothed(p, smooths));
+  }
 }
