@@ -6,8 +6,9 @@
  * and the word evidence (`wordEvidence`). These are kept in bench/.cache/…/fuse-prepared.json, so a re-run scores
  * variants in memory in a second. Choose on the TUNING columns; the REPORT columns are recorded, never chosen on.
  * `--fresh` re-reads the store. `ONLY=regex` scores only the variants it matches; `ONLY=terms` runs the third
- * round's expansion from the vault's vocabulary (section 15), and `ONLY=context` the fourth round's meeting and
- * neighbour context (section 16), which no other run does.
+ * round's expansion from the vault's vocabulary (section 15), `ONLY=context` the fourth round's meeting and
+ * neighbour context (section 16), and `ONLY=centred` the fifth round's centred vectors (section 17), which no other
+ * run does. After `npm run bench:search` has re-imported the fixture vaults (new chunk ids), run once with `--fresh`.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -809,4 +810,95 @@ if (only?.test('context')) {
     });
     variant(`context both: ${smooths.map(label).join(' + ')}`, (p) => smoothed(p, smooths));
   }
+}
+
+// 17. Centred vectors (fifth round; only with `ONLY=centred`; docs/search.md). USE-lite's vectors share a large
+// common direction (any two transcript chunks sit at cosine ~0.3-0.6), so the cosine partly measures how
+// "transcript-like" a chunk is rather than what it is about. Taking each vault's mean chunk vector out of the
+// query and the chunks (and, as "all-but-the-top" post-processing does, its D strongest principal directions)
+// before the cosine leaves what distinguishes them. The shipped fusion otherwise (z-scores, feedback from the
+// words' top 5 at β 0.25, adaptive w). `pool union`: only the candidates both halves already have are re-scored
+// (no other chunk can enter); `pool vault`: the meaning half's 50 are the vault's nearest by the centred cosine
+// (search would re-score its 400 Hamming-nearest the same way).
+if (only?.test('centred')) {
+  const dims = chunkVec.values().next().value!.length;
+  const chunksOfVault = new Map<string, number[]>();
+  for (const [id, vault] of vaultOfChunk) chunksOfVault.set(vault, [...(chunksOfVault.get(vault) ?? []), id]);
+  const dot = (a: Float32Array, b: Float32Array) => {
+    let s = 0;
+    for (let d = 0; d < a.length; d++) s += a[d]! * b[d]!;
+    return s;
+  };
+  /** The vault's mean chunk vector and its `count` strongest principal directions (power iteration with deflation). */
+  const basisCache = new Map<string, { mean: Float32Array; pcs: Float32Array[] }>();
+  const basis = (vault: string, count: number) => {
+    const key = `${vault}|${count}`;
+    const hit = basisCache.get(key);
+    if (hit) return hit;
+    const vs = chunksOfVault.get(vault)!.map((id) => chunkVec.get(id)!);
+    const mean = new Float32Array(dims);
+    for (const v of vs) for (let d = 0; d < dims; d++) mean[d]! += v[d]! / vs.length;
+    const centred = vs.map((v) => v.map((x, d) => x - mean[d]!));
+    const pcs: Float32Array[] = [];
+    for (let k = 0; k < count; k++) {
+      let u = new Float32Array(dims).map((_, d) => Math.sin(d + 1 + k));
+      for (let it = 0; it < 60; it++) {
+        const next = new Float32Array(dims);
+        for (const x of centred) {
+          let s = dot(x, u);
+          for (const pc of pcs) s -= dot(x, pc) * dot(pc, u);
+          for (let d = 0; d < dims; d++) next[d]! += s * x[d]!;
+        }
+        for (const pc of pcs) {
+          const s = dot(next, pc);
+          for (let d = 0; d < dims; d++) next[d]! -= s * pc[d]!;
+        }
+        const n = Math.sqrt(dot(next, next)) || 1;
+        u = next.map((x) => x / n);
+      }
+      pcs.push(u);
+    }
+    const b = { mean, pcs };
+    basisCache.set(key, b);
+    return b;
+  };
+  const project = (v: Float32Array, b: { mean: Float32Array; pcs: Float32Array[] }) => {
+    const x = v.map((y, d) => y - b.mean[d]!);
+    for (const pc of b.pcs) {
+      const s = dot(x, pc);
+      for (let d = 0; d < dims; d++) x[d]! -= s * pc[d]!;
+    }
+    return x;
+  };
+  const centredCos = (q: Float32Array, v: Float32Array) => dot(q, v) / ((Math.sqrt(dot(q, q)) || 1) * (Math.sqrt(dot(v, v)) || 1));
+  const projected = new Map<string, Map<number, Float32Array>>();
+  const projectedOf = (vault: string, count: number) => {
+    const key = `${vault}|${count}`;
+    let m = projected.get(key);
+    if (!m) {
+      const b = basis(vault, count);
+      m = new Map(chunksOfVault.get(vault)!.map((id) => [id, project(chunkVec.get(id)!, b)]));
+      projected.set(key, m);
+    }
+    return m;
+  };
+  const vaultOf = (p: Prepared) => vaultOfChunk.get([...p.relevant, ...ids(p.words), ...ids(p.vec)].find((id) => vaultOfChunk.has(id))!)!;
+  const centredRanker = (count: number, pool: 'union' | 'vault', feedback: boolean) => (p: Prepared) => {
+    const vault = vaultOf(p);
+    const b = basis(vault, count);
+    const vecs = projectedOf(vault, count);
+    const q = project(feedback ? moved(p, ids(p.words).slice(0, 5), 0.25) : Float32Array.from(p.vector), b);
+    const union = new Set([...ids(p.words), ...ids(p.vec)]);
+    if (pool === 'vault') {
+      const q0 = project(Float32Array.from(p.vector), b); // the candidates come from the question's own vector, as shipped
+      const nearest = [...vecs.entries()].map(([id, v]) => [id, centredCos(q0, v)] as [number, number]).sort((x, y) => y[1] - x[1] || x[0] - y[0]);
+      for (const [id] of nearest.slice(0, FUSION.candidates)) union.add(id);
+    }
+    const all = [...union].filter((id) => vecs.has(id)).map((id) => [id, centredCos(q, vecs.get(id)!)] as [number, number]).sort((x, y) => y[1] - x[1] || x[0] - y[0]);
+    return zShip(p, meaningWeight(1, p.evidence), all.slice(0, FUSION.candidates), all.slice(FUSION.candidates));
+  };
+  for (const count of [0, 1, 2, 4]) for (const pool of ['union', 'vault'] as const) {
+    variant(`centred: mean${count ? ` + ${count} principal` : ''} out, pool ${pool}`, centredRanker(count, pool, true));
+  }
+  variant('centred: mean out, pool vault, no feedback', centredRanker(0, 'vault', false));
 }
