@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
-import { dirname, relative } from 'node:path';
-import { createEmbedder } from '../search/embedder/index.js';
+import { dirname, join, relative } from 'node:path';
+import { createEmbedder, nativeKernelPath } from '../search/embedder/index.js';
 import { checkStore, countLeftovers, describeLeftovers, leftoversIn, sqliteEngine, storeExists, storePath, vectorExtensionVersion } from '../service/open.js';
-import { FIXTURES_DIR, PACKAGE_VERSION } from '../package-info.js';
+import { FIXTURES_DIR, PACKAGE_ROOT, PACKAGE_VERSION } from '../package-info.js';
 import { resolveDataDir } from './context.js';
 import { resolveRemote, storedRemote } from '../sync/config.js';
 
@@ -80,7 +80,8 @@ export async function runChecks(dataDirOption?: string, options: { fix?: boolean
       const started = Date.now();
       try {
         const [v] = await embedder.embed(['vault-tools doctor']);
-        return { ok: v?.length === embedder.dims, detail: `${embedder.id} answers (${embedder.dims} dims, ${Date.now() - started} ms with model load)` };
+        const kernel = kernelCheck(embedder.kernel);
+        return { ok: v?.length === embedder.dims, detail: `${embedder.id} answers (${embedder.dims} dims, ${Date.now() - started} ms with model load${kernel.note})`, ...kernel.advice };
       } finally {
         await embedder.close();
       }
@@ -89,6 +90,25 @@ export async function runChecks(dataDirOption?: string, options: { fix?: boolean
   checks.push({ name: 'fixtures', ok: existsSync(FIXTURES_DIR), detail: existsSync(FIXTURES_DIR) ? `demo vaults in ${FIXTURES_DIR}` : `${FIXTURES_DIR} is missing`, ...(existsSync(FIXTURES_DIR) ? {} : { fix: 'reinstall vault-tools' }) });
   checks.push(await remoteCheck(dir));
   return checks;
+}
+
+/**
+ * What doctor says of the kernel that ran the offline model: the native one; WASM by choice (VAULT_TOOLS_NATIVE=0)
+ * or because this CPU lacks AVX2/FMA; or WASM because the install could not build the kernel on a machine where
+ * it could be built, which is worth a warning (embedding runs at half speed) and the command that says why.
+ */
+export function kernelCheck(
+  kernel: 'native' | 'wasm' | undefined,
+  facts = { built: nativeKernelPath({}) !== undefined, disabled: process.env.VAULT_TOOLS_NATIVE?.trim() === '0', buildable: process.arch === 'x64' && ['linux', 'darwin'].includes(process.platform) },
+): { note: string; advice?: { warning: true; fix: string } } {
+  if (kernel === 'native') return { note: '; native matrix kernel' };
+  if (kernel !== 'wasm') return { note: '' };
+  if (facts.disabled) return { note: '; WASM kernels only, as VAULT_TOOLS_NATIVE=0 asks' };
+  if (facts.built || !facts.buildable) return { note: `; WASM kernels only (${facts.built ? 'this CPU lacks AVX2 and FMA' : `no native kernel for ${process.platform}-${process.arch}`})` };
+  return {
+    note: '; WASM kernels only: the native matrix kernel was not built at install, so embedding runs at about half speed',
+    advice: { warning: true, fix: `node ${shellWord(join(PACKAGE_ROOT, 'scripts', 'build-native.mjs'))} builds it, or says why it cannot (a C++ compiler and Node's headers are needed)` },
+  };
 }
 
 const shellWord = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);

@@ -264,6 +264,10 @@ describe('doctor', () => {
     expect(report.ok).toBe(true);
     expect(report.checks.map((c: { name: string }) => c.name)).toEqual(['node', 'sqlite', 'sqlite-vec', 'data dir', 'store', 'leftovers', 'embedder', 'fixtures', 'remote']);
     expect(report.checks.find((c: { name: string }) => c.name === 'store').detail).toMatch(new RegExp(`^schema ${SCHEMA_VERSION}/${SCHEMA_VERSION}, integrity ok, 2 vaults`));
+    // The offline model answers, and says what ran it (the install builds the native kernel on x64 Linux).
+    const embedder = report.checks.find((c: { name: string }) => c.name === 'embedder');
+    expect(embedder.detail).toMatch(/^use-lite-512 answers \(512 dims, \d+ ms with model load; /);
+    if (process.arch === 'x64' && process.platform === 'linux') expect(embedder.detail).toContain('; native matrix kernel)');
     const { dir, cleanup } = tempDir();
     try {
       const file = join(dir, 'a-file');

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, tempDir } from '../helpers.js';
 import type { KernelRegistry } from '../../src/search/embedder/batched-matmul.js';
 import { installNativeMatMul, type NativeMatMul } from '../../src/search/embedder/native-matmul.js';
+import { kernelCheck } from '../../src/cli/doctor.js';
 import { describeKernel } from '../../src/search/embedder/types.js';
 import { nativeKernelPath, UseLiteEmbedder } from '../../src/search/embedder/use-lite.js';
 
@@ -199,5 +200,17 @@ describe('native matrix kernel', () => {
         await Promise.all([withNative.close(), wasmOnly.close()]);
       }
     });
+  });
+
+  it("doctor names the kernel, and warns (with the command that says why) only when the install could have built it and did not", () => {
+    const facts = { built: false, disabled: false, buildable: true };
+    expect(kernelCheck('native', facts)).toEqual({ note: '; native matrix kernel' });
+    expect(kernelCheck(undefined, facts)).toEqual({ note: '' }); // an endpoint embedder
+    expect(kernelCheck('wasm', { ...facts, disabled: true })).toEqual({ note: '; WASM kernels only, as VAULT_TOOLS_NATIVE=0 asks' });
+    expect(kernelCheck('wasm', { ...facts, built: true })).toEqual({ note: '; WASM kernels only (this CPU lacks AVX2 and FMA)' });
+    expect(kernelCheck('wasm', { ...facts, buildable: false }).advice).toBeUndefined();
+    const missing = kernelCheck('wasm', facts);
+    expect(missing.note).toContain('the native matrix kernel was not built at install, so embedding runs at about half speed');
+    expect(missing.advice).toEqual({ warning: true, fix: expect.stringMatching(/^node \S*scripts\/build-native\.mjs builds it, or says why it cannot/) });
   });
 });
