@@ -16,8 +16,8 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../../package-info.js';
 import { Worker } from 'node:worker_threads';
+import { PACKAGE_ROOT } from '../../package-info.js';
 import { abortable, checkTexts, EmbedderError, normaliseInPlace, throwIfAborted, truncate, type Embedder, type EmbedOptions } from './types.js';
 import { useLiteWorkerSource, type UseLiteJob, type UseLiteWorkerInit, type UseLiteWorkerMessage } from './use-lite-worker.js';
 
