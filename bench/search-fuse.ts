@@ -7,8 +7,8 @@
  * variants in memory in a second. Choose on the TUNING columns; the REPORT columns are recorded, never chosen on.
  * `--fresh` re-reads the store. `ONLY=regex` scores only the variants it matches; `ONLY=terms` runs the third
  * round's expansion from the vault's vocabulary (section 15), `ONLY=context` the fourth round's meeting and
- * neighbour context (section 16), and `ONLY=centred` the fifth round's centred vectors (section 17), which no other
- * run does. After `npm run bench:search` has re-imported the fixture vaults (new chunk ids), run once with `--fresh`.
+ * neighbour context (section 16), `ONLY=centred` the fifth round's centred vectors (section 17) and `ONLY=diverse`
+ * the sixth round's diversity in the head (section 18), which no other run does. After `npm run bench:search` has re-imported the fixture vaults (new chunk ids), run once with `--fresh`.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -901,4 +901,43 @@ if (only?.test('centred')) {
     variant(`centred: mean${count ? ` + ${count} principal` : ''} out, pool ${pool}`, centredRanker(count, pool, true));
   }
   variant('centred: mean out, pool vault, no feedback', centredRanker(0, 'vault', false));
+}
+
+// 18. Diversity in the head (sixth round; only with `ONLY=diverse`; docs/search.md). Most questions have one
+// answer region; when the fused top 5 holds several near-copies of one wrong region, they crowd out the rest.
+// Maximal marginal relevance over the shipped ranking's top 20: each next pick maximises
+// z(fused score) − λ × its largest cosine to the chunks already picked (chunk vectors), and the rest follow as shipped.
+if (only?.test('diverse')) {
+  const dot = (a: Float32Array, b: Float32Array) => {
+    let s = 0;
+    for (let d = 0; d < a.length; d++) s += a[d]! * b[d]!;
+    return s;
+  };
+  const shippedScored = (p: Prepared) => {
+    const q = moved(p, ids(p.words).slice(0, 5), 0.25);
+    const pool = [...new Set([...ids(p.words), ...ids(p.vec)])].filter((id) => chunkVec.has(id));
+    const all = pool.map((id) => [id, cosine(q, chunkVec.get(id)!)] as [number, number]).sort((x, y) => y[1] - x[1] || x[0] - y[0]);
+    return fuse({ words: p.words, meaning: all.slice(0, FUSION.candidates), cosines: all.slice(FUSION.candidates) }, { ...FUSION, meaning: meaningWeight(1, p.evidence) });
+  };
+  const mmr = (p: Prepared, lambda: number, head: number) => {
+    const hits = shippedScored(p);
+    const top = hits.slice(0, head);
+    const { m, sd } = meanSd(top.map((h) => h.score));
+    const picked: number[] = [];
+    const left = top.map((h) => ({ id: h.chunkId, z: (h.score - m) / sd }));
+    while (left.length) {
+      let best = 0;
+      let bestValue = -Infinity;
+      left.forEach((c, i) => {
+        const v = chunkVec.get(c.id);
+        const overlap = v && picked.length ? Math.max(...picked.map((id) => dot(v, chunkVec.get(id)!))) : 0;
+        const value = c.z - lambda * overlap;
+        if (value > bestValue) (bestValue = value), (best = i);
+      });
+      picked.push(left.splice(best, 1)[0]!.id);
+    }
+    return [...picked, ...hits.slice(head).map((h) => h.chunkId)];
+  };
+  variant('diverse: shipped, re-computed here', (p) => shippedScored(p).map((h) => h.chunkId));
+  for (const head of [10, 20]) for (const lambda of [0.25, 0.5, 1]) variant(`diverse: mmr over top ${head}, λ ${lambda}`, (p) => mmr(p, lambda, head));
 }
