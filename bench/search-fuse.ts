@@ -14,7 +14,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDb } from '../src/store/db.js';
 import { nearestChunks, rescore } from '../src/search/vectors.js';
-import { FUSION, fuse, meaningWeight, queryWords, wordEvidence, wordTerms, type WordEvidence } from '../src/search/transcripts.js';
+import { feedbackVector, FUSION, fuse, meanAndSpread, meaningWeight, queryWords, wordEvidence, wordTerms, type WordEvidence } from '../src/search/transcripts.js';
 import { bm25Ranking } from '../src/search/word-index.js';
 import { halfTable } from '../src/search/vector-codes.js';
 import { tokens } from '../src/store/text.js';
@@ -304,16 +304,9 @@ const vaultOfChunk = new Map<number, string>();
   db.close();
 }
 const vaultOfQuery = (p: Prepared) => vaultOfChunk.get(p.relevant[0] ?? p.words[0]?.[0] ?? p.vec[0]![0])!;
-const moved = (p: Prepared, fb: number[], beta: number) => {
-  const q = Float32Array.from(p.vector);
-  const qn = Math.sqrt(q.reduce((a, x) => a + x * x, 0)) || 1;
-  const out = q.map((x) => x / qn);
-  for (const id of fb) {
-    const v = chunkVec.get(id);
-    if (v) for (let d = 0; d < out.length; d++) out[d]! += (beta * v[d]!) / fb.length;
-  }
-  return out;
-};
+/** The query moved towards these chunks' vectors, as search does (feedbackVector). */
+const moved = (p: Prepared, fb: number[], beta: number) =>
+  feedbackVector(Float32Array.from(p.vector), fb.map((id) => chunkVec.get(id)).filter((v): v is Float32Array => v !== undefined), beta);
 const cosine = (q: Float32Array, v: Float32Array) => {
   let dot = 0, qq = 0;
   for (let d = 0; d < q.length; d++) { dot += q[d]! * v[d]!; qq += q[d]! * q[d]!; }
@@ -432,17 +425,13 @@ const proximity = (p: Prepared, id: number, span: number) => {
 for (const span of [5, 10]) for (const pi of [0.5, 1]) {
   variant(`z + rocchio: words z + ${pi}·proximity(${span})`, (p) => {
     const words = p.words.map(([id, b]) => [id, b] as [number, number]);
-    const bs = meanSd(words.map(([, b]) => b));
+    const bs = meanAndSpread(words.map(([, b]) => b));
     const boosted = words.map(([id, b]) => [id, b + pi * bs.sd * proximity(p, id, span)] as [number, number]).sort((x, y) => y[1] - x[1]);
     const q = moved(p, ids(p.words).slice(0, 5), 0.25);
     const pool = [...new Set([...ids(p.words), ...ids(p.vec)])].filter((id) => chunkVec.has(id));
     const all = pool.map((id) => [id, cosine(q, chunkVec.get(id)!)] as [number, number]);
     return fuse({ words: boosted, meaning: all }, { ...FUSION, meaning: meaningWeight(1, p.evidence) }).map((h) => h.chunkId);
   });
-}
-function meanSd(xs: number[]) {
-  const m = xs.reduce((a, x) => a + x, 0) / (xs.length || 1);
-  return { m, sd: Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length || 1)) || 1 };
 }
 
 // 13. Long questions, query side: each clause of a compound question (split at , ; ? and "and", clauses of 3+
@@ -736,16 +725,16 @@ if (only?.test('context')) {
     const q = moved(p, ids(p.words).slice(0, FEEDBACK_CHUNKS), FEEDBACK_BETA);
     const union = [...new Set([...ids(p.vec), ...ids(p.words)])];
     const cos = new Map(union.filter((id) => chunkVec.has(id)).map((id) => [id, cosine(q, chunkVec.get(id)!)]));
-    const bm = meanSd(p.words.map(([, x]) => x));
-    const cm = meanSd([...cos.values()]);
+    const bm = meanAndSpread(p.words.map(([, x]) => x));
+    const cm = meanAndSpread([...cos.values()]);
     const w = meaningWeight(FUSION.meaning, p.evidence);
     const b = new Map(p.words);
     const words = new Map<number, number>();
     const meaning = new Map<number, number>();
     const termOf = (id: number) => {
-      words.set(id, p.words.length ? ((b.get(id) ?? 0) - bm.m) / bm.sd : 0);
-      const c = cos.get(id) ?? (chunkVec.has(id) ? cosine(q, chunkVec.get(id)!) : cm.m);
-      meaning.set(id, cos.size ? (w * (c - cm.m)) / cm.sd : 0);
+      words.set(id, p.words.length ? ((b.get(id) ?? 0) - bm.mean) / bm.sd : 0);
+      const c = cos.get(id) ?? (chunkVec.has(id) ? cosine(q, chunkVec.get(id)!) : cm.mean);
+      meaning.set(id, cos.size ? (w * (c - cm.mean)) / cm.sd : 0);
     };
     for (const id of union) termOf(id);
     for (const id of union) for (const n of neighboursOf(id)) if (!words.has(n)) termOf(n);
@@ -922,7 +911,7 @@ if (only?.test('diverse')) {
   const mmr = (p: Prepared, lambda: number, head: number) => {
     const hits = shippedScored(p);
     const top = hits.slice(0, head);
-    const { m, sd } = meanSd(top.map((h) => h.score));
+    const { mean: m, sd } = meanAndSpread(top.map((h) => h.score));
     const picked: number[] = [];
     const left = top.map((h) => ({ id: h.chunkId, z: (h.score - m) / sd }));
     while (left.length) {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { createEmbedder, nativeKernelPath } from '../search/embedder/index.js';
+import { createEmbedder, describeKernel, nativeKernelOff, nativeKernelPath } from '../search/embedder/index.js';
 import { checkStore, countLeftovers, describeLeftovers, leftoversIn, sqliteEngine, storeExists, storePath, vectorExtensionVersion } from '../service/open.js';
 import { FIXTURES_DIR, PACKAGE_ROOT, PACKAGE_VERSION } from '../package-info.js';
 import { resolveDataDir } from './context.js';
@@ -99,14 +99,15 @@ export async function runChecks(dataDirOption?: string, options: { fix?: boolean
  */
 export function kernelCheck(
   kernel: 'native' | 'wasm' | undefined,
-  facts = { built: nativeKernelPath({}) !== undefined, disabled: process.env.VAULT_TOOLS_NATIVE?.trim() === '0', buildable: process.arch === 'x64' && ['linux', 'darwin'].includes(process.platform) },
+  facts = { built: nativeKernelPath({}) !== undefined, disabled: nativeKernelOff(), buildable: process.arch === 'x64' && ['linux', 'darwin'].includes(process.platform) },
 ): { note: string; advice?: { warning: true; fix: string } } {
-  if (kernel === 'native') return { note: '; native matrix kernel' };
-  if (kernel !== 'wasm') return { note: '' };
-  if (facts.disabled) return { note: '; WASM kernels only, as VAULT_TOOLS_NATIVE=0 asks' };
-  if (facts.built || !facts.buildable) return { note: `; WASM kernels only (${facts.built ? 'this CPU lacks AVX2 and FMA' : `no native kernel for ${process.platform}-${process.arch}`})` };
+  const name = describeKernel({ kernel });
+  if (!name) return { note: '' };
+  if (kernel === 'native') return { note: `; ${name}` };
+  if (facts.disabled) return { note: `; ${name}, as VAULT_TOOLS_NATIVE=0 asks` };
+  if (facts.built || !facts.buildable) return { note: `; ${name} (${facts.built ? 'this CPU lacks AVX2 and FMA' : `no native kernel for ${process.platform}-${process.arch}`})` };
   return {
-    note: '; WASM kernels only: the native matrix kernel was not built at install, so embedding runs at about half speed',
+    note: `; ${name}: the native matrix kernel was not built at install, so embedding runs at about half speed`,
     advice: { warning: true, fix: `node ${shellWord(join(PACKAGE_ROOT, 'scripts', 'build-native.mjs'))} builds it, or says why it cannot (a C++ compiler and Node's headers are needed)` },
   };
 }

@@ -163,7 +163,8 @@ export interface Candidates {
   cosines?: [number, number][];
 }
 
-const meanAndSpread = (xs: number[]) => {
+/** Mean and standard deviation (1 when there is no spread), what fuse standardises each half's scores by. */
+export const meanAndSpread = (xs: number[]) => {
   const mean = xs.reduce((a, x) => a + x, 0) / (xs.length || 1);
   const sd = Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / (xs.length || 1));
   return { mean, sd: sd || 1 };

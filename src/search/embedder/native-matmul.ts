@@ -7,8 +7,8 @@
  * product. TensorFlow.js's WASM backend runs them through XNNPACK at 25-31 GFLOP/s per core; the native kernel
  * (AVX2 and FMA) at ~100. This replaces those two kernels: a plain product goes to the native kernel, reading
  * and writing the WASM heap in place; anything else (transposed, batched, strided or padded convolutions, other
- * dtypes) goes to the kernel it replaced. The vectors stay the library's to within float rounding
- * (test/unit/embedder.test.ts).
+ * dtypes) goes to the kernel it replaced. The vectors stay the WASM kernels' to within float rounding
+ * (test/unit/native-matmul.test.ts).
  *
  * The worker evaluates this function's SOURCE TEXT (see use-lite-worker.ts), so it must be self-contained: only
  * its parameters and globals, and `import type`.

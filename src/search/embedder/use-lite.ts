@@ -11,6 +11,7 @@
  * ref'd while a batch is in flight, so an awaited embed() is not cut short by the process exiting). close()
  * terminates it; if it dies, the next embed() starts a new one.
  */
+import { mapInLanes } from '../../core/lanes.js';
 import { withTimeout } from '../../time.js';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -86,12 +87,15 @@ interface Slot {
 
 let init: Omit<UseLiteWorkerInit, 'nice' | 'nativePath'> | undefined;
 
+/** VAULT_TOOLS_NATIVE=0: the user asked for the WASM kernels alone. */
+export const nativeKernelOff = (env: NodeJS.ProcessEnv = process.env): boolean => env.VAULT_TOOLS_NATIVE?.trim() === '0';
+
 /**
  * The native matrix kernel, if `npm install` built it (scripts/build-native.mjs) and VAULT_TOOLS_NATIVE is not 0.
  * Without it the model runs on TensorFlow.js's WASM kernels alone, about half as fast (docs/search.md).
  */
 export function nativeKernelPath(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (env.VAULT_TOOLS_NATIVE?.trim() === '0') return undefined;
+  if (nativeKernelOff(env)) return undefined;
   const path = join(PACKAGE_ROOT, 'native', 'vault-tools-matmul.node');
   return existsSync(path) ? path : undefined;
 }
@@ -159,27 +163,17 @@ export class UseLiteEmbedder implements Embedder {
     // order of length as soon as it is free, so none waits for a slower one and every batch stays of one length.
     const lanes = options.background ? Math.min(this.backgroundWorkers, texts.length) : 1;
     const size = Math.min(options.background ? BACKGROUND_BATCH_SIZE : USE_LITE_BATCH_SIZE, Math.ceil(texts.length / lanes));
-    let next = 0;
-    let failed = false;
-    await Promise.all(
-      Array.from({ length: lanes }, async (_, lane) => {
-        while (next < texts.length && !failed) {
-          throwIfAborted(signal);
-          const mine = order.slice(next, (next += size));
-          try {
-            const vectors = await this.runBatch(
-              mine.map((t) => prepare(texts[t]!)),
-              signal,
-              options.background ? 1 + lane : 0,
-            );
-            mine.forEach((t, k) => (out[t] = vectors[k]!));
-          } catch (e) {
-            failed = true; // the other workers stop after their batch in flight
-            throw e;
-          }
-        }
-      }),
-    );
+    const batches: number[][] = [];
+    for (let i = 0; i < order.length; i += size) batches.push(order.slice(i, i + size));
+    await mapInLanes(batches, lanes, async (batch, lane) => {
+      throwIfAborted(signal);
+      const vectors = await this.runBatch(
+        batch.map((t) => prepare(texts[t]!)),
+        signal,
+        options.background ? 1 + lane : 0,
+      );
+      batch.forEach((t, k) => (out[t] = vectors[k]!));
+    });
     return out;
   }
 

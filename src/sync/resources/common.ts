@@ -37,29 +37,6 @@ export function ahead<T>(work: Promise<T>): Promise<T> {
   return work;
 }
 
-/**
- * `fetch` for each item, at most `limit` at a time; the answers in the items' order. The first failure is
- * thrown (as by Promise.all), and no more items are fetched after it.
- */
-export async function fetchEach<T, R>(items: readonly T[], limit: number, fetch: (item: T) => Promise<R>): Promise<R[]> {
-  const answers: R[] = new Array(items.length);
-  let next = 0;
-  let failed = false;
-  const lane = async () => {
-    while (next < items.length && !failed) {
-      const i = next++;
-      try {
-        answers[i] = await fetch(items[i]!);
-      } catch (err) {
-        failed = true;
-        throw err;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return answers;
-}
-
 export const fingerprint = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 32);
 
 /** Optional on the wire, a default in the store: missing or null becomes the default. */

@@ -1,18 +1,22 @@
 /**
- * fetchEach, which sync uses to fetch meeting details a few at a time (so the entity inventory's pages do not
- * queue behind hundreds of them): never more than the limit in flight, answers in order, nothing more asked
- * after a failure.
+ * mapInLanes, which sync uses to fetch meeting details a few at a time (so the entity inventory's pages do not
+ * queue behind hundreds of them) and the embedder to share batches over its workers: never more than the limit in
+ * flight, answers in order, nothing more asked after a failure.
  */
 import { expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fetchEach } from '../../src/sync/resources/common.js';
+import { mapInLanes } from '../../src/core/lanes.js';
 
 it('keeps at most `limit` fetches in flight and answers in the order of the items', async () => {
   let inFlight = 0;
   let most = 0;
-  const answers = await fetchEach([5, 1, 4, 2, 3, 0, 6], 3, async (n) => {
+  const busy = new Set<number>();
+  const answers = await mapInLanes([5, 1, 4, 2, 3, 0, 6], 3, async (n, lane) => {
     most = Math.max(most, ++inFlight);
+    expect(busy.has(lane)).toBe(false); // a lane runs one item at a time
+    busy.add(lane);
     await sleep(n);
+    busy.delete(lane);
     inFlight--;
     return n * 10;
   });
@@ -22,7 +26,7 @@ it('keeps at most `limit` fetches in flight and answers in the order of the item
 
 it('throws the first failure and asks for nothing after it', async () => {
   const asked: number[] = [];
-  const run = fetchEach([1, 2, 3, 4, 5, 6], 2, async (n) => {
+  const run = mapInLanes([1, 2, 3, 4, 5, 6], 2, async (n) => {
     asked.push(n);
     await sleep(1);
     if (n === 2) throw new Error('no 2');
@@ -34,5 +38,5 @@ it('throws the first failure and asks for nothing after it', async () => {
 });
 
 it('answers an empty list at once', async () => {
-  expect(await fetchEach([], 4, async () => 1)).toEqual([]);
+  expect(await mapInLanes([], 4, async () => 1)).toEqual([]);
 });
