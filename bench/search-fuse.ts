@@ -14,7 +14,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDb } from '../src/store/db.js';
 import { nearestChunks, rescore } from '../src/search/vectors.js';
-import { feedbackVector, FUSION, fuse, meanAndSpread, meaningWeight, queryWords, wordEvidence, wordTerms, type WordEvidence } from '../src/search/transcripts.js';
+import { FEEDBACK, feedbackVector, FUSION, fuse, meanAndSpread, meaningWeight, queryWords, wordEvidence, wordTerms, type WordEvidence } from '../src/search/transcripts.js';
 import { bm25Ranking } from '../src/search/word-index.js';
 import { halfTable } from '../src/search/vector-codes.js';
 import { tokens } from '../src/store/text.js';
@@ -929,4 +929,91 @@ if (only?.test('diverse')) {
   };
   variant('diverse: shipped, re-computed here', (p) => shippedScored(p).map((h) => h.chunkId));
   for (const head of [10, 20]) for (const lambda of [0.25, 0.5, 1]) variant(`diverse: mmr over top ${head}, λ ${lambda}`, (p) => mmr(p, lambda, head));
+}
+
+// 19. What the model reads (seventh round; only with `ONLY=clean`; docs/search.md). USE-lite reads 128 tokens of
+// plain sentences; a transcript window spends many of them on what is not the topic: annotations ("{disfmarker}",
+// "[laughter]") and tokeniser spacing ("we 're", "it ,"), which the product now leaves out (embeddingText, shipped
+// from this round), but also speaker labels ("Professor E:", "Lewis Harper:"), fillers ("um", "uh") and
+// backchannel lines ("Yeah.", "Mm-hmm."). Each variant embeds every chunk's text as it says (vectors cached by
+// text) with the words half untouched. The meaning half is the vault's 50 nearest by exact cosine to the question
+// (brute force; the shipped takes the 400 Hamming-nearest and re-scores them), then the shipped feedback, z-score
+// fusion and adaptive weight.
+if (only?.test('clean')) {
+  const { createDefaultEmbedder, indexWorkers } = await import('../src/search/embedder/index.js');
+  const { memoised } = await import('./search.js');
+  const { embeddingWindows } = await import('../src/search/embed-chunks.js');
+  const { embeddingText } = await import('../src/store/embedding-text.js');
+  const db = openDb(CACHE);
+  const rows = db.prepare('SELECT id, vault_id, text FROM transcript_chunks ORDER BY id').raw().all() as [number, string, string][];
+  db.close();
+  const FILLER = /(^|\s)(?:u+m+|u+h+|e+r+m+|h+m+|m+-?h+m+|uh-huh)[,.]?(?=\s|$)/gi;
+  const BACKCHANNEL = new Set(['yeah', 'yes', 'yep', 'ok', 'okay', 'right', 'so', 'oh', 'well', 'sure', 'alright', 'mm', 'hmm', 'no', 'huh', 'uh', 'um', 'and', 'but', 'true', 'exactly', 'cool', 'great', 'good', 'wow', 'ah', 'hm']);
+  const speakerOf = /^[^:\n]{1,60}:\s*/;
+  const isBackchannel = (s: string) => {
+    const w = s.toLowerCase().match(/[a-z']+/g) ?? [];
+    return w.length <= 3 && w.every((x) => BACKCHANNEL.has(x));
+  };
+  /** On top of the product's embeddingText: speaker labels and/or fillers and backchannel lines out. */
+  const cleaning = (opts: { speakers: boolean; fillers: boolean }) => (text: string) => {
+    const lines = embeddingText(text).split('\n').map((line) => {
+      const m = speakerOf.exec(line);
+      let body = m ? line.slice(m[0].length) : line;
+      if (opts.fillers) body = body.replace(FILLER, '$1').replace(/\s+/g, ' ').replace(/^[\s,.;:]+/, '').trim();
+      if (!body || (opts.fillers && isBackchannel(body))) return '';
+      return opts.speakers || !m ? body : `${m[0].trim()} ${body}`;
+    });
+    return lines.filter(Boolean).join('\n') || text;
+  };
+  const cleanings: [string, (t: string) => string][] = [
+    ['marks kept (before this round)', (t) => t],
+    ['marks out (embeddingText, shipped)', embeddingText],
+    ['marks + fillers out', cleaning({ speakers: false, fillers: true })],
+    ['marks + speakers out', cleaning({ speakers: true, fillers: false })],
+    ['marks + speakers + fillers out', cleaning({ speakers: true, fillers: true })],
+  ];
+  const model = createDefaultEmbedder();
+  const embedder = memoised(model);
+  /** The text as given, cut into the model's windows and their vectors averaged (embedChunkTexts without its embeddingText). */
+  const embedAsGiven = async (texts: string[]) => {
+    const parts = texts.map((t) => embeddingWindows(t, embedder.windowChars!));
+    const flat = await embedder.embed(parts.flat(), { background: true });
+    let next = 0;
+    return parts.map((p) => {
+      const mean = new Float32Array(embedder.dims);
+      for (let i = 0; i < p.length; i++) flat[next++]!.forEach((x, d) => (mean[d]! += x));
+      const n = Math.hypot(...mean) || 1;
+      return mean.map((x) => x / n);
+    });
+  };
+  const vecsOf = new Map<string, Map<number, Float32Array>>();
+  for (const [name, clean] of cleanings) {
+    const t0 = Date.now();
+    const texts = rows.map(([, , t]) => clean(t));
+    const chars = texts.reduce((a, t) => a + t.length, 0) / texts.length;
+    const m = new Map<number, Float32Array>();
+    for (let i = 0; i < rows.length; i += 64) (await embedAsGiven(texts.slice(i, i + 64))).forEach((v, j) => m.set(rows[i + j]![0], v));
+    vecsOf.set(name, m);
+    process.stderr.write(`clean: ${name}: ${rows.length} chunks, ${chars.toFixed(0)} chars each on average, in ${((Date.now() - t0) / 1000).toFixed(0)} s (${indexWorkers()} workers; cached)\n`);
+  }
+  await model.close();
+  const inVault = new Map<string, number[]>();
+  for (const [id, vault] of rows) inVault.set(vault, [...(inVault.get(vault) ?? []), id]);
+  const nearestOf = (vecs: Map<number, Float32Array>, p: Prepared, k: number) => {
+    const q0 = Float32Array.from(p.vector);
+    return inVault.get(vaultOfQuery(p))!.map((id) => [id, cosine(q0, vecs.get(id)!)] as [number, number]).sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, k);
+  };
+  const cleanRanker = (vecs: Map<number, Float32Array>, feedback: boolean) => (p: Prepared) => {
+    const near = new Set(ids(nearestOf(vecs, p, FUSION.candidates)));
+    const q0 = Float32Array.from(p.vector);
+    const q = feedback ? feedbackVector(q0, ids(p.words).slice(0, FEEDBACK.chunks).map((id) => vecs.get(id)!).filter(Boolean)) : q0;
+    const scored = [...new Set([...near, ...ids(p.words)])].map((id) => [id, cosine(q, vecs.get(id)!)] as [number, number]);
+    return fuse({ words: p.words, meaning: scored.filter(([id]) => near.has(id)), cosines: scored.filter(([id]) => !near.has(id)) }, { ...FUSION, meaning: meaningWeight(FUSION.meaning, p.evidence) }).map((h) => h.chunkId);
+  };
+  for (const [name] of cleanings) {
+    const vecs = vecsOf.get(name)!;
+    variant(`clean: ${name}, vectors only`, (p) => ids(nearestOf(vecs, p, 10)));
+    variant(`clean: ${name}, shipped fusion`, cleanRanker(vecs, true));
+    variant(`clean: ${name}, shipped fusion without feedback`, cleanRanker(vecs, false));
+  }
 }

@@ -13,7 +13,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { openDb, type Db } from '../src/store/db.js';
-import { contentHash } from '../src/search/chunk-index.js';
+import { contentHash } from '../src/store/embedding-text.js';
 import { vaultToken } from '../src/search/word-index.js';
 import { createDefaultEmbedder, USE_LITE_ID } from '../src/search/embedder/index.js';
 import { ensureVectorTable, nearestChunks, OVERSAMPLE, VECTOR_LAYOUT, vectorIndexOwner } from '../src/search/vectors.js';

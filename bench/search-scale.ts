@@ -21,7 +21,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } fr
 import { join, resolve } from 'node:path';
 import { loadavg } from 'node:os';
 import { openDb } from '../src/store/db.js';
-import { contentHash } from '../src/search/chunk-index.js';
+import { contentHash } from '../src/store/embedding-text.js';
 import { vaultToken } from '../src/search/word-index.js';
 import { ensureVectorTable, nearestChunks, rescore, storedVectors, VECTOR_TABLE, vectorIndexOwner } from '../src/search/vectors.js';
 import { storeVectors } from '../src/search/vector-indexing.js';

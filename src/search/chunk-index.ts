@@ -3,14 +3,13 @@
  * synced, and indexed for words at once (the vault's FTS5 table, by trigger). Vectors follow in the background, and only
  * for chunks whose text (content hash) has no vector yet.
  */
-import { createHash } from 'node:crypto';
 import { cachedRead, json, limitParam, sql, type Db } from '../store/db.js';
 import { normalize } from '../store/text.js';
 import { turnsOf } from '../store/meetings.js';
+import { contentHash } from '../store/embedding-text.js';
 import { CHUNK_MAX_CHARS, CHUNK_TARGET_CHARS, chunkTurns, type Chunk } from './chunking.js';
 import { ensureWordIndex, vaultToken } from './word-index.js';
 
-export const contentHash = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /**
  * Retrieval chunk sizes, chosen by measurement (`npm run bench:search`, docs/search.md): the reading size of

@@ -1,7 +1,9 @@
 /**
- * What the vector index asks of an embedder, and how a chunk becomes one vector: a chunk longer than the
- * model reads is cut into windows of whole lines, each embedded, and the windows' vectors averaged.
+ * What the vector index asks of an embedder, and how a chunk becomes one vector: its text as the embedder reads
+ * it (embeddingText: editorial marks out), cut into windows of whole lines when longer than the model reads, each
+ * embedded, and the windows' vectors averaged.
  */
+import { embeddingText } from '../store/embedding-text.js';
 
 export interface EmbedderLike {
   readonly id: string;
@@ -35,10 +37,12 @@ export function embeddingWindows(text: string, windowChars: number): string[] {
 }
 
 /**
- * Vectors for chunk texts. A text longer than the model reads is embedded window by window and the
- * windows' vectors averaged (then normalised), so the whole chunk counts, not just its start.
+ * Vectors for chunk texts, as the embedder reads them (embeddingText). A text longer than the model reads is
+ * embedded window by window and the windows' vectors averaged (then normalised), so the whole chunk counts, not
+ * just its start.
  */
-export async function embedChunkTexts(embedder: EmbedderLike, texts: string[], signal?: AbortSignal, background = false): Promise<Float32Array[]> {
+export async function embedChunkTexts(embedder: EmbedderLike, chunkTexts: string[], signal?: AbortSignal, background = false): Promise<Float32Array[]> {
+  const texts = chunkTexts.map(embeddingText);
   const windowChars = embedder.windowChars;
   if (!windowChars) return embedder.embed(texts, { signal, background });
   const parts = texts.map((t) => embeddingWindows(t, windowChars));

@@ -122,7 +122,9 @@ export function migrate(db: Db): void {
   for (let v = current; v < migrations.length; v++) {
     writeTransaction(db, () => {
       if (db.pragma('user_version', { simple: true }) !== v) return; // another process ran this step meanwhile
-      db.exec(migrations[v]!);
+      const step = migrations[v]!;
+      if (typeof step === 'string') db.exec(step);
+      else step(db);
       db.pragma(`user_version = ${v + 1}`);
     });
   }

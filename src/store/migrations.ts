@@ -5,8 +5,12 @@
  * Every vault-scoped table is keyed by (vault_id, id) and cascades from `vaults`, so ids coming from the
  * hosted service or from fixtures never collide across vaults and dropping a vault drops all of it.
  * JSON columns (`*_json`) hold small arrays that are always read whole.
+ * A step is SQL, or a function where the new values are computed in JavaScript (e.g. hashes).
  */
-export const migrations: string[] = [
+import { contentHash } from './embedding-text.js';
+import type Database from 'better-sqlite3';
+
+export const migrations: (string | ((db: Database.Database) => void))[] = [
   /* 1: every record family of the spec and the catalog */ `
 CREATE TABLE vaults (
   id TEXT PRIMARY KEY,
@@ -595,4 +599,27 @@ CREATE TABLE IF NOT EXISTS search_versions (
   version INTEGER NOT NULL
 ) WITHOUT ROWID;
 `,
+  /* 8 (issue 19): a chunk's content_hash is the SHA-256 of the text the embedder reads (embeddingText: editorial
+     marks such as {disfmarker} or [inaudible] left out), no longer of its stored text. Re-keyed here, a page of
+     chunks at a time: the chunks whose text had such marks are embedded again by the next indexing pass (their
+     old vectors serve until then), the others keep theirs. The vector counts of search_counts follow. */
+  (db) => {
+    const page = db.prepare('SELECT id, text, content_hash FROM transcript_chunks WHERE id > ? ORDER BY id LIMIT 2000');
+    const rekey = db.prepare('UPDATE transcript_chunks SET content_hash = ? WHERE id = ?');
+    let changed = 0;
+    for (let after = 0; ; ) {
+      const rows = page.all(after) as { id: number; text: string; content_hash: string }[];
+      if (!rows.length) break;
+      after = rows.at(-1)!.id;
+      for (const r of rows) {
+        const key = contentHash(r.text);
+        if (key !== r.content_hash) (rekey.run(key, r.id), changed++);
+      }
+    }
+    if (!changed) return;
+    db.exec(`DELETE FROM search_counts WHERE embedder <> '';
+      INSERT INTO search_counts (vault_id, embedder, n)
+        SELECT c.vault_id, ce.embedder, count(*) FROM chunk_embeddings ce JOIN transcript_chunks c ON c.id = ce.chunk_id AND c.content_hash = ce.content_hash
+        GROUP BY c.vault_id, ce.embedder;`);
+  },
 ];
