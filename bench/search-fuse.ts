@@ -5,10 +5,12 @@
  * chunks with their cosine), the exact cosine of every words candidate (float16 re-score, as `rescore` does),
  * and the word evidence (`wordEvidence`). These are kept in bench/.cache/…/fuse-prepared.json, so a re-run scores
  * variants in memory in a second. Choose on the TUNING columns; the REPORT columns are recorded, never chosen on.
- * `--fresh` re-reads the store. `ONLY=regex` scores only the variants it matches; `ONLY=terms` runs the third
- * round's expansion from the vault's vocabulary (section 15), `ONLY=context` the fourth round's meeting and
- * neighbour context (section 16), `ONLY=centred` the fifth round's centred vectors (section 17) and `ONLY=diverse`
- * the sixth round's diversity in the head (section 18), which no other run does. After `npm run bench:search` has re-imported the fixture vaults (new chunk ids), run once with `--fresh`.
+ * `--fresh` re-reads the store. `ONLY=regex` scores only the variants it matches. Some rounds run only when asked,
+ * since they read or embed more: `ONLY=terms` the third round's expansion from the vault's vocabulary (section 15),
+ * `ONLY=context` the fourth round's meeting and neighbour context (16), `ONLY=centred` the fifth round's centred
+ * vectors (17), `ONLY=diverse` the sixth round's diversity in the head (18), `ONLY=clean` the seventh round's chunk
+ * text for the embedder (19) and `ONLY=prf` the eighth round's weighted word feedback (20). After
+ * `npm run bench:search` has re-imported the fixture vaults (new chunk ids), run once with `--fresh`.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -1016,4 +1018,100 @@ if (only?.test('clean')) {
     variant(`clean: ${name}, shipped fusion`, cleanRanker(vecs, true));
     variant(`clean: ${name}, shipped fusion without feedback`, cleanRanker(vecs, false));
   }
+}
+
+// 20. Weighted pseudo-relevance feedback on the words half (eighth round; only with `ONLY=prf`; docs/search.md).
+// The first round's feedback put 5-10 expansion words into the same OR query as the question's 3-4 (FTS5 cannot
+// weight terms), so the expansion outvoted the question. BM25 is a sum over terms, so a weighted query is two:
+// words(id) = BM25(question) + λ × BM25(expansion). The expansion: the `m` stems with the largest
+// Σ tf/length × idf over the feedback chunks (the words' or the shipped ranking's top k), not the question's own,
+// not speakers' names, in at least 2 chunks. `absent`: only for questions with a word the vault lacks (where the
+// words need help), else as shipped. Then the shipped fusion, its feedback vector from the new words' top 5.
+if (only?.test('prf')) {
+  const db = openDb(CACHE);
+  const { ensureWordIndex } = await import('../src/search/word-index.js');
+  db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.prf_stems USING fts5(w, tokenize='porter unicode61 remove_diacritics 2')`);
+  db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.prf_stems_v USING fts5vocab(temp, prf_stems, instance)');
+  /** Stems as the word index makes them (FTS5's own tokenizer). */
+  const stemsOf = (text: string) => {
+    db.exec('DELETE FROM temp.prf_stems');
+    db.prepare('INSERT INTO temp.prf_stems (rowid, w) VALUES (1, ?)').run(text);
+    return new Set(db.prepare('SELECT term FROM temp.prf_stems_v').pluck().all() as string[]);
+  };
+  const vocab = new Map<string, { instances: (ids: number[]) => [string, number][]; df: (t: string) => number; n: number }>();
+  const vocabOf = (vault: string) => {
+    let v = vocab.get(vault);
+    if (!v) {
+      const t = ensureWordIndex(db, vault);
+      db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${t}_iv USING fts5vocab(main, ${t}, instance)`);
+      db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${t}_rv USING fts5vocab(main, ${t}, row)`);
+      const df = db.prepare(`SELECT doc FROM temp.${t}_rv WHERE term = ?`).pluck();
+      const n = db.prepare('SELECT count(*) FROM transcript_chunks WHERE vault_id = ?').pluck().get(vault) as number;
+      v = {
+        instances: (docs) => db.prepare(`SELECT doc, term FROM temp.${t}_iv WHERE doc IN (${docs.map(Number).join(',')})`).raw().all() as [string, number][],
+        df: (term) => (df.get(term) as number | undefined) ?? 0,
+        n,
+      };
+      vocab.set(vault, v);
+    }
+    return v;
+  };
+  const speakerStems = new Map<number, Set<string>>();
+  for (const [id, speakers] of db.prepare('SELECT id, speakers_json FROM transcript_chunks').raw().all() as [number, string][]) speakerStems.set(id, stemsOf((JSON.parse(speakers) as string[]).join(' ')));
+  const expansionCache = new Map<string, string[]>();
+  const expansion = (p: Prepared, fb: number[], m: number) => {
+    const key = `${p.query}|${fb.join(',')}|${m}`;
+    const hit = expansionCache.get(key);
+    if (hit) return hit;
+    const v = vocabOf(vaultOfQuery(p));
+    const own = stemsOf(p.query);
+    const tf = new Map<number, Map<string, number>>();
+    for (const [doc, term] of v.instances(fb) as unknown as [number, string][]) {
+      const m1 = tf.get(doc) ?? new Map<string, number>();
+      m1.set(term, (m1.get(term) ?? 0) + 1);
+      tf.set(doc, m1);
+    }
+    const weight = new Map<string, number>();
+    for (const [doc, terms] of tf) {
+      const length = [...terms.values()].reduce((a, x) => a + x, 0);
+      for (const [term, count] of terms) {
+        if (own.has(term) || speakerStems.get(doc)?.has(term) || term.length < 3 || /^\d+$/.test(term)) continue;
+        const d = v.df(term);
+        if (d < 2) continue;
+        weight.set(term, (weight.get(term) ?? 0) + (count / length) * Math.log((v.n - d + 0.5) / (d + 0.5) + 1));
+      }
+    }
+    const out = [...weight.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, m).map(([t]) => t);
+    expansionCache.set(key, out);
+    return out;
+  };
+  const expandedCache = new Map<string, [number, number][]>();
+  const expandedWords = (p: Prepared, terms: string[], lambda: number) => {
+    const key = `${p.query}|${terms.join(',')}|${lambda}`;
+    const hit = expandedCache.get(key);
+    if (hit) return hit;
+    const extra = terms.length ? bm25Ranking(db, vaultOfQuery(p), terms.map((t) => `"${t}"`).join(' OR '), FUSION.candidates) : [];
+    const score = new Map(p.words);
+    for (const [id, s] of extra) score.set(id, (score.get(id) ?? 0) + lambda * s);
+    const out = [...score.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, FUSION.candidates);
+    expandedCache.set(key, out);
+    return out;
+  };
+  /** The shipped fusion over a given words half (its feedback vector from that half's top 5). */
+  const fusedWith = (p: Prepared, words: [number, number][]) => {
+    const q = feedbackVector(Float32Array.from(p.vector), ids(words).slice(0, FEEDBACK.chunks).map((id) => chunkVec.get(id)!).filter(Boolean));
+    const near = new Set(ids(p.vec));
+    const scored = [...new Set([...near, ...ids(words)])].filter((id) => chunkVec.has(id)).map((id) => [id, cosine(q, chunkVec.get(id)!)] as [number, number]);
+    return fuse({ words, meaning: scored.filter(([id]) => near.has(id)), cosines: scored.filter(([id]) => !near.has(id)) }, { ...FUSION, meaning: meaningWeight(FUSION.meaning, p.evidence) }).map((h) => h.chunkId);
+  };
+  variant('prf: shipped, re-computed here', (p) => fusedWith(p, p.words));
+  for (const from of ['words', 'fused'] as const) for (const k of [3, 5]) for (const m of [5, 10, 20]) for (const lambda of [0.1, 0.25, 0.5]) for (const gate of ['always', 'absent'] as const) {
+    variant(`prf: ${from} top${k}, ${m} stems, λ ${lambda}, ${gate}`, (p) => {
+      if (gate === 'absent' && !(p.evidence.absentShare > 0)) return fusedWith(p, p.words);
+      const fb = (from === 'words' ? ids(p.words) : fusedWith(p, p.words)).slice(0, k);
+      return fusedWith(p, expandedWords(p, expansion(p, fb, m), lambda));
+    });
+  }
+  variant('prf: words only, words top3, 10 stems, λ 0.25', (p) => ids(expandedWords(p, expansion(p, ids(p.words).slice(0, 3), 10), 0.25)));
+  variant('prf: words only, words top5, 10 stems, λ 0.5', (p) => ids(expandedWords(p, expansion(p, ids(p.words).slice(0, 5), 10), 0.5)));
 }
