@@ -9,7 +9,8 @@
  * since they read or embed more: `ONLY=terms` the third round's expansion from the vault's vocabulary (section 15),
  * `ONLY=context` the fourth round's meeting and neighbour context (16), `ONLY=centred` the fifth round's centred
  * vectors (17), `ONLY=diverse` the sixth round's diversity in the head (18), `ONLY=clean` the seventh round's chunk
- * text for the embedder (19) and `ONLY=prf` the eighth round's weighted word feedback (20). After
+ * text for the embedder (19), `ONLY=prf` the eighth round's weighted word feedback (20) and `ONLY=speakers` the ninth
+ * round's people named in the question (21). After
  * `npm run bench:search` has re-imported the fixture vaults (new chunk ids), run once with `--fresh`.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -1114,4 +1115,94 @@ if (only?.test('prf')) {
   }
   variant('prf: words only, words top3, 10 stems, λ 0.25', (p) => ids(expandedWords(p, expansion(p, ids(p.words).slice(0, 3), 10), 0.25)));
   variant('prf: words only, words top5, 10 stems, λ 0.5', (p) => ids(expandedWords(p, expansion(p, ids(p.words).slice(0, 5), 10), 0.5)));
+}
+
+
+// 21. The people a question names (ninth round; only with `ONLY=speakers`; docs/search.md). "What did the finance
+// controller think of …", "what did Gavin say …", "what did the professor think …": the answer is where that person
+// speaks. A question's people: a speaker whose whole label is in it ("PhD A", "Project Manager"); else speakers with
+// a name word in it ("Gavin", "professor"); and, `titles`, people of the vault's registry whose job title shares the
+// rarest words with it (Σ idf over the vault's titles ≥ `t`). A chunk's share of their speech (characters of
+// their lines over the chunk's) is added to its fused score × β (the fused score is in standard deviations).
+if (only?.test('speakers')) {
+  const db = openDb(CACHE);
+  db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.spk_stems USING fts5(w, tokenize='porter unicode61 remove_diacritics 2')`);
+  db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.spk_stems_v USING fts5vocab(temp, spk_stems, instance)');
+  const STOPS = new Set('a an and are as at be but by did do does for from had has have he her his how i if in into is it its me my no not of on or our she so than that the their them then there these they this to us was we were what when where which who why will with would you your about'.split(' '));
+  const stemsOf = (text: string) => {
+    db.exec('DELETE FROM temp.spk_stems');
+    db.prepare('INSERT INTO temp.spk_stems (rowid, w) VALUES (1, ?)').run(text);
+    return new Set((db.prepare('SELECT term FROM temp.spk_stems_v').pluck().all() as string[]).filter((t) => t.length > 1 && !STOPS.has(t)));
+  };
+  const lineLabel = /^([^:\n]{1,60}):\s/;
+  const shareOf = new Map<number, Map<string, number>>();
+  const speakersOfVault = new Map<string, Set<string>>();
+  for (const [id, vault, text] of db.prepare('SELECT id, vault_id, text FROM transcript_chunks').raw().all() as [number, string, string][]) {
+    const chars = new Map<string, number>();
+    for (const line of text.split('\n')) {
+      const label = lineLabel.exec(line)?.[1];
+      if (label) chars.set(label, (chars.get(label) ?? 0) + line.length);
+    }
+    const total = [...chars.values()].reduce((a, x) => a + x, 0) || 1;
+    shareOf.set(id, new Map([...chars].map(([k, v]) => [k, v / total])));
+    const set = speakersOfVault.get(vault) ?? new Set<string>();
+    for (const k of chars.keys()) set.add(k);
+    speakersOfVault.set(vault, set);
+  }
+  const labelStems = new Map<string, Set<string>>();
+  for (const set of speakersOfVault.values()) for (const label of set) if (!labelStems.has(label)) labelStems.set(label, stemsOf(label));
+  const titles = new Map<string, { name: string; stems: Set<string> }[]>();
+  for (const [vault, name, title] of db.prepare('SELECT vault_id, name, title FROM people').raw().all() as [string, string, string][]) {
+    titles.set(vault, [...(titles.get(vault) ?? []), { name, stems: stemsOf(title) }]);
+  }
+  const peopleCache = new Map<string, string[]>();
+  const mentioned = (p: Prepared, useTitles: boolean, t: number, useLabels = true) => {
+    const key = `${p.query}|${useTitles}|${t}|${useLabels}`;
+    const hit = peopleCache.get(key);
+    if (hit) return hit;
+    const vault = vaultOfQuery(p);
+    const labels = [...(speakersOfVault.get(vault) ?? [])];
+    const lower = ` ${p.query.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ')} `;
+    let out = useLabels ? labels.filter((l) => lower.includes(` ${l.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()} `)) : [];
+    const q = stemsOf(p.query);
+    if (!out.length && useLabels) out = labels.filter((l) => [...labelStems.get(l)!].some((s) => q.has(s)));
+    if (!out.length && useTitles) {
+      const people = titles.get(vault) ?? [];
+      const df = new Map<string, number>();
+      for (const person of people) for (const s of person.stems) df.set(s, (df.get(s) ?? 0) + 1);
+      const scored = people.map((person) => ({ name: person.name, score: [...person.stems].filter((s) => q.has(s)).reduce((a, s) => a + Math.log(people.length / df.get(s)!), 0) }));
+      const best = Math.max(0, ...scored.map((x) => x.score));
+      if (best >= t) out = scored.filter((x) => x.score === best).map((x) => x.name).filter((n) => labels.includes(n));
+    }
+    peopleCache.set(key, out);
+    return out;
+  };
+  const shippedHits = (p: Prepared) => {
+    const q = feedbackVector(Float32Array.from(p.vector), ids(p.words).slice(0, FEEDBACK.chunks).map((id) => chunkVec.get(id)!).filter(Boolean));
+    const near = new Set(ids(p.vec));
+    const scored = [...new Set([...near, ...ids(p.words)])].filter((id) => chunkVec.has(id)).map((id) => [id, cosine(q, chunkVec.get(id)!)] as [number, number]);
+    return fuse({ words: p.words, meaning: scored.filter(([id]) => near.has(id)), cosines: scored.filter(([id]) => !near.has(id)) }, { ...FUSION, meaning: meaningWeight(FUSION.meaning, p.evidence) });
+  };
+  let named = 0;
+  const counted = new Set<string>();
+  const boosted = (useTitles: boolean, t: number, beta: number, useLabels = true) => (p: Prepared) => {
+    const people = mentioned(p, useTitles, t, useLabels);
+    if (!counted.has(`${useTitles}|${t}|${p.query}`) && people.length) named++;
+    counted.add(`${useTitles}|${t}|${p.query}`);
+    const hits = shippedHits(p);
+    if (!people.length) return hits.map((h) => h.chunkId);
+    return hits
+      .map((h) => ({ id: h.chunkId, score: h.score + beta * people.reduce((a, name) => a + (shareOf.get(h.chunkId)?.get(name) ?? 0), 0) }))
+      .sort((a, b) => b.score - a.score || a.id - b.id)
+      .map((h) => h.id);
+  };
+  variant('speakers: shipped, re-computed here', (p) => shippedHits(p).map((h) => h.chunkId));
+  for (const beta of [0.25, 0.5, 1, 2]) variant(`speakers: labels, β ${beta}`, boosted(false, 0, beta));
+  for (const t of [1, 2]) for (const beta of [0.25, 0.5, 1, 2]) variant(`speakers: labels + titles (idf ≥ ${t}), β ${beta}`, boosted(true, t, beta));
+  for (const t of [1, 2]) for (const beta of [0.5, 1, 2]) variant(`speakers: titles only (idf ≥ ${t}), β ${beta}`, boosted(true, t, beta, false));
+  for (const s of SETS) {
+    const ps = data[s]!;
+    process.stderr.write(`${s}: a person named in ${ps.filter((p) => mentioned(p, false, 0).length).length} of ${ps.length} by label, ${ps.filter((p) => mentioned(p, true, 1).length).length} with titles (idf ≥ 1)\n`);
+  }
+  for (const p of data['para tune']!.slice(0, 75)) { const m = mentioned(p, true, 1); if (m.length) process.stderr.write(`  ${m.join(', ')} <- ${p.query}\n`); }
 }
