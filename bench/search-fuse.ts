@@ -9,9 +9,10 @@
  * since they read or embed more: `ONLY=terms` the third round's expansion from the vault's vocabulary (section 15),
  * `ONLY=context` the fourth round's meeting and neighbour context (16), `ONLY=centred` the fifth round's centred
  * vectors (17), `ONLY=diverse` the sixth round's diversity in the head (18), `ONLY=clean` the seventh round's chunk
- * text for the embedder (19), `ONLY=prf` the eighth round's weighted word feedback (20) and `ONLY=speakers` the ninth
- * round's people named in the question (21). After
- * `npm run bench:search` has re-imported the fixture vaults (new chunk ids), run once with `--fresh`.
+ * text for the embedder (19), `ONLY=prf` the eighth round's weighted word feedback (20), `ONLY=speakers` the ninth
+ * round's people named in the question (21), `ONLY=titles` and `ONLY=windows` the tenth and eleventh rounds' meeting
+ * titles and window cuts (22, 23). After `npm run bench:search` has re-imported the fixture vaults (new chunk ids),
+ * run once with `--fresh`.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -1205,4 +1206,134 @@ if (only?.test('speakers')) {
     process.stderr.write(`${s}: a person named in ${ps.filter((p) => mentioned(p, false, 0).length).length} of ${ps.length} by label, ${ps.filter((p) => mentioned(p, true, 1).length).length} with titles (idf ≥ 1)\n`);
   }
   for (const p of data['para tune']!.slice(0, 75)) { const m = mentioned(p, true, 1); if (m.length) process.stderr.write(`  ${m.join(', ')} <- ${p.query}\n`); }
+}
+
+// 22. The meeting's title in the chunk's vector (tenth round; only with `ONLY=titles`; docs/search.md). A chunk's
+// windows say what is said, not what the meeting was about; its title often does ("Returns deep dive", "IT and
+// systems landscape"). Titles with no word (QMSum's "Bed002", "ES2006a") are left out. `mix α`: the chunk vector
+// plus α × the title's vector, normalised (one embedding per meeting); `prefix`: each window embedded after a
+// "title:" line (the chunks embedded again). The meaning half: the vault's 50 nearest, then the shipped fusion.
+if (only?.test('titles')) {
+  const { createDefaultEmbedder } = await import('../src/search/embedder/index.js');
+  const { memoised } = await import('./search.js');
+  const { embeddingWindows } = await import('../src/search/embed-chunks.js');
+  const { embeddingText } = await import('../src/store/embedding-text.js');
+  const db = openDb(CACHE);
+  const rows = db.prepare('SELECT c.id, c.vault_id, c.text, m.name FROM transcript_chunks c JOIN meetings m ON m.vault_id = c.vault_id AND m.id = c.meeting_id ORDER BY c.id').raw().all() as [number, string, string, string][];
+  db.close();
+  const worded = (title: string) => /\b\p{L}{3,}\b/u.test(title.replace(/[_-]/g, ' ')) && !/^\w*\d\w*$/.test(title);
+  const model = createDefaultEmbedder();
+  const embedder = memoised(model);
+  const titleList = [...new Set(rows.map((r) => r[3]).filter(worded))];
+  const titleVec = new Map(titleList.map((t, i) => [t, i] as const));
+  const tv = await embedder.embed(titleList, { background: true });
+  process.stderr.write(`titles: ${titleList.length} worded meeting titles (of ${new Set(rows.map((r) => r[3])).size})\n`);
+  const prefixed = new Map<number, Float32Array>(rows.filter((r) => !worded(r[3])).map((r) => [r[0], chunkVec.get(r[0])!]));
+  const todo = rows.filter((r) => worded(r[3]));
+  for (let i = 0; i < todo.length; i += 32) {
+    const batch = todo.slice(i, i + 32);
+    const parts = batch.map(([, , text, title]) => embeddingWindows(embeddingText(text), embedder.windowChars! - title.length - 2).map((w) => `${title}:\n${w}`));
+    const flat = await embedder.embed(parts.flat(), { background: true });
+    let next = 0;
+    batch.forEach(([id], j) => {
+      const mean = new Float32Array(embedder.dims);
+      for (let k = 0; k < parts[j]!.length; k++) flat[next++]!.forEach((x, d) => (mean[d]! += x));
+      const n = Math.hypot(...mean) || 1;
+      prefixed.set(id, mean.map((x) => x / n));
+    });
+  }
+  await model.close();
+  const inVault = new Map<string, number[]>();
+  for (const [id, vault] of rows) inVault.set(vault, [...(inVault.get(vault) ?? []), id]);
+  const mixed = (alpha: number) =>
+    new Map(
+      rows.map(([id, , , title]) => {
+        const v = chunkVec.get(id)!;
+        const t = titleVec.has(title) ? tv[titleVec.get(title)!]! : undefined;
+        if (!t) return [id, v] as const;
+        const out = v.map((x, d) => x + alpha * t[d]!);
+        const n = Math.hypot(...out) || 1;
+        return [id, out.map((x) => x / n)] as const;
+      }),
+    );
+  const ranker = (vecs: Map<number, Float32Array>) => (p: Prepared) => {
+    const q0 = Float32Array.from(p.vector);
+    const nearest = inVault.get(vaultOfQuery(p))!.map((id) => [id, cosine(q0, vecs.get(id)!)] as [number, number]).sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, FUSION.candidates);
+    const near = new Set(ids(nearest));
+    const q = feedbackVector(q0, ids(p.words).slice(0, FEEDBACK.chunks).map((id) => vecs.get(id)!).filter(Boolean));
+    const scored = [...new Set([...near, ...ids(p.words)])].map((id) => [id, cosine(q, vecs.get(id)!)] as [number, number]);
+    return fuse({ words: p.words, meaning: scored.filter(([id]) => near.has(id)), cosines: scored.filter(([id]) => !near.has(id)) }, { ...FUSION, meaning: meaningWeight(FUSION.meaning, p.evidence) }).map((h) => h.chunkId);
+  };
+  variant('titles: shipped, re-computed here', ranker(chunkVec));
+  for (const alpha of [0.1, 0.2, 0.35, 0.5]) variant(`titles: mix α ${alpha}`, ranker(mixed(alpha)));
+  variant('titles: prefix each window', ranker(prefixed));
+  variant('titles: prefix, vectors only', (p) => inVault.get(vaultOfQuery(p))!.map((id) => [id, cosine(Float32Array.from(p.vector), prefixed.get(id)!)] as [number, number]).sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, 10).map(([id]) => id));
+}
+
+// 23. How a chunk is cut for the model (eleventh round; only with `ONLY=windows`; docs/search.md). The shipped cuts
+// the chunk's text (embeddingText) into windows of whole lines up to 450 characters (about the model's 128 tokens)
+// and averages their vectors. Here: shorter windows (more of them, each further from the token limit), and
+// windows that overlap by half (each line seen in two contexts). The meaning half: the vault's 50 nearest, then
+// the shipped fusion.
+if (only?.test('windows')) {
+  const { createDefaultEmbedder } = await import('../src/search/embedder/index.js');
+  const { memoised } = await import('./search.js');
+  const { embeddingWindows } = await import('../src/search/embed-chunks.js');
+  const { embeddingText } = await import('../src/store/embedding-text.js');
+  const db = openDb(CACHE);
+  const rows = db.prepare('SELECT id, vault_id, text FROM transcript_chunks ORDER BY id').raw().all() as [number, string, string][];
+  db.close();
+  const model = createDefaultEmbedder();
+  const embedder = memoised(model);
+  /** Windows of `size` characters starting every `size × (1 − overlap)` characters, cut at line or word ends. */
+  const overlapping = (text: string, size: number) => {
+    const whole = embeddingWindows(text, size);
+    const halves = embeddingWindows(text, size / 2);
+    const out = [...whole];
+    for (let i = 1; i + 1 < halves.length; i += 2) out.push(`${halves[i]}\n${halves[i + 1]}`);
+    return out;
+  };
+  const cuts: [string, (t: string) => string[]][] = [
+    ['450 (shipped)', (t) => embeddingWindows(t, 450)],
+    ['300', (t) => embeddingWindows(t, 300)],
+    ['350', (t) => embeddingWindows(t, 350)],
+    ['450, overlapping by half', (t) => overlapping(t, 450)],
+    ['600', (t) => embeddingWindows(t, 600)],
+  ];
+  const vecsOf = new Map<string, Map<number, Float32Array>>();
+  for (const [name, cut] of cuts) {
+    const t0 = Date.now();
+    const m = new Map<number, Float32Array>();
+    let windows = 0;
+    for (let i = 0; i < rows.length; i += 64) {
+      const batch = rows.slice(i, i + 64);
+      const parts = batch.map(([, , text]) => cut(embeddingText(text)));
+      windows += parts.reduce((a, p) => a + p.length, 0);
+      const flat = await embedder.embed(parts.flat(), { background: true });
+      let next = 0;
+      batch.forEach(([id], j) => {
+        const mean = new Float32Array(embedder.dims);
+        for (let k = 0; k < parts[j]!.length; k++) flat[next++]!.forEach((x, d) => (mean[d]! += x));
+        const n = Math.hypot(...mean) || 1;
+        m.set(id, mean.map((x) => x / n));
+      });
+    }
+    vecsOf.set(name, m);
+    process.stderr.write(`windows ${name}: ${(windows / rows.length).toFixed(1)} a chunk, ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
+  }
+  await model.close();
+  const inVault = new Map<string, number[]>();
+  for (const [id, vault] of rows) inVault.set(vault, [...(inVault.get(vault) ?? []), id]);
+  const ranker = (vecs: Map<number, Float32Array>) => (p: Prepared) => {
+    const q0 = Float32Array.from(p.vector);
+    const nearest = inVault.get(vaultOfQuery(p))!.map((id) => [id, cosine(q0, vecs.get(id)!)] as [number, number]).sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, FUSION.candidates);
+    const near = new Set(ids(nearest));
+    const q = feedbackVector(q0, ids(p.words).slice(0, FEEDBACK.chunks).map((id) => vecs.get(id)!).filter(Boolean));
+    const scored = [...new Set([...near, ...ids(p.words)])].map((id) => [id, cosine(q, vecs.get(id)!)] as [number, number]);
+    return fuse({ words: p.words, meaning: scored.filter(([id]) => near.has(id)), cosines: scored.filter(([id]) => !near.has(id)) }, { ...FUSION, meaning: meaningWeight(FUSION.meaning, p.evidence) }).map((h) => h.chunkId);
+  };
+  for (const [name] of cuts) {
+    variant(`windows ${name}`, ranker(vecsOf.get(name)!));
+    variant(`windows ${name}, vectors only`, (p) => inVault.get(vaultOfQuery(p))!.map((id) => [id, cosine(Float32Array.from(p.vector), vecsOf.get(name)!.get(id)!)] as [number, number]).sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, 10).map(([id]) => id));
+  }
 }

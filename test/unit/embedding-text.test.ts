@@ -45,6 +45,22 @@ describe('embeddingText', () => {
     expect(contentHash(qmsum)).toBe(contentHash(embeddingText(qmsum))); // the key is of what the model reads
   });
 
+  it('mends spacing even where there is no mark (the quick check for clean text lets none of it through)', () => {
+    const cases: [string, string][] = [
+      ['A: two  spaces', 'A: two spaces'],
+      ['A: a\ttab', 'A: a tab'],
+      ['A: a\u00a0no-break space', 'A: a no-break space'],
+      ['A: one\n\nB: two', 'A: one\nB: two'],
+      ['  A: leading', 'A: leading'],
+      ['A: trailing ', 'A: trailing'],
+      ['A:  , after the label', 'A: after the label'],
+      ['A: so it ! goes', 'A: so it! goes'],
+      ["A: I DO N'T", "A: I DON'T"],
+      ["A: they 've gone, 'so' they said", "A: they've gone, 'so' they said"],
+    ];
+    for (const [text, expected] of cases) expect(embeddingText(text), JSON.stringify(text)).toBe(expected);
+  });
+
   it('returns a text of nothing but marks as it is, and keeps long or unclosed brackets', () => {
     expect(embeddingText('A: {vocalsound}\nB: [noise]')).toBe('A: {vocalsound}\nB: [noise]');
     const unclosed = `A: ${'{ ['.repeat(50_000)} words`;
