@@ -815,8 +815,6 @@ if (only?.test('context')) {
 // (search would re-score its 400 Hamming-nearest the same way).
 if (only?.test('centred')) {
   const dims = chunkVec.values().next().value!.length;
-  const chunksOfVault = new Map<string, number[]>();
-  for (const [id, vault] of vaultOfChunk) chunksOfVault.set(vault, [...(chunksOfVault.get(vault) ?? []), id]);
   const dot = (a: Float32Array, b: Float32Array) => {
     let s = 0;
     for (let d = 0; d < a.length; d++) s += a[d]! * b[d]!;
@@ -828,7 +826,7 @@ if (only?.test('centred')) {
     const key = `${vault}|${count}`;
     const hit = basisCache.get(key);
     if (hit) return hit;
-    const vs = chunksOfVault.get(vault)!.map((id) => chunkVec.get(id)!);
+    const vs = chunksInVault.get(vault)!.map((id) => chunkVec.get(id)!);
     const mean = new Float32Array(dims);
     for (const v of vs) for (let d = 0; d < dims; d++) mean[d]! += v[d]! / vs.length;
     const centred = vs.map((v) => v.map((x, d) => x - mean[d]!));
@@ -870,7 +868,7 @@ if (only?.test('centred')) {
     let m = projected.get(key);
     if (!m) {
       const b = basis(vault, count);
-      m = new Map(chunksOfVault.get(vault)!.map((id) => [id, project(chunkVec.get(id)!, b)]));
+      m = new Map(chunksInVault.get(vault)!.map((id) => [id, project(chunkVec.get(id)!, b)]));
       projected.set(key, m);
     }
     return m;
@@ -935,6 +933,43 @@ if (only?.test('diverse')) {
   for (const head of [10, 20]) for (const lambda of [0.25, 0.5, 1]) variant(`diverse: mmr over top ${head}, λ ${lambda}`, (p) => mmr(p, lambda, head));
 }
 
+// Shared by the rounds that make chunk vectors anew (19, 22, 23): the vault's chunks, vectors averaged over a chunk's
+// windows (as embedChunkTexts does), and the shipped fusion with its meaning half taken from given chunk vectors.
+const chunksInVault = new Map<string, number[]>();
+for (const [id, vault] of vaultOfChunk) chunksInVault.set(vault, [...(chunksInVault.get(vault) ?? []), id]);
+/** One vector a chunk: the normalised mean of the vectors of its windows (`parts`, one list of texts a chunk). */
+async function meanOfWindows(embedder: { dims: number; embed(texts: string[], options?: { background?: boolean }): Promise<Float32Array[]> }, parts: string[][]) {
+  const flat = await embedder.embed(parts.flat(), { background: true });
+  let next = 0;
+  return parts.map((p) => {
+    const mean = new Float32Array(embedder.dims);
+    for (let i = 0; i < p.length; i++) flat[next++]!.forEach((x, d) => (mean[d]! += x));
+    const n = Math.hypot(...mean) || 1;
+    return mean.map((x) => x / n);
+  });
+}
+/** The vault's k chunks nearest to the question by exact cosine over `vecs` (brute force). */
+const nearestBy = (vecs: Map<number, Float32Array>, p: Prepared, k: number) => {
+  const q0 = Float32Array.from(p.vector);
+  return chunksInVault.get(vaultOfQuery(p))!.map((id) => [id, cosine(q0, vecs.get(id)!)] as [number, number]).sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, k);
+};
+/**
+ * The shipped fusion, its parts replaceable: the words half, the chunk vectors every cosine is read from, the
+ * meaning half's candidates (the shipped's 50 nearest by default), and whether the query moves towards the words'
+ * top 5 (FEEDBACK).
+ */
+function fusedHits(p: Prepared, o: { words?: [number, number][]; vecs?: Map<number, Float32Array>; near?: number[]; feedback?: boolean } = {}) {
+  const { words = p.words, vecs = chunkVec, feedback = true } = o;
+  const near = new Set(o.near ?? ids(p.vec));
+  const q0 = Float32Array.from(p.vector);
+  const q = feedback ? feedbackVector(q0, ids(words).slice(0, FEEDBACK.chunks).map((id) => vecs.get(id)!).filter(Boolean)) : q0;
+  const scored = [...new Set([...near, ...ids(words)])].filter((id) => vecs.has(id)).map((id) => [id, cosine(q, vecs.get(id)!)] as [number, number]);
+  return fuse({ words, meaning: scored.filter(([id]) => near.has(id)), cosines: scored.filter(([id]) => !near.has(id)) }, { ...FUSION, meaning: meaningWeight(FUSION.meaning, p.evidence) });
+}
+/** The shipped fusion with the meaning half and every cosine from `vecs` (its candidates: the vault's 50 nearest). */
+const fusedOver = (vecs: Map<number, Float32Array>, feedback = true) => (p: Prepared) =>
+  fusedHits(p, { vecs, feedback, near: ids(nearestBy(vecs, p, FUSION.candidates)) }).map((h) => h.chunkId);
+
 // 19. What the model reads (seventh round; only with `ONLY=clean`; docs/search.md). USE-lite reads 128 tokens of
 // plain sentences; a transcript window spends many of them on what is not the topic: annotations ("{disfmarker}",
 // "[laughter]") and tokeniser spacing ("we 're", "it ,"), which the product now leaves out (embeddingText, shipped
@@ -978,47 +1013,22 @@ if (only?.test('clean')) {
   ];
   const model = createDefaultEmbedder();
   const embedder = memoised(model);
-  /** The text as given, cut into the model's windows and their vectors averaged (embedChunkTexts without its embeddingText). */
-  const embedAsGiven = async (texts: string[]) => {
-    const parts = texts.map((t) => embeddingWindows(t, embedder.windowChars!));
-    const flat = await embedder.embed(parts.flat(), { background: true });
-    let next = 0;
-    return parts.map((p) => {
-      const mean = new Float32Array(embedder.dims);
-      for (let i = 0; i < p.length; i++) flat[next++]!.forEach((x, d) => (mean[d]! += x));
-      const n = Math.hypot(...mean) || 1;
-      return mean.map((x) => x / n);
-    });
-  };
   const vecsOf = new Map<string, Map<number, Float32Array>>();
   for (const [name, clean] of cleanings) {
     const t0 = Date.now();
     const texts = rows.map(([, , t]) => clean(t));
     const chars = texts.reduce((a, t) => a + t.length, 0) / texts.length;
     const m = new Map<number, Float32Array>();
-    for (let i = 0; i < rows.length; i += 64) (await embedAsGiven(texts.slice(i, i + 64))).forEach((v, j) => m.set(rows[i + j]![0], v));
+    for (let i = 0; i < rows.length; i += 64) (await meanOfWindows(embedder, texts.slice(i, i + 64).map((t) => embeddingWindows(t, embedder.windowChars!)))).forEach((v, j) => m.set(rows[i + j]![0], v));
     vecsOf.set(name, m);
     process.stderr.write(`clean: ${name}: ${rows.length} chunks, ${chars.toFixed(0)} chars each on average, in ${((Date.now() - t0) / 1000).toFixed(0)} s (${indexWorkers()} workers; cached)\n`);
   }
   await model.close();
-  const inVault = new Map<string, number[]>();
-  for (const [id, vault] of rows) inVault.set(vault, [...(inVault.get(vault) ?? []), id]);
-  const nearestOf = (vecs: Map<number, Float32Array>, p: Prepared, k: number) => {
-    const q0 = Float32Array.from(p.vector);
-    return inVault.get(vaultOfQuery(p))!.map((id) => [id, cosine(q0, vecs.get(id)!)] as [number, number]).sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, k);
-  };
-  const cleanRanker = (vecs: Map<number, Float32Array>, feedback: boolean) => (p: Prepared) => {
-    const near = new Set(ids(nearestOf(vecs, p, FUSION.candidates)));
-    const q0 = Float32Array.from(p.vector);
-    const q = feedback ? feedbackVector(q0, ids(p.words).slice(0, FEEDBACK.chunks).map((id) => vecs.get(id)!).filter(Boolean)) : q0;
-    const scored = [...new Set([...near, ...ids(p.words)])].map((id) => [id, cosine(q, vecs.get(id)!)] as [number, number]);
-    return fuse({ words: p.words, meaning: scored.filter(([id]) => near.has(id)), cosines: scored.filter(([id]) => !near.has(id)) }, { ...FUSION, meaning: meaningWeight(FUSION.meaning, p.evidence) }).map((h) => h.chunkId);
-  };
   for (const [name] of cleanings) {
     const vecs = vecsOf.get(name)!;
-    variant(`clean: ${name}, vectors only`, (p) => ids(nearestOf(vecs, p, 10)));
-    variant(`clean: ${name}, shipped fusion`, cleanRanker(vecs, true));
-    variant(`clean: ${name}, shipped fusion without feedback`, cleanRanker(vecs, false));
+    variant(`clean: ${name}, vectors only`, (p) => ids(nearestBy(vecs, p, 10)));
+    variant(`clean: ${name}, shipped fusion`, fusedOver(vecs, true));
+    variant(`clean: ${name}, shipped fusion without feedback`, fusedOver(vecs, false));
   }
 }
 
@@ -1099,13 +1109,7 @@ if (only?.test('prf')) {
     expandedCache.set(key, out);
     return out;
   };
-  /** The shipped fusion over a given words half (its feedback vector from that half's top 5). */
-  const fusedWith = (p: Prepared, words: [number, number][]) => {
-    const q = feedbackVector(Float32Array.from(p.vector), ids(words).slice(0, FEEDBACK.chunks).map((id) => chunkVec.get(id)!).filter(Boolean));
-    const near = new Set(ids(p.vec));
-    const scored = [...new Set([...near, ...ids(words)])].filter((id) => chunkVec.has(id)).map((id) => [id, cosine(q, chunkVec.get(id)!)] as [number, number]);
-    return fuse({ words, meaning: scored.filter(([id]) => near.has(id)), cosines: scored.filter(([id]) => !near.has(id)) }, { ...FUSION, meaning: meaningWeight(FUSION.meaning, p.evidence) }).map((h) => h.chunkId);
-  };
+  const fusedWith = (p: Prepared, words: [number, number][]) => fusedHits(p, { words }).map((h) => h.chunkId);
   variant('prf: shipped, re-computed here', (p) => fusedWith(p, p.words));
   for (const from of ['words', 'fused'] as const) for (const k of [3, 5]) for (const m of [5, 10, 20]) for (const lambda of [0.1, 0.25, 0.5]) for (const gate of ['always', 'absent'] as const) {
     variant(`prf: ${from} top${k}, ${m} stems, λ ${lambda}, ${gate}`, (p) => {
@@ -1178,12 +1182,7 @@ if (only?.test('speakers')) {
     peopleCache.set(key, out);
     return out;
   };
-  const shippedHits = (p: Prepared) => {
-    const q = feedbackVector(Float32Array.from(p.vector), ids(p.words).slice(0, FEEDBACK.chunks).map((id) => chunkVec.get(id)!).filter(Boolean));
-    const near = new Set(ids(p.vec));
-    const scored = [...new Set([...near, ...ids(p.words)])].filter((id) => chunkVec.has(id)).map((id) => [id, cosine(q, chunkVec.get(id)!)] as [number, number]);
-    return fuse({ words: p.words, meaning: scored.filter(([id]) => near.has(id)), cosines: scored.filter(([id]) => !near.has(id)) }, { ...FUSION, meaning: meaningWeight(FUSION.meaning, p.evidence) });
-  };
+  const shippedHits = (p: Prepared) => fusedHits(p);
   let named = 0;
   const counted = new Set<string>();
   const boosted = (useTitles: boolean, t: number, beta: number, useLabels = true) => (p: Prepared) => {
@@ -1233,18 +1232,9 @@ if (only?.test('titles')) {
   for (let i = 0; i < todo.length; i += 32) {
     const batch = todo.slice(i, i + 32);
     const parts = batch.map(([, , text, title]) => embeddingWindows(embeddingText(text), embedder.windowChars! - title.length - 2).map((w) => `${title}:\n${w}`));
-    const flat = await embedder.embed(parts.flat(), { background: true });
-    let next = 0;
-    batch.forEach(([id], j) => {
-      const mean = new Float32Array(embedder.dims);
-      for (let k = 0; k < parts[j]!.length; k++) flat[next++]!.forEach((x, d) => (mean[d]! += x));
-      const n = Math.hypot(...mean) || 1;
-      prefixed.set(id, mean.map((x) => x / n));
-    });
+    (await meanOfWindows(embedder, parts)).forEach((v, j) => prefixed.set(batch[j]![0], v));
   }
   await model.close();
-  const inVault = new Map<string, number[]>();
-  for (const [id, vault] of rows) inVault.set(vault, [...(inVault.get(vault) ?? []), id]);
   const mixed = (alpha: number) =>
     new Map(
       rows.map(([id, , , title]) => {
@@ -1256,18 +1246,10 @@ if (only?.test('titles')) {
         return [id, out.map((x) => x / n)] as const;
       }),
     );
-  const ranker = (vecs: Map<number, Float32Array>) => (p: Prepared) => {
-    const q0 = Float32Array.from(p.vector);
-    const nearest = inVault.get(vaultOfQuery(p))!.map((id) => [id, cosine(q0, vecs.get(id)!)] as [number, number]).sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, FUSION.candidates);
-    const near = new Set(ids(nearest));
-    const q = feedbackVector(q0, ids(p.words).slice(0, FEEDBACK.chunks).map((id) => vecs.get(id)!).filter(Boolean));
-    const scored = [...new Set([...near, ...ids(p.words)])].map((id) => [id, cosine(q, vecs.get(id)!)] as [number, number]);
-    return fuse({ words: p.words, meaning: scored.filter(([id]) => near.has(id)), cosines: scored.filter(([id]) => !near.has(id)) }, { ...FUSION, meaning: meaningWeight(FUSION.meaning, p.evidence) }).map((h) => h.chunkId);
-  };
-  variant('titles: shipped, re-computed here', ranker(chunkVec));
-  for (const alpha of [0.1, 0.2, 0.35, 0.5]) variant(`titles: mix α ${alpha}`, ranker(mixed(alpha)));
-  variant('titles: prefix each window', ranker(prefixed));
-  variant('titles: prefix, vectors only', (p) => inVault.get(vaultOfQuery(p))!.map((id) => [id, cosine(Float32Array.from(p.vector), prefixed.get(id)!)] as [number, number]).sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, 10).map(([id]) => id));
+  variant('titles: shipped, re-computed here', fusedOver(chunkVec));
+  for (const alpha of [0.1, 0.2, 0.35, 0.5]) variant(`titles: mix α ${alpha}`, fusedOver(mixed(alpha)));
+  variant('titles: prefix each window', fusedOver(prefixed));
+  variant('titles: prefix, vectors only', (p) => ids(nearestBy(prefixed, p, 10)));
 }
 
 // 23. How a chunk is cut for the model (eleventh round; only with `ONLY=windows`; docs/search.md). The shipped cuts
@@ -1309,31 +1291,14 @@ if (only?.test('windows')) {
       const batch = rows.slice(i, i + 64);
       const parts = batch.map(([, , text]) => cut(embeddingText(text)));
       windows += parts.reduce((a, p) => a + p.length, 0);
-      const flat = await embedder.embed(parts.flat(), { background: true });
-      let next = 0;
-      batch.forEach(([id], j) => {
-        const mean = new Float32Array(embedder.dims);
-        for (let k = 0; k < parts[j]!.length; k++) flat[next++]!.forEach((x, d) => (mean[d]! += x));
-        const n = Math.hypot(...mean) || 1;
-        m.set(id, mean.map((x) => x / n));
-      });
+      (await meanOfWindows(embedder, parts)).forEach((v, j) => m.set(batch[j]![0], v));
     }
     vecsOf.set(name, m);
     process.stderr.write(`windows ${name}: ${(windows / rows.length).toFixed(1)} a chunk, ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
   }
   await model.close();
-  const inVault = new Map<string, number[]>();
-  for (const [id, vault] of rows) inVault.set(vault, [...(inVault.get(vault) ?? []), id]);
-  const ranker = (vecs: Map<number, Float32Array>) => (p: Prepared) => {
-    const q0 = Float32Array.from(p.vector);
-    const nearest = inVault.get(vaultOfQuery(p))!.map((id) => [id, cosine(q0, vecs.get(id)!)] as [number, number]).sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, FUSION.candidates);
-    const near = new Set(ids(nearest));
-    const q = feedbackVector(q0, ids(p.words).slice(0, FEEDBACK.chunks).map((id) => vecs.get(id)!).filter(Boolean));
-    const scored = [...new Set([...near, ...ids(p.words)])].map((id) => [id, cosine(q, vecs.get(id)!)] as [number, number]);
-    return fuse({ words: p.words, meaning: scored.filter(([id]) => near.has(id)), cosines: scored.filter(([id]) => !near.has(id)) }, { ...FUSION, meaning: meaningWeight(FUSION.meaning, p.evidence) }).map((h) => h.chunkId);
-  };
   for (const [name] of cuts) {
-    variant(`windows ${name}`, ranker(vecsOf.get(name)!));
-    variant(`windows ${name}, vectors only`, (p) => inVault.get(vaultOfQuery(p))!.map((id) => [id, cosine(Float32Array.from(p.vector), vecsOf.get(name)!.get(id)!)] as [number, number]).sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, 10).map(([id]) => id));
+    variant(`windows ${name}`, fusedOver(vecsOf.get(name)!));
+    variant(`windows ${name}, vectors only`, (p) => ids(nearestBy(vecsOf.get(name)!, p, 10)));
   }
 }
