@@ -22,6 +22,8 @@ import { FEEDBACK, feedbackVector, FUSION, fuse, meanAndSpread, meaningWeight, q
 import { bm25Ranking } from '../src/search/word-index.js';
 import { halfTable } from '../src/search/vector-codes.js';
 import { tokens } from '../src/store/text.js';
+import { embeddingWindows } from '../src/search/embed-chunks.js';
+import { embeddingText } from '../src/store/embedding-text.js';
 import { CACHE, openBench, type Labelled } from './search.js';
 
 export interface Prepared {
@@ -937,6 +939,15 @@ if (only?.test('diverse')) {
 // windows (as embedChunkTexts does), and the shipped fusion with its meaning half taken from given chunk vectors.
 const chunksInVault = new Map<string, number[]>();
 for (const [id, vault] of vaultOfChunk) chunksInVault.set(vault, [...(chunksInVault.get(vault) ?? []), id]);
+/** Every chunk of the bench store: [id, vault, text]. */
+function chunkTexts(): [number, string, string][] {
+  const db = openDb(CACHE);
+  try {
+    return db.prepare('SELECT id, vault_id, text FROM transcript_chunks ORDER BY id').raw().all() as [number, string, string][];
+  } finally {
+    db.close();
+  }
+}
 /** One vector a chunk: the normalised mean of the vectors of its windows (`parts`, one list of texts a chunk). */
 async function meanOfWindows(embedder: { dims: number; embed(texts: string[], options?: { background?: boolean }): Promise<Float32Array[]> }, parts: string[][]) {
   const flat = await embedder.embed(parts.flat(), { background: true });
@@ -981,11 +992,7 @@ const fusedOver = (vecs: Map<number, Float32Array>, feedback = true) => (p: Prep
 if (only?.test('clean')) {
   const { createDefaultEmbedder, indexWorkers } = await import('../src/search/embedder/index.js');
   const { memoised } = await import('./search.js');
-  const { embeddingWindows } = await import('../src/search/embed-chunks.js');
-  const { embeddingText } = await import('../src/store/embedding-text.js');
-  const db = openDb(CACHE);
-  const rows = db.prepare('SELECT id, vault_id, text FROM transcript_chunks ORDER BY id').raw().all() as [number, string, string][];
-  db.close();
+  const rows = chunkTexts();
   const FILLER = /(^|\s)(?:u+m+|u+h+|e+r+m+|h+m+|m+-?h+m+|uh-huh)[,.]?(?=\s|$)/gi;
   const BACKCHANNEL = new Set(['yeah', 'yes', 'yep', 'ok', 'okay', 'right', 'so', 'oh', 'well', 'sure', 'alright', 'mm', 'hmm', 'no', 'huh', 'uh', 'um', 'and', 'but', 'true', 'exactly', 'cool', 'great', 'good', 'wow', 'ah', 'hm']);
   const speakerOf = /^[^:\n]{1,60}:\s*/;
@@ -1215,8 +1222,6 @@ if (only?.test('speakers')) {
 if (only?.test('titles')) {
   const { createDefaultEmbedder } = await import('../src/search/embedder/index.js');
   const { memoised } = await import('./search.js');
-  const { embeddingWindows } = await import('../src/search/embed-chunks.js');
-  const { embeddingText } = await import('../src/store/embedding-text.js');
   const db = openDb(CACHE);
   const rows = db.prepare('SELECT c.id, c.vault_id, c.text, m.name FROM transcript_chunks c JOIN meetings m ON m.vault_id = c.vault_id AND m.id = c.meeting_id ORDER BY c.id').raw().all() as [number, string, string, string][];
   db.close();
@@ -1260,11 +1265,7 @@ if (only?.test('titles')) {
 if (only?.test('windows')) {
   const { createDefaultEmbedder } = await import('../src/search/embedder/index.js');
   const { memoised } = await import('./search.js');
-  const { embeddingWindows } = await import('../src/search/embed-chunks.js');
-  const { embeddingText } = await import('../src/store/embedding-text.js');
-  const db = openDb(CACHE);
-  const rows = db.prepare('SELECT id, vault_id, text FROM transcript_chunks ORDER BY id').raw().all() as [number, string, string][];
-  db.close();
+  const rows = chunkTexts();
   const model = createDefaultEmbedder();
   const embedder = memoised(model);
   /** Windows of `size` characters starting every `size × (1 − overlap)` characters, cut at line or word ends. */
