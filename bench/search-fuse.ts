@@ -11,8 +11,8 @@
  * vectors (17), `ONLY=diverse` the sixth round's diversity in the head (18), `ONLY=clean` the seventh round's chunk
  * text for the embedder (19), `ONLY=prf` the eighth round's weighted word feedback (20), `ONLY=speakers` the ninth
  * round's people named in the question (21), `ONLY=titles` and `ONLY=windows` the tenth and eleventh rounds' meeting
- * titles and window cuts (22, 23). After `npm run bench:search` has re-imported the fixture vaults (new chunk ids),
- * run once with `--fresh`.
+ * titles and window cuts (22, 23), `ONLY=wordsclean` the twelfth round's word index over the same text (24). After
+ * `npm run bench:search` has re-imported the fixture vaults (new chunk ids), run once with `--fresh`.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -1302,4 +1302,36 @@ if (only?.test('windows')) {
     variant(`windows ${name}`, fusedOver(vecsOf.get(name)!));
     variant(`windows ${name}, vectors only`, (p) => ids(nearestBy(vecsOf.get(name)!, p, 10)));
   }
+}
+
+// 24. The words half over the text the embedder reads (twelfth round; only with `ONLY=wordsclean`; docs/search.md).
+// Transcript marks also lengthen a chunk for BM25 (its length normalisation) without adding a word of speech, and
+// unevenly: a chunk of halting speech reads as long. A word index over embeddingText, in a temporary table, then the
+// shipped fusion over that words half.
+if (only?.test('wordsclean')) {
+  const db = openDb(CACHE);
+  const rows = chunkTexts();
+  const tables = new Map<string, string>();
+  for (const vault of chunksInVault.keys()) {
+    const t = `temp.clean_words_${tables.size}`;
+    tables.set(vault, t);
+    db.exec(`CREATE VIRTUAL TABLE ${t} USING fts5(text, tokenize='porter unicode61 remove_diacritics 2')`);
+    const put = db.prepare(`INSERT INTO ${t} (rowid, text) VALUES (?, ?)`);
+    db.transaction(() => rows.filter(([, v]) => v === vault).forEach(([id, , text]) => put.run(id, embeddingText(text))))();
+  }
+  const cleanWords = new Map<string, [number, number][]>();
+  const wordsOf = (p: Prepared) => {
+    let w = cleanWords.get(p.query);
+    if (!w) {
+      const match = wordTerms(p.query);
+      const t = tables.get(vaultOfQuery(p))!;
+      const name = t.slice('temp.'.length);
+      w = match ? (db.prepare(`SELECT rowid, -bm25(${name}) FROM ${t} WHERE ${name} MATCH ? ORDER BY bm25(${name}) LIMIT ${FUSION.candidates}`).raw().all(match) as [number, number][]) : [];
+      cleanWords.set(p.query, w);
+    }
+    return w;
+  };
+  variant('wordsclean: shipped, re-computed here', (p) => fusedHits(p).map((h) => h.chunkId));
+  variant('wordsclean: words only over clean text', (p) => ids(wordsOf(p)));
+  variant('wordsclean: shipped fusion over clean-text words', (p) => fusedHits(p, { words: wordsOf(p) }).map((h) => h.chunkId));
 }
