@@ -13,6 +13,7 @@
  * round's people named in the question (21), `ONLY=titles` and `ONLY=windows` the tenth and eleventh rounds' meeting
  * titles and window cuts (22, 23), `ONLY=wordsclean` the twelfth round's word index over the same text (24). After
  * `npm run bench:search` has re-imported the fixture vaults (new chunk ids), run once with `--fresh`.
+ * `ONLY=adaptfb` runs the thirteenth round's feedback adapted to absent words (25).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -969,11 +970,15 @@ const nearestBy = (vecs: Map<number, Float32Array>, p: Prepared, k: number) => {
  * meaning half's candidates (the shipped's 50 nearest by default), and whether the query moves towards the words'
  * top 5 (FEEDBACK).
  */
-function fusedHits(p: Prepared, o: { words?: [number, number][]; vecs?: Map<number, Float32Array>; near?: number[]; feedback?: boolean } = {}) {
-  const { words = p.words, vecs = chunkVec, feedback = true } = o;
+function fusedHits(
+  p: Prepared,
+  o: { words?: [number, number][]; vecs?: Map<number, Float32Array>; near?: number[]; feedback?: boolean; feedbackFrom?: number[]; beta?: number } = {},
+) {
+  const { words = p.words, vecs = chunkVec, feedback = true, beta = FEEDBACK.weight } = o;
   const near = new Set(o.near ?? ids(p.vec));
   const q0 = Float32Array.from(p.vector);
-  const q = feedback ? feedbackVector(q0, ids(words).slice(0, FEEDBACK.chunks).map((id) => vecs.get(id)!).filter(Boolean)) : q0;
+  const from = o.feedbackFrom ?? ids(words).slice(0, FEEDBACK.chunks);
+  const q = feedback ? feedbackVector(q0, from.map((id) => vecs.get(id)!).filter(Boolean), beta) : q0;
   const scored = [...new Set([...near, ...ids(words)])].filter((id) => vecs.has(id)).map((id) => [id, cosine(q, vecs.get(id)!)] as [number, number]);
   return fuse({ words, meaning: scored.filter(([id]) => near.has(id)), cosines: scored.filter(([id]) => !near.has(id)) }, { ...FUSION, meaning: meaningWeight(FUSION.meaning, p.evidence) });
 }
@@ -1334,4 +1339,23 @@ if (only?.test('wordsclean')) {
   variant('wordsclean: shipped, re-computed here', (p) => fusedHits(p).map((h) => h.chunkId));
   variant('wordsclean: words only over clean text', (p) => ids(wordsOf(p)));
   variant('wordsclean: shipped fusion over clean-text words', (p) => fusedHits(p, { words: wordsOf(p) }).map((h) => h.chunkId));
+}
+
+// 25. Feedback that knows when the words are wrong (thirteenth round; only with `ONLY=adaptfb`; docs/search.md).
+// The meaning-side feedback moves the query towards the words' top 5; when the question's words are missing from
+// the vault (paraphrases), those 5 are often wrong. Here β shrinks with the share of absent words, or the feedback
+// comes from the meaning half's own top k (vector pseudo-relevance feedback) or the fused top k instead.
+if (only?.test('adaptfb')) {
+  const withFeedback = (p: Prepared, from: number[], beta: number) => fusedHits(p, { feedbackFrom: from, beta }).map((h) => h.chunkId);
+  const words5 = (p: Prepared) => ids(p.words).slice(0, FEEDBACK.chunks);
+  variant('adaptfb: shipped, re-computed here', (p) => withFeedback(p, words5(p), FEEDBACK.weight));
+  for (const beta of [0.25, 0.5]) {
+    variant(`adaptfb: β ${beta} × (1 − absent)`, (p) => withFeedback(p, words5(p), beta * (1 - p.evidence.absentShare)));
+    variant(`adaptfb: β ${beta} × (1 − 2 absent)+`, (p) => withFeedback(p, words5(p), beta * Math.max(0, 1 - 2 * p.evidence.absentShare)));
+    variant(`adaptfb: β ${beta}, none when a word is absent`, (p) => withFeedback(p, words5(p), p.evidence.absentShare > 0 ? 0 : beta));
+    for (const k of [3, 5]) {
+      variant(`adaptfb: β ${beta}, from the meaning top ${k} when a word is absent`, (p) => withFeedback(p, p.evidence.absentShare > 0 ? ids(p.vec).slice(0, k) : words5(p), beta));
+      variant(`adaptfb: β ${beta}, from the fused top ${k} when a word is absent`, (p) => withFeedback(p, p.evidence.absentShare > 0 ? fusedHits(p).slice(0, k).map((h) => h.chunkId) : words5(p), beta));
+    }
+  }
 }
