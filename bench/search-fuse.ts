@@ -13,7 +13,8 @@
  * round's people named in the question (21), `ONLY=titles` and `ONLY=windows` the tenth and eleventh rounds' meeting
  * titles and window cuts (22, 23), `ONLY=wordsclean` the twelfth round's word index over the same text (24). After
  * `npm run bench:search` has re-imported the fixture vaults (new chunk ids), run once with `--fresh`.
- * `ONLY=adaptfb` runs the thirteenth round's feedback adapted to absent words (25).
+ * `ONLY=adaptfb` runs the thirteenth round's feedback adapted to absent words (25), `ONLY=hubs` the fourteenth
+ * round's hub scaling (26).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -960,10 +961,10 @@ async function meanOfWindows(embedder: { dims: number; embed(texts: string[], op
     return mean.map((x) => x / n);
   });
 }
-/** The vault's k chunks nearest to the question by exact cosine over `vecs` (brute force). */
-const nearestBy = (vecs: Map<number, Float32Array>, p: Prepared, k: number) => {
+/** The vault's k chunks nearest to the question by exact cosine over `vecs` (brute force), less a chunk's `penalty`. */
+const nearestBy = (vecs: Map<number, Float32Array>, p: Prepared, k: number, penalty?: Map<number, number>) => {
   const q0 = Float32Array.from(p.vector);
-  return chunksInVault.get(vaultOfQuery(p))!.map((id) => [id, cosine(q0, vecs.get(id)!)] as [number, number]).sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, k);
+  return chunksInVault.get(vaultOfQuery(p))!.map((id) => [id, cosine(q0, vecs.get(id)!) - (penalty?.get(id) ?? 0)] as [number, number]).sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, k);
 };
 /**
  * The shipped fusion, its parts replaceable: the words half, the chunk vectors every cosine is read from, the
@@ -972,14 +973,14 @@ const nearestBy = (vecs: Map<number, Float32Array>, p: Prepared, k: number) => {
  */
 function fusedHits(
   p: Prepared,
-  o: { words?: [number, number][]; vecs?: Map<number, Float32Array>; near?: number[]; feedback?: boolean; feedbackFrom?: number[]; beta?: number } = {},
+  o: { words?: [number, number][]; vecs?: Map<number, Float32Array>; near?: number[]; feedback?: boolean; feedbackFrom?: number[]; beta?: number; penalty?: Map<number, number> } = {},
 ) {
   const { words = p.words, vecs = chunkVec, feedback = true, beta = FEEDBACK.weight } = o;
   const near = new Set(o.near ?? ids(p.vec));
   const q0 = Float32Array.from(p.vector);
   const from = o.feedbackFrom ?? ids(words).slice(0, FEEDBACK.chunks);
   const q = feedback ? feedbackVector(q0, from.map((id) => vecs.get(id)!).filter(Boolean), beta) : q0;
-  const scored = [...new Set([...near, ...ids(words)])].filter((id) => vecs.has(id)).map((id) => [id, cosine(q, vecs.get(id)!)] as [number, number]);
+  const scored = [...new Set([...near, ...ids(words)])].filter((id) => vecs.has(id)).map((id) => [id, cosine(q, vecs.get(id)!) - (o.penalty?.get(id) ?? 0)] as [number, number]);
   return fuse({ words, meaning: scored.filter(([id]) => near.has(id)), cosines: scored.filter(([id]) => !near.has(id)) }, { ...FUSION, meaning: meaningWeight(FUSION.meaning, p.evidence) });
 }
 /** The shipped fusion with the meaning half and every cosine from `vecs` (its candidates: the vault's 50 nearest). */
@@ -1357,5 +1358,36 @@ if (only?.test('adaptfb')) {
       variant(`adaptfb: β ${beta}, from the meaning top ${k} when a word is absent`, (p) => withFeedback(p, p.evidence.absentShare > 0 ? ids(p.vec).slice(0, k) : words5(p), beta));
       variant(`adaptfb: β ${beta}, from the fused top ${k} when a word is absent`, (p) => withFeedback(p, p.evidence.absentShare > 0 ? fusedHits(p).slice(0, k).map((h) => h.chunkId) : words5(p), beta));
     }
+  }
+}
+
+// 26. Hubs (fourteenth round; only with `ONLY=hubs`; docs/search.md). In a space like USE-lite's some chunks sit near
+// everything: the same few come first in the meaning half for unrelated questions. CSLS-style scaling takes each
+// chunk's own neighbourhood out of its cosine: cos(q, c) − γ × r(c), where r(c) is the mean cosine of c to its k
+// nearest chunks of the vault. The meaning half: the vault's 50 best by the scaled cosine; all cosines the fusion
+// reads are scaled; then the shipped fusion (feedback and adaptive weight).
+if (only?.test('hubs')) {
+  const hubness = (k: number) => {
+    const r = new Map<number, number>();
+    for (const list of chunksInVault.values()) {
+      for (const a of list) {
+        const va = chunkVec.get(a)!;
+        const sims = list.filter((b) => b !== a).map((b) => cosine(va, chunkVec.get(b)!)).sort((x, y) => y - x);
+        r.set(a, sims.slice(0, k).reduce((s, x) => s + x, 0) / Math.min(k, sims.length || 1));
+      }
+    }
+    return r;
+  };
+  const scaledRanker = (r: Map<number, number>, gamma: number) => {
+    const penalty = new Map([...r].map(([id, x]) => [id, gamma * x]));
+    return (p: Prepared) => fusedHits(p, { penalty, near: ids(nearestBy(chunkVec, p, FUSION.candidates, penalty)) }).map((h) => h.chunkId);
+  };
+  const t0 = Date.now();
+  const byK = new Map([10, 50].map((k) => [k, hubness(k)] as const));
+  process.stderr.write(`hubs: neighbourhoods of ${chunkVec.size} chunks in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+  variant('hubs: shipped, brute-force candidates', fusedOver(chunkVec));
+  for (const [k, r] of byK) for (const gamma of [0.25, 0.5, 1]) {
+    variant(`hubs: k ${k}, γ ${gamma}`, scaledRanker(r, gamma));
+    variant(`hubs: k ${k}, γ ${gamma}, vectors only`, (p) => ids(nearestBy(chunkVec, p, 10, new Map([...r].map(([id, x]) => [id, gamma * x])))));
   }
 }
