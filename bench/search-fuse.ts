@@ -14,14 +14,14 @@
  * titles and window cuts (22, 23), `ONLY=wordsclean` the twelfth round's word index over the same text (24). After
  * `npm run bench:search` has re-imported the fixture vaults (new chunk ids), run once with `--fresh`.
  * `ONLY=adaptfb` runs the thirteenth round's feedback adapted to absent words (25), `ONLY=hubs` the fourteenth
- * round's hub scaling (26).
+ * round's hub scaling (26), `ONLY=coverage` the fifteenth round's coverage of the question's words (27).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDb } from '../src/store/db.js';
 import { nearestChunks, rescore } from '../src/search/vectors.js';
 import { FEEDBACK, feedbackVector, FUSION, fuse, meanAndSpread, meaningWeight, queryWords, wordEvidence, wordTerms, type WordEvidence } from '../src/search/transcripts.js';
-import { bm25Ranking } from '../src/search/word-index.js';
+import { bm25Ranking, ensureWordIndex } from '../src/search/word-index.js';
 import { halfTable } from '../src/search/vector-codes.js';
 import { tokens } from '../src/store/text.js';
 import { embeddingWindows } from '../src/search/embed-chunks.js';
@@ -538,7 +538,6 @@ if (only?.test('terms')) {
   const { createDefaultEmbedder } = await import('../src/search/embedder/index.js');
   const { memoised } = await import('./search.js');
   const { stemmer, vaultVocabulary } = await import('./lib/vault-terms.js');
-  const { ensureWordIndex } = await import('../src/search/word-index.js');
   type VaultTerm = import('./lib/vault-terms.js').VaultTerm;
   const dir = join(CACHE, '..', 'i19-terms');
   mkdirSync(dir, { recursive: true });
@@ -987,6 +986,43 @@ function fusedHits(
 const fusedOver = (vecs: Map<number, Float32Array>, feedback = true) => (p: Prepared) =>
   fusedHits(p, { vecs, feedback, near: ids(nearestBy(vecs, p, FUSION.candidates)) }).map((h) => h.chunkId);
 
+/**
+ * The word index's own view of text, for the rounds that read it (20, 21, 27): stems as FTS5's tokenizer makes them
+ * (a temporary table of one row), and per vault the stems of a chunk, of several chunks, and document frequencies
+ * (fts5vocab over the vault's word index).
+ */
+function wordIndexView(db: ReturnType<typeof openDb>) {
+  db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.view_stems USING fts5(w, tokenize='porter unicode61 remove_diacritics 2')`);
+  db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.view_stems_v USING fts5vocab(temp, view_stems, instance)');
+  const stemsOf = (text: string) => {
+    db.exec('DELETE FROM temp.view_stems');
+    db.prepare('INSERT INTO temp.view_stems (rowid, w) VALUES (1, ?)').run(text);
+    return new Set(db.prepare('SELECT term FROM temp.view_stems_v').pluck().all() as string[]);
+  };
+  type Vocabulary = { instances: (docs: number[]) => [number, string][]; termsOf: (doc: number) => Set<string>; df: (t: string) => number; n: number };
+  const vocab = new Map<string, Vocabulary>();
+  const vocabOf = (vault: string): Vocabulary => {
+    let v = vocab.get(vault);
+    if (!v) {
+      const t = ensureWordIndex(db, vault);
+      db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${t}_iv USING fts5vocab(main, ${t}, instance)`);
+      db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${t}_rv USING fts5vocab(main, ${t}, row)`);
+      const terms = db.prepare(`SELECT DISTINCT term FROM temp.${t}_iv WHERE doc = ?`).pluck();
+      const df = db.prepare(`SELECT doc FROM temp.${t}_rv WHERE term = ?`).pluck();
+      const cache = new Map<number, Set<string>>();
+      v = {
+        instances: (docs) => db.prepare(`SELECT doc, term FROM temp.${t}_iv WHERE doc IN (${docs.map(Number).join(',')})`).raw().all() as [number, string][],
+        termsOf: (doc) => cache.get(doc) ?? (cache.set(doc, new Set(terms.all(doc) as string[])), cache.get(doc)!),
+        df: (term) => (df.get(term) as number | undefined) ?? 0,
+        n: chunksInVault.get(vault)!.length,
+      };
+      vocab.set(vault, v);
+    }
+    return v;
+  };
+  return { stemsOf, vocabOf };
+}
+
 // 19. What the model reads (seventh round; only with `ONLY=clean`; docs/search.md). USE-lite reads 128 tokens of
 // plain sentences; a transcript window spends many of them on what is not the topic: annotations ("{disfmarker}",
 // "[laughter]") and tokeniser spacing ("we 're", "it ,"), which the product now leaves out (embeddingText, shipped
@@ -1054,33 +1090,7 @@ if (only?.test('clean')) {
 // words need help), else as shipped. Then the shipped fusion, its feedback vector from the new words' top 5.
 if (only?.test('prf')) {
   const db = openDb(CACHE);
-  const { ensureWordIndex } = await import('../src/search/word-index.js');
-  db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.prf_stems USING fts5(w, tokenize='porter unicode61 remove_diacritics 2')`);
-  db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.prf_stems_v USING fts5vocab(temp, prf_stems, instance)');
-  /** Stems as the word index makes them (FTS5's own tokenizer). */
-  const stemsOf = (text: string) => {
-    db.exec('DELETE FROM temp.prf_stems');
-    db.prepare('INSERT INTO temp.prf_stems (rowid, w) VALUES (1, ?)').run(text);
-    return new Set(db.prepare('SELECT term FROM temp.prf_stems_v').pluck().all() as string[]);
-  };
-  const vocab = new Map<string, { instances: (ids: number[]) => [string, number][]; df: (t: string) => number; n: number }>();
-  const vocabOf = (vault: string) => {
-    let v = vocab.get(vault);
-    if (!v) {
-      const t = ensureWordIndex(db, vault);
-      db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${t}_iv USING fts5vocab(main, ${t}, instance)`);
-      db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${t}_rv USING fts5vocab(main, ${t}, row)`);
-      const df = db.prepare(`SELECT doc FROM temp.${t}_rv WHERE term = ?`).pluck();
-      const n = db.prepare('SELECT count(*) FROM transcript_chunks WHERE vault_id = ?').pluck().get(vault) as number;
-      v = {
-        instances: (docs) => db.prepare(`SELECT doc, term FROM temp.${t}_iv WHERE doc IN (${docs.map(Number).join(',')})`).raw().all() as [string, number][],
-        df: (term) => (df.get(term) as number | undefined) ?? 0,
-        n,
-      };
-      vocab.set(vault, v);
-    }
-    return v;
-  };
+  const { stemsOf, vocabOf } = wordIndexView(db);
   const speakerStems = new Map<number, Set<string>>();
   for (const [id, speakers] of db.prepare('SELECT id, speakers_json FROM transcript_chunks').raw().all() as [number, string][]) speakerStems.set(id, stemsOf((JSON.parse(speakers) as string[]).join(' ')));
   const expansionCache = new Map<string, string[]>();
@@ -1091,7 +1101,7 @@ if (only?.test('prf')) {
     const v = vocabOf(vaultOfQuery(p));
     const own = stemsOf(p.query);
     const tf = new Map<number, Map<string, number>>();
-    for (const [doc, term] of v.instances(fb) as unknown as [number, string][]) {
+    for (const [doc, term] of v.instances(fb)) {
       const m1 = tf.get(doc) ?? new Map<string, number>();
       m1.set(term, (m1.get(term) ?? 0) + 1);
       tf.set(doc, m1);
@@ -1144,14 +1154,9 @@ if (only?.test('prf')) {
 // their lines over the chunk's) is added to its fused score × β (the fused score is in standard deviations).
 if (only?.test('speakers')) {
   const db = openDb(CACHE);
-  db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.spk_stems USING fts5(w, tokenize='porter unicode61 remove_diacritics 2')`);
-  db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.spk_stems_v USING fts5vocab(temp, spk_stems, instance)');
   const STOPS = new Set('a an and are as at be but by did do does for from had has have he her his how i if in into is it its me my no not of on or our she so than that the their them then there these they this to us was we were what when where which who why will with would you your about'.split(' '));
-  const stemsOf = (text: string) => {
-    db.exec('DELETE FROM temp.spk_stems');
-    db.prepare('INSERT INTO temp.spk_stems (rowid, w) VALUES (1, ?)').run(text);
-    return new Set((db.prepare('SELECT term FROM temp.spk_stems_v').pluck().all() as string[]).filter((t) => t.length > 1 && !STOPS.has(t)));
-  };
+  const view = wordIndexView(db);
+  const stemsOf = (text: string) => new Set([...view.stemsOf(text)].filter((t) => t.length > 1 && !STOPS.has(t)));
   const lineLabel = /^([^:\n]{1,60}):\s/;
   const shareOf = new Map<number, Map<string, number>>();
   const speakersOfVault = new Map<string, Set<string>>();
@@ -1390,4 +1395,49 @@ if (only?.test('hubs')) {
     variant(`hubs: k ${k}, γ ${gamma}`, scaledRanker(r, gamma));
     variant(`hubs: k ${k}, γ ${gamma}, vectors only`, (p) => ids(nearestBy(chunkVec, p, 10, new Map([...r].map(([id, x]) => [id, gamma * x])))));
   }
+}
+
+// 27. Coverage of the question's words (fifteenth round; only with `ONLY=coverage`; docs/search.md). BM25 over an OR
+// query lets one rare word, repeated, outrank a chunk that holds all of the question's topic words once. A chunk's
+// coverage: the idf-weighted share of the question's distinct stems (frame words out, as the words half) it holds,
+// read from the word index itself (fts5vocab). Added × γ to the fused score (in standard deviations), or to BM25
+// before the fusion as γ × coverage × the words half's best score.
+if (only?.test('coverage')) {
+  const db = openDb(CACHE);
+  const { stemsOf, vocabOf } = wordIndexView(db);
+  const coverageCache = new Map<string, Map<number, number>>();
+  const coverage = (p: Prepared) => {
+    let c = coverageCache.get(p.query);
+    if (!c) {
+      const v = vocabOf(vaultOfQuery(p));
+      const stems = [...stemsOf(queryWords(p.query).join(' '))].filter((s) => v.df(s) > 0);
+      const idf = new Map(stems.map((s) => [s, Math.log((v.n - v.df(s) + 0.5) / (v.df(s) + 0.5) + 1)]));
+      const total = [...idf.values()].reduce((a, x) => a + x, 0);
+      c = new Map();
+      for (const id of new Set([...ids(p.words), ...ids(p.vec)])) {
+        const has = v.termsOf(id);
+        c.set(id, total ? stems.filter((s) => has.has(s)).reduce((a, s) => a + idf.get(s)!, 0) / total : 0);
+      }
+      coverageCache.set(p.query, c);
+    }
+    return c;
+  };
+  variant('coverage: shipped, re-computed here', (p) => fusedHits(p).map((h) => h.chunkId));
+  for (const gamma of [0.25, 0.5, 1]) {
+    variant(`coverage: + γ ${gamma} × coverage, fused`, (p) => {
+      const c = coverage(p);
+      return fusedHits(p).map((h) => ({ id: h.chunkId, s: h.score + gamma * (c.get(h.chunkId) ?? 0) })).sort((a, b) => b.s - a.s || a.id - b.id).map((h) => h.id);
+    });
+    variant(`coverage: BM25 + γ ${gamma} × coverage × best`, (p) => {
+      const c = coverage(p);
+      const best = p.words[0]?.[1] ?? 0;
+      const words = p.words.map(([id, s]) => [id, s + gamma * (c.get(id) ?? 0) * best] as [number, number]).sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+      return fusedHits(p, { words }).map((h) => h.chunkId);
+    });
+  }
+  variant('coverage: words only, BM25 + 0.5 × coverage × best', (p) => {
+    const c = coverage(p);
+    const best = p.words[0]?.[1] ?? 0;
+    return p.words.map(([id, s]) => [id, s + 0.5 * (c.get(id) ?? 0) * best] as [number, number]).sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([id]) => id);
+  });
 }
