@@ -11,7 +11,7 @@
  * vectors (17), `ONLY=diverse` the sixth round's diversity in the head (18), `ONLY=clean` the seventh round's chunk
  * text for the embedder (19), `ONLY=prf` the eighth round's weighted word feedback (20), `ONLY=speakers` the ninth
  * round's people named in the question (21), `ONLY=titles` and `ONLY=windows` the tenth and eleventh rounds' meeting
- * titles and window cuts (22, 23), `ONLY=wordsclean` the twelfth round's word index over the same text (24). After
+ * titles and window cuts (22, 23), `ONLY=wordtext` the twelfth round's word index over the same text (24). After
  * `npm run bench:search` has re-imported the fixture vaults (new chunk ids), run once with `--fresh`.
  * `ONLY=adaptfb` runs the thirteenth round's feedback adapted to absent words (25), `ONLY=hubs` the fourteenth
  * round's hub scaling (26), `ONLY=coverage` the fifteenth round's coverage of the question's words (27).
@@ -1042,7 +1042,7 @@ if (only?.test('clean')) {
     const w = s.toLowerCase().match(/[a-z']+/g) ?? [];
     return w.length <= 3 && w.every((x) => BACKCHANNEL.has(x));
   };
-  /** On top of the product's embeddingText: speaker labels and/or fillers and backchannel lines out. */
+  /** On top of the product's embeddingText (marks and repeats out): speaker labels and/or fillers and backchannel lines out. */
   const cleaning = (opts: { speakers: boolean; fillers: boolean }) => (text: string) => {
     const lines = embeddingText(text).split('\n').map((line) => {
       const m = speakerOf.exec(line);
@@ -1054,11 +1054,12 @@ if (only?.test('clean')) {
     return lines.filter(Boolean).join('\n') || text;
   };
   const cleanings: [string, (t: string) => string][] = [
-    ['marks kept (before this round)', (t) => t],
-    ['marks out (embeddingText, shipped)', embeddingText],
-    ['marks + fillers out', cleaning({ speakers: false, fillers: true })],
-    ['marks + speakers out', cleaning({ speakers: true, fillers: false })],
-    ['marks + speakers + fillers out', cleaning({ speakers: true, fillers: true })],
+    ['as stored (before the seventh round)', (t) => t],
+    // the seventh round shipped marks out; the sixteenth added spoken repeats ("the the", "which one which one")
+    ['marks + repeats out (embeddingText, shipped)', embeddingText],
+    ['marks + repeats + fillers out', cleaning({ speakers: false, fillers: true })],
+    ['marks + repeats + speakers out', cleaning({ speakers: true, fillers: false })],
+    ['marks + repeats + speakers + fillers out', cleaning({ speakers: true, fillers: true })],
   ];
   const model = createDefaultEmbedder();
   const embedder = memoised(model);
@@ -1315,11 +1316,11 @@ if (only?.test('windows')) {
   }
 }
 
-// 24. The words half over the text the embedder reads (twelfth round; only with `ONLY=wordsclean`; docs/search.md).
+// 24. The words half over the text the embedder reads (twelfth round; only with `ONLY=wordtext`; docs/search.md).
 // Transcript marks also lengthen a chunk for BM25 (its length normalisation) without adding a word of speech, and
 // unevenly: a chunk of halting speech reads as long. A word index over embeddingText, in a temporary table, then the
 // shipped fusion over that words half.
-if (only?.test('wordsclean')) {
+if (only?.test('wordtext')) {
   const db = openDb(CACHE);
   const rows = chunkTexts();
   const tables = new Map<string, string>();
@@ -1342,9 +1343,9 @@ if (only?.test('wordsclean')) {
     }
     return w;
   };
-  variant('wordsclean: shipped, re-computed here', (p) => fusedHits(p).map((h) => h.chunkId));
-  variant('wordsclean: words only over clean text', (p) => ids(wordsOf(p)));
-  variant('wordsclean: shipped fusion over clean-text words', (p) => fusedHits(p, { words: wordsOf(p) }).map((h) => h.chunkId));
+  variant('wordtext: shipped, re-computed here', (p) => fusedHits(p).map((h) => h.chunkId));
+  variant('wordtext: words only over clean text', (p) => ids(wordsOf(p)));
+  variant('wordtext: shipped fusion over clean-text words', (p) => fusedHits(p, { words: wordsOf(p) }).map((h) => h.chunkId));
 }
 
 // 25. Feedback that knows when the words are wrong (thirteenth round; only with `ONLY=adaptfb`; docs/search.md).

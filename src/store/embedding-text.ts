@@ -1,10 +1,11 @@
 /**
  * What the embedder reads of a chunk. Transcripts carry editorial marks that are not speech: `{disfmarker}`,
  * `{vocalsound}` (QMSum/AMI), `[inaudible]`, `[laughter]`, `[00:12:03]`, `(laughs)`, `(crosstalk)`; and some
- * carry a tokeniser's spacing ("we 're", "it ,"). USE-lite reads 128 tokens a window, and those marks took a
- * tenth of a QMSum chunk's characters. Leaving them out (speaker labels stay: taking those out too measured
- * worse) lifted QMSum MRR@10 on both halves (docs/search.md, seventh round). Text without such marks comes back
- * as it is, so its vector, and the hash that keys it, does not change.
+ * carry a tokeniser's spacing ("we 're", "it ,") and spoken repeats ("the the", "which one which one"). USE-lite
+ * reads 128 tokens a window, and those marks took a tenth of a QMSum chunk's characters. Leaving them out (speaker
+ * labels stay: taking those out too measured worse) lifted QMSum MRR@10 on both halves (docs/search.md, seventh
+ * and sixteenth rounds). Text without any of this comes back as it is, so its vector, and the hash that keys it,
+ * does not change.
  */
 import { createHash } from 'node:crypto';
 
@@ -13,15 +14,19 @@ const BRACKETED = /\{[^{}\n]{0,60}\}|\[[^[\]\n]{0,60}\]/g;
 /** Parentheses are also speech ("the dock (the new one)"), so only a note of a sound is taken out. */
 const PARENTHESISED = /\(([^()\n]{1,40})\)/g;
 const SOUND = /\b(?:laugh\w*|chuckl\w*|inaudible|unintelligible|crosstalk|cross-talk|noise|pause|silence|cough\w*|sigh\w*|applause|music|static|background|indistinct|overlapping|no audio)\b/i;
+/** A word or two said again at once, any number of times: said once. */
+const REPEATED = /\b(\w+(?: \w+)?)(?: \1\b)+/gi;
 /** A speaker label at the start of a line, as chunks are written ("Speaker: words"). */
 const LABEL = /^[^:\n]{1,60}:\s+/;
 
 /**
  * Whatever cleanSpeech or the line handling below would change: a bracket, whitespace before punctuation or an
  * apostrophe, "n't" after a space, whitespace other than single spaces between words, a line's leading or trailing
- * space, an empty line, speech that starts with punctuation.
+ * space, an empty line, speech that starts with punctuation; or a repeat (REPEATED).
  */
 const MAY_CHANGE = /[{[(]|\s[,.?!;:]|\s'(?:s|re|ve|ll|d|m)\b|\sn't\b|[^\S \n]|  |^ | $|^$|^[,.;:]|: [,.;:]/im;
+const HAS_REPEAT = new RegExp(REPEATED.source, 'i'); // not global: test() keeps no position between calls
+const mayChange = (text: string) => MAY_CHANGE.test(text) || HAS_REPEAT.test(text);
 
 /** One line of speech without its marks, its tokeniser spacing mended. */
 function cleanSpeech(speech: string): string {
@@ -31,6 +36,7 @@ function cleanSpeech(speech: string): string {
     .replace(/\s+([,.?!;:])/g, '$1') // "it ," → "it,"
     .replace(/(\w)\s+('(?:s|re|ve|ll|d|m)\b|n't\b)/gi, '$1$2') // "we 're" → "we're"
     .replace(/\s+/g, ' ')
+    .replace(REPEATED, '$1') // "the the dock" → "the dock"
     .replace(/^[\s,.;:]+/, '') // what a removed mark left at the start
     .trim();
 }
@@ -42,7 +48,7 @@ function cleanSpeech(speech: string): string {
 export function embeddingText(text: string): string {
   // Most text has nothing to take out; one scan finds that (measured ~10× faster than cleaning every line), and it
   // is what every import and sync pays for each chunk (contentHash).
-  if (!MAY_CHANGE.test(text)) return text;
+  if (!mayChange(text)) return text;
   const lines: string[] = [];
   for (const line of text.split('\n')) {
     const label = LABEL.exec(line)?.[0] ?? '';

@@ -57,6 +57,11 @@ describe('embeddingText', () => {
       ['A: so it ! goes', 'A: so it! goes'],
       ["A: I DO N'T", "A: I DON'T"],
       ["A: they 've gone, 'so' they said", "A: they've gone, 'so' they said"],
+      ['A: the the dock', 'A: the dock'],
+      ['A: which one which one is mine, so so so many', 'A: which one is mine, so many'],
+      ['A: The the dock. Dock doors', 'A: The dock. Dock doors'], // a word again after a full stop is a new sentence
+      // grammatical repeats go too: the model reads the same meaning from one
+      ['Tom Becker: That that is what we had had in mind.', 'Tom Becker: That is what we had in mind.'],
     ];
     for (const [text, expected] of cases) expect(embeddingText(text), JSON.stringify(text)).toBe(expected);
   });
