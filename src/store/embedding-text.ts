@@ -14,18 +14,19 @@ const BRACKETED = /\{[^{}\n]{0,60}\}|\[[^[\]\n]{0,60}\]/g;
 /** Parentheses are also speech ("the dock (the new one)"), so only a note of a sound is taken out. */
 const PARENTHESISED = /\(([^()\n]{1,40})\)/g;
 const SOUND = /\b(?:laugh\w*|chuckl\w*|inaudible|unintelligible|crosstalk|cross-talk|noise|pause|silence|cough\w*|sigh\w*|applause|music|static|background|indistinct|overlapping|no audio)\b/i;
-/** A word or two said again at once, any number of times: said once. */
-const REPEATED = /\b(\w+(?: \w+)?)(?: \1\b)+/gi;
+/** A word said again at once, any number of times ("the the the"), then a pair of words ("which one which one"): said once. */
+const REPEATED_WORD = /\b(\w+)(?: \1\b)+/gi;
+const REPEATED_PAIR = /\b(\w+ \w+)(?: \1\b)+/gi;
 /** A speaker label at the start of a line, as chunks are written ("Speaker: words"). */
 const LABEL = /^[^:\n]{1,60}:\s+/;
 
 /**
  * Whatever cleanSpeech or the line handling below would change: a bracket, whitespace before punctuation or an
  * apostrophe, "n't" after a space, whitespace other than single spaces between words, a line's leading or trailing
- * space, an empty line, speech that starts with punctuation; or a repeat (REPEATED).
+ * space, an empty line, speech that starts with punctuation; or a repeat (REPEATED_WORD, REPEATED_PAIR).
  */
 const MAY_CHANGE = /[{[(]|\s[,.?!;:]|\s'(?:s|re|ve|ll|d|m)\b|\sn't\b|[^\S \n]|  |^ | $|^$|^[,.;:]|: [,.;:]/im;
-const HAS_REPEAT = new RegExp(REPEATED.source, 'i'); // not global: test() keeps no position between calls
+const HAS_REPEAT = /\b(\w+(?: \w+)?) \1\b/i; // not global: test() keeps no position between calls
 const mayChange = (text: string) => MAY_CHANGE.test(text) || HAS_REPEAT.test(text);
 
 /** One line of speech without its marks, its tokeniser spacing mended. */
@@ -36,7 +37,8 @@ function cleanSpeech(speech: string): string {
     .replace(/\s+([,.?!;:])/g, '$1') // "it ," → "it,"
     .replace(/(\w)\s+('(?:s|re|ve|ll|d|m)\b|n't\b)/gi, '$1$2') // "we 're" → "we're"
     .replace(/\s+/g, ' ')
-    .replace(REPEATED, '$1') // "the the dock" → "the dock"
+    .replace(REPEATED_WORD, '$1') // "the the dock" → "the dock"
+    .replace(REPEATED_PAIR, '$1')
     .replace(/^[\s,.;:]+/, '') // what a removed mark left at the start
     .trim();
 }

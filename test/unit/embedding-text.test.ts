@@ -79,6 +79,9 @@ describe('embeddingText', () => {
     const out = embeddingText(hostile);
     expect(out.length).toBeLessThanOrEqual(hostile.length);
     expect(out.endsWith('end\u0000\uD800')).toBe(true);
+    expect(embeddingText(`A: ${'the '.repeat(100_000)}dock`)).toBe('A: the dock');
+    const long = `A: ${Array.from({ length: 40_000 }, (_, i) => `w${i}`).join(' ')}`;
+    expect(embeddingText(`${long} x`)).toBe(`${long} x`);
   });
 
   it('is what embedChunkTexts hands the embedder', async () => {
