@@ -1023,11 +1023,11 @@ function wordIndexView(db: ReturnType<typeof openDb>) {
   return { stemsOf, vocabOf };
 }
 
-// 19. What the model reads (seventh round; only with `ONLY=clean`; docs/search.md). USE-lite reads 128 tokens of
-// plain sentences; a transcript window spends many of them on what is not the topic: annotations ("{disfmarker}",
-// "[laughter]") and tokeniser spacing ("we 're", "it ,"), which the product now leaves out (embeddingText, shipped
-// from this round), but also speaker labels ("Professor E:", "Lewis Harper:"), fillers ("um", "uh") and
-// backchannel lines ("Yeah.", "Mm-hmm."). Each variant embeds every chunk's text as it says (vectors cached by
+// 19. What the model reads (seventh, sixteenth and seventeenth rounds; only with `ONLY=clean`; docs/search.md).
+// USE-lite reads 128 tokens of plain sentences; a transcript window spends many of them on what is not the topic:
+// annotations ("{disfmarker}", "[laughter]"), tokeniser spacing ("we 're", "it ,"), spoken repeats and fillers
+// ("um", "uh"), which the product now leaves out (embeddingText), but also speaker labels ("Professor E:", "Lewis
+// Harper:") and short replies ("Yeah.", "Okay."). Each variant embeds every chunk's text as it says (vectors cached by
 // text) with the words half untouched. The meaning half is the vault's 50 nearest by exact cosine to the question
 // (brute force; the shipped takes the 400 Hamming-nearest and re-scores them), then the shipped feedback, z-score
 // fusion and adaptive weight.
@@ -1035,31 +1035,29 @@ if (only?.test('clean')) {
   const { createDefaultEmbedder, indexWorkers } = await import('../src/search/embedder/index.js');
   const { memoised } = await import('./search.js');
   const rows = chunkTexts();
-  const FILLER = /(^|\s)(?:u+m+|u+h+|e+r+m+|h+m+|m+-?h+m+|uh-huh)[,.]?(?=\s|$)/gi;
   const BACKCHANNEL = new Set(['yeah', 'yes', 'yep', 'ok', 'okay', 'right', 'so', 'oh', 'well', 'sure', 'alright', 'mm', 'hmm', 'no', 'huh', 'uh', 'um', 'and', 'but', 'true', 'exactly', 'cool', 'great', 'good', 'wow', 'ah', 'hm']);
   const speakerOf = /^[^:\n]{1,60}:\s*/;
   const isBackchannel = (s: string) => {
     const w = s.toLowerCase().match(/[a-z']+/g) ?? [];
     return w.length <= 3 && w.every((x) => BACKCHANNEL.has(x));
   };
-  /** On top of the product's embeddingText (marks and repeats out): speaker labels and/or fillers and backchannel lines out. */
-  const cleaning = (opts: { speakers: boolean; fillers: boolean }) => (text: string) => {
+  /** On top of the product's embeddingText: speaker labels and/or short replies ("Yeah.", "Okay, right.") out. */
+  const cleaning = (opts: { speakers: boolean; replies: boolean }) => (text: string) => {
     const lines = embeddingText(text).split('\n').map((line) => {
       const m = speakerOf.exec(line);
-      let body = m ? line.slice(m[0].length) : line;
-      if (opts.fillers) body = body.replace(FILLER, '$1').replace(/\s+/g, ' ').replace(/^[\s,.;:]+/, '').trim();
-      if (!body || (opts.fillers && isBackchannel(body))) return '';
+      const body = m ? line.slice(m[0].length) : line;
+      if (!body || (opts.replies && isBackchannel(body))) return '';
       return opts.speakers || !m ? body : `${m[0].trim()} ${body}`;
     });
     return lines.filter(Boolean).join('\n') || text;
   };
   const cleanings: [string, (t: string) => string][] = [
     ['as stored (before the seventh round)', (t) => t],
-    // the seventh round shipped marks out; the sixteenth added spoken repeats ("the the", "which one which one")
-    ['marks + repeats out (embeddingText, shipped)', embeddingText],
-    ['marks + repeats + fillers out', cleaning({ speakers: false, fillers: true })],
-    ['marks + repeats + speakers out', cleaning({ speakers: true, fillers: false })],
-    ['marks + repeats + speakers + fillers out', cleaning({ speakers: true, fillers: true })],
+    // the seventh round shipped marks out; the sixteenth added spoken repeats, the seventeenth fillers ("um", "uh")
+    ['embeddingText (shipped)', embeddingText],
+    ['+ short replies out', cleaning({ speakers: false, replies: true })],
+    ['+ speakers out', cleaning({ speakers: true, replies: false })],
+    ['+ speakers + short replies out', cleaning({ speakers: true, replies: true })],
   ];
   const model = createDefaultEmbedder();
   const embedder = memoised(model);

@@ -1,11 +1,11 @@
 /**
  * What the embedder reads of a chunk. Transcripts carry editorial marks that are not speech: `{disfmarker}`,
  * `{vocalsound}` (QMSum/AMI), `[inaudible]`, `[laughter]`, `[00:12:03]`, `(laughs)`, `(crosstalk)`; and some
- * carry a tokeniser's spacing ("we 're", "it ,") and spoken repeats ("the the", "which one which one"). USE-lite
- * reads 128 tokens a window, and those marks took a tenth of a QMSum chunk's characters. Leaving them out (speaker
- * labels stay: taking those out too measured worse) lifted QMSum MRR@10 on both halves (docs/search.md, seventh
- * and sixteenth rounds). Text without any of this comes back as it is, so its vector, and the hash that keys it,
- * does not change.
+ * carry a tokeniser's spacing ("we 're", "it ,"), fillers ("um", "uh") and spoken repeats ("the the", "which one
+ * which one"). USE-lite reads 128 tokens a window, and those marks took a tenth of a QMSum chunk's characters.
+ * Leaving them out (speaker labels and short replies such as "Yeah." stay: taking those out too measured worse)
+ * lifted QMSum on both halves (docs/search.md, seventh and sixteenth rounds). Text without any of this comes back
+ * as it is, so its vector, and the hash that keys it, does not change.
  */
 import { createHash } from 'node:crypto';
 
@@ -14,6 +14,14 @@ const BRACKETED = /\{[^{}\n]{0,60}\}|\[[^[\]\n]{0,60}\]/g;
 /** Parentheses are also speech ("the dock (the new one)"), so only a note of a sound is taken out. */
 const PARENTHESISED = /\(([^()\n]{1,40})\)/g;
 const SOUND = /\b(?:laugh\w*|chuckl\w*|inaudible|unintelligible|crosstalk|cross-talk|noise|pause|silence|cough\w*|sigh\w*|applause|music|static|background|indistinct|overlapping|no audio)\b/i;
+/**
+ * Fillers: "um", "uh", "erm", "hmm", "mm-hmm", "uh-huh" (any length: "ummm"), with a comma or full stop of their
+ * own. In lower case or capitalised only, so an acronym in capitals ("UM") stays.
+ */
+const FILLER = /(^|\s)(u+m+|u+h+|e+r+m+|h+m+|m+-?h+m+|uh-huh)[,.]?(?=\s|$)/gi;
+const HAS_FILLER = /(?:^|\s)(?:u+m+|u+h+|e+r+m+|h+m+|m+-?h+m+|uh-huh)[,.]?(?=\s|$)/im;
+const isFiller = (word: string) => word === word.toLowerCase() || word === word[0]!.toUpperCase() + word.slice(1).toLowerCase();
+
 /** A word said again at once, any number of times ("the the the"), then a pair of words ("which one which one"): said once. */
 const REPEATED_WORD = /\b(\w+)(?: \1\b)+/gi;
 const REPEATED_PAIR = /\b(\w+ \w+)(?: \1\b)+/gi;
@@ -23,11 +31,11 @@ const LABEL = /^[^:\n]{1,60}:\s+/;
 /**
  * Whatever cleanSpeech or the line handling below would change: a bracket, whitespace before punctuation or an
  * apostrophe, "n't" after a space, whitespace other than single spaces between words, a line's leading or trailing
- * space, an empty line, speech that starts with punctuation; or a repeat (REPEATED_WORD, REPEATED_PAIR).
+ * space, an empty line, speech that starts with punctuation; or a repeat (REPEATED_WORD, REPEATED_PAIR) or a filler.
  */
 const MAY_CHANGE = /[{[(]|\s[,.?!;:]|\s'(?:s|re|ve|ll|d|m)\b|\sn't\b|[^\S \n]|  |^ | $|^$|^[,.;:]|: [,.;:]/im;
 const HAS_REPEAT = /\b(\w+(?: \w+)?) \1\b/i; // not global: test() keeps no position between calls
-const mayChange = (text: string) => MAY_CHANGE.test(text) || HAS_REPEAT.test(text);
+const mayChange = (text: string) => MAY_CHANGE.test(text) || HAS_REPEAT.test(text) || HAS_FILLER.test(text);
 
 /** One line of speech without its marks, its tokeniser spacing mended. */
 function cleanSpeech(speech: string): string {
@@ -36,6 +44,7 @@ function cleanSpeech(speech: string): string {
     .replace(PARENTHESISED, (note, inner: string) => (SOUND.test(inner) ? ' ' : note))
     .replace(/\s+([,.?!;:])/g, '$1') // "it ," → "it,"
     .replace(/(\w)\s+('(?:s|re|ve|ll|d|m)\b|n't\b)/gi, '$1$2') // "we 're" → "we're"
+    .replace(FILLER, (all, before: string, word: string) => (isFiller(word) ? before : all)) // "so um, the dock" → "so the dock"
     .replace(/\s+/g, ' ')
     .replace(REPEATED_WORD, '$1') // "the the dock" → "the dock"
     .replace(REPEATED_PAIR, '$1')

@@ -45,7 +45,7 @@ describe('embeddingText', () => {
     expect(contentHash(qmsum)).toBe(contentHash(embeddingText(qmsum))); // the key is of what the model reads
   });
 
-  it('mends spacing even where there is no mark (the quick check for clean text lets none of it through)', () => {
+  it('mends spacing, fillers and repeats even where there is no mark (the quick check for clean text lets none of it through)', () => {
     const cases: [string, string][] = [
       ['A: two  spaces', 'A: two spaces'],
       ['A: a\ttab', 'A: a tab'],
@@ -60,6 +60,10 @@ describe('embeddingText', () => {
       ['A: the the dock', 'A: the dock'],
       ['A: which one which one is mine, so so so many', 'A: which one is mine, so many'],
       ['A: The the dock. Dock doors', 'A: The dock. Dock doors'], // a word again after a full stop is a new sentence
+      ['PhD C: so um , I think uh we should', 'PhD C: so I think we should'],
+      ['A: Um, the dock. Uh-huh. Mm-hmm, yes', 'A: the dock. yes'],
+      ['A: ummm the um the dock\nB: Hmm.\nC: Yeah.', 'A: the dock\nC: Yeah.'], // a line of a filler alone goes; a reply stays
+      ['A: UM students and the UH-60', 'A: UM students and the UH-60'], // capitals: an acronym, not a filler
       // grammatical repeats go too: the model reads the same meaning from one
       ['Tom Becker: That that is what we had had in mind.', 'Tom Becker: That is what we had in mind.'],
     ];
