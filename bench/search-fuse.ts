@@ -14,7 +14,8 @@
  * titles and window cuts (22, 23), `ONLY=wordtext` the twelfth round's word index over the same text (24). After
  * `npm run bench:search` has re-imported the fixture vaults (new chunk ids), run once with `--fresh`.
  * `ONLY=adaptfb` runs the thirteenth round's feedback adapted to absent words (25), `ONLY=hubs` the fourteenth
- * round's hub scaling (26), `ONLY=coverage` the fifteenth round's coverage of the question's words (27).
+ * round's hub scaling (26), `ONLY=coverage` the fifteenth round's coverage of the question's words (27),
+ * `ONLY=pools` the eighteenth round's deeper candidate pools (28).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -1439,4 +1440,25 @@ if (only?.test('coverage')) {
     const best = p.words[0]?.[1] ?? 0;
     return p.words.map(([id, s]) => [id, s + 0.5 * (c.get(id) ?? 0) * best] as [number, number]).sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([id]) => id);
   });
+}
+
+// 28. Deeper pools (eighteenth round; only with `ONLY=pools`; docs/search.md). Each half gives the fusion its top 50;
+// a chunk outside the words' 50 counts as BM25 0, outside the meaning's 50 its cosine is still read. With OR queries
+// many more chunks hold a question word: deeper words (and meaning) pools give more candidates a real score.
+if (only?.test('pools')) {
+  const db = openDb(CACHE);
+  const deepWords = new Map<string, [number, number][]>();
+  const wordsTo = (p: Prepared, n: number) => {
+    const key = `${p.query}|${n}`;
+    let w = deepWords.get(key);
+    if (!w) {
+      const match = wordTerms(p.query);
+      w = match ? bm25Ranking(db, vaultOfQuery(p), match, n) : [];
+      deepWords.set(key, w);
+    }
+    return w;
+  };
+  for (const nw of [50, 100, 200]) for (const nm of [50, 100]) {
+    variant(`pools: words ${nw}, meaning ${nm}`, (p) => fusedHits(p, { words: wordsTo(p, nw), near: ids(nearestBy(chunkVec, p, nm)) }).map((h) => h.chunkId));
+  }
 }
