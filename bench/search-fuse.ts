@@ -45,6 +45,15 @@ export interface Prepared {
   vector: number[];
 }
 
+/** Answers kept by key: the rounds read or compute the same thing for many variants. */
+function memo<V>(): (key: string, make: () => V) => V {
+  const answers = new Map<string, V>();
+  return (key, make) => {
+    if (!answers.has(key)) answers.set(key, make());
+    return answers.get(key)!;
+  };
+}
+
 const SETS = ['QMSum tune', 'QMSum report', 'para tune', 'para report', 'lexical tune'] as const;
 const TUNING = new Set(['QMSum tune', 'para tune', 'lexical tune']);
 const FILE = join(CACHE, 'fuse-prepared.json');
@@ -321,17 +330,16 @@ const cosine = (q: Float32Array, v: Float32Array) => {
   for (let d = 0; d < q.length; d++) { dot += q[d]! * v[d]!; qq += q[d]! * q[d]!; }
   return dot / (Math.sqrt(qq) || 1);
 };
-const rocchioCache = new Map<string, number[]>();
+const rocchioCache = memo<number[]>();
 const rocchio = (p: Prepared, from: 'words' | 'fused', k: number, beta: number, scope: 'union' | 'vault') => {
   const key = `${p.query}|${from}|${k}|${beta}|${scope}`;
-  const hit = rocchioCache.get(key);
-  if (hit) return hit;
-  const fb = (from === 'words' ? ids(p.words) : rrf(p, shippedWeight(p))).slice(0, k);
-  const q = moved(p, fb, beta);
-  const pool = scope === 'union' ? [...new Set([...ids(p.words), ...ids(p.vec)])] : [...chunkVec.keys()].filter((id) => vaultOfChunk.get(id) === vaultOfQuery(p));
-  const ranked = pool.map((id) => [id, chunkVec.has(id) ? cosine(q, chunkVec.get(id)!) : -1] as [number, number]).sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, FUSION.candidates).map(([id]) => id);
-  rocchioCache.set(key, ranked);
-  return ranked;
+  return rocchioCache(key, () => {
+    const fb = (from === 'words' ? ids(p.words) : rrf(p, shippedWeight(p))).slice(0, k);
+    const q = moved(p, fb, beta);
+    const pool = scope === 'union' ? [...new Set([...ids(p.words), ...ids(p.vec)])] : [...chunkVec.keys()].filter((id) => vaultOfChunk.get(id) === vaultOfQuery(p));
+    const ranked = pool.map((id) => [id, chunkVec.has(id) ? cosine(q, chunkVec.get(id)!) : -1] as [number, number]).sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, FUSION.candidates).map(([id]) => id);
+    return ranked;
+  });
 };
 for (const from of ['words', 'fused'] as const) for (const k of [3, 5]) for (const beta of [0.5, 1]) for (const scope of ['union', 'vault'] as const) {
   variant(`rocchio ${from} top${k} β${beta} ${scope}: rrf adaptive`, (p) => rrfLists(ids(p.words), rocchio(p, from, k, beta, scope), shippedWeight(p)));
@@ -596,25 +604,22 @@ if (only?.test('terms')) {
     }));
   }
   // A term's BM25 over the vault, alone (FTS5 sums its bm25 over the phrases of a query, so these add up).
-  const termScores = new Map<string, Map<number, number>>();
+  const termScores = memo<Map<number, number>>();
   const scoresOf = (vault: string, word: string) => {
     const key = `${vault}|${word}`;
-    let m = termScores.get(key);
-    if (!m) {
+    return termScores(key, () => {
       const t = ensureWordIndex(db, vault);
-      m = new Map(db.prepare(`SELECT rowid, -bm25(${t}) FROM ${t} WHERE ${t} MATCH ?`).raw().all(`"${word}"`) as [number, number][]);
-      termScores.set(key, m);
-    }
-    return m;
+      const m = new Map(db.prepare(`SELECT rowid, -bm25(${t}) FROM ${t} WHERE ${t} MATCH ?`).raw().all(`"${word}"`) as [number, number][]);
+      return m;
+    });
   };
   type Mode = 'raw' | 'centred' | 'context';
   // The 10 nearest vault terms of a query word (not a stem of the question), best first, [term index, similarity].
-  const nearCache = new Map<string, [number, number][]>();
+  const nearCache = memo<[number, number][]>();
   const nearest = (p: Prepared, w: QueryWord, mode: Mode) => {
     const vault = vaultOf.get(p.query)!;
     const key = `${mode}|${vault}|${w.word}|${mode === 'context' ? p.query : ''}`;
-    let hit = nearCache.get(key);
-    if (!hit) {
+    return nearCache(key, () => {
       const own = new Set(qWords.get(p.query)!.map((x) => x.stem));
       const { terms, raw, centred } = vocab.get(vault)!;
       const q = unit(Float32Array.from(p.vector));
@@ -623,10 +628,9 @@ if (only?.test('terms')) {
         if (own.has(t.stem)) return;
         sims.push([i, mode === 'raw' ? dot(raw[i]!, w.raw) : dot(centred[i]!, w.centred) + (mode === 'context' ? 0.5 * dot(raw[i]!, q) : 0)]);
       });
-      hit = sims.sort((a, b) => b[1] - a[1]).slice(0, 10);
-      nearCache.set(key, hit);
-    }
-    return hit;
+      const hit = sims.sort((a, b) => b[1] - a[1]).slice(0, 10);
+      return hit;
+    });
   };
   interface TermOptions { mode: Mode; scope: 'absent' | 'all'; k: number; floor: number; minDf: number }
   const expansions = (p: Prepared, o: TermOptions) => {
@@ -725,30 +729,29 @@ if (only?.test('context')) {
     return [atPlace.get(`${at.meeting}|${at.index - 1}`), atPlace.get(`${at.meeting}|${at.index + 1}`)].filter((x): x is number => x !== undefined);
   };
   interface Terms { words: Map<number, number>; meaning: Map<number, number>; union: number[] }
-  const termsCache = new Map<string, Terms>();
+  const termsCache = memo<Terms>();
   /** The shipped fusion's two terms for every candidate, and for the candidates' neighbours. */
   const shippedTerms = (p: Prepared): Terms => {
-    const hit = termsCache.get(p.query);
-    if (hit) return hit;
-    const q = moved(p, ids(p.words).slice(0, FEEDBACK_CHUNKS), FEEDBACK_BETA);
-    const union = [...new Set([...ids(p.vec), ...ids(p.words)])];
-    const cos = new Map(union.filter((id) => chunkVec.has(id)).map((id) => [id, cosine(q, chunkVec.get(id)!)]));
-    const bm = meanAndSpread(p.words.map(([, x]) => x));
-    const cm = meanAndSpread([...cos.values()]);
-    const w = meaningWeight(FUSION.meaning, p.evidence);
-    const b = new Map(p.words);
-    const words = new Map<number, number>();
-    const meaning = new Map<number, number>();
-    const termOf = (id: number) => {
-      words.set(id, p.words.length ? ((b.get(id) ?? 0) - bm.mean) / bm.sd : 0);
-      const c = cos.get(id) ?? (chunkVec.has(id) ? cosine(q, chunkVec.get(id)!) : cm.mean);
-      meaning.set(id, cos.size ? (w * (c - cm.mean)) / cm.sd : 0);
-    };
-    for (const id of union) termOf(id);
-    for (const id of union) for (const n of neighboursOf(id)) if (!words.has(n)) termOf(n);
-    const t = { words, meaning, union };
-    termsCache.set(p.query, t);
-    return t;
+    return termsCache(p.query, () => {
+      const q = moved(p, ids(p.words).slice(0, FEEDBACK_CHUNKS), FEEDBACK_BETA);
+      const union = [...new Set([...ids(p.vec), ...ids(p.words)])];
+      const cos = new Map(union.filter((id) => chunkVec.has(id)).map((id) => [id, cosine(q, chunkVec.get(id)!)]));
+      const bm = meanAndSpread(p.words.map(([, x]) => x));
+      const cm = meanAndSpread([...cos.values()]);
+      const w = meaningWeight(FUSION.meaning, p.evidence);
+      const b = new Map(p.words);
+      const words = new Map<number, number>();
+      const meaning = new Map<number, number>();
+      const termOf = (id: number) => {
+        words.set(id, p.words.length ? ((b.get(id) ?? 0) - bm.mean) / bm.sd : 0);
+        const c = cos.get(id) ?? (chunkVec.has(id) ? cosine(q, chunkVec.get(id)!) : cm.mean);
+        meaning.set(id, cos.size ? (w * (c - cm.mean)) / cm.sd : 0);
+      };
+      for (const id of union) termOf(id);
+      for (const id of union) for (const n of neighboursOf(id)) if (!words.has(n)) termOf(n);
+      const t = { words, meaning, union };
+      return t;
+    });
   };
   type Part = 'words' | 'meaning' | 'fused';
   type Agg = 'max' | 'top2' | 'top3' | 'mean';
@@ -825,37 +828,36 @@ if (only?.test('centred')) {
     return s;
   };
   /** The vault's mean chunk vector and its `count` strongest principal directions (power iteration with deflation). */
-  const basisCache = new Map<string, { mean: Float32Array; pcs: Float32Array[] }>();
+  const basisCache = memo<{ mean: Float32Array; pcs: Float32Array[] }>();
   const basis = (vault: string, count: number) => {
     const key = `${vault}|${count}`;
-    const hit = basisCache.get(key);
-    if (hit) return hit;
-    const vs = chunksInVault.get(vault)!.map((id) => chunkVec.get(id)!);
-    const mean = new Float32Array(dims);
-    for (const v of vs) for (let d = 0; d < dims; d++) mean[d]! += v[d]! / vs.length;
-    const centred = vs.map((v) => v.map((x, d) => x - mean[d]!));
-    const pcs: Float32Array[] = [];
-    for (let k = 0; k < count; k++) {
-      let u = new Float32Array(dims).map((_, d) => Math.sin(d + 1 + k));
-      for (let it = 0; it < 60; it++) {
-        const next = new Float32Array(dims);
-        for (const x of centred) {
-          let s = dot(x, u);
-          for (const pc of pcs) s -= dot(x, pc) * dot(pc, u);
-          for (let d = 0; d < dims; d++) next[d]! += s * x[d]!;
+    return basisCache(key, () => {
+      const vs = chunksInVault.get(vault)!.map((id) => chunkVec.get(id)!);
+      const mean = new Float32Array(dims);
+      for (const v of vs) for (let d = 0; d < dims; d++) mean[d]! += v[d]! / vs.length;
+      const centred = vs.map((v) => v.map((x, d) => x - mean[d]!));
+      const pcs: Float32Array[] = [];
+      for (let k = 0; k < count; k++) {
+        let u = new Float32Array(dims).map((_, d) => Math.sin(d + 1 + k));
+        for (let it = 0; it < 60; it++) {
+          const next = new Float32Array(dims);
+          for (const x of centred) {
+            let s = dot(x, u);
+            for (const pc of pcs) s -= dot(x, pc) * dot(pc, u);
+            for (let d = 0; d < dims; d++) next[d]! += s * x[d]!;
+          }
+          for (const pc of pcs) {
+            const s = dot(next, pc);
+            for (let d = 0; d < dims; d++) next[d]! -= s * pc[d]!;
+          }
+          const n = Math.sqrt(dot(next, next)) || 1;
+          u = next.map((x) => x / n);
         }
-        for (const pc of pcs) {
-          const s = dot(next, pc);
-          for (let d = 0; d < dims; d++) next[d]! -= s * pc[d]!;
-        }
-        const n = Math.sqrt(dot(next, next)) || 1;
-        u = next.map((x) => x / n);
+        pcs.push(u);
       }
-      pcs.push(u);
-    }
-    const b = { mean, pcs };
-    basisCache.set(key, b);
-    return b;
+      const b = { mean, pcs };
+      return b;
+    });
   };
   const project = (v: Float32Array, b: { mean: Float32Array; pcs: Float32Array[] }) => {
     const x = v.map((y, d) => y - b.mean[d]!);
@@ -866,16 +868,14 @@ if (only?.test('centred')) {
     return x;
   };
   const centredCos = (q: Float32Array, v: Float32Array) => dot(q, v) / ((Math.sqrt(dot(q, q)) || 1) * (Math.sqrt(dot(v, v)) || 1));
-  const projected = new Map<string, Map<number, Float32Array>>();
+  const projected = memo<Map<number, Float32Array>>();
   const projectedOf = (vault: string, count: number) => {
     const key = `${vault}|${count}`;
-    let m = projected.get(key);
-    if (!m) {
+    return projected(key, () => {
       const b = basis(vault, count);
-      m = new Map(chunksInVault.get(vault)!.map((id) => [id, project(chunkVec.get(id)!, b)]));
-      projected.set(key, m);
-    }
-    return m;
+      const m = new Map(chunksInVault.get(vault)!.map((id) => [id, project(chunkVec.get(id)!, b)]));
+      return m;
+    });
   };
   const vaultOf = (p: Prepared) => vaultOfChunk.get([...p.relevant, ...ids(p.words), ...ids(p.vec)].find((id) => vaultOfChunk.has(id))!)!;
   const centredRanker = (count: number, pool: 'union' | 'vault', feedback: boolean) => (p: Prepared) => {
@@ -1001,25 +1001,23 @@ function wordIndexView(db: ReturnType<typeof openDb>) {
     return new Set(db.prepare('SELECT term FROM temp.view_stems_v').pluck().all() as string[]);
   };
   type Vocabulary = { instances: (docs: number[]) => [number, string][]; termsOf: (doc: number) => Set<string>; df: (t: string) => number; n: number };
-  const vocab = new Map<string, Vocabulary>();
+  const vocab = memo<Vocabulary>();
   const vocabOf = (vault: string): Vocabulary => {
-    let v = vocab.get(vault);
-    if (!v) {
+    return vocab(vault, () => {
       const t = ensureWordIndex(db, vault);
       db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${t}_iv USING fts5vocab(main, ${t}, instance)`);
       db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${t}_rv USING fts5vocab(main, ${t}, row)`);
       const terms = db.prepare(`SELECT DISTINCT term FROM temp.${t}_iv WHERE doc = ?`).pluck();
       const df = db.prepare(`SELECT doc FROM temp.${t}_rv WHERE term = ?`).pluck();
       const cache = new Map<number, Set<string>>();
-      v = {
+      const v: Vocabulary = {
         instances: (docs) => db.prepare(`SELECT doc, term FROM temp.${t}_iv WHERE doc IN (${docs.map(Number).join(',')})`).raw().all() as [number, string][],
         termsOf: (doc) => cache.get(doc) ?? (cache.set(doc, new Set(terms.all(doc) as string[])), cache.get(doc)!),
         df: (term) => (df.get(term) as number | undefined) ?? 0,
         n: chunksInVault.get(vault)!.length,
       };
-      vocab.set(vault, v);
-    }
-    return v;
+      return v;
+    });
   };
   return { stemsOf, vocabOf };
 }
@@ -1093,44 +1091,42 @@ if (only?.test('prf')) {
   const { stemsOf, vocabOf } = wordIndexView(db);
   const speakerStems = new Map<number, Set<string>>();
   for (const [id, speakers] of db.prepare('SELECT id, speakers_json FROM transcript_chunks').raw().all() as [number, string][]) speakerStems.set(id, stemsOf((JSON.parse(speakers) as string[]).join(' ')));
-  const expansionCache = new Map<string, string[]>();
+  const expansionCache = memo<string[]>();
   const expansion = (p: Prepared, fb: number[], m: number) => {
     const key = `${p.query}|${fb.join(',')}|${m}`;
-    const hit = expansionCache.get(key);
-    if (hit) return hit;
-    const v = vocabOf(vaultOfQuery(p));
-    const own = stemsOf(p.query);
-    const tf = new Map<number, Map<string, number>>();
-    for (const [doc, term] of v.instances(fb)) {
-      const m1 = tf.get(doc) ?? new Map<string, number>();
-      m1.set(term, (m1.get(term) ?? 0) + 1);
-      tf.set(doc, m1);
-    }
-    const weight = new Map<string, number>();
-    for (const [doc, terms] of tf) {
-      const length = [...terms.values()].reduce((a, x) => a + x, 0);
-      for (const [term, count] of terms) {
-        if (own.has(term) || speakerStems.get(doc)?.has(term) || term.length < 3 || /^\d+$/.test(term)) continue;
-        const d = v.df(term);
-        if (d < 2) continue;
-        weight.set(term, (weight.get(term) ?? 0) + (count / length) * Math.log((v.n - d + 0.5) / (d + 0.5) + 1));
+    return expansionCache(key, () => {
+      const v = vocabOf(vaultOfQuery(p));
+      const own = stemsOf(p.query);
+      const tf = new Map<number, Map<string, number>>();
+      for (const [doc, term] of v.instances(fb)) {
+        const m1 = tf.get(doc) ?? new Map<string, number>();
+        m1.set(term, (m1.get(term) ?? 0) + 1);
+        tf.set(doc, m1);
       }
-    }
-    const out = [...weight.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, m).map(([t]) => t);
-    expansionCache.set(key, out);
-    return out;
+      const weight = new Map<string, number>();
+      for (const [doc, terms] of tf) {
+        const length = [...terms.values()].reduce((a, x) => a + x, 0);
+        for (const [term, count] of terms) {
+          if (own.has(term) || speakerStems.get(doc)?.has(term) || term.length < 3 || /^\d+$/.test(term)) continue;
+          const d = v.df(term);
+          if (d < 2) continue;
+          weight.set(term, (weight.get(term) ?? 0) + (count / length) * Math.log((v.n - d + 0.5) / (d + 0.5) + 1));
+        }
+      }
+      const out = [...weight.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, m).map(([t]) => t);
+      return out;
+    });
   };
-  const expandedCache = new Map<string, [number, number][]>();
+  const expandedCache = memo<[number, number][]>();
   const expandedWords = (p: Prepared, terms: string[], lambda: number) => {
     const key = `${p.query}|${terms.join(',')}|${lambda}`;
-    const hit = expandedCache.get(key);
-    if (hit) return hit;
-    const extra = terms.length ? bm25Ranking(db, vaultOfQuery(p), terms.map((t) => `"${t}"`).join(' OR '), FUSION.candidates) : [];
-    const score = new Map(p.words);
-    for (const [id, s] of extra) score.set(id, (score.get(id) ?? 0) + lambda * s);
-    const out = [...score.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, FUSION.candidates);
-    expandedCache.set(key, out);
-    return out;
+    return expandedCache(key, () => {
+      const extra = terms.length ? bm25Ranking(db, vaultOfQuery(p), terms.map((t) => `"${t}"`).join(' OR '), FUSION.candidates) : [];
+      const score = new Map(p.words);
+      for (const [id, s] of extra) score.set(id, (score.get(id) ?? 0) + lambda * s);
+      const out = [...score.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, FUSION.candidates);
+      return out;
+    });
   };
   const fusedWith = (p: Prepared, words: [number, number][]) => fusedHits(p, { words }).map((h) => h.chunkId);
   variant('prf: shipped, re-computed here', (p) => fusedWith(p, p.words));
@@ -1178,27 +1174,26 @@ if (only?.test('speakers')) {
   for (const [vault, name, title] of db.prepare('SELECT vault_id, name, title FROM people').raw().all() as [string, string, string][]) {
     titles.set(vault, [...(titles.get(vault) ?? []), { name, stems: stemsOf(title) }]);
   }
-  const peopleCache = new Map<string, string[]>();
+  const peopleCache = memo<string[]>();
   const mentioned = (p: Prepared, useTitles: boolean, t: number, useLabels = true) => {
     const key = `${p.query}|${useTitles}|${t}|${useLabels}`;
-    const hit = peopleCache.get(key);
-    if (hit) return hit;
-    const vault = vaultOfQuery(p);
-    const labels = [...(speakersOfVault.get(vault) ?? [])];
-    const lower = ` ${p.query.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ')} `;
-    let out = useLabels ? labels.filter((l) => lower.includes(` ${l.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()} `)) : [];
-    const q = stemsOf(p.query);
-    if (!out.length && useLabels) out = labels.filter((l) => [...labelStems.get(l)!].some((s) => q.has(s)));
-    if (!out.length && useTitles) {
-      const people = titles.get(vault) ?? [];
-      const df = new Map<string, number>();
-      for (const person of people) for (const s of person.stems) df.set(s, (df.get(s) ?? 0) + 1);
-      const scored = people.map((person) => ({ name: person.name, score: [...person.stems].filter((s) => q.has(s)).reduce((a, s) => a + Math.log(people.length / df.get(s)!), 0) }));
-      const best = Math.max(0, ...scored.map((x) => x.score));
-      if (best >= t) out = scored.filter((x) => x.score === best).map((x) => x.name).filter((n) => labels.includes(n));
-    }
-    peopleCache.set(key, out);
-    return out;
+    return peopleCache(key, () => {
+      const vault = vaultOfQuery(p);
+      const labels = [...(speakersOfVault.get(vault) ?? [])];
+      const lower = ` ${p.query.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ')} `;
+      let out = useLabels ? labels.filter((l) => lower.includes(` ${l.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()} `)) : [];
+      const q = stemsOf(p.query);
+      if (!out.length && useLabels) out = labels.filter((l) => [...labelStems.get(l)!].some((s) => q.has(s)));
+      if (!out.length && useTitles) {
+        const people = titles.get(vault) ?? [];
+        const df = new Map<string, number>();
+        for (const person of people) for (const s of person.stems) df.set(s, (df.get(s) ?? 0) + 1);
+        const scored = people.map((person) => ({ name: person.name, score: [...person.stems].filter((s) => q.has(s)).reduce((a, s) => a + Math.log(people.length / df.get(s)!), 0) }));
+        const best = Math.max(0, ...scored.map((x) => x.score));
+        if (best >= t) out = scored.filter((x) => x.score === best).map((x) => x.name).filter((n) => labels.includes(n));
+      }
+      return out;
+    });
   };
   const shippedHits = (p: Prepared) => fusedHits(p);
   let named = 0;
@@ -1330,17 +1325,15 @@ if (only?.test('wordtext')) {
     const put = db.prepare(`INSERT INTO ${t} (rowid, text) VALUES (?, ?)`);
     db.transaction(() => rows.filter(([, v]) => v === vault).forEach(([id, , text]) => put.run(id, embeddingText(text))))();
   }
-  const cleanWords = new Map<string, [number, number][]>();
+  const cleanWords = memo<[number, number][]>();
   const wordsOf = (p: Prepared) => {
-    let w = cleanWords.get(p.query);
-    if (!w) {
+    return cleanWords(p.query, () => {
       const match = wordTerms(p.query);
       const t = tables.get(vaultOfQuery(p))!;
       const name = t.slice('temp.'.length);
-      w = match ? (db.prepare(`SELECT rowid, -bm25(${name}) FROM ${t} WHERE ${name} MATCH ? ORDER BY bm25(${name}) LIMIT ${FUSION.candidates}`).raw().all(match) as [number, number][]) : [];
-      cleanWords.set(p.query, w);
-    }
-    return w;
+      const w = match ? (db.prepare(`SELECT rowid, -bm25(${name}) FROM ${t} WHERE ${name} MATCH ? ORDER BY bm25(${name}) LIMIT ${FUSION.candidates}`).raw().all(match) as [number, number][]) : [];
+      return w;
+    });
   };
   variant('wordtext: shipped, re-computed here', (p) => fusedHits(p).map((h) => h.chunkId));
   variant('wordtext: words only over clean text', (p) => ids(wordsOf(p)));
@@ -1405,22 +1398,20 @@ if (only?.test('hubs')) {
 if (only?.test('coverage')) {
   const db = openDb(CACHE);
   const { stemsOf, vocabOf } = wordIndexView(db);
-  const coverageCache = new Map<string, Map<number, number>>();
+  const coverageCache = memo<Map<number, number>>();
   const coverage = (p: Prepared) => {
-    let c = coverageCache.get(p.query);
-    if (!c) {
+    return coverageCache(p.query, () => {
       const v = vocabOf(vaultOfQuery(p));
       const stems = [...stemsOf(queryWords(p.query).join(' '))].filter((s) => v.df(s) > 0);
       const idf = new Map(stems.map((s) => [s, Math.log((v.n - v.df(s) + 0.5) / (v.df(s) + 0.5) + 1)]));
       const total = [...idf.values()].reduce((a, x) => a + x, 0);
-      c = new Map();
+      const c = new Map();
       for (const id of new Set([...ids(p.words), ...ids(p.vec)])) {
         const has = v.termsOf(id);
         c.set(id, total ? stems.filter((s) => has.has(s)).reduce((a, s) => a + idf.get(s)!, 0) / total : 0);
       }
-      coverageCache.set(p.query, c);
-    }
-    return c;
+      return c;
+    });
   };
   variant('coverage: shipped, re-computed here', (p) => fusedHits(p).map((h) => h.chunkId));
   for (const gamma of [0.25, 0.5, 1]) {
@@ -1447,16 +1438,14 @@ if (only?.test('coverage')) {
 // many more chunks hold a question word: deeper words (and meaning) pools give more candidates a real score.
 if (only?.test('pools')) {
   const db = openDb(CACHE);
-  const deepWords = new Map<string, [number, number][]>();
+  const deepWords = memo<[number, number][]>();
   const wordsTo = (p: Prepared, n: number) => {
     const key = `${p.query}|${n}`;
-    let w = deepWords.get(key);
-    if (!w) {
+    return deepWords(key, () => {
       const match = wordTerms(p.query);
-      w = match ? bm25Ranking(db, vaultOfQuery(p), match, n) : [];
-      deepWords.set(key, w);
-    }
-    return w;
+      const w = match ? bm25Ranking(db, vaultOfQuery(p), match, n) : [];
+      return w;
+    });
   };
   for (const nw of [50, 100, 200]) for (const nm of [50, 100]) {
     variant(`pools: words ${nw}, meaning ${nm}`, (p) => fusedHits(p, { words: wordsTo(p, nw), near: ids(nearestBy(chunkVec, p, nm)) }).map((h) => h.chunkId));
