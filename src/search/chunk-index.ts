@@ -10,7 +10,6 @@ import { contentHash } from '../store/embedding-text.js';
 import { CHUNK_MAX_CHARS, CHUNK_TARGET_CHARS, chunkTurns, type Chunk } from './chunking.js';
 import { ensureWordIndex, vaultToken } from './word-index.js';
 
-
 /**
  * Retrieval chunk sizes, chosen by measurement (`npm run bench:search`, docs/search.md): the reading size of
  * get_transcript did better than 450-character chunks on both labelled sets (the vectors cover a whole

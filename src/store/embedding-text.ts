@@ -19,7 +19,7 @@ const SOUND = /\b(?:laugh\w*|chuckl\w*|inaudible|unintelligible|crosstalk|cross-
  * own. In lower case or capitalised only, so an acronym in capitals ("UM") stays.
  */
 const FILLER = /(^|\s)(u+m+|u+h+|e+r+m+|h+m+|m+-?h+m+|uh-huh)[,.]?(?=\s|$)/gi;
-const HAS_FILLER = /(?:^|\s)(?:u+m+|u+h+|e+r+m+|h+m+|m+-?h+m+|uh-huh)[,.]?(?=\s|$)/im;
+const HAS_FILLER = new RegExp(FILLER.source, 'im'); // not global: test() keeps no position between calls
 const isFiller = (word: string) => word === word.toLowerCase() || word === word[0]!.toUpperCase() + word.slice(1).toLowerCase();
 
 /** A word said again at once, any number of times ("the the the"), then a pair of words ("which one which one"): said once. */

@@ -600,9 +600,10 @@ CREATE TABLE IF NOT EXISTS search_versions (
 ) WITHOUT ROWID;
 `,
   /* 8 (issue 19): a chunk's content_hash is the SHA-256 of the text the embedder reads (embeddingText: editorial
-     marks such as {disfmarker} or [inaudible] left out), no longer of its stored text. Re-keyed here, a page of
-     chunks at a time: the chunks whose text had such marks are embedded again by the next indexing pass (their
-     old vectors serve until then), the others keep theirs. The vector counts of search_counts follow. */
+     marks such as {disfmarker} or [inaudible], fillers and spoken repeats left out), no longer of its stored text.
+     Re-keyed here, a page of chunks at a time: the chunks whose text had any of these are embedded again by the
+     next indexing pass (their old vectors serve until then), the others keep theirs. The vector counts of
+     search_counts follow. */
   (db) => {
     const page = db.prepare('SELECT id, text, content_hash FROM transcript_chunks WHERE id > ? ORDER BY id LIMIT 2000');
     const rekey = db.prepare('UPDATE transcript_chunks SET content_hash = ? WHERE id = ?');
