@@ -15,7 +15,8 @@
  * `npm run bench:search` has re-imported the fixture vaults (new chunk ids), run once with `--fresh`.
  * `ONLY=adaptfb` runs the thirteenth round's feedback adapted to absent words (25), `ONLY=hubs` the fourteenth
  * round's hub scaling (26), `ONLY=coverage` the fifteenth round's coverage of the question's words (27),
- * `ONLY=pools` the eighteenth round's deeper candidate pools (28).
+ * `ONLY=pools` the eighteenth round's deeper candidate pools (28), `ONLY=misses` where the shipped misses its answer
+ * (29), `ONLY=learned` the nineteenth round's fitted correction to the fusion (30).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -1450,4 +1451,123 @@ if (only?.test('pools')) {
   for (const nw of [50, 100, 200]) for (const nm of [50, 100]) {
     variant(`pools: words ${nw}, meaning ${nm}`, (p) => fusedHits(p, { words: wordsTo(p, nw), near: ids(nearestBy(chunkVec, p, nm)) }).map((h) => h.chunkId));
   }
+}
+
+// 29. Where the shipped misses its answer (a diagnostic, no variant; only with `ONLY=misses`; docs/search.md). For each
+// question whose answer is not in the shipped top 5: the answer's best rank in the shipped ranking, in the words
+// half (its top 50), and among all the vault's chunks by the cosine of the question's own vector. A miss the
+// vectors rank outside their top 10 and the words outside their top 10 is one no fusion of the two can repair.
+if (only?.test('misses')) {
+  const rankIn = (list: number[], rel: Set<number>) => {
+    const i = list.findIndex((id) => rel.has(id));
+    return i < 0 ? Infinity : i + 1;
+  };
+  const bucket = (r: number) => (r <= 5 ? '1-5' : r <= 10 ? '6-10' : r <= 20 ? '11-20' : r <= 50 ? '21-50' : '>50');
+  const names = ['1-5', '6-10', '11-20', '21-50', '>50'];
+  for (const s of SETS) {
+    const ps = data[s]!;
+    const misses = ps.filter((p) => rankIn(fusedHits(p).map((h) => h.chunkId), new Set(p.relevant)) > 5);
+    const count = (f: (p: Prepared) => number) => {
+      const c = new Map<string, number>();
+      for (const p of misses) c.set(bucket(f(p)), (c.get(bucket(f(p))) ?? 0) + 1);
+      return names.map((n) => `${n}: ${c.get(n) ?? 0}`).join(', ');
+    };
+    const rel = (p: Prepared) => new Set(p.relevant);
+    const shippedRank = (p: Prepared) => rankIn(fusedHits(p).map((h) => h.chunkId), rel(p));
+    const wordsRank = (p: Prepared) => rankIn(ids(p.words), rel(p));
+    const vectorRank = (p: Prepared) => rankIn(ids(nearestBy(chunkVec, p, Infinity)), rel(p));
+    const neither = misses.filter((p) => wordsRank(p) > 10 && vectorRank(p) > 10).length;
+    process.stdout.write(`\nmisses ${s}: ${misses.length} of ${ps.length} questions not in the shipped top 5; ${neither} of them in neither half's top 10\n`);
+    process.stdout.write(`  shipped rank  ${count(shippedRank)}\n  words rank    ${count(wordsRank)}\n  vectors rank  ${count(vectorRank)}\n`);
+    const sizes = [...new Set(ps.map(vaultOfQuery))].map((v) => chunksInVault.get(v)!.length);
+    process.stdout.write(`  (chunks in the vaults this set asks: ${sizes.join(' and ')})\n`);
+  }
+}
+
+// 30. A learned correction to the fusion (nineteenth round; only with `ONLY=learned`; docs/search.md). Every rule so far
+// was set by hand, a few numbers at a time. Here a linear score over each candidate's features is fitted by pairwise
+// logistic loss (answer chunk above each other candidate), starting at the shipped score (its weight 1, the others 0)
+// and held near it by an L2 pull of strength λ: the fit can only learn corrections. Features, all per candidate:
+// the shipped score; z(BM25) and z(cosine) as the fusion computes them; z(cosine) × the share of absent words, × a
+// keyword string, × the head's excess over ADAPT.head; z of the question's own cosine (before feedback); and whether
+// each half returned it. λ is chosen by two-fold cross-validation on the tuning sets (QMSum folds by meeting); the
+// model fitted on all tuning questions with that λ is the one whose report columns are printed.
+if (only?.test('learned')) {
+  const features = (p: Prepared) => {
+    const near = new Set(ids(p.vec));
+    const inWords = new Set(ids(p.words));
+    const q0 = Float32Array.from(p.vector);
+    const q = feedbackVector(q0, ids(p.words).slice(0, FEEDBACK.chunks).map((id) => chunkVec.get(id)!).filter(Boolean));
+    const pool = [...new Set([...near, ...inWords])].filter((id) => chunkVec.has(id));
+    const cos = pool.map((id) => cosine(q, chunkVec.get(id)!));
+    const cos0 = pool.map((id) => cosine(q0, chunkVec.get(id)!));
+    const b = meanAndSpread(p.words.map(([, x]) => x));
+    const c = meanAndSpread(cos);
+    const c0 = meanAndSpread(cos0);
+    const bm = new Map(p.words);
+    const w = meaningWeight(FUSION.meaning, p.evidence);
+    const e = p.evidence;
+    const kw = (e.functionShare ?? 1) < 0.15 ? 1 : 0;
+    const head = Math.max(0, e.headRatio - 3);
+    return pool.map((id, i) => {
+      const zb = p.words.length ? ((bm.get(id) ?? 0) - b.mean) / b.sd : 0;
+      const zc = (cos[i]! - c.mean) / c.sd;
+      return { id, f: [zb + w * zc, zb, zc, zc * e.absentShare, zc * kw, zc * Math.min(head, 5), (cos0[i]! - c0.mean) / c0.sd, inWords.has(id) ? 1 : 0, near.has(id) ? 1 : 0] };
+    });
+  };
+  const featureCache = memo<{ id: number; f: number[] }[]>();
+  const featuresOf = (p: Prepared) => featureCache(p.query, () => features(p));
+  const W0 = [1, 0, 0, 0, 0, 0, 0, 0, 0];
+  // `perSet`: each tuning set weighs the same (else each question does, and QMSum's 123 outweigh the lexical 31)
+  const fit = (train: Prepared[], lambda: number, perSet: boolean) => {
+    const w = [...W0];
+    const setSize = new Map(SETS.map((s) => [s, train.filter((p) => data[s]!.includes(p)).length]));
+    const weightOf = (p: Prepared) => (perSet ? train.length / 3 / setSize.get(SETS.find((s) => data[s]!.includes(p))!)! : 1);
+    const queries = train.map((p) => {
+      const rel = new Set(p.relevant);
+      const fs = featuresOf(p);
+      return { weight: weightOf(p), pos: fs.filter((x) => rel.has(x.id)).map((x) => x.f), neg: fs.filter((x) => !rel.has(x.id)).map((x) => x.f) };
+    }).filter((x) => x.pos.length && x.neg.length);
+    const dot = (a: number[]) => a.reduce((s, x, i) => s + x * w[i]!, 0);
+    for (let it = 0; it < 300; it++) {
+      const g = w.map((x, i) => 2 * lambda * (x - W0[i]!));
+      for (const { weight, pos, neg } of queries) {
+        // each question weighs the same: its loss is the mean over its pairs, the best-scored answer chunk against each other candidate
+        const best = pos.reduce((a, x) => (dot(x) > dot(a) ? x : a));
+        const sb = dot(best);
+        for (const n of neg) {
+          const s = 1 / (1 + Math.exp(sb - dot(n)));
+          for (let i = 0; i < w.length; i++) g[i]! += (weight * s * (n[i]! - best[i]!)) / neg.length / queries.length;
+        }
+      }
+      for (let i = 0; i < w.length; i++) w[i]! -= 0.5 * g[i]!;
+    }
+    return w;
+  };
+  const rankWith = (w: number[]) => (p: Prepared) =>
+    featuresOf(p).map((x) => [x.id, x.f.reduce((s, v, i) => s + v * w[i]!, 0)] as [number, number]).sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([id]) => id);
+  const tuning = SETS.filter((s) => TUNING.has(s));
+  const fold = (s: string, p: Prepared, i: number) =>
+    s.startsWith('QMSum') ? (meetingOf.get(p.relevant[0] ?? -1) ?? '').split('').reduce((a, ch) => a + ch.charCodeAt(0), 0) % 2 : i % 2;
+  for (const perSet of [false, true]) for (const lambda of [0.001, 0.01, 0.1, 1]) {
+    const how = `λ ${lambda}${perSet ? ', sets weighed alike' : ''}`;
+    // two-fold cross-validation on the tuning sets: each half scored by the model fitted on the other
+    const cv: string[] = [];
+    for (const s of tuning) {
+      const ps = data[s]!;
+      const got: [number, number] = [0, 0];
+      for (const k of [0, 1]) {
+        const train = tuning.flatMap((t) => data[t]!.filter((p, i) => fold(t, p, i) !== k));
+        const test = ps.filter((p, i) => fold(s, p, i) === k);
+        const [m, h] = score(rankWith(fit(train, lambda, perSet)), test);
+        got[0] += m * test.length;
+        got[1] += h * test.length;
+      }
+      cv.push(`${(got[0] / ps.length).toFixed(3)}/${(got[1] / ps.length).toFixed(3)}`);
+    }
+    const w = fit(tuning.flatMap((t) => data[t]!), lambda, perSet);
+    process.stdout.write(`learned ${how}: cross-validated tuning ${cv.join(' ')}; weights ${w.map((x) => x.toFixed(2)).join(' ')}\n`);
+    variant(`learned: ${how}, fitted on all tuning`, rankWith(w));
+  }
+  variant('learned: shipped, re-computed from the features', rankWith(W0));
 }
