@@ -216,7 +216,14 @@ function describeIssue(tool: Tool, issue: z.core.$ZodIssue, raw: Record<string, 
   if (value === undefined && issue.code === 'invalid_type') return `\`${path}\`: required, ${issue.expected} expected`;
   if (value === undefined && union) return `\`${path}\`: required, ${expectedOf(union)} expected`;
   const message = union ? `expected ${expectedOf(union)}` : issue.message.replace(/^Invalid input: /, '').replace(/^Too (big|small): /, '');
-  return `\`${path}\`: ${message}${value !== undefined && typeof value !== 'object' ? ` (got ${JSON.stringify(value)})` : ''}`;
+  return `\`${path}\`: ${message}${value !== undefined && typeof value !== 'object' ? ` (got ${shownValue(value)})` : ''}`;
+}
+
+/** A wrong value as an error quotes it: a long string is cut, so a 1 MB argument does not come back as a 1 MB message. */
+const SHOWN_CHARS = 60;
+function shownValue(value: unknown): string {
+  if (typeof value !== 'string' || value.length <= SHOWN_CHARS + 20) return JSON.stringify(value) ?? String(value);
+  return `${JSON.stringify(value.slice(0, SHOWN_CHARS)).slice(0, -1)}…", ${value.length.toLocaleString('en-US')} characters`;
 }
 
 /**

@@ -193,6 +193,20 @@ describe('union-typed fields name what they expect', () => {
   }
 });
 
+describe('a wrong value quoted in an error', () => {
+  it('is cut when long, so a huge argument does not come back whole', async () => {
+    const query = 'dock door '.repeat(100_000);
+    const message = await refused('search_transcripts', { vault: NW, query });
+    expect(message).toContain('`query`: expected string to have <=500 characters (got "dock door dock door');
+    expect(message).toContain('…", 1,000,000 characters)');
+    expect(message.length).toBeLessThan(300);
+  });
+  it('is quoted whole when short', async () => {
+    const message = await refused('search_transcripts', { vault: NW, query: 'dock', before: 'the week before the kickoff meeting, more or less' });
+    expect(message).toContain('(got "the week before the kickoff meeting, more or less")');
+  });
+});
+
 describe('the speaker filter of search_transcripts', () => {
   it('ignores accents and case, like every other name match', async () => {
     // Northwind's transcripts with one speaker renamed to a name with accents, as a vault of its own.
