@@ -16,7 +16,8 @@
  * `ONLY=adaptfb` runs the thirteenth round's feedback adapted to absent words (25), `ONLY=hubs` the fourteenth
  * round's hub scaling (26), `ONLY=coverage` the fifteenth round's coverage of the question's words (27),
  * `ONLY=pools` the eighteenth round's deeper candidate pools (28), `ONLY=misses` where the shipped misses its answer
- * (29), `ONLY=learned` the nineteenth round's fitted correction to the fusion (30).
+ * (29), `ONLY=learned` the nineteenth round's fitted correction to the fusion (30), `ONLY=entities` the twentieth
+ * round's links to the vault's entities (31).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -1570,4 +1571,86 @@ if (only?.test('learned')) {
     variant(`learned: ${how}, fitted on all tuning`, rankWith(w));
   }
   variant('learned: shipped, re-computed from the features', rankWith(W0));
+}
+
+// 31. The vault's own entities (twentieth round; only with `ONLY=entities`; docs/search.md). A paraphrase names a
+// thing the way its asker would ("the finance director", "the warehouse software", "the homeware customer"); the
+// transcripts name it as the vault does ("Nicola", "LogiTrack", "Harlow and Finch"). The vault's knowledge graph
+// holds that link: each entity's name, aliases and description. A question is linked to the entities that fit it
+// best, by its words (Σ idf of the question's stems in the entity's name, aliases and description, idf over the
+// vault's entities) or by meaning (cosine of the question to the entity's "name: description"), and the linked
+// entities' names and aliases expand the words half: words(chunk) = BM25(question) + λ × BM25(their stems, less the
+// question's own). Then the shipped fusion, its meaning feedback from the new words' top 5; `+ meaning β` moves
+// the query vector towards the linked entities' vectors as well. QMSum's vault has no entities: its cells cannot move.
+if (only?.test('entities')) {
+  const db = openDb(CACHE);
+  const view = wordIndexView(db);
+  const STOPS = new Set('a an and are as at be but by did do does for from had has have he her his how i if in into is it its me my no not of on or our she so than that the their them then there these they this to us was we were what when where which who why will with would you your about'.split(' '));
+  const stemsOf = memo<Set<string>>();
+  const stems = (text: string) => stemsOf(text, () => new Set([...view.stemsOf(text)].filter((t) => t.length > 1 && !STOPS.has(t))));
+  type Entity = { name: string; names: string[]; doc: Set<string>; text: string; vector?: Float32Array };
+  const entitiesOf = new Map<string, Entity[]>();
+  for (const [vault, name, aliases, description] of db.prepare('SELECT vault_id, name, aliases_json, description FROM entities').raw().all() as [string, string, string, string][]) {
+    const names = [name, ...(JSON.parse(aliases) as string[])];
+    const text = `${name}${names.length > 1 ? ` (${names.slice(1).join(', ')})` : ''}: ${description}`;
+    entitiesOf.set(vault, [...(entitiesOf.get(vault) ?? []), { name, names, doc: stems(text), text }]);
+  }
+  const { createDefaultEmbedder } = await import('../src/search/embedder/index.js');
+  const { memoised } = await import('./search.js');
+  const model = createDefaultEmbedder();
+  const embedder = memoised(model);
+  const all = [...entitiesOf.values()].flat();
+  const vectors = await meanOfWindows(embedder, all.map((e) => embeddingWindows(e.text, 450)));
+  all.forEach((e, i) => (e.vector = vectors[i]));
+  await model.close();
+  const idfOf = memo<Map<string, number>>();
+  const idf = (vault: string) => idfOf(vault, () => {
+    const es = entitiesOf.get(vault) ?? [];
+    const df = new Map<string, number>();
+    for (const e of es) for (const s of e.doc) df.set(s, (df.get(s) ?? 0) + 1);
+    return new Map([...df].map(([s, d]) => [s, Math.log(1 + es.length / d)]));
+  });
+  /** The question's entities, best first, with their link scores. */
+  const linked = (p: Prepared, by: 'words' | 'meaning') => {
+    const vault = vaultOfQuery(p);
+    const es = entitiesOf.get(vault) ?? [];
+    if (by === 'words') {
+      const q = stems(p.query);
+      const w = idf(vault);
+      return es.map((e) => ({ e, score: [...q].filter((s) => e.doc.has(s)).reduce((a, s) => a + w.get(s)!, 0) })).sort((a, b) => b.score - a.score);
+    }
+    const q = Float32Array.from(p.vector);
+    return es.map((e) => ({ e, score: cosine(q, e.vector!) })).sort((a, b) => b.score - a.score);
+  };
+  const linkCache = memo<Entity[]>();
+  const link = (p: Prepared, by: 'words' | 'meaning', k: number) => linkCache(`${p.query}|${by}|${k}`, () => linked(p, by).slice(0, k).filter((x) => x.score > 0).map((x) => x.e));
+  const expandedCache = memo<[number, number][]>();
+  const expandedWords = (p: Prepared, es: Entity[], lambda: number) =>
+    expandedCache(`${p.query}|${es.map((e) => e.name).join('|')}|${lambda}`, () => {
+      const own = stems(p.query);
+      const terms = [...new Set(es.flatMap((e) => [...stems(e.names.join(' '))]))].filter((t) => !own.has(t));
+      const extra = terms.length ? bm25Ranking(db, vaultOfQuery(p), terms.map((t) => `"${t}"`).join(' OR '), FUSION.candidates) : [];
+      const score = new Map(p.words);
+      for (const [id, s] of extra) score.set(id, (score.get(id) ?? 0) + lambda * s);
+      return [...score.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, FUSION.candidates);
+    });
+  const withEntities = (by: 'words' | 'meaning', k: number, lambda: number, beta: number) => (p: Prepared) => {
+    const es = link(p, by, k);
+    if (!es.length) return fusedHits(p).map((h) => h.chunkId);
+    const words = lambda ? expandedWords(p, es, lambda) : p.words;
+    if (!beta) return fusedHits(p, { words }).map((h) => h.chunkId);
+    // the query moved towards the words' top 5 (as shipped) and, by β, towards the linked entities' vectors
+    const fb = ids(words).slice(0, FEEDBACK.chunks).map((id) => chunkVec.get(id)!).filter(Boolean);
+    const q = feedbackVector(feedbackVector(Float32Array.from(p.vector), fb), es.map((e) => e.vector!), beta);
+    return fusedHits({ ...p, vector: [...q] }, { words, feedback: false }).map((h) => h.chunkId);
+  };
+  variant('entities: shipped, re-computed here', (p) => fusedHits(p).map((h) => h.chunkId));
+  for (const by of ['words', 'meaning'] as const) for (const k of [1, 2, 3]) {
+    for (const lambda of [0.25, 0.5, 1]) variant(`entities: by ${by}, top ${k}, λ ${lambda}`, withEntities(by, k, lambda, 0));
+    for (const beta of [0.25, 0.5]) variant(`entities: by ${by}, top ${k}, meaning β ${beta} only`, withEntities(by, k, 0, beta));
+    variant(`entities: by ${by}, top ${k}, λ 0.5 + meaning β 0.25`, withEntities(by, k, 0.5, 0.25));
+  }
+  for (const s of ['para tune', 'lexical tune']) for (const p of data[s]!.slice(0, 8)) {
+    process.stderr.write(`  ${s}: ${p.query}\n    words → ${link(p, 'words', 3).map((e) => e.name).join(', ')}\n    meaning → ${link(p, 'meaning', 3).map((e) => e.name).join(', ')}\n`);
+  }
 }
