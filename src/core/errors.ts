@@ -43,8 +43,18 @@ export class ServiceError extends Error {
   }
 }
 
+/**
+ * A caller's value as an error message quotes it: JSON-escaped, and cut after 60 characters with its length, so a
+ * 1 MB argument does not come back as a 1 MB message.
+ */
+export function quoted(value: string): string {
+  if (value.length <= QUOTED_CHARS + 20) return JSON.stringify(value);
+  return `${JSON.stringify(value.slice(0, QUOTED_CHARS)).slice(0, -1)}…" of ${value.length.toLocaleString('en-US')} characters`;
+}
+const QUOTED_CHARS = 60;
+
 export const notFound = (what: string, id: string, vaultName: string) =>
-  new ServiceError('not_found', `No ${what} "${id}" in vault "${vaultName}".`);
+  new ServiceError('not_found', `No ${what} ${quoted(id)} in vault "${vaultName}".`);
 
 /** The error of a call whose caller cancelled it; `tool` names what was stopped, e.g. 'export_report'. */
 export const cancelled = (tool: string) =>

@@ -10,7 +10,7 @@ import type { ArtifactRef, Tool, ToolContext } from '../catalog/define.js';
 import { BUSY_TIMEOUT_MS, isStoreBusy, writeTransaction, type Db } from '../store/db.js';
 import { expectedOf, schemaAt } from '../catalog/expected.js';
 import { findReachableVault, reachableVaults, type Vault } from '../store/vaults.js';
-import { ERROR_CODES, ServiceError, type ErrorCode } from '../core/errors.js';
+import { ERROR_CODES, quoted, ServiceError, type ErrorCode } from '../core/errors.js';
 import { makeLinks, type Links } from '../core/links.js';
 import { log } from '../log.js';
 import { appendOutbox, findOutboxEntry, setOutboxResult } from '../store/outbox.js';
@@ -216,15 +216,9 @@ function describeIssue(tool: Tool, issue: z.core.$ZodIssue, raw: Record<string, 
   if (value === undefined && issue.code === 'invalid_type') return `\`${path}\`: required, ${issue.expected} expected`;
   if (value === undefined && union) return `\`${path}\`: required, ${expectedOf(union)} expected`;
   const message = union ? `expected ${expectedOf(union)}` : issue.message.replace(/^Invalid input: /, '').replace(/^Too (big|small): /, '');
-  return `\`${path}\`: ${message}${value !== undefined && typeof value !== 'object' ? ` (got ${shownValue(value)})` : ''}`;
+  return `\`${path}\`: ${message}${value !== undefined && typeof value !== 'object' ? ` (got ${typeof value === 'string' ? quoted(value) : JSON.stringify(value)})` : ''}`;
 }
 
-/** A wrong value as an error quotes it: a long string is cut, so a 1 MB argument does not come back as a 1 MB message. */
-const SHOWN_CHARS = 60;
-function shownValue(value: unknown): string {
-  if (typeof value !== 'string' || value.length <= SHOWN_CHARS + 20) return JSON.stringify(value) ?? String(value);
-  return `${JSON.stringify(value.slice(0, SHOWN_CHARS)).slice(0, -1)}…", ${value.length.toLocaleString('en-US')} characters`;
-}
 
 /**
  * The `vault` argument, resolved among the vaults the key reaches: exact id (preferred) or exact name; omitted with
@@ -234,7 +228,7 @@ function shownValue(value: unknown): string {
 export function resolveVault(db: Db, principal: Principal, wanted: string | undefined): Vault {
   if (wanted !== undefined) {
     const found = findReachableVault(db, principal, wanted);
-    if (!found) throw new ServiceError('vault_not_found', `\`vault\`: no vault "${wanted}" is available to this key; list_vaults shows the ones it reaches.`);
+    if (!found) throw new ServiceError('vault_not_found', `\`vault\`: no vault ${quoted(wanted)} is available to this key; list_vaults shows the ones it reaches.`);
     return found;
   }
   const reachable = reachableVaults(db, principal);

@@ -10,7 +10,7 @@ import { artifactAbsolutePath } from '../render/artifacts.js';
 import { latestBrief, latestBriefsByKind } from '../store/briefs.js';
 import { getArtifact, getPublicFile, recentArtifacts } from '../store/files.js';
 import { reachableVaults } from '../store/vaults.js';
-import { ServiceError } from '../core/errors.js';
+import { quoted, ServiceError } from '../core/errors.js';
 import { resolveVault, type Service } from './invoke.js';
 import { artifactResourceUri } from '../core/links.js';
 
@@ -95,7 +95,7 @@ export function artifactFile(service: Service, who: Principal, vaultRef: string,
   const vault = resolveVault(service.db, who, vaultRef);
   const row = getArtifact(service.db, vault.id, artifactId);
   const path = row?.path ? artifactAbsolutePath(service.dataDir, row.path) : undefined;
-  if (!row || !path || !existsSync(path)) throw new ServiceError('not_found', `No artifact "${artifactId}" in vault "${vault.name}".`);
+  if (!row || !path || !existsSync(path)) throw new ServiceError('not_found', `No artifact ${quoted(artifactId)} in vault "${vault.name}".`);
   return { fileName: row.file_name, mimeType: row.mime_type, path };
 }
 
@@ -103,6 +103,6 @@ export function artifactFile(service: Service, who: Principal, vaultRef: string,
 export function publicFileText(service: Service, who: Principal, vaultRef: string, fileId: string): { name: string; text: string } {
   const vault = resolveVault(service.db, who, vaultRef);
   const row = getPublicFile(service.db, vault.id, fileId);
-  if (!row) throw new ServiceError('not_found', `No public file "${fileId}" in vault "${vault.name}".`);
+  if (!row) throw new ServiceError('not_found', `No public file ${quoted(fileId)} in vault "${vault.name}".`);
   return { name: row.name, text: row.content_text ?? '' };
 }

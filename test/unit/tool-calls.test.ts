@@ -198,8 +198,17 @@ describe('a wrong value quoted in an error', () => {
     const query = 'dock door '.repeat(100_000);
     const message = await refused('search_transcripts', { vault: NW, query });
     expect(message).toContain('`query`: expected string to have <=500 characters (got "dock door dock door');
-    expect(message).toContain('…", 1,000,000 characters)');
+    expect(message).toContain('…" of 1,000,000 characters)');
     expect(message.length).toBeLessThan(300);
+  });
+  it('is cut in a not-found answer and in an unknown vault, escaped', async () => {
+    const entity = await service.invoke('get_entity', { vault: NW, entityId: `e"\n${'x'.repeat(99_997)}` }, owner);
+    expect(entity.ok).toBe(false);
+    if (entity.ok) return;
+    expect(entity.code).toBe('not_found');
+    expect(entity.message).toBe(`No entity "e\\"\\n${'x'.repeat(57)}…" of 100,000 characters in vault "Northwind Logistics".`);
+    const vault = await service.invoke('stats', { vault: 'v'.repeat(50_000) }, owner);
+    expect(vault.ok || vault.message.length).toBeLessThan(200);
   });
   it('is quoted whole when short', async () => {
     const message = await refused('search_transcripts', { vault: NW, query: 'dock', before: 'the week before the kickoff meeting, more or less' });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { conflict, conflictStatus, isoDatetime } from '../shapes.js';
 import { appendConflictHistory, conflictHistory, getConflictStatus, listConflicts, setConflictStatus } from '../../store/conflicts.js';
-import { invalidArgument, notFound } from '../../core/errors.js';
+import { invalidArgument, notFound, quoted } from '../../core/errors.js';
 
 export default defineTool({
   name: 'resolve_conflict',
@@ -26,7 +26,7 @@ export default defineTool({
     const current = getConflictStatus(db, vault.id, conflictId);
     if (!current) throw notFound('conflict', conflictId, vault.name);
     // The spec's state table: any state → resolved or dismissed; resolved or dismissed → open.
-    if (status === 'open' && current === 'open') throw invalidArgument('status', `conflict "${conflictId}" is already open; only a resolved or dismissed conflict can be reopened`);
+    if (status === 'open' && current === 'open') throw invalidArgument('status', `conflict ${quoted(conflictId)} is already open; only a resolved or dismissed conflict can be reopened`);
     const at = ctx.now.toISOString();
     const { outboxSeq } = ctx.commit(() => {
       setConflictStatus(db, vault.id, conflictId, { status, note: note ?? null, at });

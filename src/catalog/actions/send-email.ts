@@ -8,7 +8,7 @@ import { getArtifact } from '../../store/files.js';
 import { insertMailMessage, insertMailThread, insertSentEmail, threadExists, threadOfMessage, unknownAddresses } from '../../store/mail.js';
 import { artifactAbsolutePath, vaultFilePath } from '../../render/artifacts.js';
 import { buildEml } from '../../render/eml.js';
-import { invalidArgument, notFound } from '../../core/errors.js';
+import { invalidArgument, notFound, quoted } from '../../core/errors.js';
 import { isoUtc } from '../../time.js';
 
 export default defineTool({
@@ -67,7 +67,7 @@ export default defineTool({
     if (threadId && !threadExists(db, vault.id, threadId)) throw notFound('thread', threadId, vault.name);
     if (args.inReplyToMessageId) {
       const inThread = threadOfMessage(db, vault.id, args.inReplyToMessageId);
-      if (!inThread || (threadId && inThread !== threadId)) throw notFound(threadId ? `message in thread "${threadId}"` : 'message', args.inReplyToMessageId, vault.name);
+      if (!inThread || (threadId && inThread !== threadId)) throw notFound(threadId ? `message in thread ${quoted(threadId)}` : 'message', args.inReplyToMessageId, vault.name);
       threadId = inThread;
     }
     const newThread = !threadId;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { task, taskEstimate, taskPriority, taskStatus } from '../shapes.js';
 import { findTask, milestoneExists, TASK_COLUMNS, updateTask } from '../../store/plan.js';
-import { invalidArgument, notFound } from '../../core/errors.js';
+import { invalidArgument, notFound, quoted } from '../../core/errors.js';
 import { checklistArg } from './add-task.js';
 
 /** The fields a caller may change, in the order `changed` lists them. */
@@ -40,7 +40,7 @@ export default defineTool({
     if (args.identifier !== undefined && !byIdentifier) throw notFound('task', String(args.identifier), vault.name);
     // Both given must name one task: changing either one when they disagree would change a task the caller did not mean.
     if (byId && byIdentifier && byId.id !== byIdentifier.id) {
-      throw invalidArgument('identifier', `${JSON.stringify(args.identifier)} names task ${byIdentifier.identifier}, but \`taskId\` "${args.taskId}" names task ${byId.identifier}; give one of \`identifier\` and \`taskId\`, or two that name the same task`);
+      throw invalidArgument('identifier', `${JSON.stringify(args.identifier)} names task ${byIdentifier.identifier}, but \`taskId\` ${quoted(args.taskId ?? '')} names task ${byId.identifier}; give one of \`identifier\` and \`taskId\`, or two that name the same task`);
     }
     const before = (byId ?? byIdentifier)!;
     if (args.milestoneId && !milestoneExists(db, vault.id, args.milestoneId)) throw notFound('milestone', args.milestoneId, vault.name);

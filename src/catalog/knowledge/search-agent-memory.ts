@@ -3,7 +3,7 @@ import { defineTool } from '../define.js';
 import { isoDatetime, limitArg } from '../shapes.js';
 import { searchAgentMessages } from '../../store/mail.js';
 import { tokens } from '../../store/text.js';
-import { invalidArgument } from '../../core/errors.js';
+import { invalidArgument, quoted } from '../../core/errors.js';
 
 const EXCERPT_CHARS = 600;
 
@@ -43,7 +43,7 @@ export default defineTool({
     const match = ftsQuery(query);
     if (!match) throw invalidArgument('query', 'needs at least one word');
     if (person_email && camel && person_email.toLowerCase() !== camel.toLowerCase()) {
-      throw invalidArgument('person_email', `and \`personEmail\` are the same field and name different people ("${person_email}", "${camel}"); give one of them`);
+      throw invalidArgument('person_email', `and \`personEmail\` are the same field and name different people (${quoted(person_email)}, ${quoted(camel)}); give one of them`);
     }
     const personEmail = person_email ?? camel;
     return {
