@@ -306,6 +306,14 @@ describe('renderChart: refusals', () => {
     expect(e.message).toMatch(/Vega-Lite cannot compile/);
   });
 
+  it('says what is wrong with an expression in JavaScript Vega does not take, not only "Disabled."', async () => {
+    for (const calculate of ['this.constructor', 'new Date()', 'datum.a, 1']) {
+      const e = await refusal(withPatch(BAR, { transform: [{ calculate, as: 'b' }] }));
+      expect(e.message, calculate).toMatch(/Vega-Lite cannot compile this spec: an expression uses JavaScript that Vega expressions do not take/);
+      expect(e.message, calculate).not.toMatch(/Disabled/);
+    }
+  });
+
   it('refuses too many rows, summed over data and datasets, naming the limit and the numbers', async () => {
     const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ client: `c${i}`, findings: i }));
     let e = await refusal(withPatch(BAR, { data: { values: rows(CHART_LIMITS.maxRows + 1) } }));

@@ -116,7 +116,12 @@ export function chartWorkerMain(req: NodeJS.Require, importModule: (url: string)
     return new Uint8Array(png.buffer, png.byteOffset, png.byteLength);
   };
 
-  const text = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0]!.slice(0, 300);
+  const text = (e: unknown): string => {
+    const message = (e instanceof Error ? e.message : String(e)).split('\n')[0]!.slice(0, 300);
+    // Vega's expression parser says only "Disabled." for JavaScript it does not take.
+    if (message !== 'Disabled.') return message;
+    return "an expression uses JavaScript that Vega expressions do not take (`this`, `new`, loops, `++`, `--`, `delete`, `typeof` or a comma between expressions); write it with datum.field, operators and Vega's functions";
+  };
   const count = (n: number): string => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
   const start = async () => {
