@@ -1002,6 +1002,8 @@ function wordIndexView(db: ReturnType<typeof openDb>) {
     db.prepare('INSERT INTO temp.view_stems (rowid, w) VALUES (1, ?)').run(text);
     return new Set(db.prepare('SELECT term FROM temp.view_stems_v').pluck().all() as string[]);
   };
+  /** The stems that say what a text is about: no stop words, none of one letter. */
+  const contentStemsOf = (text: string) => new Set([...stemsOf(text)].filter((t) => t.length > 1 && !CONTENT_STOPS.has(t)));
   type Vocabulary = { instances: (docs: number[]) => [number, string][]; termsOf: (doc: number) => Set<string>; df: (t: string) => number; n: number };
   const vocab = memo<Vocabulary>();
   const vocabOf = (vault: string): Vocabulary => {
@@ -1021,8 +1023,9 @@ function wordIndexView(db: ReturnType<typeof openDb>) {
       return v;
     });
   };
-  return { stemsOf, vocabOf };
+  return { stemsOf, contentStemsOf, vocabOf };
 }
+const CONTENT_STOPS = new Set('a an and are as at be but by did do does for from had has have he her his how i if in into is it its me my no not of on or our she so than that the their them then there these they this to us was we were what when where which who why will with would you your about'.split(' '));
 
 // 19. What the model reads (seventh, sixteenth and seventeenth rounds; only with `ONLY=clean`; docs/search.md).
 // USE-lite reads 128 tokens of plain sentences; a transcript window spends many of them on what is not the topic:
@@ -1152,9 +1155,7 @@ if (only?.test('prf')) {
 // their lines over the chunk's) is added to its fused score × β (the fused score is in standard deviations).
 if (only?.test('speakers')) {
   const db = openDb(CACHE);
-  const STOPS = new Set('a an and are as at be but by did do does for from had has have he her his how i if in into is it its me my no not of on or our she so than that the their them then there these they this to us was we were what when where which who why will with would you your about'.split(' '));
-  const view = wordIndexView(db);
-  const stemsOf = (text: string) => new Set([...view.stemsOf(text)].filter((t) => t.length > 1 && !STOPS.has(t)));
+  const stemsOf = wordIndexView(db).contentStemsOf;
   const lineLabel = /^([^:\n]{1,60}):\s/;
   const shareOf = new Map<number, Map<string, number>>();
   const speakersOfVault = new Map<string, Set<string>>();
@@ -1470,7 +1471,10 @@ if (only?.test('misses')) {
     const misses = ps.filter((p) => rankIn(fusedHits(p).map((h) => h.chunkId), new Set(p.relevant)) > 5);
     const count = (f: (p: Prepared) => number) => {
       const c = new Map<string, number>();
-      for (const p of misses) c.set(bucket(f(p)), (c.get(bucket(f(p))) ?? 0) + 1);
+      for (const p of misses) {
+        const b = bucket(f(p));
+        c.set(b, (c.get(b) ?? 0) + 1);
+      }
       return names.map((n) => `${n}: ${c.get(n) ?? 0}`).join(', ');
     };
     const rel = (p: Prepared) => new Set(p.relevant);
@@ -1585,9 +1589,8 @@ if (only?.test('learned')) {
 if (only?.test('entities')) {
   const db = openDb(CACHE);
   const view = wordIndexView(db);
-  const STOPS = new Set('a an and are as at be but by did do does for from had has have he her his how i if in into is it its me my no not of on or our she so than that the their them then there these they this to us was we were what when where which who why will with would you your about'.split(' '));
   const stemsOf = memo<Set<string>>();
-  const stems = (text: string) => stemsOf(text, () => new Set([...view.stemsOf(text)].filter((t) => t.length > 1 && !STOPS.has(t))));
+  const stems = (text: string) => stemsOf(text, () => view.contentStemsOf(text));
   type Entity = { name: string; names: string[]; doc: Set<string>; text: string; vector?: Float32Array };
   const entitiesOf = new Map<string, Entity[]>();
   for (const [vault, name, aliases, description] of db.prepare('SELECT vault_id, name, aliases_json, description FROM entities').raw().all() as [string, string, string, string][]) {

@@ -219,7 +219,6 @@ function describeIssue(tool: Tool, issue: z.core.$ZodIssue, raw: Record<string, 
   return `\`${path}\`: ${message}${value !== undefined && typeof value !== 'object' ? ` (got ${typeof value === 'string' ? quoted(value) : JSON.stringify(value)})` : ''}`;
 }
 
-
 /**
  * The `vault` argument, resolved among the vaults the key reaches: exact id (preferred) or exact name; omitted with
  * one reachable vault means that one. An unknown vault and one the key may not reach get the same 404,
