@@ -127,3 +127,12 @@ export function insertFile(
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(vaultId, f.id, f.name, f.description, f.visibility, f.mimeType, f.sizeBytes, f.contentText, f.createdAt);
 }
+
+/** Artifact ids of a vault that start with `prefix`, newest first (argument completion); `limit` at most. */
+export function artifactIdsStartingWith(db: Db, vaultId: string, prefix: string, limit: number): string[] {
+  const rows = sql(
+    db,
+    `SELECT id FROM artifacts WHERE vault_id = ? AND substr(id, 1, length(?)) = ? ORDER BY created_at DESC, id LIMIT ${limitParam('?')}`,
+  ).all(vaultId, prefix, prefix, limit) as { id: string }[];
+  return rows.map((r) => r.id);
+}

@@ -1,5 +1,5 @@
 /** MCP progress notifications for a tool's progress reports. */
-import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerNotification } from '@modelcontextprotocol/server';
 
 /** At most one progress notification per this many ms (about 10 a second), plus the final one. */
 const PROGRESS_INTERVAL_MS = 100;

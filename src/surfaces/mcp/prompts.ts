@@ -1,17 +1,19 @@
 /** The MCP prompts: the orientation order of the spec, for a user to pick in their client. */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, type Server } from '@modelcontextprotocol/server';
+import { quoted } from '../../core/errors.js';
+
+export const ORIENT_PROMPT = {
+  name: 'orient',
+  title: 'Orient in a vault',
+  description: 'Find the right vault and get the current picture: list_vaults → suggest_vault_scope → stats → get_brief.',
+  arguments: [{ name: 'conversation', description: 'what the user is working on (helps choose the vault)', required: false }],
+};
 
 export function registerOrientationPrompt(server: Server): void {
-  const prompt = {
-    name: 'orient',
-    title: 'Orient in a vault',
-    description: 'Find the right vault and get the current picture: list_vaults → suggest_vault_scope → stats → get_brief.',
-    arguments: [{ name: 'conversation', description: 'what the user is working on (helps choose the vault)', required: false }],
-  };
-  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: [prompt] }));
-  server.setRequestHandler(GetPromptRequestSchema, async (request) => {
-    if (request.params.name !== prompt.name) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${request.params.name}"; the prompt is "orient".`);
+  const prompt = ORIENT_PROMPT;
+  server.setRequestHandler('prompts/list', async () => ({ prompts: [prompt] }));
+  server.setRequestHandler('prompts/get', async (request) => {
+    if (request.params.name !== prompt.name) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt ${quoted(request.params.name)}; the prompt is "orient".`);
     const conversation = request.params.arguments?.conversation?.trim();
     const text = [
       'Orient yourself in the right vault before answering, in this order:',

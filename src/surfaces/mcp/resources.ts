@@ -1,34 +1,42 @@
 /**
  * MCP resources: the service's resources of the key's vaults (briefs, artifacts, public files) as
  * resources/list, templates and resources/read. What a key may read is the service's rule (service/resources).
+ * A resource that is not there is -32602 with the URI (the 2026-07-28 rule, which the SDK applies to every era).
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, McpError, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ResourceNotFoundError, type Server } from '@modelcontextprotocol/server';
 import type { Principal } from '../../core/principal.js';
-import { ServiceError } from '../../core/errors.js';
+import { quoted, ServiceError } from '../../core/errors.js';
 import type { Service } from '../../service/invoke.js';
 import { listResources, readResource, RESOURCE_TEMPLATES } from '../../service/resources.js';
 
-/** MCP's error code for a resource that is not there (the SDK names no constant for it). */
-const RESOURCE_NOT_FOUND = -32002;
+/** A URI up to this long comes back whole in a not-found error (longer than any URI this server makes). */
+const MAX_URI_ECHOED = 1024;
 
 export function registerResources(server: Server, service: Service, principal: () => Principal, requestId: () => string): void {
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: listResources(service, principal()) }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: [...RESOURCE_TEMPLATES] }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+  server.setRequestHandler('resources/list', async () => ({ resources: listResources(service, principal()) }));
+  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [...RESOURCE_TEMPLATES] }));
+  server.setRequestHandler('resources/read', async (request) => {
     const uri = request.params.uri;
+    // The error data names the URI; a hostile 5 MB one is named by its start and length (quoted) instead.
+    const named = uri.length <= MAX_URI_ECHOED ? uri : quoted(uri);
     let content;
     try {
       content = readResource(service, principal(), uri);
     } catch (err) {
-      if (err instanceof ServiceError) throw new McpError(RESOURCE_NOT_FOUND, err.message, { code: err.code, requestId: requestId() });
+      if (err instanceof ServiceError) throw withRequestId(new ResourceNotFoundError(named, err.message), err.code, requestId());
       throw err;
     }
     if (!content) {
       const known = RESOURCE_TEMPLATES.map((t) => t.uriTemplate).join(', ');
-      throw new McpError(ErrorCode.InvalidParams, `Unknown resource URI ${uri}; resources are ${known}`);
+      throw withRequestId(new ResourceNotFoundError(named, `Unknown resource URI ${quoted(uri)}; resources are ${known}`), 'not_found', requestId());
     }
     const { mimeType } = content;
     return { contents: ['text' in content ? { uri, mimeType, text: content.text } : { uri, mimeType, blob: content.bytes.toString('base64') }] };
   });
+}
+
+/** The service's code and the request id beside the URI in the error's data, as tool errors carry them. */
+function withRequestId(error: ResourceNotFoundError, code: string, requestId: string): ResourceNotFoundError {
+  Object.assign(error.data as object, { code, requestId });
+  return error;
 }

@@ -1,5 +1,5 @@
 /** A service answer as an MCP tool result: the JSON text, what its files look like, and errors. */
-import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/server';
 import type { ArtifactRef } from '../../catalog/define.js';
 import { artifactResourceUri } from '../../core/links.js';
 

@@ -1,16 +1,19 @@
 /**
  * The MCP surface's server factory: one server over the service, used alike by stdio (./stdio) and
- * Streamable HTTP (./http). It publishes the catalog's own JSON Schemas (input and output), so MCP, REST and
- * OpenAPI never drift, and hands every call to `service.invoke`. Only src/surfaces/mcp/ imports the MCP SDK.
+ * Streamable HTTP (./http), in both protocol eras (2026-07-28 and the 2025 revisions; the SDK's serving entries
+ * pick the era per connection or request). It publishes the catalog's own JSON Schemas (input and output), so
+ * MCP, REST and OpenAPI never drift, and hands every call to `service.invoke`. Only src/surfaces/mcp/ imports
+ * the MCP SDK.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { Server, type CacheHint, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/server';
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../core/principal.js';
 import { log } from '../../log.js';
 import { PACKAGE_VERSION } from '../../package-info.js';
 import type { Service } from '../../service/invoke.js';
 import { describeTool } from '../catalog-json.js';
+import { registerCompletions } from './completions.js';
+import { askForVault, chosenVault } from './elicit-vault.js';
 import { progressNotifier } from './progress.js';
 import { registerOrientationPrompt } from './prompts.js';
 import { registerResources } from './resources.js';
@@ -26,27 +29,55 @@ export const SERVER_INSTRUCTIONS = [
 ].join(' ');
 
 /**
+ * How long a client may keep a list (2026-07-28 `ttlMs` / `cacheScope`). The tools, resources and vaults a key
+ * sees depend on the key, so those lists are private; the prompt and the templates are the same for everyone.
+ * A minute: a new grant, a revoked key or a new artifact shows within that.
+ */
+const PRIVATE_MINUTE: CacheHint = { ttlMs: 60_000, cacheScope: 'private' };
+const PUBLIC_HOUR: CacheHint = { ttlMs: 3_600_000, cacheScope: 'public' };
+const CACHE_HINTS = {
+  'tools/list': PRIVATE_MINUTE,
+  'resources/list': PRIVATE_MINUTE,
+  'resources/read': { ttlMs: 0, cacheScope: 'private' },
+  'prompts/list': PUBLIC_HOUR,
+  'resources/templates/list': PUBLIC_HOUR,
+  'server/discover': PUBLIC_HOUR,
+} as const satisfies Record<string, CacheHint>;
+
+/**
  * `principal()` is asked on every call, so a revoked or expired key stops working at once. `requestId()`
  * names each call in its error body and logs: over HTTP the request's X-Request-Id, over stdio a fresh id.
  */
 export function createMcpServer(service: Service, principal: () => Principal, requestId: () => string = randomUUID): Server {
   const server = new Server(
     { name: 'vault-tools', title: 'Vault Tools', version: PACKAGE_VERSION },
-    { capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } }, instructions: SERVER_INSTRUCTIONS },
+    {
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false }, completions: {} },
+      instructions: SERVER_INSTRUCTIONS,
+      cacheHints: CACHE_HINTS,
+    },
   );
   registerResources(server, service, principal, requestId);
   registerOrientationPrompt(server);
+  registerCompletions(server, service, principal);
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: service.listTools().map((t) => {
-      const d = describeTool(t);
-      // The catalog's JSON Schemas are objects by construction (z.strictObject), as MCP requires.
-      return { name: d.name, title: d.title, description: d.description, inputSchema: d.inputSchema, outputSchema: d.outputSchema, annotations: d.annotations } as McpTool;
-    }),
-  }));
+  // A key sees only the tools it may call: a member key is not offered the manager-only ones (the
+  // surface's --read-only / --tools selection is already the service's list). The catalog's order, always.
+  server.setRequestHandler('tools/list', async () => {
+    const who = principal();
+    const tools = service.listTools().filter((t) => t.access === 'member' || who.role === 'manager');
+    return {
+      tools: tools.map((t) => {
+        const d = describeTool(t);
+        // The catalog's JSON Schemas are objects by construction (z.strictObject), as MCP requires.
+        return { name: d.name, title: d.title, description: d.description, inputSchema: d.inputSchema, outputSchema: d.outputSchema, annotations: d.annotations } as McpTool;
+      }),
+    };
+  });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/call', async (request, ctx) => {
     const id = requestId();
+    const name = request.params.name;
     let who: Principal;
     try {
       who = principal();
@@ -54,15 +85,24 @@ export function createMcpServer(service: Service, principal: () => Principal, re
       const e = err as { code?: string; message: string };
       return errorResult(e.code ?? 'unauthorized', e.message, id);
     }
-    // extra.signal fires on notifications/cancelled for this request, or when the connection closes.
-    const result = await service.invoke(request.params.name, request.params.arguments ?? {}, who, {
-      signal: extra.signal,
-      progress: progressNotifier(request.params._meta?.progressToken, extra.sendNotification),
+    // A vault the user picked in an earlier round of this call (see askForVault) fills in a missing `vault`.
+    const picked = chosenVault(ctx);
+    const args = { ...(request.params.arguments ?? {}) } as Record<string, unknown>;
+    if (picked.kind === 'chosen' && args.vault === undefined) args.vault = picked.vault;
+    // ctx.mcpReq.signal fires on notifications/cancelled for this request, or when the connection closes.
+    const result = await service.invoke(name, args, who, {
+      signal: ctx.mcpReq.signal,
+      progress: progressNotifier(ctx.mcpReq._meta?.progressToken, (n) => ctx.mcpReq.notify(n)),
     });
-    if (!result.ok && result.code === 'cancelled') log.info(`${request.params.name} cancelled by the client (request ${id}); nothing was stored`);
-    if (!result.ok) return errorResult(result.code, result.message, id);
+    if (!result.ok && result.code === 'cancelled') log.info(`${name} cancelled by the client (request ${id}); nothing was stored`);
+    if (!result.ok && result.code === 'vault_required' && picked.kind === 'unasked') {
+      // Ask the person which vault, when the client can show a form; otherwise today's error, which names them.
+      const question = askForVault(server, ctx, service, who, name);
+      if (question) return question;
+    }
+    if (!result.ok) return errorResult(result.code, picked.kind === 'declined' ? `${result.message} (The user declined to choose one.)` : result.message, id);
     // The JSON text first (clients that read only text), then what the answer's files look like and where they are.
-    return { content: [{ type: 'text', text: JSON.stringify(result.data) }, ...(result.artifacts ?? []).flatMap(artifactBlocks)], structuredContent: result.data };
+    return { content: [{ type: 'text', text: JSON.stringify(result.data) }, ...(result.artifacts ?? []).flatMap(artifactBlocks)], structuredContent: result.data } satisfies CallToolResult;
   });
 
   return server;
