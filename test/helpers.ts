@@ -1,6 +1,6 @@
 /** Shared test setup: temp data dirs, the built CLI, and the fixture vaults as expectations. */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { execFileSync, type ExecFileSyncOptions } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -75,7 +75,8 @@ export async function connectStdio(store: DemoStore, key: string): Promise<Clien
     env: { PATH: process.env.PATH ?? '', VAULT_TOOLS_LOG: 'warn', VAULT_TOOLS_INDEX: 'off' },
     stderr: 'pipe',
   });
-  const client = new Client({ name: 'vault-tools-test', version: '1.0.0' });
+  // Protocol 2026-07-28: the era a current client speaks (test/e2e/mcp-eras.test.ts covers the 2025 one too).
+  const client = new Client({ name: 'vault-tools-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
   await client.connect(transport);
   await client.listTools(); // caches output schemas, so every callTool is validated against them
   return client;

@@ -3,8 +3,8 @@
  * multipliers, links and a renderer that dies mid-chart each get a clear invalid_arguments answer, and the SAME
  * server process stays up and renders the next chart.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,7 +46,7 @@ const isAlive = (pid: number) => {
 };
 
 async function chart(spec: object): Promise<{ data: Data; error?: undefined } | { data?: undefined; error: { code: string; message: string } }> {
-  const result = await client.callTool({ name: 'render_chart', arguments: { vault: NW, title: 'Hostile', vega_lite_spec: spec } }, undefined, { timeout: 60_000 });
+  const result = await client.callTool({ name: 'render_chart', arguments: { vault: NW, title: 'Hostile', vega_lite_spec: spec } }, { timeout: 60_000 });
   const text = (result.content as { type: string; text: string }[])[0]!.text;
   return result.isError ? { error: JSON.parse(text).error } : { data: result.structuredContent as Data };
 }

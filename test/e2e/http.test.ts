@@ -2,8 +2,8 @@
  * The REST listener over real HTTP on a real port: the auth matrix over every tool, request ids, DNS
  * rebinding, bad bodies, rate limits, downloads, OpenAPI validity, MCP over Streamable HTTP, shutdown.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';

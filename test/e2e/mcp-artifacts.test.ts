@@ -3,8 +3,8 @@
  * itself and a resource_link, the exports with a resource_link, and every link reads back the file's bytes
  * under the tools' access rules (a key that cannot reach the vault cannot read it).
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -185,7 +185,7 @@ describe('over HTTP', () => {
   });
 
   const httpClient = async (key: string) => {
-    const client = new Client({ name: 'artifacts-http-test', version: '1' });
+    const client = new Client({ name: 'artifacts-http-test', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     await client.connect(new StreamableHTTPClientTransport(new URL('/v1/mcp', server.url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
     return client;
   };

@@ -2,7 +2,7 @@
  * The built binary, driven by the MCP SDK's own client over a real stdio pipe, on the shipped fixture
  * vaults. Every knowledge tool is called with realistic arguments and checked against the fixture files.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectStdio as connect, demoStore, fixture, type DemoStore } from '../helpers.js';
 import { tools } from '../../src/catalog/index.js';

@@ -4,9 +4,9 @@
  * and a REST client that hangs up mid-export. A cancelled export must leave nothing behind: no artifact,
  * no outbox entry, no file; and the server keeps answering.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { Progress } from '@modelcontextprotocol/sdk/types.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { Progress } from '@modelcontextprotocol/client';
 import { existsSync, readdirSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
@@ -75,7 +75,7 @@ beforeAll(async () => {
     stderr: 'pipe',
   });
   transport.stderr!.on('data', (d) => (serverLog += d));
-  client = new Client({ name: 'vault-tools-progress-test', version: '1.0.0' });
+  client = new Client({ name: 'vault-tools-progress-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
   await client.connect(transport);
 });
 
@@ -87,7 +87,7 @@ afterAll(async () => {
 describe('progress over MCP stdio', () => {
   it('a small export (the 72 shipped findings) reports at least two increasing steps, up to the total', async () => {
     const seen: Progress[] = [];
-    const result = await client.callTool({ name: 'export_report', arguments: { vault: NW, format: 'csv' } }, undefined, { onprogress: (p) => seen.push(p) });
+    const result = await client.callTool({ name: 'export_report', arguments: { vault: NW, format: 'csv' } }, { onprogress: (p: Progress) => seen.push(p) });
     expect(result.isError).toBeFalsy();
     const rows = (result.structuredContent as { rows: number }).rows;
     expect(rows).toBeGreaterThan(50);
@@ -106,8 +106,8 @@ describe('progress over MCP stdio', () => {
   it('a long export is throttled to about 10 notifications a second', async () => {
     const seen: { at: number; p: Progress }[] = [];
     const t0 = Date.now();
-    const result = await client.callTool({ name: 'export_report', arguments: { vault: MH, format: 'csv' } }, undefined, {
-      onprogress: (p) => seen.push({ at: Date.now(), p }),
+    const result = await client.callTool({ name: 'export_report', arguments: { vault: MH, format: 'csv' } }, {
+      onprogress: (p: Progress) => seen.push({ at: Date.now(), p }),
     });
     const ms = Date.now() - t0;
     expect(result.isError).toBeFalsy();
@@ -127,7 +127,7 @@ describe('cancellation over MCP stdio', () => {
 
     const controller = new AbortController();
     let progressed = 0;
-    const call = client.callTool({ name: 'export_report', arguments: { vault: MH, format: 'xlsx' } }, undefined, {
+    const call = client.callTool({ name: 'export_report', arguments: { vault: MH, format: 'xlsx' } }, {
       signal: controller.signal,
       onprogress: () => {
         progressed++;

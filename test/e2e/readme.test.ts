@@ -8,8 +8,8 @@
  * A block preceded by `<!-- readme-test skip: REASON -->` installs or downloads; REASON names the tests
  * (or .ci/run) that cover it, and those must exist. Port 8787 becomes a free port, so runs do not collide.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';

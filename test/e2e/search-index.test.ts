@@ -2,8 +2,8 @@
  * The real pipeline end to end: `serve` builds vectors in the background with the offline model while
  * search_transcripts answers by words; once the vault is embedded it answers by meaning too.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BIN, cli, tempDir } from '../helpers.js';
 

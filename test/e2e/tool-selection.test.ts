@@ -26,8 +26,8 @@ describe('tool selection', () => {
       expect(refused.status).toBe(404);
       expect(refused.json().error.code).toBe('tool_not_found');
       expect((await http(server.url, { path: '/v1/vaults', headers: auth })).status).toBe(200);
-      const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-      const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+      const { Client } = await import('@modelcontextprotocol/client');
+      const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
       const client = new Client({ name: 'selection-test', version: '1' });
       await client.connect(new StreamableHTTPClientTransport(new URL('/v1/mcp', server.url), { requestInit: { headers: auth } }));
       try {
