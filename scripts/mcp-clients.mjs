@@ -19,7 +19,7 @@
  * is told to accept the proxy's address with --allow-host, exactly as a user would for a port forward).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -29,7 +29,9 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = join(ROOT, 'bin', 'vault-tools.js');
 const NODE22 = 'node@22.23.3';
 const INSPECTOR = '@modelcontextprotocol/inspector@2.12.0';
-const CONFORMANCE = '@modelcontextprotocol/conformance@0.1.16';
+const CONFORMANCE = '@modelcontextprotocol/conformance@0.2.0-alpha.12';
+/** The protocol revisions whose requirement sets the suite checks, each at its own wire (2026: stateless, `_meta`). */
+const REVISIONS = ['2026-07-28', '2025-11-25'];
 /** One npx environment with all three, so it is downloaded once and then reused from the npx cache. */
 const NPX = ['-y', '-p', NODE22, '-p', INSPECTOR, '-p', CONFORMANCE, '--'];
 const BASELINE = join(ROOT, 'test', 'conformance-baseline.json');
@@ -153,13 +155,30 @@ function bearerProxy(key) {
   );
 }
 
-/** The baseline as the suite's expected-failures YAML: `server:` and one scenario per line. */
-function expectedFailuresFile() {
+/** One revision's baseline as the suite's expected-failures YAML: `server:` and one scenario per line. */
+function expectedFailuresFile(revision) {
   const baseline = JSON.parse(readFileSync(BASELINE, 'utf8'));
-  const names = Object.keys(baseline.notApplicable);
-  const file = join(work, 'conformance-baseline.yml');
-  writeFileSync(file, `server:\n${names.map((n) => `  - ${n}\n`).join('')}`);
+  const names = Object.keys(baseline.notApplicable[revision] ?? {});
+  const file = join(work, `conformance-baseline-${revision}.yml`);
+  writeFileSync(file, names.length ? `server:\n${names.map((n) => `  - ${n}\n`).join('')}` : 'server: []\n');
   return { file, names };
+}
+
+/**
+ * The checks that failed in a baselined scenario without being listed for it: a baselined scenario must still
+ * pass every check that does not need the suite's reference fixtures. The suite writes each scenario's checks to
+ * <out>/server-<scenario>-<time>/checks.json.
+ */
+function unexpectedFailures(revision, outDir) {
+  const baseline = JSON.parse(readFileSync(BASELINE, 'utf8')).notApplicable[revision] ?? {};
+  const found = [];
+  for (const dir of readdirSync(outDir)) {
+    const scenario = dir.replace(/^server-/, '').replace(/-\d{4}-\d\d-\d\dT.*$/, '');
+    if (!baseline[scenario]) continue;
+    const checks = JSON.parse(readFileSync(join(outDir, dir, 'checks.json'), 'utf8'));
+    for (const c of checks) if (c.status === 'FAILURE' && !baseline[scenario].failingChecks.includes(c.id)) found.push(`${scenario}: ${c.id} (${String(c.errorMessage ?? '').slice(0, 200)})`);
+  }
+  return found;
 }
 
 try {
@@ -185,23 +204,29 @@ try {
   const refused = await npx(['mcp-inspector', '--cli', '--format', 'json', '-q', '--stored-auth-only', '--method', 'tools/list', '--server-url', `${base}/v1/mcp`, '--transport', 'http', '--header', 'Authorization: Bearer not-a-key']);
   check('inspector http with a wrong key is refused', refused.status !== 0, `exit ${refused.status}`);
 
-  // 3. The conformance suite, through the bearer proxy, all scenarios; not-applicable ones are the baseline.
-  const { file, names } = expectedFailuresFile();
-  const conf = await npx(['conformance', 'server', '--url', `http://127.0.0.1:${proxy.port}/v1/mcp`, '--suite', 'all', '--expected-failures', file, '-o', join(work, 'conformance')]);
-  const summary = conf.stdout.slice(conf.stdout.lastIndexOf('=== SUMMARY ===')).trim();
-  for (const line of summary.split('\n')) say(`     ${line}`);
-  check(
-    `conformance, ${names.length} scenarios baselined as not applicable`,
-    conf.status === 0,
-    conf.status === 0 ? `${(conf.ms / 1000).toFixed(1)} s` : `exit ${conf.status}\n${conf.stdout.slice(-3000)}\n${conf.stderr.slice(-2000)}`,
-  );
+  // 3. The conformance suite, through the bearer proxy: exactly what each revision requires, at that revision's
+  // wire; the scenarios that cannot apply to this server are that revision's baseline.
+  for (const revision of REVISIONS) {
+    const { file, names } = expectedFailuresFile(revision);
+    const conf = await npx(['conformance', 'server', '--url', `http://127.0.0.1:${proxy.port}/v1/mcp`, '--requirements', revision, '--expected-failures', file, '-o', join(work, `conformance-${revision}`)]);
+    const summary = conf.stdout.slice(conf.stdout.lastIndexOf('=== SUMMARY ===')).trim();
+    for (const line of summary.split('\n')) say(`     ${line}`);
+    check(
+      `conformance ${revision} requirements, ${names.length} scenarios baselined as not applicable`,
+      conf.status === 0,
+      conf.status === 0 ? `${(conf.ms / 1000).toFixed(1)} s` : `exit ${conf.status}\n${conf.stdout.slice(-6000)}\n${conf.stderr.slice(-2000)}`,
+    );
+    const unexpected = unexpectedFailures(revision, join(work, `conformance-${revision}`));
+    check(`conformance ${revision}: baselined scenarios fail only their listed checks`, unexpected.length === 0, unexpected.join('; '));
+  }
   proxy.close();
 } catch (err) {
   check('run', false, err instanceof Error ? err.message : String(err));
 } finally {
   // Stop the server and wait for it, so its store is closed before the temp dir goes.
   await Promise.all(children.map((child) => (child.exitCode !== null ? undefined : new Promise((done) => child.once('exit', done).kill('SIGTERM')))));
-  rmSync(work, { recursive: true, force: true });
+  if (process.env.KEEP_MCP_CLIENTS_DIR) say(`kept ${work}`);
+  else rmSync(work, { recursive: true, force: true });
 }
 
 say(`${failures.length ? `${failures.length} failed: ${failures.join(', ')}` : 'all passed'} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
