@@ -107,6 +107,7 @@ export function datasetTable(db: Db, vault: Vault, dataset: Dataset, now: Date, 
     title: `Conflicts: ${vault.name}`,
     subtitle: vault.description,
     meta: [{ label: 'Vault', value: `${vault.name} (${vault.id})` }, generated, { label: 'Conflicts', value: String(conflicts.length) }, { label: 'By status', value: byStatus }],
+    footnote: `Generated ${stamp} by vault-tools`,
     columns: CONFLICT_COLUMNS,
     rows: conflicts.map((c) => ({
       id: c.id,
