@@ -171,22 +171,31 @@ describe('PDF report: the Northwind findings read as a report', () => {
     for (const s of ['Client', 'Northwind Logistics (northwind-logistics)', '2026-11-26 12:00:00 UTC']) expect(page.runs.map((r) => r.text)).toContain(s);
   });
 
-  it('groups the findings by type, problems and opportunities first, each group most mentioned first', () => {
+  it('groups the findings by type, problems and opportunities first, each group most mentioned first, no heading left alone', () => {
     const headings = report.pages.flatMap((p) => p.runs.filter(isHeading).map((r) => r.text));
     expect(headings).toEqual(typesInOrder().map((t) => `${HEADINGS[t]} (${countOf(t)})`));
     // The Mentions cells, right-aligned under their header, read in drawing order (top to bottom, page by
     // page) and split at the section headings: each group holds exactly its type's counts, largest first.
+    // A heading is never alone at the foot of a page: its group's first row is on the same page.
     const groups: number[][] = [];
-    for (const page of report.pages) {
+    const headingPage: number[] = [];
+    const firstRowPage: number[] = [];
+    report.pages.forEach((page, p) => {
       const header = page.runs.find((r) => r.bold && r.text === 'Mentions')!;
       const right = header.x + header.width;
       for (const r of page.runs) {
-        if (isHeading(r)) groups.push([]);
-        else if (!r.bold && /^\d+$/.test(r.text) && Math.abs(r.x + r.width - right) < 0.5) groups.at(-1)!.push(Number(r.text));
+        if (isHeading(r)) {
+          groups.push([]);
+          headingPage.push(p);
+        } else if (!r.bold && /^\d+$/.test(r.text) && Math.abs(r.x + r.width - right) < 0.5) {
+          if (groups.at(-1)!.length === 0) firstRowPage.push(p);
+          groups.at(-1)!.push(Number(r.text));
+        }
       }
-    }
+    });
     const expected = typesInOrder().map((t) => entities.filter((e) => e.type === t).map((e) => e.mention_count).sort((a, b) => b - a));
     expect(groups).toEqual(expected);
+    expect(firstRowPage).toEqual(headingPage);
   });
 
   it('shows no internal id: no Id column, no entity id in the text', () => {

@@ -229,16 +229,17 @@ class TableWriter {
 
   /**
    * A new group of rows: its heading, then the table header. On a new page when the heading, the header and
-   * a couple of lines would not fit below the rows already there (a heading is never left alone at a page's foot).
+   * the group's first row would not fit below the rows already there (a heading is never left alone at a
+   * page's foot).
    */
-  private startSection(value: string) {
+  private startSection(value: string, firstRowHeight: number) {
     const d = this.d;
     this.section = value;
     this.zebra = false;
     const heading = wrapText(cleanText(this.table.sections!.heading(value)), d.bold, SECTION_SIZE, this.tableWidth);
     const headingHeight = heading.length * SECTION_SIZE * LEADING + 4;
     const gap = this.rowsOnPage > 0 ? SECTION_GAP : 0;
-    if (this.y - gap - headingHeight - this.headerHeight - 2 * this.layout.leading - 2 * PAD_Y < MARGIN_BOTTOM && (this.rowsOnPage > 0 || !this.first)) {
+    if (this.y - gap - headingHeight - this.headerHeight - firstRowHeight < MARGIN_BOTTOM && this.rowsOnPage > 0) {
       this.endPage();
       this.startPage(false);
     } else this.y -= gap;
@@ -321,10 +322,6 @@ class TableWriter {
 
   row(row: Record<string, CellValue>) {
     const { columns, sections } = this.table;
-    if (sections) {
-      const value = String(row[sections.key] ?? '');
-      if (value !== this.section) this.startSection(value);
-    }
     const { fontSize, widths, token } = this.layout;
     const sizes: number[] = [];
     const cells = columns.map((col, i) => {
@@ -342,6 +339,11 @@ class TableWriter {
     const { leading } = this.layout;
     const lineCount = Math.max(1, ...cells.map((l) => l.length));
     const height = lineCount * leading + 2 * PAD_Y;
+    if (sections) {
+      const value = String(row[sections.key] ?? '');
+      // the section's first row goes with its heading (two lines of it, when the row is taller than a page)
+      if (value !== this.section) this.startSection(value, height <= this.pageRoom ? height : 2 * leading + 2 * PAD_Y);
+    }
     const room = this.y - MARGIN_BOTTOM;
     // A row that fits on a fresh page never splits: start a new page for it.
     if (height > room && this.rowsOnPage > 0 && height <= this.pageRoom) {
