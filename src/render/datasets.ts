@@ -1,7 +1,8 @@
 /**
  * What export_report exports: the whole findings or conflicts dataset of a vault as a table. Rows are
  * read in keyset pages, never all at once, and never through an open cursor (the connection must stay
- * free for other requests while the file streams out).
+ * free for other requests while the file streams out). The xlsx and csv get the flat table, every column and
+ * the ids; the PDF (`printed`) gets the findings as a report: key figures, one section per type, no ids.
  */
 import { json, type Db } from '../store/db.js';
 import { listConflicts } from '../store/conflicts.js';

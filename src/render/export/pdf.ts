@@ -1,8 +1,11 @@
 /**
- * A printable report with pdf-lib: a title block (title, subtitle, meta) at the top of the first page, then
- * the table, paginated, with the header row repeated on every page, long text wrapped inside its column (a
- * row taller than a page continues on the next one: nothing is ever cut off), zebra rows, a running header
- * and "Page n of N" in every footer. A4, in the orientation that needs fewer pages.
+ * A printable report with pdf-lib: a title block (title, subtitle, meta, key figures as tiles) at the top of
+ * the first page, then the table, paginated, with the header row repeated on every page, long text wrapped
+ * inside its column (a row taller than a page continues on the next one: nothing is ever cut off), zebra
+ * rows, and "Page n of N" in every footer. A4, in the orientation that needs fewer pages. Rows may come in
+ * sections (`TableExport.sections`, e.g. findings by type): a heading, kept with its first row, then the
+ * table header again. Pages after the first carry a running header: the title, wrapped rather than cut, and
+ * the current section.
  *
  * Column widths come from the content (pdf-layout.ts): the columns that hold the most text get the room.
  * Text is the font stack of src/render/font.ts (DejaVu Sans, then faces for Arabic, Hebrew, CJK, Hangul and
@@ -63,9 +66,10 @@ const PAD_Y = 2.25;
 const SAMPLE_ROWS = 200;
 /** Cells of a column of single tokens (ids) shrink down to this share of the body size before they break. */
 const TOKEN_SHRINK = 0.7;
-/** Running header: line height, and the most lines a long title or section name may take. */
+/** Running header line height. */
 const RUNNING_LINE = 10;
-const RUNNING_MAX_LINES = 3;
+/** The most lines a title in the running header, or a section heading, may take. */
+const MAX_FURNITURE_LINES = 3;
 /** Section headings: font size, and the space above one that follows rows. */
 const SECTION_SIZE = 11;
 const SECTION_GAP = 14;
@@ -88,6 +92,16 @@ interface Doc {
 function baseline(top: number, stack: FontStack, size: number, leading: number): number {
   const face = stack.primary;
   return top - (leading - (face.ascent + face.descent) * size) / 2 - face.ascent * size;
+}
+
+/**
+ * Page furniture (running header, section heading) wraps instead of being cut; only a text longer than
+ * MAX_FURNITURE_LINES lines (a vault name comes from outside) ends its last line with an ellipsis, so the
+ * page keeps its room for the table.
+ */
+function capLines(lines: string[], stack: FontStack, size: number, width: number): string[] {
+  if (lines.length <= MAX_FURNITURE_LINES) return lines;
+  return [...lines.slice(0, MAX_FURNITURE_LINES - 1), fitLine(`${lines[MAX_FURNITURE_LINES - 1]} …`, stack, size, width)];
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -188,11 +202,9 @@ class TableWriter {
     const sectionText = this.section === undefined || !this.table.sections ? '' : cleanText(this.table.sections.heading(this.section));
     const section = sectionText ? wrapText(sectionText, d.regular, 7, contentWidth * 0.4) : [];
     const sectionWidth = Math.max(0, ...section.map((l) => d.regular.width(l, 7)));
-    const title = wrapText(cleanText(this.table.title), d.bold, 8, contentWidth - (sectionWidth ? sectionWidth + 16 : 0));
-    // Only an absurdly long title or section name gets this far: its last allowed line ends with an ellipsis.
-    const cap = (lines: string[], stack: FontStack, size: number, max: number) =>
-      lines.length <= RUNNING_MAX_LINES ? lines : [...lines.slice(0, RUNNING_MAX_LINES - 1), fitLine(`${lines[RUNNING_MAX_LINES - 1]} …`, stack, size, max)];
-    return { title: cap(title, d.bold, 8, contentWidth - (sectionWidth ? sectionWidth + 16 : 0)), section: cap(section, d.regular, 7, contentWidth * 0.4) };
+    const titleWidth = contentWidth - (sectionWidth ? sectionWidth + 16 : 0);
+    const title = wrapText(cleanText(this.table.title), d.bold, 8, titleWidth);
+    return { title: capLines(title, d.bold, 8, titleWidth), section: capLines(section, d.regular, 7, contentWidth * 0.4) };
   }
 
   /** Draws the running header of a page after the first; returns where the body starts. */
@@ -236,7 +248,7 @@ class TableWriter {
     const d = this.d;
     this.section = value;
     this.zebra = false;
-    const heading = wrapText(cleanText(this.table.sections!.heading(value)), d.bold, SECTION_SIZE, this.tableWidth);
+    const heading = capLines(wrapText(cleanText(this.table.sections!.heading(value)), d.bold, SECTION_SIZE, this.tableWidth), d.bold, SECTION_SIZE, this.tableWidth);
     const headingHeight = heading.length * SECTION_SIZE * LEADING + 4;
     const gap = this.rowsOnPage > 0 ? SECTION_GAP : 0;
     if (this.y - gap - headingHeight - this.headerHeight - firstRowHeight < MARGIN_BOTTOM && this.rowsOnPage > 0) {
