@@ -1,7 +1,8 @@
 /**
  * What export_report exports: the whole findings or conflicts dataset of a vault as a table. Rows are
  * read in keyset pages, never all at once, and never through an open cursor (the connection must stay
- * free for other requests while the file streams out).
+ * free for other requests while the file streams out). The xlsx and csv get the flat table, every column and
+ * the ids; the PDF (`printed`) gets the findings as a report: key figures, one section per type, no ids.
  */
 import { json, type Db } from '../store/db.js';
 import { listConflicts } from '../store/conflicts.js';
@@ -12,27 +13,30 @@ import type { CellValue, Column, TableExport } from './export/index.js';
 export type Dataset = 'findings' | 'conflicts';
 const PAGE = 1000;
 
-async function* findingRows(db: Db, vaultId: string): AsyncGenerator<Record<string, CellValue>> {
-  let after: { mentionCount: number; id: string } | undefined;
-  for (;;) {
-    const page = entityPage(db, vaultId, PAGE, after);
-    for (const r of page) {
-      yield {
-        id: r.id,
-        name: r.name,
-        type: r.type,
-        source: r.source,
-        mentions: r.mention_count,
-        firstSeen: r.first_seen_at,
-        lastMentioned: r.last_mentioned_at,
-        aliases: json.read(r.aliases_json).join('; '),
-        description: r.description,
-      };
+/** Findings most mentioned first; with `types`, type by type in that order (each most mentioned first). */
+async function* findingRows(db: Db, vaultId: string, types: (string | undefined)[] = [undefined]): AsyncGenerator<Record<string, CellValue>> {
+  for (const type of types) {
+    let after: { mentionCount: number; id: string } | undefined;
+    for (;;) {
+      const page = entityPage(db, vaultId, PAGE, after, type);
+      for (const r of page) {
+        yield {
+          id: r.id,
+          name: r.name,
+          type: r.type,
+          source: r.source,
+          mentions: r.mention_count,
+          firstSeen: r.first_seen_at,
+          lastMentioned: r.last_mentioned_at,
+          aliases: json.read(r.aliases_json).join('; '),
+          description: r.description,
+        };
+      }
+      if (page.length < PAGE) break;
+      const last = page[page.length - 1]!;
+      after = { mentionCount: last.mention_count, id: last.id };
+      await new Promise((resolve) => setImmediate(resolve)); // let other requests in between pages
     }
-    if (page.length < PAGE) return;
-    const last = page[page.length - 1]!;
-    after = { mentionCount: last.mention_count, id: last.id };
-    await new Promise((resolve) => setImmediate(resolve)); // let other requests in between pages
   }
 }
 
@@ -58,11 +62,37 @@ const CONFLICT_COLUMNS: Column[] = [
   { header: 'Id', key: 'id', width: 18 },
 ];
 
-export function datasetTable(db: Db, vault: Vault, dataset: Dataset, now: Date): TableExport & { total: number } {
-  const generated = { label: 'Generated', value: now.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC') };
+/**
+ * The printed report's order of finding types: what the engagement is about (problems, opportunities, the
+ * measures) first, then the processes and systems, then the organisation. A type outside this list comes last.
+ */
+const REPORT_TYPE_ORDER = ['problem', 'opportunity', 'kpi', 'process', 'system', 'department', 'person'];
+const TYPE_HEADINGS: Record<string, string> = {
+  problem: 'Problems',
+  opportunity: 'Opportunities',
+  kpi: 'KPIs',
+  process: 'Processes',
+  system: 'Systems',
+  department: 'Departments',
+  person: 'People',
+};
+const reportRank = (type: string) => (REPORT_TYPE_ORDER.includes(type) ? REPORT_TYPE_ORDER.indexOf(type) : REPORT_TYPE_ORDER.length);
+
+/** The PDF's columns: the type is the section heading, and internal ids stay in the spreadsheet exports. */
+const PRINTED_FINDING_COLUMNS = FINDING_COLUMNS.filter((c) => c.key !== 'type' && c.key !== 'id');
+
+export interface DatasetOptions {
+  /** For the PDF: findings grouped by type (problems and opportunities first) under a summary, without ids. */
+  printed?: boolean;
+}
+
+export function datasetTable(db: Db, vault: Vault, dataset: Dataset, now: Date, options: DatasetOptions = {}): TableExport & { total: number } {
+  const stamp = now.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+  const generated = { label: 'Generated', value: stamp };
   if (dataset === 'findings') {
     const byType = entityCountsByTypeDesc(db, vault.id);
     const total = byType.reduce((a, b) => a + b.n, 0);
+    if (options.printed) return printedFindings(db, vault, byType, total, stamp);
     return {
       title: `Findings: ${vault.name}`,
       subtitle: vault.description,
@@ -78,6 +108,7 @@ export function datasetTable(db: Db, vault: Vault, dataset: Dataset, now: Date):
     title: `Conflicts: ${vault.name}`,
     subtitle: vault.description,
     meta: [{ label: 'Vault', value: `${vault.name} (${vault.id})` }, generated, { label: 'Conflicts', value: String(conflicts.length) }, { label: 'By status', value: byStatus }],
+    footnote: `Generated ${stamp} by vault-tools`,
     columns: CONFLICT_COLUMNS,
     rows: conflicts.map((c) => ({
       id: c.id,
@@ -89,5 +120,33 @@ export function datasetTable(db: Db, vault: Vault, dataset: Dataset, now: Date):
       updatedAt: c.updatedAt,
     })),
     total: conflicts.length,
+  };
+}
+
+/** The findings as a printed report: a summary of counts, then one section per type, each most mentioned first. */
+function printedFindings(db: Db, vault: Vault, byType: { type: string; n: number }[], total: number, stamp: string): TableExport & { total: number } {
+  const types = [...byType].sort((a, b) => reportRank(a.type) - reportRank(b.type) || a.type.localeCompare(b.type));
+  const heading = (type: string) => TYPE_HEADINGS[type] ?? type.charAt(0).toUpperCase() + type.slice(1);
+  const count = new Map(types.map((t) => [t.type, t.n]));
+  const openConflicts = listConflicts(db, vault.id, { status: 'open' }).length;
+  return {
+    title: `Findings: ${vault.name}`,
+    subtitle: vault.description,
+    meta: [
+      { label: 'Client', value: vault.client },
+      { label: 'Vault', value: `${vault.name} (${vault.id})` },
+      { label: 'Generated', value: stamp },
+      { label: 'Order', value: 'Grouped by type, problems and opportunities first; most mentioned first within each type.' },
+    ],
+    figures: [
+      { label: 'Findings', value: String(total) },
+      ...types.map((t) => ({ label: heading(t.type), value: String(t.n) })),
+      { label: 'Open conflicts', value: String(openConflicts) },
+    ],
+    sections: { key: 'type', heading: (type) => `${heading(type)} (${count.get(type) ?? 0})` },
+    footnote: `Generated ${stamp} by vault-tools`,
+    columns: PRINTED_FINDING_COLUMNS,
+    rows: findingRows(db, vault.id, types.map((t) => t.type)),
+    total,
   };
 }

@@ -286,6 +286,20 @@ newline', 'unclear', 999, ?, ?)`,
     for (const c of nw.conflicts) expect(all, c.title).toContain(c.title.split(' ').slice(0, 3).join(' '));
   });
 
+  it('pdf of the findings: a report (summary, sections by type, no ids), while the csv keeps its flat table with ids', async () => {
+    const { readPdf } = await import('../readers.js');
+    const r = await ok('export_report', { dataset: 'findings', format: 'pdf' });
+    const path = join(h.dir, 'findings.pdf');
+    writeFileSync(path, download(r.url));
+    const pdf = await readPdf(path);
+    expect(pdf.pages[0]!.runs.map((run) => run.text)).toEqual(expect.arrayContaining(['Findings', 'Open conflicts']));
+    const headings = pdf.pages.flatMap((p) => p.runs.filter((run) => run.bold && run.size === 11).map((run) => run.text.replace(/ \(\d+\)$/, '')));
+    expect(headings.slice(0, 2)).toEqual(['Problems', 'Opportunities']);
+    expect(pdf.pages.flatMap((p) => p.runs.filter((run) => run.bold).map((run) => run.text))).not.toContain('Id');
+    const csv = download((await ok('export_report', { format: 'csv' })).url).toString('utf8');
+    expect(csv.split('\r\n')[0]).toContain('Id');
+  });
+
   it('workbook: the given sheets plus provenance; bad sheets are refused with their path', async () => {
     const ExcelJS = (await import('exceljs')).default;
     const r = await ok('export_workbook', {

@@ -39,7 +39,8 @@ export default defineTool({
   run: async ({ dataset, format }, ctx) => {
     // The writers load on first use: exceljs and pdf-lib stay out of server start-up.
     const writers = await import('../../render/export/index.js');
-    const table = datasetTable(ctx.db, ctx.vault, dataset, ctx.now);
+    // The PDF is read as a report (a summary, findings grouped by type, no ids); the spreadsheets stay flat tables.
+    const table = datasetTable(ctx.db, ctx.vault, dataset, ctx.now, { printed: format === 'pdf' });
     // Counts rows as the writer pulls them: progress every page of rows, and a cancel stops the export there.
     const progress = new RowProgress(table.total, { signal: ctx.signal, progress: ctx.progress, what: 'export_report' });
     progress.start();

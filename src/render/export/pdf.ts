@@ -1,8 +1,11 @@
 /**
- * A printable report with pdf-lib: a title block (title, subtitle, meta) at the top of the first page, then
- * the table, paginated, with the header row repeated on every page, long text wrapped inside its column (a
- * row taller than a page continues on the next one: nothing is ever cut off), zebra rows, a running header
- * and "Page n of N" in every footer. A4, in the orientation that needs fewer pages.
+ * A printable report with pdf-lib: a title block (title, subtitle, meta, key figures as tiles) at the top of
+ * the first page, then the table, paginated, with the header row repeated on every page, long text wrapped
+ * inside its column (a row taller than a page continues on the next one: nothing is ever cut off), zebra
+ * rows, and "Page n of N" in every footer. A4, in the orientation that needs fewer pages. Rows may come in
+ * sections (`TableExport.sections`, e.g. findings by type): a heading, kept with its first row, then the
+ * table header again. Pages after the first carry a running header: the title, wrapped rather than cut, and
+ * the current section.
  *
  * Column widths come from the content (pdf-layout.ts): the columns that hold the most text get the room.
  * Text is the font stack of src/render/font.ts (DejaVu Sans, then faces for Arabic, Hebrew, CJK, Hangul and
@@ -23,6 +26,7 @@ import { fontFileBytes, reportFontFaces } from '../font.js';
 import { writeAtomically } from './atomic.js';
 import { Canvas, PdfFile, type RGB } from './pdf-file.js';
 import { PAD_X, planColumns, type ColumnPlan, type ColumnSample } from './pdf-layout.js';
+import { drawFigure, FIGURE_GAP, figureRows } from './pdf-figures.js';
 import { cleanText, fitLine, FontStack, wrapText } from './pdf-text.js';
 import { RowReader, yieldToLoop } from './rows.js';
 import type { CellValue, TableExport } from './types.js';
@@ -62,6 +66,13 @@ const PAD_Y = 2.25;
 const SAMPLE_ROWS = 200;
 /** Cells of a column of single tokens (ids) shrink down to this share of the body size before they break. */
 const TOKEN_SHRINK = 0.7;
+/** Running header line height. */
+const RUNNING_LINE = 10;
+/** The most lines a title in the running header, or a section heading, may take. */
+const MAX_FURNITURE_LINES = 3;
+/** Section headings: font size, and the space above one that follows rows. */
+const SECTION_SIZE = 11;
+const SECTION_GAP = 14;
 
 const NAVY: RGB = '0.122 0.227 0.373'; // #1F3A5F, as the xlsx header
 const INK: RGB = '0.13 0.15 0.18';
@@ -81,6 +92,16 @@ interface Doc {
 function baseline(top: number, stack: FontStack, size: number, leading: number): number {
   const face = stack.primary;
   return top - (leading - (face.ascent + face.descent) * size) / 2 - face.ascent * size;
+}
+
+/**
+ * Page furniture (running header, section heading) wraps instead of being cut; only a text longer than
+ * MAX_FURNITURE_LINES lines (a vault name comes from outside) ends its last line with an ellipsis, so the
+ * page keeps its room for the table.
+ */
+function capLines(lines: string[], stack: FontStack, size: number, width: number): string[] {
+  if (lines.length <= MAX_FURNITURE_LINES) return lines;
+  return [...lines.slice(0, MAX_FURNITURE_LINES - 1), fitLine(`${lines[MAX_FURNITURE_LINES - 1]} …`, stack, size, width)];
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -134,6 +155,10 @@ class TableWriter {
   private rowsOnPage = 0;
   private zebra = false;
   private first = true;
+  /** The value of the section key of the rows being written (undefined before the first row). */
+  private section: string | undefined;
+  /** Height of the running header of the current section (the title may wrap; it is never cut). */
+  private runningHeaderHeight = RUNNING_LINE;
   private readonly headerLines: string[][];
   private readonly headerHeight: number;
   private readonly tableWidth: number;
@@ -150,29 +175,58 @@ class TableWriter {
 
   /** Room for row lines on a page that has only the running header, below the table header. */
   private get pageRoom() {
-    return this.d.size[1] - MARGIN_TOP - 12 - this.headerHeight - MARGIN_BOTTOM;
+    return this.d.size[1] - MARGIN_TOP - this.runningHeaderHeight - this.headerHeight - MARGIN_BOTTOM;
   }
 
-  startPage() {
-    const d = this.d;
-    const [width, height] = d.size;
+  /** The first page: the title block, then the table header (a grouped table starts with a section heading instead). */
+  start() {
+    this.startPage(!this.table.sections);
+  }
+
+  private startPage(withTableHeader: boolean) {
     this.canvas = new Canvas();
-    const c = this.canvas;
     if (this.first) {
       this.y = this.titleBlock();
       this.first = false;
     } else {
-      // running header: title left, subtitle right, a rule below
-      const titleY = height - MARGIN_TOP + 4;
-      const half = (width - 2 * MARGIN_X) / 2;
-      const subtitle = this.table.subtitle ? fitLine(cleanText(this.table.subtitle), d.regular, 7, half - 10) : '';
-      const titleRoom = width - 2 * MARGIN_X - (subtitle ? d.regular.width(subtitle, 7) + 16 : 0);
-      c.text(fitLine(cleanText(this.table.title), d.bold, 8, titleRoom), MARGIN_X, titleY, d.bold, 8, NAVY);
-      if (subtitle) c.textRight(subtitle, width - MARGIN_X, titleY, d.regular, 7, MUTED);
-      c.line(MARGIN_X, titleY - 4, width - MARGIN_X, titleY - 4, RULE, 0.5);
-      this.y = height - MARGIN_TOP - 12;
+      this.y = this.runningHeader();
     }
-    // table header, repeated on every page
+    this.rowsOnPage = 0;
+    if (withTableHeader) this.tableHeader();
+  }
+
+  /** The lines of the running header: the title at the left, the section at the right, each wrapped, never cut. */
+  private runningHeaderLines(): { title: string[]; section: string[] } {
+    const d = this.d;
+    const contentWidth = d.size[0] - 2 * MARGIN_X;
+    const sectionText = this.section === undefined || !this.table.sections ? '' : cleanText(this.table.sections.heading(this.section));
+    const section = sectionText ? wrapText(sectionText, d.regular, 7, contentWidth * 0.4) : [];
+    const sectionWidth = Math.max(0, ...section.map((l) => d.regular.width(l, 7)));
+    const titleWidth = contentWidth - (sectionWidth ? sectionWidth + 16 : 0);
+    const title = wrapText(cleanText(this.table.title), d.bold, 8, titleWidth);
+    return { title: capLines(title, d.bold, 8, titleWidth), section: capLines(section, d.regular, 7, contentWidth * 0.4) };
+  }
+
+  /** Draws the running header of a page after the first; returns where the body starts. */
+  private runningHeader(): number {
+    const d = this.d;
+    const c = this.canvas;
+    const [width, height] = d.size;
+    const { title, section } = this.runningHeaderLines();
+    const top = height - MARGIN_TOP + 4;
+    title.forEach((line, k) => c.text(line, MARGIN_X, top - k * RUNNING_LINE, d.bold, 8, NAVY));
+    section.forEach((line, k) => c.textRight(line, width - MARGIN_X, top - k * RUNNING_LINE, d.regular, 7, MUTED));
+    const lines = Math.max(title.length, section.length);
+    const rule = top - (lines - 1) * RUNNING_LINE - 4;
+    c.line(MARGIN_X, rule, width - MARGIN_X, rule, RULE, 0.5);
+    this.runningHeaderHeight = lines * RUNNING_LINE + 2;
+    return height - MARGIN_TOP - this.runningHeaderHeight;
+  }
+
+  /** The table header, repeated on every page and under every section heading. */
+  private tableHeader() {
+    const d = this.d;
+    const c = this.canvas;
     const { fontSize, leading, x, widths, right } = this.layout;
     c.fillRect(MARGIN_X, this.y - this.headerHeight, this.tableWidth, this.headerHeight, NAVY);
     this.headerLines.forEach((lines, i) => {
@@ -183,12 +237,36 @@ class TableWriter {
       });
     });
     this.y -= this.headerHeight;
-    this.rowsOnPage = 0;
   }
 
   /**
-   * The first page's top: "REPORT", the title, the subtitle, then the meta as label/value lines. Returns where
-   * the table starts. A block taller than the page (an enormous subtitle) continues on the next page.
+   * A new group of rows: its heading, then the table header. On a new page when the heading, the header and
+   * the group's first row would not fit below the rows already there (a heading is never left alone at a
+   * page's foot).
+   */
+  private startSection(value: string, firstRowHeight: number) {
+    const d = this.d;
+    this.section = value;
+    this.zebra = false;
+    const heading = capLines(wrapText(cleanText(this.table.sections!.heading(value)), d.bold, SECTION_SIZE, this.tableWidth), d.bold, SECTION_SIZE, this.tableWidth);
+    const headingHeight = heading.length * SECTION_SIZE * LEADING + 4;
+    const gap = this.rowsOnPage > 0 ? SECTION_GAP : 0;
+    if (this.y - gap - headingHeight - this.headerHeight - firstRowHeight < MARGIN_BOTTOM && this.rowsOnPage > 0) {
+      this.endPage();
+      this.startPage(false);
+    } else this.y -= gap;
+    for (const line of heading) {
+      this.y -= SECTION_SIZE * LEADING;
+      this.canvas.text(line, MARGIN_X, this.y + (LEADING - 1) * SECTION_SIZE * 0.5, d.bold, SECTION_SIZE, NAVY);
+    }
+    this.y -= 4;
+    this.tableHeader();
+  }
+
+  /**
+   * The first page's top: "REPORT", the title, the subtitle, the meta as label/value lines, then the key
+   * figures as tiles. Returns where the table starts. A block taller than the page (an enormous subtitle)
+   * continues on the next page.
    */
   private titleBlock(): number {
     const d = this.d;
@@ -236,6 +314,15 @@ class TableWriter {
         y -= leading;
       }
     }
+    if (table.figures?.length) {
+      y -= 8;
+      const style = { regular: d.regular, bold: d.bold, value: NAVY, label: MUTED, fill: ZEBRA };
+      for (const row of figureRows(table.figures, style, MARGIN_X, contentWidth)) {
+        room(row.height);
+        for (const tile of row.tiles) drawFigure(c, style, tile, y, row.height);
+        y -= row.height + FIGURE_GAP;
+      }
+    }
     y -= 10;
     room(this.headerHeight + 3 * this.layout.leading);
     return y;
@@ -246,7 +333,7 @@ class TableWriter {
   }
 
   row(row: Record<string, CellValue>) {
-    const { columns } = this.table;
+    const { columns, sections } = this.table;
     const { fontSize, widths, token } = this.layout;
     const sizes: number[] = [];
     const cells = columns.map((col, i) => {
@@ -264,18 +351,23 @@ class TableWriter {
     const { leading } = this.layout;
     const lineCount = Math.max(1, ...cells.map((l) => l.length));
     const height = lineCount * leading + 2 * PAD_Y;
+    if (sections) {
+      const value = String(row[sections.key] ?? '');
+      // the section's first row goes with its heading (two lines of it, when the row is taller than a page)
+      if (value !== this.section) this.startSection(value, height <= this.pageRoom ? height : 2 * leading + 2 * PAD_Y);
+    }
     const room = this.y - MARGIN_BOTTOM;
     // A row that fits on a fresh page never splits: start a new page for it.
     if (height > room && this.rowsOnPage > 0 && height <= this.pageRoom) {
       this.endPage();
-      this.startPage();
+      this.startPage(true);
     }
     let from = 0;
     while (from < lineCount) {
       const fit = Math.floor((this.y - MARGIN_BOTTOM - 2 * PAD_Y) / leading);
       if (fit < 1) {
         this.endPage();
-        this.startPage();
+        this.startPage(true);
         continue;
       }
       const to = Math.min(lineCount, from + fit);
@@ -284,7 +376,7 @@ class TableWriter {
       if (from < lineCount) {
         // the rest of this row continues below the header of the next page
         this.endPage();
-        this.startPage();
+        this.startPage(true);
       }
     }
     this.zebra = !this.zebra;
@@ -346,7 +438,7 @@ export async function writePdf(path: string, table: TableExport): Promise<{ rows
       const d: Doc = { regular, bold, file, size: layout.size };
 
       const writer = new TableWriter(d, table, layout);
-      writer.startPage();
+      writer.start();
       let rows = 0;
       for await (const row of reader) {
         writer.row(row);
@@ -359,12 +451,13 @@ export async function writePdf(path: string, table: TableExport): Promise<{ rows
       if (rows === 0) writer.emptyNote();
       writer.endPage();
 
-      // Footers: the rule and the title are the same on every page, the page number is not.
+      // Footers: the rule and the footnote are the same on every page, the page number is not.
       const [width] = layout.size;
       const y = MARGIN_BOTTOM - 24;
       const shared = new Canvas();
       shared.line(MARGIN_X, MARGIN_BOTTOM - 14, width - MARGIN_X, MARGIN_BOTTOM - 14, RULE, 0.5);
-      shared.text(fitLine(cleanText(table.title), regular, 7, (width - 2 * MARGIN_X) * 0.7), MARGIN_X, y, regular, 7, MUTED);
+      // a footnote is one short line of ours (when the report was made); fitted only in case a caller's is long
+      if (table.footnote) shared.text(fitLine(cleanText(table.footnote), regular, 7, (width - 2 * MARGIN_X) * 0.7), MARGIN_X, y, regular, 7, MUTED);
       const pageNumber = (page: number, total: number) => {
         const c = new Canvas();
         c.textRight(`Page ${page} of ${total}`, width - MARGIN_X, y, regular, 7, MUTED);

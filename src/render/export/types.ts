@@ -24,6 +24,15 @@ export interface TableExport {
   /** e.g. vault, generated at, counts: the PDF title page, the xlsx "Report info" sheet. */
   meta: { label: string; value: string }[];
   columns: Column[];
+  /** Key figures (counts) the PDF shows as tiles under the title block, e.g. findings by type, open conflicts. */
+  figures?: { label: string; value: string }[];
+  /**
+   * The PDF groups the rows into sections by this key: a heading whenever its value changes (the rows must
+   * arrive grouped), repeated at the right of the running header while the section lasts.
+   */
+  sections?: { key: string; heading: (value: string) => string };
+  /** A short line at the left of every PDF footer, e.g. when the report was generated. */
+  footnote?: string;
   /** Iterated once, lazily; never materialised. */
   rows: Iterable<Record<string, CellValue>> | AsyncIterable<Record<string, CellValue>>;
 }
