@@ -13,6 +13,7 @@ import { selectTools, ToolSelectionError } from '../catalog/select.js';
 import { log } from '../log.js';
 import { resolveRemote } from '../sync/config.js';
 import { CliError, openStore, principalFor, resolveDataDir, resolveKey } from './context.js';
+import { watchStdinEnd } from './stdin-end.js';
 
 export interface ServeOptions {
   dataDir?: string;
@@ -124,17 +125,20 @@ export async function serveStore(db: Store, dataDir: string, opts: ServeOptions)
     await indexing?.stop(); // a new pass embeds the chunks the pull brought
     indexing = startBackgroundIndexing(db, embedder);
   });
+  let saidWhy = false;
   if (stdio) {
     const key = resolveKey(db, dataDir, opts.key);
     principalFor(db, key); // fail now, clearly, if the key is wrong
+    const stdinEnd = watchStdinEnd();
     await serveStdio(listener?.service ?? new Service(db, serviceOptions), () => authenticate(db, key));
+    saidWhy = stdinEnd(listener !== undefined);
   } else {
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
     });
   }
-  log.info('shutting down');
+  if (!saidWhy) log.info('shutting down');
   await syncing?.stop();
   await indexing?.stop();
   await listener?.close();

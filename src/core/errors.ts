@@ -15,7 +15,7 @@ export const ERROR_CODES = {
   route_not_found: 404, // HTTP: no such path
   vault_not_found: 404, // no such vault, or one this key may not reach (the same answer on purpose)
   not_found: 404, // a record named by an argument does not exist in the vault
-  idempotency_conflict: 409, // an Idempotency-Key already used for a different call
+  idempotency_key_reused: 409, // this key's Idempotency-Key was already used for another call (tool, vault or arguments)
   method_not_allowed: 405, // HTTP: the path exists, not with this method (see Allow)
   payload_too_large: 413, // HTTP: the body exceeds the listener's limit (1 MiB by default)
   // The caller cancelled a long call (MCP notifications/cancelled, or the HTTP client hung up). Nobody reads

@@ -13,7 +13,8 @@ import { findReachableVault, reachableVaults, type Vault } from '../store/vaults
 import { ERROR_CODES, quoted, ServiceError, type ErrorCode } from '../core/errors.js';
 import { makeLinks, type Links } from '../core/links.js';
 import { log } from '../log.js';
-import { appendOutbox, findOutboxEntry, setOutboxResult } from '../store/outbox.js';
+import { appendOutbox, findKeyedOutboxEntry, setOutboxResult } from '../store/outbox.js';
+import { KeyedCallsRunning, storedAnswer, type KeyedCall } from './idempotency.js';
 import type { EmbedderLike } from '../search/embed-chunks.js';
 
 export type InvokeResult =
@@ -44,13 +45,13 @@ export interface CallOptions {
   signal?: AbortSignal;
   progress?: (done: number, total?: number, message?: string) => void;
   /**
-   * The caller's idempotency key (REST `Idempotency-Key`; sync sends each outbox entry's id). A write that
-   * already ran under this key is not run again: the first call's answer comes back instead.
+   * The caller's idempotency key (REST `Idempotency-Key`; sync sends each outbox entry's id). A write this caller
+   * already made under this key is not run again: the first call's answer comes back instead (see idempotency.ts).
    */
   idempotencyKey?: string;
 }
 
-/** Thrown inside a write's transaction when another call with the same idempotency key committed first. */
+/** Thrown inside a write's transaction when the caller's same idempotency key committed first (from another process). */
 class AlreadyCommitted extends Error {}
 
 export class Service {
@@ -59,6 +60,7 @@ export class Service {
   private readonly now: () => Date;
   readonly dataDir: string;
   readonly embedder?: EmbedderLike;
+  private readonly keyedCalls = new KeyedCallsRunning();
 
   constructor(
     readonly db: Db,
@@ -98,21 +100,16 @@ export class Service {
       if (tool.access === 'manager' && principal.role !== 'manager') {
         throw new ServiceError('forbidden', `\`${tool.name}\` needs a manager key; this is a member key. Create one with \`vault-tools keys create --manager\`.`);
       }
-      const db = this.db;
-      const idempotencyKey = tool.annotations.readOnlyHint ? undefined : options.idempotencyKey;
-      if (idempotencyKey) {
-        const earlier = replayOf(db, tool, vault, idempotencyKey);
-        if (earlier) return earlier;
-      }
-      const ctx = new CallContext(this, tool, args, vault, principal, this.now(), options, idempotencyKey);
-      const data = (await tool.run(args, ctx)) as Record<string, unknown>;
-      // The outbox keeps the tool's whole answer (what a replay returns, and what a push maps ids from), not
-      // just what the write step returned. Until this lands it holds the write's own result.
-      if (ctx.outboxSeq !== undefined) setOutboxResult(db, ctx.outboxSeq, data);
-      return ctx.artifacts.length > 0 ? { ok: true, data, artifacts: ctx.artifacts } : { ok: true, data };
+      const keyed = keyedCallOf(tool, vault, args, principal, options.idempotencyKey);
+      if (!keyed) return await this.run(tool, args, vault, principal, options);
+      await this.keyedCalls.waitForSameKey(keyed);
+      const earlier = storedAnswer(this.db, keyed);
+      if (earlier) return { ok: true, data: earlier, replayed: true };
+      return await this.keyedCalls.run(keyed, () => this.run(tool, args, vault, principal, options, keyed));
     } catch (err) {
-      // The same key committed while this call was running (two requests at once): answer as the first did.
-      if (err instanceof AlreadyCommitted) return replayOf(this.db, tool, undefined, options.idempotencyKey!)!;
+      // This caller's same key committed in another process while this call ran: its write was rolled back, and
+      // the call is answered as a repeat now is (the first answer, or idempotency_key_reused).
+      if (err instanceof AlreadyCommitted) return this.call(tool, rawArgs, principal, options);
       if (err instanceof ServiceError) return { ok: false, status: err.status, code: err.code, message: err.message };
       if (isStoreBusy(err)) {
         log.warn(`tool ${name}: the store stayed locked by another writer (${(err as Error).message})`);
@@ -122,6 +119,22 @@ export class Service {
       return { ok: false, status: 500, code: 'internal_error', message: 'The tool failed unexpectedly; the error was logged on the server.' };
     }
   }
+
+  private async run(tool: Tool, args: Record<string, unknown>, vault: Vault | undefined, principal: Principal, options: CallOptions, keyed?: KeyedCall): Promise<InvokeResult> {
+    const ctx = new CallContext(this, tool, args, vault, principal, this.now(), options, keyed);
+    const data = (await tool.run(args, ctx)) as Record<string, unknown>;
+    // The outbox keeps the tool's whole answer (what a replay returns, and what a push maps ids from), not
+    // just what the write step returned. Until this lands it holds the write's own result.
+    if (ctx.outboxSeq !== undefined) setOutboxResult(this.db, ctx.outboxSeq, data);
+    return ctx.artifacts.length > 0 ? { ok: true, data, artifacts: ctx.artifacts } : { ok: true, data };
+  }
+}
+
+/** A write sent with an idempotency key, as the key is bound to it; reads and unkeyed calls have none. */
+function keyedCallOf(tool: Tool, vault: Vault | undefined, args: Record<string, unknown>, principal: Principal, key: string | undefined): KeyedCall | undefined {
+  if (!key || tool.annotations.readOnlyHint) return undefined;
+  const { vault: _v, ...rest } = args;
+  return { keyId: principal.keyId, key, tool: tool.name, vaultId: vault?.id ?? '', args: rest };
 }
 
 /**
@@ -147,7 +160,7 @@ class CallContext implements ToolContext {
     readonly principal: Principal,
     readonly now: Date,
     options: CallOptions,
-    private readonly idempotencyKey: string | undefined,
+    private readonly keyed: KeyedCall | undefined,
   ) {
     this.db = service.db;
     this.links = service.links;
@@ -170,26 +183,16 @@ class CallContext implements ToolContext {
   };
 
   readonly commit = <T>(write: () => T): { result: T; outboxSeq: number } => {
-    const { db, tool, idempotencyKey } = this;
+    const { db, tool, keyed } = this;
     const { vault: _v, ...rest } = this.args;
     return writeTransaction(db, () => {
       const result = write();
-      if (idempotencyKey && findOutboxEntry(db, idempotencyKey)) throw new AlreadyCommitted(); // rolls the write back
-      const entry = appendOutbox(db, { vaultId: this.resolvedVault!.id, tool: tool.name, args: rest, result, principal: this.principal, at: this.now.toISOString(), idempotencyId: idempotencyKey });
+      if (keyed && findKeyedOutboxEntry(db, keyed.keyId, keyed.key)) throw new AlreadyCommitted(); // rolls the write back
+      const entry = appendOutbox(db, { vaultId: this.resolvedVault!.id, tool: tool.name, args: rest, result, principal: this.principal, at: this.now.toISOString(), idempotencyKey: keyed?.key });
       this.outboxSeq = entry.seq;
       return { result, outboxSeq: entry.seq };
     });
   };
-}
-
-/** The stored answer of a write that already ran under this idempotency key, if any. */
-function replayOf(db: Db, tool: Tool, vault: Vault | undefined, key: string): InvokeResult | undefined {
-  const earlier = findOutboxEntry(db, key);
-  if (!earlier) return undefined;
-  if (earlier.tool !== tool.name || (vault && earlier.vaultId !== vault.id)) {
-    throw new ServiceError('idempotency_conflict', `This Idempotency-Key was already used for \`${earlier.tool}\` on another request; use a new key for a new call.`);
-  }
-  return { ok: true, data: earlier.result as Record<string, unknown>, replayed: true };
 }
 
 /** Zod's verdict, turned into one sentence that names each wrong field and what it expects. */

@@ -623,4 +623,13 @@ CREATE TABLE IF NOT EXISTS search_versions (
         SELECT c.vault_id, ce.embedder, count(*) FROM chunk_embeddings ce JOIN transcript_chunks c ON c.id = ce.chunk_id AND c.content_hash = ce.content_hash
         GROUP BY c.vault_id, ce.embedder;`);
   },
+  /* 9: an Idempotency-Key belongs to the caller that sent it (docs/errors.md, idempotency_key_reused): it is kept
+     beside the outbox entry's own id (which sync sends upstream), unique per API key rather than across all of
+     them. The entries of before were looked up by their id, so that id is also their key: a retry sent across
+     the upgrade still gets its first answer. Written to run again safely (a store set back to an older version). */
+  (db) => {
+    const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('outbox');
+    if (!columns.includes('idempotency_key')) db.exec('ALTER TABLE outbox ADD COLUMN idempotency_key TEXT; UPDATE outbox SET idempotency_key = idempotency_id;');
+    db.exec('CREATE UNIQUE INDEX IF NOT EXISTS outbox_idempotency_key ON outbox(key_id, idempotency_key) WHERE idempotency_key IS NOT NULL;');
+  },
 ];

@@ -20,15 +20,16 @@ export interface OutboxEntry {
 
 export function appendOutbox(
   db: Db,
-  entry: { vaultId: string; tool: string; args: Record<string, unknown>; result: unknown; principal: Principal; at: string; idempotencyId?: string },
+  entry: { vaultId: string; tool: string; args: Record<string, unknown>; result: unknown; principal: Principal; at: string; idempotencyKey?: string },
 ): { seq: number; idempotencyId: string } {
-  // A call pushed here from another store keeps its key, so the entry also remembers the answer for replays.
-  const idempotencyId = entry.idempotencyId ?? randomUUID();
+  // The id sent upstream is always this store's own: the caller's key (kept beside it for replays) is only
+  // unique for that caller, and two callers' writes pushed with one remote key must not share one.
+  const idempotencyId = randomUUID();
   const { lastInsertRowid } = sql(
     db,
-    `INSERT INTO outbox (idempotency_id, vault_id, tool, args_json, result_json, key_id, key_name, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(idempotencyId, entry.vaultId, entry.tool, JSON.stringify(entry.args), JSON.stringify(entry.result ?? null), entry.principal.keyId, entry.principal.name, entry.at);
+    `INSERT INTO outbox (idempotency_id, idempotency_key, vault_id, tool, args_json, result_json, key_id, key_name, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(idempotencyId, entry.idempotencyKey ?? null, entry.vaultId, entry.tool, JSON.stringify(entry.args), JSON.stringify(entry.result ?? null), entry.principal.keyId, entry.principal.name, entry.at);
   return { seq: Number(lastInsertRowid), idempotencyId };
 }
 
@@ -36,8 +37,9 @@ export function setOutboxResult(db: Db, seq: number, result: unknown): void {
   sql(db, 'UPDATE outbox SET result_json = ? WHERE seq = ?').run(JSON.stringify(result ?? null), seq);
 }
 
-export function findOutboxEntry(db: Db, idempotencyId: string): OutboxEntry | undefined {
-  const row = sql(db, 'SELECT * FROM outbox WHERE idempotency_id = ?').get(idempotencyId) as Record<string, any> | undefined;
+/** The write a caller (API key) made under its Idempotency-Key, if any. */
+export function findKeyedOutboxEntry(db: Db, keyId: string, idempotencyKey: string): OutboxEntry | undefined {
+  const row = sql(db, 'SELECT * FROM outbox WHERE key_id = ? AND idempotency_key = ?').get(keyId, idempotencyKey) as Record<string, any> | undefined;
   return row ? toEntry(row) : undefined;
 }
 

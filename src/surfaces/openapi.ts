@@ -36,7 +36,7 @@ const IDEMPOTENCY_KEY = {
   name: 'Idempotency-Key',
   in: 'header',
   required: false,
-  description: 'A client-chosen id (1–200 visible ASCII characters, a UUID is typical). A write repeated with the same key is not run again; the first answer comes back with `Idempotent-Replayed: true`.',
+  description: 'A client-chosen id (1–200 visible ASCII characters, a UUID is typical), scoped to the API key that sends it and bound to the call it first came with. The same call repeated with the same key is not run again; the first answer comes back with `Idempotent-Replayed: true` (a repeat sent while the first runs waits for it). The same key with another tool, vault or arguments is refused with 409 `idempotency_key_reused`.',
   schema: { type: 'string', minLength: 1, maxLength: 200 },
 };
 
@@ -187,7 +187,7 @@ export function buildOpenApi(tools: readonly Tool[], serverUrl: string): Record<
         Forbidden: errorResponse(403, 'No permission (a manager-only tool with a member key), or the Host or Origin is refused'),
         NotFound: errorResponse(404, 'Unknown tool, route, vault (or one the key may not reach), or record'),
         PayloadTooLarge: errorResponse(413, 'Body over the size limit'),
-        Conflict: errorResponse(409, 'The Idempotency-Key was already used for a different call'),
+        Conflict: errorResponse(409, 'This API key already used the Idempotency-Key for another call (tool, vault or arguments): idempotency_key_reused'),
         TooManyRequests: { ...errorResponse(429, 'Rate limit reached; retry after Retry-After seconds'), headers: { 'X-Request-Id': { $ref: '#/components/headers/RequestId' }, 'Retry-After': { schema: { type: 'integer' } } } },
         ServiceUnavailable: errorResponse(503, "The store's write lock stayed held by another process (a second serve, a sync, an import) past the busy timeout; nothing was written, retry in a moment"),
       },

@@ -5,7 +5,7 @@
  */
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, tempDir } from '../helpers.js';
@@ -126,5 +126,23 @@ describe('import over local work not pushed upstream', () => {
     expect(forced).toContain(`discarded the local work of the earlier copy (--force): ${lost}; their outbox entries were dropped with them, since they name records the import replaced\n`);
     expect(data_(ok('outbox', '--vault', 'tiny', '--json').stdout)).toEqual([]);
     expect(data_(ok('call', 'list_tasks').stdout).tasks).toHaveLength(1);
+  });
+});
+
+describe('import: what the folder may not bring in', () => {
+  it('a FIFO named like a meeting and a people.json linked from outside are refused at once, naming them', () => {
+    const dir = vaultDir('fifo-vault', 'FIFO Vault');
+    spawnSync('mkfifo', [join(dir, 'meetings', 'x.json')]);
+    writeFileSync(join(root, 'elsewhere.json'), '[]');
+    rmSync(join(dir, 'people.json'));
+    symlinkSync(join(root, 'elsewhere.json'), join(dir, 'people.json'));
+    // Before, the import opened the FIFO and waited for a writer forever: the timeout turns a hang into a failure.
+    const r = spawnSync(process.execPath, [BIN, 'import', dir, '--data-dir', data], { encoding: 'utf8', timeout: 20_000, env: { ...process.env, VAULT_TOOLS_INDEX: 'off' } });
+    expect(r.signal, 'the import hung').toBeNull();
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`${join(dir, 'meetings', 'x.json')}: is a named pipe (FIFO), not a regular file`);
+    expect(r.stderr).toContain(`${join(dir, 'people.json')}: is a symbolic link leading outside the vault folder`);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(join(data, 'vault-tools.db'))).toBe(false);
   });
 });

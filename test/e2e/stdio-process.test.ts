@@ -95,6 +95,39 @@ describe('stdio process', () => {
   });
 });
 
+describe('stdin already closed', () => {
+  /** The process run with stdin /dev/null (`ignore`) or a pipe closed before it reads anything: exit code and stderr. */
+  function runWithStdinClosed(args: string[], stdin: 'ignore' | 'closed pipe'): Promise<{ code: number | null; stderr: string }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [BIN, ...args], {
+        stdio: [stdin === 'ignore' ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+        env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off', VAULT_TOOLS_LOG: 'warn' },
+      });
+      child.stdin?.end();
+      let stderr = '';
+      child.stderr!.on('data', (d) => (stderr += d));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      child.on('error', reject);
+      child.on('exit', (code) => (clearTimeout(timer), resolve({ code, stderr })));
+    });
+  }
+
+  it('serve with stdin /dev/null says why it stops and how to serve HTTP only', async () => {
+    const r = await runWithStdinClosed(['serve', '--data-dir', store.dir, '--key', store.ownerKey], 'ignore');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('stdin is closed');
+    expect(r.stderr).toContain('nothing to read MCP messages from: the stdio server stops. To serve HTTP only, use --http [HOST:]PORT --no-stdio');
+  });
+
+  it('demo --http with a closed pipe for stdin says the listener stops with it', async () => {
+    const r = await runWithStdinClosed(['demo', '--data-dir', store.dir, '--http', '127.0.0.1:0'], 'closed pipe');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('REST API on http://127.0.0.1:');
+    expect(r.stderr).toContain('stdin is closed');
+    expect(r.stderr).toContain('the stdio server stops, and the HTTP listener with it. To serve HTTP only, use --http [HOST:]PORT --no-stdio');
+  });
+});
+
 describe('demo and import', () => {
   it('loading the demo twice gives the same store', () => {
     const { dir, cleanup } = tempDir();

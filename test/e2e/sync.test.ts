@@ -267,7 +267,7 @@ describe('sync against a second vault-tools on loopback', () => {
     expect(tasks.filter((t: { title: string }) => t.title === body.title)).toHaveLength(1);
     const reused = await callTool(hosted.url, 'update_task', { vault: 'meridian-health', identifier: 1, status: 'doing' }, hostedKey, headers);
     expect(reused.status).toBe(409);
-    expect(reused.json().error.code).toBe('idempotency_conflict');
+    expect(reused.json().error.code).toBe('idempotency_key_reused');
     const bad = await callTool(hosted.url, 'add_task', body, hostedKey, { 'idempotency-key': 'has spaces' });
     expect(bad.status).toBe(400);
     expect(bad.json().error.message).toMatch(/Idempotency-Key/);

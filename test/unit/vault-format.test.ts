@@ -3,6 +3,7 @@
  * duplicates the store would merge or drop; it reads what editors write (a BOM, `.JSON`), and every
  * problem names its file, record (counted from 1, with its id) and field.
  */
+import { execFileSync } from 'node:child_process';
 import { renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -78,11 +79,15 @@ describe('the files of a vault directory', () => {
     expect(f.tasks).toHaveLength(1);
   });
 
-  it('a meetings/ that is a symbolic link to a directory is read like one', () => {
+  it('a symbolic link that stays inside the folder is read like what it leads to', () => {
     writeTinyVault(dir);
-    renameSync(join(dir, 'meetings'), join(dir, '..', 'shared-meetings'));
-    symlinkSync(join(dir, '..', 'shared-meetings'), join(dir, 'meetings'));
-    expect(readVaultDir(dir).meetings).toHaveLength(1);
+    renameSync(join(dir, 'meetings'), join(dir, '.meetings-2026'));
+    symlinkSync('.meetings-2026', join(dir, 'meetings'));
+    renameSync(join(dir, 'people.json'), join(dir, '.people-v2.json'));
+    symlinkSync(join(dir, '.people-v2.json'), join(dir, 'people.json'));
+    const f = readVaultDir(dir);
+    expect(f.meetings).toHaveLength(1);
+    expect(f.people).toHaveLength(2);
   });
 
   it('two files for one family (names differing in case) are an error naming both', () => {
@@ -105,6 +110,55 @@ describe('the files of a vault directory', () => {
     const p = problems().join('\n');
     expect(p).toMatch(/edges\.json: not valid JSON \(.*\(line 2, column \d+\)\)/);
     expect(p).toContain(`${join(dir, 'briefs.json')}: is empty; expected JSON (an empty list is [])`);
+  });
+});
+
+describe('what a vault folder may not bring in', () => {
+  const outside = 'is a symbolic link leading outside the vault folder; import reads only what is inside it (copy the file in instead)';
+
+  it('a file or a meetings/ linked from outside the folder is refused, naming it', () => {
+    writeTinyVault(dir);
+    renameSync(join(dir, 'people.json'), join(dir, '..', 'people.json'));
+    symlinkSync(join(dir, '..', 'people.json'), join(dir, 'people.json'));
+    renameSync(join(dir, 'meetings'), join(dir, '..', 'shared-meetings'));
+    symlinkSync(join(dir, '..', 'shared-meetings'), join(dir, 'meetings'));
+    expect(problems()).toEqual([`${join(dir, 'meetings')}: ${outside}`, `${join(dir, 'people.json')}: ${outside}`]);
+  });
+
+  it('a meeting linked to a file outside, through a relative link, is refused', () => {
+    writeTinyVault(dir);
+    renameSync(join(dir, 'meetings', 'm1.json'), join(dir, '..', 'm1.json'));
+    symlinkSync(join('..', '..', 'm1.json'), join(dir, 'meetings', 'm1.json'));
+    expect(problems()).toEqual([`${join(dir, 'meetings', 'm1.json')}: ${outside}`]);
+  });
+
+  it('vault.json linked to a secret outside is refused without a character of it in the message', () => {
+    writeTinyVault(dir);
+    const secret = join(dir, '..', 'owner.key');
+    writeFileSync(secret, 'vt_secretkeymaterial0123456789');
+    rmSync(join(dir, 'vault.json'));
+    symlinkSync(secret, join(dir, 'vault.json'));
+    const p = problems();
+    expect(p).toEqual([`${join(dir, 'vault.json')}: ${outside}`]);
+    expect(p.join('\n')).not.toMatch(/vt_|secret/);
+  });
+
+  it('a named pipe (FIFO) is refused at once, never opened', () => {
+    writeTinyVault(dir);
+    execFileSync('mkfifo', [join(dir, 'meetings', 'x.json')]);
+    execFileSync('mkfifo', [join(dir, 'tasks.json.fifo')]);
+    rmSync(join(dir, 'edges.json'));
+    execFileSync('mkfifo', [join(dir, 'edges.json')]);
+    const p = problems();
+    expect(p).toContain(`${join(dir, 'meetings', 'x.json')}: is a named pipe (FIFO), not a regular file; a vault directory holds JSON files`);
+    expect(p).toContain(`${join(dir, 'edges.json')}: is a named pipe (FIFO), not a regular file; a vault directory holds JSON files`);
+  });
+
+  it('a dangling link says its target does not exist', () => {
+    writeTinyVault(dir);
+    rmSync(join(dir, 'tasks.json'));
+    symlinkSync('tasks-gone.json', join(dir, 'tasks.json'));
+    expect(problems()).toEqual([`${join(dir, 'tasks.json')}: is a symbolic link to nothing (its target does not exist)`]);
   });
 });
 
