@@ -38,7 +38,7 @@ export function cliFails(args: string[], env: NodeJS.ProcessEnv = {}): { status:
 /** A fixture vault as the store holds it: dates shifted to today. */
 export function fixture(name: keyof typeof FIXTURE_DIRS, now = new Date()): VaultFixture {
   const f = readVaultDir(FIXTURE_DIRS[name]);
-  return shiftDates(f, shiftDaysFor(f.vault.referenceDate, now));
+  return shiftDates(f, shiftDaysFor(f.vault.referenceDate, now), f.vault.referenceDate);
 }
 
 export interface DemoStore {

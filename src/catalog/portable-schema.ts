@@ -5,12 +5,17 @@
  * - `type: ["string", "null"]` → `anyOf: [{type: "string", …}, {type: "null"}]` (type-specific keywords go
  *   with their type; `description`, `default` and the like stay on the outer schema);
  * - `const: v` → `type` + `enum: [v]`; an `anyOf` of single-value branches of one type → one `enum`;
- * - `propertyNames: {type: "string"}` is dropped (JSON object keys are always strings).
+ * - `propertyNames: {type: "string"}` is dropped (JSON object keys are always strings);
+ * - the `pattern` zod writes beside `format: "date-time"` or `"date"` (200-600 characters of regex that every
+ *   client's model reads) is dropped: the format says the same, and the tool's zod schema still checks it.
  */
 type Schema = Record<string, unknown>;
 
 /** Keywords that describe the value as a whole rather than one of its types. */
 const SHARED = new Set(['description', 'title', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly']);
+
+/** Standard formats whose meaning every client knows; a regex beside them says nothing more. */
+const FORMATS_THAT_SAY_IT = new Set(['date-time', 'date']);
 
 export function portableSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(portableSchema);
@@ -20,6 +25,7 @@ export function portableSchema(schema: unknown): unknown {
     s[key] = key === 'enum' || key === 'const' || key === 'default' || key === 'examples' ? value : portableSchema(value);
   }
   if (isStringKeys(s.propertyNames)) delete s.propertyNames;
+  if (typeof s.pattern === 'string' && FORMATS_THAT_SAY_IT.has(s.format as string)) delete s.pattern;
   if ('const' in s) s = fromConst(s);
   if (Array.isArray(s.type)) s = splitTypes(s);
   if (Array.isArray(s.anyOf)) s = mergeEnumBranches(s);

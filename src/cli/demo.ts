@@ -1,15 +1,16 @@
 import type { Command } from 'commander';
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createKey, ensureOwnerKey, isActiveKey } from '../auth/keys.js';
 import { readVaultDir } from '../vault-format/read.js';
 import { loadFixture, type LoadResult } from '../vault-format/load.js';
 import { describeCounts } from '../vault-format/summary.js';
 import { describeWork } from '../vault-format/target.js';
 import { BIN_PATH, FIXTURES_DIR } from '../package-info.js';
-import type { Store } from '../service/open.js';
+import { hasVectorExtension, vectorExtensionError, type Store } from '../service/open.js';
 import { openStore, userDataDir } from './context.js';
-import { clientSnippet } from './mcp-config.js';
+import { clientSnippet, DEMO_SERVER_NAME } from './mcp-config.js';
+import { countPendingChunks, embedPendingChunks } from './embed-now.js';
 import { addServeOptions, serveStore, type ServeOptions } from './serve.js';
 
 const DEMO_KEYS_FILE = 'demo-keys.json';
@@ -51,6 +52,24 @@ function demoMemberKeys(db: Store, dir: string, vaults: LoadResult[]): DemoKey[]
   return keys;
 }
 
+/**
+ * The demo vaults are small (about 180 chunks): their vectors are built now, in the foreground, so the demo
+ * answers by meaning from its first search, also after `--no-serve`. A demo an MCP client started over stdio
+ * must answer `initialize` at once: there serve's background indexer builds them (seconds), and a search
+ * answered by words in the meantime says so. Returns the line that says what happened.
+ */
+async function embedDemoVaults(db: Store, dir: string, opts: { index: boolean; clientWaits: boolean }): Promise<string> {
+  const reindex = `vault-tools reindex --data-dir ${JSON.stringify(dir)}`;
+  if (!opts.index || process.env.VAULT_TOOLS_INDEX === 'off') return `Search: by words until the vector index is built (indexing is off): run \`${reindex}\``;
+  if (!hasVectorExtension(db)) return `Search: by words only (sqlite-vec did not load: ${vectorExtensionError()})`;
+  if (opts.clientWaits) {
+    const pending = await countPendingChunks(db);
+    if (pending) return `Search: by words until the background indexer has embedded the ${pending} transcript chunks (seconds), then by meaning too`;
+  }
+  const r = await embedPendingChunks(db, { label: 'demo: embedding the transcripts', force: false });
+  const work = r.embedded + r.reused ? `; ${r.embedded} chunks embedded, ${r.reused} reused, in ${r.seconds.toFixed(1)} s` : '';
+  return `Search: words and meaning (every transcript chunk has its vector${work}; ${r.embedderInfo})`;
+}
 
 export function register(program: Command): void {
   addServeOptions(
@@ -59,21 +78,30 @@ export function register(program: Command): void {
     .option('--data-dir <dir>', 'data directory (default: a demo dir of its own)')
     .option('--no-serve', 'load and print, then exit')
     .action(async (opts: ServeOptions & { serve: boolean }) => {
-      const dir = demoDataDir(opts.dataDir);
+      // Absolute: the client entries printed below start the server from a folder of the client's own.
+      const dir = resolve(demoDataDir(opts.dataDir));
       const db = openStore(dir, opts.dataDir ? '--data-dir' : 'the demo default', { create: true });
       const loaded = loadDemoVaults(db);
+      process.stderr.write(
+        [
+          `vault-tools demo: ${dir}`,
+          ...loaded.map((r) => `  ${r.skipped ? 'up to date' : 'loaded'}: "${r.name}" (${r.vaultId}): ${describeCounts(r.counts)}${r.discarded ? `; discarded the local work of the earlier copy: ${describeWork(r.discarded)}` : ''}`),
+          '',
+        ].join('\n'),
+      );
+      const clientWaits = opts.serve && opts.stdio && !process.stdin.isTTY;
+      const search = await embedDemoVaults(db, dir, { index: opts.index, clientWaits });
       const owner = ensureOwnerKey(db, dir);
       const members = demoMemberKeys(db, dir, loaded);
       const demoArgs = ['demo', ...(opts.dataDir ? ['--data-dir', dir] : [])];
       const lines = [
-        `vault-tools demo: ${dir}`,
-        ...loaded.map((r) => `  ${r.skipped ? 'up to date' : 'loaded'}: "${r.name}" (${r.vaultId}): ${describeCounts(r.counts)}${r.discarded ? `; discarded the local work of the earlier copy: ${describeWork(r.discarded)}` : ''}`),
+        search,
         'Demo keys (this demo store only):',
         `  manager, all vaults: ${owner.key}`,
         ...members.map((k) => `  ${k.label}: ${k.key}`),
         'Claude Desktop (claude_desktop_config.json):',
-        clientSnippet('claude-desktop', demoArgs),
-        `Claude Code: ${clientSnippet('claude-code', demoArgs)}`,
+        clientSnippet('claude-desktop', demoArgs, DEMO_SERVER_NAME),
+        `Claude Code: ${clientSnippet('claude-code', demoArgs, DEMO_SERVER_NAME)}`,
         `Try: ${BIN_PATH} call stats --vault ${loaded[0]?.vaultId ?? '<vault>'} --data-dir ${dir}`,
       ];
       process.stderr.write(`${lines.join('\n')}\n`);

@@ -17,6 +17,10 @@ function dataDirArgs(command: 'demo' | 'serve', option: string | undefined): str
   return ['--data-dir', dir, ...(command === 'serve' && !existsSync(dir) ? ['--init'] : [])];
 }
 
+/** The server names in a client's config: the demo's own, so writing one never replaces the other. */
+export const SERVER_NAME = 'vault-tools';
+export const DEMO_SERVER_NAME = 'vault-demo';
+
 const CLIENTS = ['claude-desktop', 'claude-code', 'cursor', 'vscode'] as const;
 type Client = (typeof CLIENTS)[number];
 
@@ -52,13 +56,19 @@ function configFile(client: Client): { path: string; key: 'mcpServers' | 'server
 }
 
 /** What to paste into a client (or, for Claude Code, the command to run) to start `vault-tools <args>`. */
-export function clientSnippet(client: Client, serverArgs: string[], name = 'vault-tools'): string {
+export function clientSnippet(client: Client, serverArgs: string[], name = SERVER_NAME): string {
   const server = launch(serverArgs);
   if (client === 'claude-code') {
     return `claude mcp add ${name} -- ${[server.command, ...server.args].map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}`;
   }
   const entry = client === 'vscode' ? { type: 'stdio', ...server } : server;
   return JSON.stringify({ [configFile(client)!.key]: { [name]: entry } }, null, 2);
+}
+
+/** ", which ran `<args>`" for an entry of ours, so the user sees what was replaced. */
+function describeEntry(entry: unknown): string {
+  const args = (entry as { args?: unknown } | null)?.args;
+  return Array.isArray(args) && args.every((a) => typeof a === 'string') ? `, which ran \`${args.slice(1).join(' ')}\`` : '';
 }
 
 export function register(program: Command): void {
@@ -68,18 +78,19 @@ export function register(program: Command): void {
     .option('--client <client>', `one of ${CLIENTS.join(', ')}`, 'claude-desktop')
     .option('--demo', 'start the demo (fixture vaults) rather than your own store')
     .option('--data-dir <dir>', 'the data dir the client should use')
-    .option('--name <name>', 'the server name in the client', 'vault-tools')
+    .option('--name <name>', `the server name in the client (default: ${SERVER_NAME}, with --demo ${DEMO_SERVER_NAME})`)
     .option('--write', "merge it into the client's config file (a .bak copy is kept)")
-    .action((opts: { client: string; demo?: boolean; dataDir?: string; name: string; write?: boolean }) => {
+    .action((opts: { client: string; demo?: boolean; dataDir?: string; name?: string; write?: boolean }) => {
       if (!CLIENTS.includes(opts.client as Client)) throw new CliError(`--client "${opts.client}": expected one of ${CLIENTS.join(', ')}`, 2);
       const client = opts.client as Client;
       const command = opts.demo ? 'demo' : 'serve';
+      const name = opts.name ?? (opts.demo ? DEMO_SERVER_NAME : SERVER_NAME);
       const serverArgs = [command, ...dataDirArgs(command, opts.dataDir)];
-      const snippet = clientSnippet(client, serverArgs, opts.name);
+      const snippet = clientSnippet(client, serverArgs, name);
       if (!opts.write) return void process.stdout.write(`${snippet}\n`);
       if (client === 'claude-code') throw new CliError('--write: Claude Code keeps its servers itself; run the printed command', 2);
       const target = configFile(client)!;
-      const entry = (JSON.parse(snippet) as Record<string, Record<string, unknown>>)[target.key]![opts.name];
+      const entry = (JSON.parse(snippet) as Record<string, Record<string, unknown>>)[target.key]![name];
       let config: Record<string, unknown> = {};
       if (existsSync(target.path)) {
         try {
@@ -90,9 +101,12 @@ export function register(program: Command): void {
         copyFileSync(target.path, `${target.path}.bak`);
       }
       const servers = (config[target.key] ?? {}) as Record<string, unknown>;
-      config[target.key] = { ...servers, [opts.name]: entry };
+      const earlier = Object.hasOwn(servers, name) ? servers[name] : undefined;
+      config[target.key] = { ...servers, [name]: entry };
       mkdirSync(dirname(target.path), { recursive: true });
       writeFileSync(target.path, `${JSON.stringify(config, null, 2)}\n`);
-      process.stderr.write(`wrote "${opts.name}" into ${target.path}${existsSync(`${target.path}.bak`) ? ` (previous version: ${target.path}.bak)` : ''}; restart the client\n`);
+      const replaced =
+        earlier === undefined ? '' : JSON.stringify(earlier) === JSON.stringify(entry) ? ` (it was already there, unchanged)` : ` (it replaced the earlier "${name}" entry${describeEntry(earlier)}; another --name keeps both)`;
+      process.stderr.write(`wrote "${name}" into ${target.path}${replaced}${existsSync(`${target.path}.bak`) ? `; previous version: ${target.path}.bak` : ''}; restart the client\n`);
     });
 }

@@ -1,10 +1,7 @@
 import type { Command } from 'commander';
-import { createEmbedder, describeKernel } from '../search/embedder/index.js';
-import { resetVectorIndex } from '../search/vectors.js';
-import { countPending, indexPending } from '../search/vector-indexing.js';
 import { hasVectorExtension, vectorExtensionError } from '../service/open.js';
 import { CliError, openStore, resolveDataDir } from './context.js';
-import { progressPrinter } from './progress.js';
+import { embedPendingChunks } from './embed-now.js';
 
 export function register(program: Command): void {
   program
@@ -17,20 +14,10 @@ export function register(program: Command): void {
       const { dir, why } = resolveDataDir(opts.dataDir);
       const db = openStore(dir, why);
       if (!hasVectorExtension(db)) throw new CliError(`sqlite-vec did not load on this platform (${vectorExtensionError()}); search runs on words only`);
-      const embedder = createEmbedder();
       try {
-        if (opts.force) {
-          await embedder.embed(['warm-up']); // settles an endpoint embedder's id and dims
-          resetVectorIndex(db, embedder);
-        }
-        const print = progressPrinter('reindex', 'chunks');
-        // Bulk work: shared over the background workers (one per core), like serve's indexer.
-        const result = await indexPending(db, embedder, { vaultId: opts.vault, background: true, onProgress: (p) => print(p.done, p.total) });
-        process.stderr.write(
-          `reindex: ${result.embedded} chunks embedded, ${result.reused} reused from the cache, ${countPending(db, embedder.id, opts.vault)} pending (${[`embedder ${embedder.id}`, describeKernel(embedder)].filter(Boolean).join(', ')})\n`,
-        );
+        const r = await embedPendingChunks(db, { label: 'reindex', vaultId: opts.vault, force: opts.force });
+        process.stderr.write(`reindex: ${r.embedded} chunks embedded, ${r.reused} reused from the cache, ${r.pending} pending (${r.embedderInfo})\n`);
       } finally {
-        await embedder.close();
         db.close();
       }
     });

@@ -3,6 +3,7 @@
  * UTF-8 text as base64, attachments as base64, non-ASCII headers as RFC 2047 encoded words, CRLF lines.
  */
 import { randomBytes } from 'node:crypto';
+import { dispositionFileName } from '../core/content-disposition.js';
 
 export interface EmlMessage {
   from: { name?: string; address: string };
@@ -24,11 +25,6 @@ const quoted = (s: string) => `"${s.replace(/["\\]/g, '\\$&')}"`;
 
 function mailbox(m: { name?: string; address: string }): string {
   return m.name ? `${isAscii(m.name) ? quoted(m.name) : encodeWord(m.name)} <${m.address}>` : m.address;
-}
-
-function dispositionFileName(name: string): string {
-  const ascii = name.replace(/[^\x20-\x7e]/g, '_');
-  return isAscii(name) ? `filename=${quoted(name)}` : `filename=${quoted(ascii)}; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
 export function buildEml(m: EmlMessage): Buffer {

@@ -61,6 +61,16 @@ export function listResources(service: Service, who: Principal): ResourceEntry[]
 }
 
 /**
+ * A brief as one markdown document: its title as the heading, when it was written, then its body. A body that
+ * opens with a heading of its own (the fixtures' briefs do: "# Week plan: 16-20 November") loses that line, so
+ * the reader does not meet the same heading twice.
+ */
+function briefDocument(b: { title: string; createdAt: string; markdown: string }): string {
+  const body = b.markdown.replace(/^\s*# [^\n]*\n+/, '');
+  return `# ${b.title}\n\n_${b.createdAt}_\n\n${body}`;
+}
+
+/**
  * The content of one URI, or a ServiceError: `not_found` for what the vault does not hold, the vault
  * errors of `resolveVault` for a vault the key does not reach. `undefined` for a URI that names no resource.
  */
@@ -70,7 +80,7 @@ export function readResource(service: Service, who: Principal, uri: string): Res
     const vault = resolveVault(service.db, who, decodeURIComponent(brief[1]!));
     const b = latestBrief(service.db, vault.id, brief[2]!);
     if (!b) throw new ServiceError('not_found', `Vault "${vault.name}" has no ${brief[2]} brief yet.`);
-    return { uri, mimeType: 'text/markdown', text: `# ${b.title}\n\n_${b.createdAt}_\n\n${b.markdown}` };
+    return { uri, mimeType: 'text/markdown', text: briefDocument(b) };
   }
   const artifact = ARTIFACT_URI.exec(uri);
   if (artifact) {

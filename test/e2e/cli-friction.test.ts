@@ -3,7 +3,7 @@
  * never a stack trace or a raw errno, and nothing is created that was not asked for.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cli, cliFails, tempDir } from '../helpers.js';
@@ -93,6 +93,36 @@ describe('mcp-config', () => {
     expect(args.slice(-3)).toEqual(['--data-dir', join(tmp.dir, 'rel/store'), '--init']);
     const home = spawnSync(process.execPath, [BIN, 'mcp-config'], { cwd: tmp.dir, encoding: 'utf8', env: { ...process.env, ...env, VAULT_TOOLS_HOME: tmp.dir } });
     expect((JSON.parse(home.stdout).mcpServers['vault-tools'].args as string[]).slice(-2)).toEqual(['--data-dir', tmp.dir]);
+  });
+
+  it('`demo --data-dir ./relative` prints its client entries with the absolute path, as mcp-config --demo does', () => {
+    const r = spawnSync(process.execPath, [BIN, 'demo', '--data-dir', './rel-demo', '--no-serve'], { cwd: tmp.dir, encoding: 'utf8', env: { ...process.env, ...env } });
+    expect(r.status, r.stderr).toBe(0);
+    const absolute = join(tmp.dir, 'rel-demo');
+    const desktop = JSON.parse(/Claude Desktop \(claude_desktop_config\.json\):\n(\{[\s\S]*?\n\})\n/.exec(r.stderr)![1]!);
+    expect(desktop.mcpServers['vault-demo'].args).toEqual([BIN, 'demo', '--data-dir', absolute]);
+    expect(r.stderr).toContain(`Claude Code: claude mcp add vault-demo -- ${process.execPath} ${BIN} demo --data-dir ${absolute}\n`);
+    expect(r.stderr).not.toContain('./rel-demo');
+    const config = spawnSync(process.execPath, [BIN, 'mcp-config', '--demo', '--data-dir', './rel-demo'], { cwd: tmp.dir, encoding: 'utf8', env: { ...process.env, ...env } });
+    expect(JSON.parse(config.stdout)).toEqual(desktop);
+  }, 60_000);
+
+  it('--write --demo and --write keep both entries, and a write that replaces an entry says so', () => {
+    const home = join(tmp.dir, 'write-home');
+    const withHome = { ...env, HOME: home, XDG_CONFIG_HOME: join(home, '.config') };
+    const file = join(home, '.config', 'Claude', 'claude_desktop_config.json');
+    const write = (...args: string[]) => spawnSync(process.execPath, [BIN, 'mcp-config', '--write', ...args], { encoding: 'utf8', env: { ...process.env, ...withHome } });
+    expect(write().stderr).toMatch(/^wrote "vault-tools" into \S+claude_desktop_config\.json; restart the client\n$/);
+    expect(write('--demo').stderr).toMatch(/^wrote "vault-demo" into /);
+    const servers = JSON.parse(readFileSync(file, 'utf8')).mcpServers;
+    expect(Object.keys(servers).sort()).toEqual(['vault-demo', 'vault-tools']);
+    expect(servers['vault-tools'].args).toEqual([BIN, 'serve']);
+    expect(servers['vault-demo'].args).toEqual([BIN, 'demo']);
+    expect(write('--demo').stderr).toContain('(it was already there, unchanged)');
+    const replaced = write('--demo', '--data-dir', join(tmp.dir, 'other-demo')).stderr;
+    expect(replaced).toContain(`wrote "vault-demo" into ${file} (it replaced the earlier "vault-demo" entry, which ran \`demo\`; another --name keeps both)`);
+    expect(write('--name', 'work', '--data-dir', join(tmp.dir, 'x')).stderr).toMatch(/^wrote "work" into /);
+    expect(Object.keys(JSON.parse(readFileSync(file, 'utf8')).mcpServers).sort()).toEqual(['vault-demo', 'vault-tools', 'work']);
   });
 });
 

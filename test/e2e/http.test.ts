@@ -8,7 +8,9 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import Database from 'better-sqlite3';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tools } from '../../src/catalog/index.js';
@@ -241,7 +243,16 @@ describe('downloads', () => {
     expect(r.status).toBe(200);
     expect(r.body).toBe(bytes.toString());
     expect(r.headers['content-type']).toBe('text/csv');
-    expect(r.headers['content-disposition']).toContain('findings.csv');
+    expect(r.headers['content-disposition']).toBe('attachment; filename="findings.csv"');
+    // curl -OJ (7.x reads only the plain filename=) saves it under its name, not the URL's last segment.
+    const saveIn = mkdtempSync(join(tmpdir(), 'vt-curl-'));
+    try {
+      execFileSync('curl', ['-sfOJ', '-H', `Authorization: Bearer ${keys.nwMember}`, new URL(path, server.url).href], { cwd: saveIn });
+      expect(readdirSync(saveIn)).toEqual(['findings.csv']);
+      expect(readFileSync(join(saveIn, 'findings.csv'), 'utf8')).toBe(bytes.toString());
+    } finally {
+      rmSync(saveIn, { recursive: true, force: true });
+    }
     expectError(await http(server.url, { path, headers: { authorization: `Bearer ${keys.mhMember}` } }), 404, 'vault_not_found');
     expectError(await http(server.url, { path }), 401, 'unauthorized');
     expectError(await http(server.url, { path: path.replace('art-1', 'art-2'), headers: { authorization: `Bearer ${keys.nwMember}` } }), 404, 'not_found');

@@ -478,7 +478,11 @@ describe('prompts and resources', () => {
     expect(resources.map((r) => r.uri)).toContain(uri);
     const read = await owner.readResource({ uri });
     const latest = mh.briefs.filter((b) => b.kind === 'weekly-digest').sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0]!;
-    expect((read.contents[0] as { text: string }).text).toContain(latest.markdown);
+    const text = (read.contents[0] as { text: string }).text;
+    // One heading, the brief's title; the body's own opening heading is not repeated under it.
+    expect(text.startsWith(`# ${latest.title}\n\n_${latest.createdAt}_\n\n## `)).toBe(true);
+    expect(text.match(/^# /gm)).toHaveLength(1);
+    expect(text).toContain(latest.markdown.replace(/^# [^\n]*\n+/, ''));
     await expect(owner.readResource({ uri: 'vault-tools://vaults/nope/briefs/daily' })).rejects.toThrow(/no vault/i);
   });
 });

@@ -271,7 +271,7 @@ describe('mcp-config', () => {
     const { dir, cleanup } = tempDir();
     try {
       const desktop = JSON.parse(cli(['mcp-config', '--demo']));
-      expect(desktop.mcpServers['vault-tools']).toEqual({ command: process.execPath, args: [BIN, 'demo'] });
+      expect(desktop.mcpServers['vault-demo']).toEqual({ command: process.execPath, args: [BIN, 'demo'] }); // never replaces your own store's entry
       expect(JSON.parse(cli(['mcp-config', '--client', 'vscode'])).servers['vault-tools']).toMatchObject({ type: 'stdio', args: [BIN, 'serve'] });
       expect(cli(['mcp-config', '--client', 'claude-code'])).toBe(`claude mcp add vault-tools -- ${process.execPath} ${BIN} serve\n`);
       const env = { XDG_CONFIG_HOME: dir, HOME: dir };

@@ -63,12 +63,13 @@ describe('loading a fixture vault', () => {
     expect(db.prepare('SELECT origin FROM vaults WHERE id = ?').pluck().get(f.vault.id)).toBe('fixture');
   });
 
-  it('the same files on the same day are a no-op; another day reloads', () => {
-    const f = readVaultDir(FIXTURE_DIRS.northwind);
+  it('the same files within the same week are a no-op; the next week reloads', () => {
+    const f = readVaultDir(FIXTURE_DIRS.northwind); // reference day Friday 20 November 2026
     const day1 = new Date('2027-01-05T08:00:00Z');
     expect(loadFixture(db, f, { origin: 'fixture', now: day1 }).skipped).toBe(false);
     expect(loadFixture(db, f, { origin: 'fixture', now: new Date('2027-01-05T22:00:00Z') }).skipped).toBe(true);
-    expect(loadFixture(db, f, { origin: 'fixture', now: new Date('2027-01-06T08:00:00Z') }).skipped).toBe(false);
+    expect(loadFixture(db, f, { origin: 'fixture', now: new Date('2027-01-07T08:00:00Z') }).skipped).toBe(true);
+    expect(loadFixture(db, f, { origin: 'fixture', now: new Date('2027-01-08T08:00:00Z') }).skipped).toBe(false);
   });
 });
 

@@ -42,6 +42,19 @@ describe('tool schemas are portable', () => {
     });
   }
 
+  it("publishes a date's format, not the 200-600 character regex zod writes beside it; the tool still checks it", async () => {
+    const search = describeTool(tools.find((t) => t.name === 'search_transcripts')!);
+    const after = JSON.stringify((search.inputSchema as { properties: Record<string, unknown> }).properties.after);
+    expect(after).not.toContain('pattern');
+    expect(after.length).toBeLessThan(300);
+    expect(after).toContain('"format":"date-time"');
+    for (const tool of tools) expect(JSON.stringify(describeTool(tool).inputSchema), tool.name).not.toMatch(/"format":"date(-time)?","pattern"/);
+    const strict = tools.find((t) => t.name === 'search_transcripts')!.input;
+    expect(strict.safeParse({ query: 'dock', after: '2026-02-30' }).success).toBe(false);
+    expect(strict.safeParse({ query: 'dock', after: '2026-11-01T09:00:00' }).success).toBe(false); // no offset
+    expect(strict.safeParse({ query: 'dock', after: '2026-11-01' }).success).toBe(true);
+  });
+
   it('rewrites without changing what is accepted', () => {
     const loose = new Ajv2020.default({ strict: false });
     const before = { type: 'object', properties: { a: { type: ['string', 'null'], minLength: 2, description: 'd' }, b: { anyOf: [{ const: 1 }, { const: 2 }] }, c: { const: 'x' }, m: { type: 'object', propertyNames: { type: 'string' }, additionalProperties: { type: ['number', 'null'] } } } };

@@ -8,7 +8,20 @@ import { getMeetingRow } from '../../store/meetings.js';
 import { invalidArgument, notFound } from '../../core/errors.js';
 import { log } from '../../log.js';
 
-const dateBound = z.union([z.iso.datetime({ offset: true }), z.iso.date()]).describe('ISO 8601 date or datetime');
+/** Vaults whose words-only answers were already explained in the log: once a process is enough. */
+const wordsOnlyNoted = new Set<string>();
+
+/** Says once, in the server log, that a vault is searched by words only because its vectors are missing, and the fix. */
+function noteWordsOnly(vault: { id: string; name: string }, coverage: { chunks: number; withVectors: number }, dataDir: string): void {
+  if (wordsOnlyNoted.has(vault.id) || coverage.withVectors >= coverage.chunks) return;
+  wordsOnlyNoted.add(vault.id);
+  log.warn(
+    `search_transcripts in "${vault.name}" answers by words only (matchedBy: words): ${coverage.withVectors} of ${coverage.chunks} transcript chunks have vectors. ` +
+      `serve builds them in the background; to build them now run: vault-tools reindex --data-dir ${JSON.stringify(dataDir)}`,
+  );
+}
+
+const dateBound = z.union([z.iso.datetime({ offset: true }), z.iso.date()]).describe('ISO 8601 date (2026-11-01) or datetime with offset (2026-11-01T09:00:00Z)');
 const asDatetime = (v: string | undefined) => (v === undefined ? undefined : v.length === 10 ? `${v}T00:00:00Z` : new Date(v).toISOString());
 
 export default defineTool({
@@ -20,8 +33,8 @@ export default defineTool({
     query: z.string().min(1).max(500).describe('a question or keywords'),
     meetingId: z.string().min(1).optional(),
     speaker: z.string().min(1).max(200).optional().describe('part of a speaker name'),
-    after: dateBound.optional().describe('meetings on or after this date'),
-    before: dateBound.optional().describe('meetings before this date'),
+    after: dateBound.optional().describe('meetings on or after this date (2026-11-01, or a datetime with offset)'),
+    before: dateBound.optional().describe('meetings before this date (2026-11-01, or a datetime with offset)'),
     limit: limitArg(1, 20, 5),
   },
   output: z.object({
@@ -39,10 +52,10 @@ export default defineTool({
         matchedBy: z.array(z.enum(['words', 'meaning'])),
       }),
     ),
-    mode: z.enum(['hybrid', 'words', 'meaning']).describe('words: vectors are not built yet for this vault (or no embedder); meaning still comes when they are'),
+    mode: z.enum(['hybrid', 'words', 'meaning']).describe('words: vectors are not built yet for this vault (or no embedder); meaning still comes when they are (`vault-tools reindex` builds them now)'),
     vectorCoverage: z.object({ chunks: z.number().int(), withVectors: z.number().int() }),
   }),
-  run: async (args, { db, vault, embedder }) => {
+  run: async (args, { db, vault, embedder, dataDir }) => {
     if (args.meetingId && !getMeetingRow(db, vault.id, args.meetingId)) throw notFound('meeting', args.meetingId, vault.name);
     const after = asDatetime(args.after);
     const before = asDatetime(args.before);
@@ -58,6 +71,8 @@ export default defineTool({
     }
     const rows = chunkRows(db, found.hits.map((h) => h.chunkId));
     const owner = vectorIndexOwner(db);
+    const coverage = vectorCoverage(db, vault.id, owner?.embedder ?? '');
+    if (found.mode === 'words') noteWordsOnly(vault, coverage, dataDir);
     return {
       results: found.hits.map((h) => {
         const r = rows.get(h.chunkId)!;
@@ -75,7 +90,7 @@ export default defineTool({
         };
       }),
       mode: found.mode,
-      vectorCoverage: vectorCoverage(db, vault.id, owner?.embedder ?? ''),
+      vectorCoverage: coverage,
     };
   },
 });

@@ -15,6 +15,7 @@ import { buildOpenApi } from '../openapi.js';
 import { DOCS_PATH, sendDocs } from './docs.js';
 import { readBody, readJsonObject } from './body.js';
 import { API_VERSION, PATHS } from '../../core/rest-paths.js';
+import { dispositionFileName } from '../../core/content-disposition.js';
 import { sendError, sendJson, sendJsonText } from './respond.js';
 import { log } from '../../log.js';
 
@@ -197,7 +198,7 @@ const ROUTES: Route[] = [
       res.writeHead(200, {
         'Content-Type': 'text/plain; charset=utf-8',
         'Content-Length': Buffer.byteLength(text),
-        'Content-Disposition': `inline; filename*=UTF-8''${encodeURIComponent(`${file.name}.txt`)}`,
+        'Content-Disposition': `inline; ${dispositionFileName(`${file.name}.txt`)}`,
       });
       res.end(text);
     },
@@ -213,7 +214,7 @@ const ROUTES: Route[] = [
       res.writeHead(200, {
         'Content-Type': artifact.mimeType,
         'Content-Length': statSync(artifact.path).size,
-        'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(artifact.fileName)}`,
+        'Content-Disposition': `attachment; ${dispositionFileName(artifact.fileName)}`,
       });
       await new Promise<void>((resolve, reject) => createReadStream(artifact.path).on('error', reject).on('end', resolve).pipe(res));
     },
