@@ -86,7 +86,7 @@ export class Service {
   async invoke(name: string, rawArgs: unknown, principal: Principal, options: CallOptions = {}): Promise<InvokeResult> {
     const tool = this.tools.get(name);
     if (!tool) {
-      return { ok: false, status: 404, code: 'tool_not_found', message: `No tool "${name}". The tools are listed by tools/list (MCP) or GET /v1/tools.` };
+      return { ok: false, status: 404, code: 'tool_not_found', message: `No tool ${quoted(name)}. The tools are listed by tools/list (MCP) or GET /v1/tools.` };
     }
     return this.call(tool, rawArgs, principal, options);
   }

@@ -60,3 +60,31 @@ describe('stdio input over the line limit', () => {
     }
   }, 40_000);
 });
+
+describe('a huge name or URI is not echoed back whole', () => {
+  const huge = 'y'.repeat(5_000_000);
+  it.each(['modern', 'legacy'] as const)('unknown tool, prompt, resource and completion reference of 5,000,000 characters (%s era)', { timeout: 60_000 }, async (era) => {
+    const { connectMcp } = await import('../mcp-clients.js');
+    const client = await connectMcp({ era, wire: 'stdio', dataDir: store.dir, key: store.ownerKey });
+    try {
+      const tool = await client.callTool({ name: huge, arguments: {} });
+      expect(tool.isError).toBe(true);
+      const message = JSON.parse(tool.content[0].text).error.message as string;
+      expect(message).toContain('of 5,000,000 characters');
+      expect(JSON.stringify(tool).length).toBeLessThan(2_000);
+      const refusals = [
+        () => client.getPrompt({ name: huge }),
+        () => client.readResource({ uri: `vault-tools://${huge}` }),
+        () => client.complete({ ref: { type: 'ref/resource', uri: huge }, argument: { name: 'vault', value: '' } }),
+      ];
+      for (const refusal of refusals) {
+        const error = await refusal().then(() => undefined, (err: Error & { data?: unknown }) => err);
+        expect(error).toBeInstanceOf(Error);
+        expect(error!.message).toMatch(/of 5,000,0\d\d characters/);
+        expect(error!.message.length + JSON.stringify(error!.data ?? null).length).toBeLessThan(2_000);
+      }
+    } finally {
+      await client.close();
+    }
+  });
+});

@@ -4,7 +4,7 @@ import { createReadStream, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authenticate } from '../../auth/keys.js';
 import type { Principal } from '../../core/principal.js';
-import { ServiceError } from '../../core/errors.js';
+import { quoted, ServiceError } from '../../core/errors.js';
 import type { InvokeResult, Service } from '../../service/invoke.js';
 import type { Store } from '../../service/open.js';
 import { artifactFile, publicFileText } from '../../service/resources.js';
@@ -117,7 +117,7 @@ const ROUTES: Route[] = [
       const tool = ctx.service.tool(name);
       if (!tool) {
         req.resume(); // the body of an unknown tool is not worth reading
-        return sendError(res, ctx.requestId, 'tool_not_found', `No tool "${name}". GET ${PATHS.tools} lists them.`);
+        return sendError(res, ctx.requestId, 'tool_not_found', `No tool ${quoted(name)}. GET ${PATHS.tools} lists them.`);
       }
       const idempotencyKey = idempotencyKeyOf(req);
       const args = await readJsonObject(req, ctx.maxBodyBytes);
