@@ -173,6 +173,14 @@ describe('who may read a link', () => {
     const internal = mh.files.find((f) => f.visibility === 'internal')!;
     await expect(owner.readResource({ uri: `vault-tools://vaults/${MH}/files/${internal.id}` })).rejects.toThrow(/No public file/);
   });
+
+  it('says once what is missing: no "MCP error -32002:" doubled into the message, the URI and code in the data', async () => {
+    const uri = `vault-tools://vaults/${NW}/artifacts/art_missing`;
+    const error = await owner.readResource({ uri }).then(() => undefined, (err: Error & { code?: number; data?: any }) => err);
+    expect(error?.message).toBe('No artifact "art_missing" in vault "Northwind Logistics".');
+    expect(error?.code).toBe(-32602); // resource not found, as the 2026-07-28 revision has it (and the SDK in every era)
+    expect(error?.data).toMatchObject({ uri, code: 'not_found' });
+  });
 });
 
 describe('over HTTP', () => {
