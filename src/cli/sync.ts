@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { SyncReport, syncStatus } from '../sync/index.js';
 import { resolveRemote } from '../sync/config.js';
+import { printable } from '../core/printable.js';
 import { CliError, openStore, resolveDataDir } from './context.js';
 import { progressPrinter } from './progress.js';
 
@@ -59,12 +60,12 @@ export function register(program: Command): void {
             full: opts.full,
             concurrency,
             signal: abort.signal,
-            onProgress: (vault, resource, done, total) => print(done, total, `${vault} ${resource}`),
+            onProgress: (vault, resource, done, total) => print(done, total, printable(`${vault} ${resource}`)),
           });
         } catch (err) {
           if (err instanceof RemoteAuthError) throw new CliError(`${err.message}. Check the key (${remote.keyFrom}) and that it may read these vaults.`);
           if (abort.signal.aborted) throw new CliError('sync interrupted; what landed is kept and the next sync resumes from there');
-          throw new CliError(`sync with ${remote.url} failed: ${(err as Error).message}`);
+          throw new CliError(`sync with ${remote.url} failed: ${printable((err as Error).message)}`);
         }
         printReport(report, opts.json);
         if (report.errors.length || report.push?.stopped) process.exitCode = 1;

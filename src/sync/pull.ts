@@ -7,6 +7,7 @@
 import { countEntities } from '../store/entities.js';
 import { lastPullStartedAt, markPulled } from '../store/sync-checkpoints.js';
 import { mapInLanes } from '../core/lanes.js';
+import { PageWalk } from './limits.js';
 import { ahead, type PullContext } from './resources/common.js';
 import { pullArtifacts } from './resources/artifacts.js';
 import { pullBriefs } from './resources/briefs.js';
@@ -45,12 +46,14 @@ const CHANGES_PAGE = 200;
 async function changedEntityIds(ctx: PullContext, since: string): Promise<Set<string>> {
   type Page = { newEntities?: { id?: string }[]; rementionedEntities?: { id?: string }[]; nextCursor?: string | null };
   const ids = new Set<string>();
+  const walk = new PageWalk('changes_since', ctx.limits.maxPages);
   let cursor: string | undefined;
   do {
     const body = { vault: ctx.vaultId, since };
     const { data, extended } = await ctx.remote.toolWithExtras<Page>('changes_since', body, { limit: CHANGES_PAGE, ...(cursor ? { cursor } : {}) });
     for (const e of [...(data.newEntities ?? []), ...(data.rementionedEntities ?? [])]) if (typeof e?.id === 'string') ids.add(e.id);
     cursor = extended && typeof data.nextCursor === 'string' ? data.nextCursor : undefined;
+    if (cursor) walk.follow(cursor);
   } while (cursor);
   return ids;
 }
