@@ -3,11 +3,13 @@
  * a store dump for "equal to a clean sync", and a fault-injecting proxy.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openDb } from '../src/store/db.js';
-import { BIN } from './helpers.js';
-import { callTool, type RunningServer } from './http-helpers.js';
+import { BIN, cli, tempDir } from './helpers.js';
+import { callTool, startServer, type RunningServer } from './http-helpers.js';
 import { sampleArgs } from './sample-args.js';
 
 export const VAULTS = ['northwind-logistics', 'meridian-health'] as const;
@@ -44,6 +46,15 @@ export async function answersOf(server: RunningServer, key: string, args: Map<st
     }
   }
   return out;
+}
+
+/** A "hosted" `vault-tools serve --http` on the demo vaults (rate limit off) and its owner key; `stop` removes its data dir. */
+export async function hostedDemo(): Promise<{ server: RunningServer; key: string; stop(): Promise<void> }> {
+  const dir = tempDir('vt-hosted-');
+  cli(['demo', '--data-dir', dir.dir, '--no-serve']);
+  const key = readFileSync(join(dir.dir, 'owner.key'), 'utf8').trim();
+  const server = await startServer(dir.dir, ['--rate-limit', '0']);
+  return { server, key, stop: async () => { await server.stop(); dir.cleanup(); } };
 }
 
 /** `vault-tools sync --json` without blocking this process (a proxy living here must keep answering); resolves with its report. */

@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { safeSegment } from '../../src/safe-path.js';
 import { openDb } from '../../src/store/db.js';
 import { BIN, cli, cliFails, tempDir } from '../helpers.js';
-import { startServer, type RunningServer } from '../http-helpers.js';
-import { rewritingProxy, streamBody, type Rewrites } from '../sync-helpers.js';
+import type { RunningServer } from '../http-helpers.js';
+import { hostedDemo, rewritingProxy, streamBody, type Rewrites } from '../sync-helpers.js';
 
 const ENV = { VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_REMOTE_URL: '', VAULT_TOOLS_REMOTE_KEY: '', VAULT_TOOLS_INDEX: 'off' };
 const MiB = 1024 * 1024;
@@ -112,18 +112,16 @@ const HOSTILE_ARTIFACTS = [
 const hostileBytes = (i: number) => `hostile ${String(i).padStart(2, '0')}`;
 
 describe('sync against a hostile remote', () => {
-  const hostedDir = tempDir('vt-hosted-');
+  let demo: Awaited<ReturnType<typeof hostedDemo>>;
   let hosted: RunningServer;
   let key: string;
 
   beforeAll(async () => {
-    cli(['demo', '--data-dir', hostedDir.dir, '--no-serve']);
-    key = readFileSync(join(hostedDir.dir, 'owner.key'), 'utf8').trim();
-    hosted = await startServer(hostedDir.dir, ['--rate-limit', '0']);
+    demo = await hostedDemo();
+    ({ server: hosted, key } = demo);
   });
   afterAll(async () => {
-    await hosted?.stop();
-    hostedDir.cleanup();
+    await demo?.stop();
   });
 
   it('ids and file names from upstream never write or remove anything outside artifacts/<vault>/<artifact>/', async () => {

@@ -6,14 +6,13 @@
  * through its environment variable, so nothing here pulls a gigabyte or waits an hour.
  */
 import { spawn } from 'node:child_process';
-import { cpSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/store/db.js';
-import { BIN, cli, tempDir } from '../helpers.js';
-import { callTool, startServer, type RunningServer } from '../http-helpers.js';
-import { rewritingProxy, type Rewrites } from '../sync-helpers.js';
+import { BIN, tempDir } from '../helpers.js';
+import { callTool, type RunningServer } from '../http-helpers.js';
+import { hostedDemo, rewritingProxy, type Rewrites } from '../sync-helpers.js';
 
 const ENV = { VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_REMOTE_URL: '', VAULT_TOOLS_REMOTE_KEY: '', VAULT_TOOLS_INDEX: 'off' };
 const NW = 'northwind-logistics';
@@ -74,22 +73,20 @@ function answerJson(res: ServerResponse, status: number, body: unknown): true {
 }
 
 describe('what a sync remote may cost', () => {
-  const hostedDir = tempDir('vt-hosted-');
   const synced = tempDir('vt-synced-');
+  let demo: Awaited<ReturnType<typeof hostedDemo>>;
   let hosted: RunningServer;
   let key: string;
 
   beforeAll(async () => {
-    cli(['demo', '--data-dir', hostedDir.dir, '--no-serve']);
-    key = readFileSync(join(hostedDir.dir, 'owner.key'), 'utf8').trim();
-    hosted = await startServer(hostedDir.dir, ['--rate-limit', '0']);
+    demo = await hostedDemo();
+    ({ server: hosted, key } = demo);
     // A clean pull, copied by the tests that start from a synced store.
     const clean = await run(syncArgs(synced.dir, hosted.url, key, '--json'));
     expect(clean.report?.errors).toEqual([]);
   });
   afterAll(async () => {
-    await hosted?.stop();
-    hostedDir.cleanup();
+    await demo?.stop();
     synced.cleanup();
   });
 
@@ -273,7 +270,7 @@ describe('what a sync remote may cost', () => {
     }
   }, 90_000);
 
-  it('a remote\'s error messages reach neither the terminal nor the stored status with their control characters', async () => {
+  it('a remote\'s error messages reach neither the terminal nor the stored status with their control characters', { timeout: 90_000 }, async () => {
     const local = syncedCopy();
     try {
       // A refused key: the 401 line.
