@@ -86,7 +86,7 @@ export async function pullVault(ctx: PullContext & { dataDir: string }, options:
     const since = new Date(Date.parse(previous!) - SINCE_MARGIN_MS).toISOString();
     const [ids, stats] = await Promise.all([changedEntityIds(ctx, since), remote.tool<{ entities?: { total?: number } }>('stats', { vault: vaultId })]);
     // Entities of a meeting that is new or changed (say, extraction just finished) have new counts and quotes.
-    for (const d of meetingDetails) for (const m of d.mentions) ids.add(m.id);
+    for (const d of meetingDetails) for (const m of d.mentions ?? []) ids.add(m.id);
     entitiesFetched += await pullChangedEntities(ctx, [...ids], since);
     // changes_since does not report removals: when the totals disagree, walk the inventory (cheap pages).
     if (stats.entities?.total !== undefined && stats.entities.total !== countEntities(db, vaultId)) {

@@ -270,7 +270,7 @@ export class RemoteClient {
         const wait = retryAfterMs(res.headers['retry-after']);
         // A 429 is the rate limit, and so is a 503 that says when to come back: every request waits.
         throttled = res.statusCode === 429 || (res.statusCode === 503 && wait !== undefined);
-        if (throttled) this.pacer.throttled(ticket, Math.min(MAX_WAIT_MS, wait ?? this.backoff(attempt)));
+        if (throttled) this.pacer.throttled(ticket, wait ?? this.backoff(attempt)); // the pacer caps the wait
         else this.pacer.succeeded();
         // Reading the body may fail too (connection dropped, a length that does not match): that is retried.
         if ((res.statusCode >= 200 && res.statusCode < 300) || res.statusCode === 304) return await consume(res);

@@ -39,7 +39,8 @@ export interface MeetingDetails {
   id: string;
   print: string;
   notes: string;
-  mentions: { id: string; mentions: number }[];
+  /** Undefined when the answer had no list of them: the stored ones are kept. */
+  mentions?: { id: string; mentions: number }[];
 }
 
 const fingerprintOf = (m: Meeting) => fingerprint([m.id, m.name, m.date, m.durationMinutes, m.attendees, m.extractionStatus, m.createdAt]);
@@ -76,7 +77,8 @@ export async function pullMeetingList(ctx: PullContext): Promise<{ id: string; p
 /** get_meeting: notes and the entities extracted from it (which an incremental pull refreshes too). */
 export async function fetchMeetingDetails(ctx: PullContext, m: { id: string; print: string }): Promise<MeetingDetails> {
   const data = await ctx.remote.tool<{ notes?: string; entities?: unknown }>('get_meeting', { vault: ctx.vaultId, meetingId: m.id });
-  const mentions = parseEach(ctx, 'meeting entities', mention.shape, data.entities).map((r) => r.item);
+  if (!Array.isArray(data.entities)) ctx.skip('meeting entities', `get_meeting ${describeId(m.id)}: the answer has no list of entities, so the stored ones are kept`);
+  const mentions = Array.isArray(data.entities) ? parseEach(ctx, 'meeting entities', mention.shape, data.entities).map((r) => r.item) : undefined;
   return { id: m.id, print: m.print, notes: typeof data.notes === 'string' ? data.notes : '', mentions };
 }
 
@@ -147,7 +149,7 @@ function landMeeting(ctx: PullContext, d: MeetingDetails, chunks: StoredChunk[])
   const { db, vaultId } = ctx;
   if (!meetingExists(db, vaultId, d.id)) return false;
   setMeetingNotes(db, vaultId, d.id, d.notes);
-  replaceMeetingMentions(db, vaultId, d.id, d.mentions.map((m) => ({ entityId: m.id, count: m.mentions })));
+  if (d.mentions) replaceMeetingMentions(db, vaultId, d.id, d.mentions.map((m) => ({ entityId: m.id, count: m.mentions })));
   replaceMeetingTurns(db, vaultId, d.id, chunks.flatMap(turnsOfChunk));
   setLandedFingerprint(db, vaultId, 'meeting', d.id, d.print);
   return true;
