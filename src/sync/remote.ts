@@ -250,14 +250,14 @@ export class RemoteClient {
       let throttled = false;
       const ticket = await this.pacer.acquire();
       // The deadline covers this attempt, its answer's body included (consume reads it under the same signal).
-      const deadline = AbortSignal.timeout(this.deadlineMs);
+      const deadline = this.deadline();
       try {
         this.stats.requests++;
         const res = await this.pool.request({
           method,
           path,
           body,
-          signal: this.signal ? AbortSignal.any([this.signal, deadline]) : deadline,
+          signal: deadline.signal,
           headers: {
             authorization: `Bearer ${this.key}`,
             'user-agent': `vault-tools/${PACKAGE_VERSION} sync`,
@@ -284,10 +284,11 @@ export class RemoteClient {
       } catch (err) {
         if (err instanceof RemoteError || err instanceof BodyTooLargeError || this.signal?.aborted) throw err;
         // Not retried: a server that trickled its answer once would do it again.
-        if (deadline.aborted) throw new DeadlineError(`${method} ${path}`, this.deadlineMs);
+        if (deadline.expired()) throw new DeadlineError(`${method} ${path}`, this.deadlineMs);
         failure = err as Error;
         if (!isTransient(failure)) throw failure;
       } finally {
+        deadline.dispose();
         this.pacer.release();
       }
       if (attempt >= this.attempts) throw new Error(`${method} ${path} failed after ${attempt} attempts: ${failure.message}`);
@@ -295,6 +296,31 @@ export class RemoteClient {
       // A refusal's wait is the pacer's gate, which holds this request too; other failures back off alone.
       if (!throttled) await sleep(this.backoff(attempt), undefined, { signal: this.signal });
     }
+  }
+
+  /**
+   * A signal for one attempt: fired by the sync's own signal or when `deadlineMs` have passed. Built by hand
+   * and disposed of, because AbortSignal.timeout and AbortSignal.any leave a timer, or an entry on the sync's
+   * signal, behind for every request (about 1 KB each: 200,000 calls kept 237 MB).
+   */
+  private deadline(): { signal: AbortSignal; expired(): boolean; dispose(): void } {
+    const controller = new AbortController();
+    let expired = false;
+    const timer = setTimeout(() => {
+      expired = true;
+      controller.abort();
+    }, this.deadlineMs);
+    const follow = () => controller.abort(this.signal?.reason);
+    if (this.signal?.aborted) follow();
+    else this.signal?.addEventListener('abort', follow, { once: true });
+    return {
+      signal: controller.signal,
+      expired: () => expired,
+      dispose: () => {
+        clearTimeout(timer);
+        this.signal?.removeEventListener('abort', follow);
+      },
+    };
   }
 
   /** Exponential backoff with jitter: unit × 2^(attempt-1), from half to all of it, capped. */
