@@ -11,8 +11,8 @@ import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/store/db.js';
 import { BIN, tempDir } from '../helpers.js';
-import { callTool, type RunningServer } from '../http-helpers.js';
-import { hostedDemo, rewritingProxy, type Rewrites } from '../sync-helpers.js';
+import { callTool } from '../http-helpers.js';
+import { rewritingProxy, useHostedDemo, type Rewrites } from '../sync-helpers.js';
 
 const ENV = { VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_REMOTE_URL: '', VAULT_TOOLS_REMOTE_KEY: '', VAULT_TOOLS_INDEX: 'off' };
 const NW = 'northwind-logistics';
@@ -73,20 +73,15 @@ function answerJson(res: ServerResponse, status: number, body: unknown): true {
 }
 
 describe('what a sync remote may cost', () => {
+  const hosted = useHostedDemo();
   const synced = tempDir('vt-synced-');
-  let demo: Awaited<ReturnType<typeof hostedDemo>>;
-  let hosted: RunningServer;
-  let key: string;
 
   beforeAll(async () => {
-    demo = await hostedDemo();
-    ({ server: hosted, key } = demo);
     // A clean pull, copied by the tests that start from a synced store.
-    const clean = await run(syncArgs(synced.dir, hosted.url, key, '--json'));
+    const clean = await run(syncArgs(synced.dir, hosted.url, hosted.key, '--json'));
     expect(clean.report?.errors).toEqual([]);
   });
   afterAll(async () => {
-    await demo?.stop();
     synced.cleanup();
   });
 
@@ -124,7 +119,7 @@ describe('what a sync remote may cost', () => {
               return answerJson(res, 200, { data: { findings: [], nextCursor: pages < 300 ? cursorOf(pages) : null, total: 1_000_000 } });
             },
           },
-          (url) => run(syncArgs(local.dir, url, key, '--full', '--json'), { VAULT_TOOLS_SYNC_MAX_PAGES: '20' }),
+          (url) => run(syncArgs(local.dir, url, hosted.key, '--full', '--json'), { VAULT_TOOLS_SYNC_MAX_PAGES: '20' }),
         );
         expect(r.report?.errors.map((e) => e.vault)).toEqual([NW]);
         expect(r.report?.errors[0]?.error).toMatch(expected);
@@ -138,7 +133,7 @@ describe('what a sync remote may cost', () => {
   });
 
   it('a transcript whose pages never end is capped: that meeting is skipped and named, the others land', async () => {
-    const meetings = (await callTool(hosted.url, 'list_meetings', { vault: NW }, key)).json().data.meetings as { id: string }[];
+    const meetings = (await callTool(hosted.url, 'list_meetings', { vault: NW }, hosted.key)).json().data.meetings as { id: string }[];
     const endless = meetings[0]!.id;
     const local = tempDir('vt-transcript-');
     let pages = 0;
@@ -154,7 +149,7 @@ describe('what a sync remote may cost', () => {
             return answerJson(res, 200, { data: { chunks, nextOffset: pages < 300 ? offset + 1 : null } });
           },
         },
-        (url) => run(syncArgs(local.dir, url, key, '--json'), { VAULT_TOOLS_SYNC_MAX_TRANSCRIPT_BYTES: String(256 * KiB) }),
+        (url) => run(syncArgs(local.dir, url, hosted.key, '--json'), { VAULT_TOOLS_SYNC_MAX_TRANSCRIPT_BYTES: String(256 * KiB) }),
       );
       expect(r.report?.errors).toEqual([]);
       expect(r.report?.skipped).toContain(
@@ -208,7 +203,7 @@ describe('what a sync remote may cost', () => {
     };
     try {
       await withProxy(rewrites, async (url) => {
-        const r = await run(syncArgs(local.dir, url, key, '--json'), { VAULT_TOOLS_SYNC_MAX_FILE_BYTES: String(3 * MiB) });
+        const r = await run(syncArgs(local.dir, url, hosted.key, '--json'), { VAULT_TOOLS_SYNC_MAX_FILE_BYTES: String(3 * MiB) });
         expect(r.report?.errors).toEqual([]);
         expect(mostInFlight).toBe(1);
         expect(downloads).toBe(3);
@@ -224,7 +219,7 @@ describe('what a sync remote may cost', () => {
           );
         }
         // The next sync (its list unchanged) fetches what the budget left out, and only that.
-        const again = await run(syncArgs(local.dir, url, key, '--json'));
+        const again = await run(syncArgs(local.dir, url, hosted.key, '--json'));
         expect(again.report?.errors).toEqual([]);
         expect(downloads).toBe(FILES);
         expect(texts().every((f) => f.length === MiB)).toBe(true);
@@ -252,18 +247,18 @@ describe('what a sync remote may cost', () => {
     };
     try {
       await withProxy(rewrites, async (url) => {
-        const r = await run(syncArgs(local.dir, url, key, '--json'), { VAULT_TOOLS_SYNC_REQUEST_DEADLINE_MS: '1500' });
+        const r = await run(syncArgs(local.dir, url, hosted.key, '--json'), { VAULT_TOOLS_SYNC_REQUEST_DEADLINE_MS: '1500' });
         expect(r.report?.errors).toEqual([
           { vault: NW, error: 'POST /v1/tools/list_milestones: no complete answer within 1.5 s (VAULT_TOOLS_SYNC_REQUEST_DEADLINE_MS), so it was stopped' },
         ]);
         expect(trickling).toBe(1); // not retried: it would trickle again
         expect(r.report?.pulled.map((p) => p.vaultId)).toEqual(['meridian-health']);
 
-        const whole = await run(syncArgs(local.dir, url, key), { VAULT_TOOLS_SYNC_DEADLINE_MS: '3000' });
+        const whole = await run(syncArgs(local.dir, url, hosted.key), { VAULT_TOOLS_SYNC_DEADLINE_MS: '3000' });
         expect(whole.code).toBe(1);
         expect(whole.stderr).toContain('the sync ran past its deadline of 3 s (VAULT_TOOLS_SYNC_DEADLINE_MS) and was stopped; what landed is kept and the next sync resumes from there');
         // The lock went with it: the next sync runs.
-        expect((await run(syncArgs(local.dir, hosted.url, key, '--json'))).report?.errors).toEqual([]);
+        expect((await run(syncArgs(local.dir, hosted.url, hosted.key, '--json'))).report?.errors).toEqual([]);
       });
     } finally {
       local.cleanup();
@@ -274,7 +269,7 @@ describe('what a sync remote may cost', () => {
     const local = syncedCopy();
     try {
       // A refused key: the 401 line.
-      const refused = await withProxy({ answer: (req, res) => answerJson(res, 401, { error: { code: 'unauthorized', message: ESCAPES } }) }, (url) => run(syncArgs(local.dir, url, key)));
+      const refused = await withProxy({ answer: (req, res) => answerJson(res, 401, { error: { code: 'unauthorized', message: ESCAPES } }) }, (url) => run(syncArgs(local.dir, url, hosted.key)));
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain('the remote refused the key (401 unauthorized): \\u001b]0;pwned\\u0007\\u001b[2J\\u000d\\u000async finished OK\\u009b31m\\u202e.');
       expect(refused.stderr).not.toMatch(RAW);
@@ -283,11 +278,11 @@ describe('what a sync remote may cost', () => {
       const rewrites: Rewrites = {
         answer: (req, res, tool, args) => tool === 'list_milestones' && args?.vault === NW && answerJson(res, 400, { error: { code: `bad${ESCAPES}`, message: ESCAPES } }),
       };
-      const text = await withProxy(rewrites, (url) => run(syncArgs(local.dir, url, key)));
+      const text = await withProxy(rewrites, (url) => run(syncArgs(local.dir, url, hosted.key)));
       expect(text.code).toBe(1);
       expect(text.stderr).toContain(`error in ${NW}: \\u001b]0;pwned`);
       expect(text.stderr).not.toMatch(RAW);
-      const json = await withProxy(rewrites, (url) => run(syncArgs(local.dir, url, key, '--json')));
+      const json = await withProxy(rewrites, (url) => run(syncArgs(local.dir, url, hosted.key, '--json')));
       expect(json.report?.errors[0]?.error).toBe('\\u001b]0;pwned\\u0007\\u001b[2J\\u000d\\u000async finished OK\\u009b31m\\u202e');
       const status = await run(['sync', '--status', '--data-dir', local.dir]);
       expect(status.stdout).toContain('last error: \\u001b]0;pwned');
@@ -328,7 +323,7 @@ describe('what a sync remote may cost', () => {
             return false;
           },
         },
-        (url) => run(syncArgs(local.dir, url, key, '--json')),
+        (url) => run(syncArgs(local.dir, url, hosted.key, '--json')),
       );
       expect(r.report?.errors).toEqual([]);
       expect(r.report?.pulled.map((p) => p.vaultId).sort()).toEqual(['meridian-health', NW]);
