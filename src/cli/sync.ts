@@ -87,7 +87,7 @@ function printReport(r: SyncReport, json?: boolean): void {
   }
   for (const id of r.dropped) lines.push(`dropped ${id}: the remote key no longer reaches it`);
   for (const e of r.errors) lines.push(`error in ${e.vault}: ${e.error}`);
-  if (r.skipped.length) lines.push(`${r.skipped.length} upstream records could not be stored: ${r.skipped.slice(0, 5).join('; ')}${r.skipped.length > 5 ? '; …' : ''}`);
+  if (r.skipped.length) lines.push(`${r.skipped.length} upstream records, lists or texts skipped: ${r.skipped.slice(0, 5).join('; ')}${r.skipped.length > 5 ? '; …' : ''}`);
   lines.push(`${r.requests.requests} requests (${r.requests.retries} retried), ${(r.requests.bytes / 1e6).toFixed(1)} MB in ${r.seconds.toFixed(1)} s`);
   process.stderr.write(`${lines.join('\n')}\n`);
 }

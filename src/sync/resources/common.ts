@@ -18,7 +18,10 @@ export interface PullContext {
   limits: SyncLimits;
   /** Progress of the current resource: items done, and the total when known. */
   progress(resource: string, done: number, total?: number): void;
-  /** A record upstream sent that could not be stored (a required field missing): counted and reported, not fatal. */
+  /**
+   * Something upstream sent that was not stored: a record (a required field missing), a list answered without
+   * its field, a text past its limit. Counted and reported, not fatal.
+   */
   skip(resource: string, why: string): void;
   /** Ids of records created here whose outbox entries have not been pushed yet: a pull must not delete them. */
   localOnly(kind: RecordKind): Set<string>;
