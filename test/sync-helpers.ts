@@ -3,11 +3,14 @@
  * a store dump for "equal to a clean sync", and a fault-injecting proxy.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 import { openDb } from '../src/store/db.js';
-import { BIN } from './helpers.js';
-import { callTool, type RunningServer } from './http-helpers.js';
+import { BIN, cli, tempDir } from './helpers.js';
+import { callTool, startServer, type RunningServer } from './http-helpers.js';
 import { sampleArgs } from './sample-args.js';
 
 export const VAULTS = ['northwind-logistics', 'meridian-health'] as const;
@@ -44,6 +47,27 @@ export async function answersOf(server: RunningServer, key: string, args: Map<st
     }
   }
   return out;
+}
+
+/**
+ * A "hosted" `vault-tools serve --http` on the demo vaults (rate limit off) for a describe block: started
+ * before its tests, stopped (and its data dir removed) after them. Its URL and owner key are read in tests;
+ * its data dir serves a second listener (say, one with a rate limit).
+ */
+export function useHostedDemo(): { readonly url: string; readonly key: string; readonly dataDir: string } {
+  const dir = tempDir('vt-hosted-');
+  let server: RunningServer | undefined;
+  let key = '';
+  beforeAll(async () => {
+    cli(['demo', '--data-dir', dir.dir, '--no-serve']);
+    key = readFileSync(join(dir.dir, 'owner.key'), 'utf8').trim();
+    server = await startServer(dir.dir, ['--rate-limit', '0']);
+  });
+  afterAll(async () => {
+    await server?.stop();
+    dir.cleanup();
+  });
+  return { get url() { return server!.url; }, get key() { return key; }, dataDir: dir.dir };
 }
 
 /** `vault-tools sync --json` without blocking this process (a proxy living here must keep answering); resolves with its report. */

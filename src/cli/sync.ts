@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { SyncReport, syncStatus } from '../sync/index.js';
 import { resolveRemote } from '../sync/config.js';
+import { printable } from '../core/printable.js';
 import { CliError, openStore, resolveDataDir } from './context.js';
 import { progressPrinter } from './progress.js';
 
@@ -59,12 +60,12 @@ export function register(program: Command): void {
             full: opts.full,
             concurrency,
             signal: abort.signal,
-            onProgress: (vault, resource, done, total) => print(done, total, `${vault} ${resource}`),
+            onProgress: (vault, resource, done, total) => print(done, total, printable(`${vault} ${resource}`)),
           });
         } catch (err) {
           if (err instanceof RemoteAuthError) throw new CliError(`${err.message}. Check the key (${remote.keyFrom}) and that it may read these vaults.`);
           if (abort.signal.aborted) throw new CliError('sync interrupted; what landed is kept and the next sync resumes from there');
-          throw new CliError(`sync with ${remote.url} failed: ${(err as Error).message}`);
+          throw new CliError(`sync with ${remote.url} failed: ${printable((err as Error).message)}`);
         }
         printReport(report, opts.json);
         if (report.errors.length || report.push?.stopped) process.exitCode = 1;
@@ -86,7 +87,7 @@ function printReport(r: SyncReport, json?: boolean): void {
   }
   for (const id of r.dropped) lines.push(`dropped ${id}: the remote key no longer reaches it`);
   for (const e of r.errors) lines.push(`error in ${e.vault}: ${e.error}`);
-  if (r.skipped.length) lines.push(`${r.skipped.length} upstream records could not be stored: ${r.skipped.slice(0, 5).join('; ')}${r.skipped.length > 5 ? '; …' : ''}`);
+  if (r.skipped.length) lines.push(`${r.skipped.length} upstream records, lists or texts skipped: ${r.skipped.slice(0, 5).join('; ')}${r.skipped.length > 5 ? '; …' : ''}`);
   lines.push(`${r.requests.requests} requests (${r.requests.retries} retried), ${(r.requests.bytes / 1e6).toFixed(1)} MB in ${r.seconds.toFixed(1)} s`);
   process.stderr.write(`${lines.join('\n')}\n`);
 }

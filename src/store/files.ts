@@ -81,19 +81,31 @@ export interface UpstreamFile {
   description: string;
   mimeType: string | null;
   sizeBytes: number | null;
-  contentText: string | null;
   createdAt: string;
 }
 
-/** The vault's files become upstream's public ones (inside the caller's transaction). */
-export function replaceFilesFromUpstream(db: Db, vaultId: string, files: readonly UpstreamFile[]): void {
-  sql(db, 'DELETE FROM files WHERE vault_id = ?').run(vaultId);
-  const insert = sql(
+/**
+ * The vault's files become upstream's public ones (inside the caller's transaction). Those `keepText` names
+ * keep the text they have; the others have none until setFileText gives it (texts are fetched one at a time,
+ * never all held at once).
+ */
+export function replaceFilesFromUpstream(db: Db, vaultId: string, files: readonly UpstreamFile[], keepText: ReadonlySet<string>): void {
+  const listed = new Set(files.map((f) => f.id));
+  const remove = sql(db, 'DELETE FROM files WHERE vault_id = ? AND id = ?');
+  for (const id of sql(db, 'SELECT id FROM files WHERE vault_id = ?').pluck().all(vaultId) as string[]) if (!listed.has(id)) remove.run(vaultId, id);
+  const upsert = sql(
     db,
     `INSERT INTO files (vault_id, id, name, description, visibility, mime_type, size_bytes, content_text, created_at)
-     VALUES (?, ?, ?, ?, 'public', ?, ?, ?, ?)`,
+     VALUES (?, ?, ?, ?, 'public', ?, ?, NULL, ?)
+     ON CONFLICT (vault_id, id) DO UPDATE SET name = excluded.name, description = excluded.description, visibility = 'public',
+       mime_type = excluded.mime_type, size_bytes = excluded.size_bytes, created_at = excluded.created_at,
+       content_text = CASE WHEN ? THEN files.content_text END`,
   );
-  for (const f of files) insert.run(vaultId, f.id, f.name, f.description, f.mimeType, f.sizeBytes, f.contentText, f.createdAt);
+  for (const f of files) upsert.run(vaultId, f.id, f.name, f.description, f.mimeType, f.sizeBytes, f.createdAt, keepText.has(f.id) ? 1 : 0);
+}
+
+export function setFileText(db: Db, vaultId: string, id: string, text: string): void {
+  sql(db, 'UPDATE files SET content_text = ? WHERE vault_id = ? AND id = ?').run(text, vaultId, id);
 }
 
 /** Every artifact of a vault with where its file is (relative to the data dir). */

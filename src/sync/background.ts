@@ -5,6 +5,7 @@
  */
 import type { Db } from '../store/db.js';
 import { log } from '../log.js';
+import { printable } from '../core/printable.js';
 import { runSync } from './index.js';
 import type { RemoteConfig } from './config.js';
 
@@ -29,7 +30,7 @@ export function startBackgroundSync(
       );
       if (fetched) onPulled();
     } catch (err) {
-      if (!controller.signal.aborted) log.warn(`sync with ${remote.url} failed; the next try is in ${minutes} min: ${(err as Error).message}`);
+      if (!controller.signal.aborted) log.warn(`sync with ${remote.url} failed; the next try is in ${minutes} min: ${printable((err as Error).message)}`);
     }
   };
   const schedule = (delayMs: number) => {

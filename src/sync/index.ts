@@ -12,7 +12,9 @@ import { listOutbox } from '../store/outbox.js';
 import { ensureSyncState, listSyncStates, setPullRequests, setSyncError } from '../store/sync-checkpoints.js';
 import { pullVault, type PullSummary } from './pull.js';
 import { localOnlyIds, pushOutbox, type PushReport } from './push.js';
-import { RemoteAuthError, RemoteClient, type RemoteStats } from './remote.js';
+import { formatMs, RemoteAuthError, RemoteClient, type RemoteStats } from './remote.js';
+import { LIMIT_SETTINGS, syncLimits, type SyncLimits } from './limits.js';
+import { printable } from '../core/printable.js';
 import { dropUnreachable, fetchVaults, upsertVault } from './resources/vaults.js';
 
 export interface SyncOptions {
@@ -26,6 +28,8 @@ export interface SyncOptions {
   full?: boolean;
   concurrency?: number;
   signal?: AbortSignal;
+  /** What the remote may cost (defaults: the environment's; see limits.ts). */
+  limits?: Partial<SyncLimits>;
   /** Progress: vault, resource, items done, total when known. */
   onProgress?(vault: string, resource: string, done: number, total?: number): void;
 }
@@ -41,15 +45,20 @@ export interface SyncReport {
 }
 
 export async function runSync(db: Db, options: SyncOptions): Promise<SyncReport> {
+  const limits = syncLimits(options.limits);
   const release = lock(options.dataDir);
+  // The whole sync has a deadline, so the lock (which `serve --sync-every` waits on) is never held for ever.
+  const deadline = AbortSignal.timeout(limits.syncDeadlineMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
   // Every request in flight listens to the one signal.
-  if (options.signal) setMaxListeners(0, options.signal);
+  setMaxListeners(0, signal);
   const started = performance.now();
-  const remote = new RemoteClient({ url: options.url, key: options.key, concurrency: options.concurrency, signal: options.signal });
+  const remote = new RemoteClient({ url: options.url, key: options.key, concurrency: options.concurrency, signal, deadlineMs: limits.requestDeadlineMs });
   const report: SyncReport = { pulled: [], dropped: [], errors: [], skipped: [], requests: remote.stats, seconds: 0 };
   try {
     const mode = options.mode ?? 'both';
-    const skip = (resource: string, why: string) => report.skipped.push(`${resource}: ${why}`);
+    // What is reported is printed and stored: no text from the remote reaches either unescaped.
+    const skip = (resource: string, why: string) => report.skipped.push(printable(`${resource}: ${why}`));
     const remoteVaults = mode === 'push' && !options.vaults?.length ? [] : await fetchVaults({ remote, skip });
     const wanted = selectVaults(remoteVaults, options.vaults ?? []);
 
@@ -71,6 +80,7 @@ export async function runSync(db: Db, options: SyncOptions): Promise<SyncReport>
               remote,
               vaultId: v.id,
               dataDir: options.dataDir,
+              limits,
               skip,
               progress: (resource, done, total) => options.onProgress?.(v.id, resource, done, total),
               localOnly: (kind) => (localOnly ??= localOnlyIds(db, v.id)).get(kind) ?? new Set(),
@@ -78,8 +88,8 @@ export async function runSync(db: Db, options: SyncOptions): Promise<SyncReport>
             setPullRequests(db, v.id, remote.stats.requests - before);
             report.pulled.push(summary);
           } catch (err) {
-            if (err instanceof RemoteAuthError || options.signal?.aborted) throw err;
-            const message = (err as Error).message;
+            if (err instanceof RemoteAuthError || signal.aborted) throw err;
+            const message = printable((err as Error).message);
             report.errors.push({ vault: v.id, error: message });
             setSyncError(db, v.id, message);
           }
@@ -87,6 +97,11 @@ export async function runSync(db: Db, options: SyncOptions): Promise<SyncReport>
       });
     }
     return report;
+  } catch (err) {
+    if (deadline.aborted && !options.signal?.aborted) {
+      throw new Error(`the sync ran past its deadline of ${formatMs(limits.syncDeadlineMs)} (${LIMIT_SETTINGS.syncDeadlineMs.env}) and was stopped; what landed is kept and the next sync resumes from there`);
+    }
+    throw err;
   } finally {
     report.seconds = (performance.now() - started) / 1000;
     await remote.close();
@@ -111,6 +126,7 @@ export function syncStatus(db: Db) {
   return vaultIds.map((id) => {
     const s = states.find((x) => x.vault_id === id);
     const mine = outbox.filter((e) => e.vaultId === id);
+    const lastError = s?.last_error ?? mine.findLast((e) => e.status === 'failed')?.lastError;
     return {
       vault: id,
       remote: s?.remote_url ?? null,
@@ -118,7 +134,8 @@ export function syncStatus(db: Db) {
       lastPush: s?.last_push_at ?? null,
       pending: mine.filter((e) => e.status === 'pending').length,
       failed: mine.filter((e) => e.status === 'failed').length,
-      lastError: s?.last_error ?? mine.findLast((e) => e.status === 'failed')?.lastError ?? null,
+      // Stored errors quote the remote; an older version stored them raw, so they are escaped again here.
+      lastError: lastError ? printable(lastError) : null,
     };
   });
 }

@@ -10,8 +10,14 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** The slowest the rate is cut to, requests per second: a server that keeps refusing still hears from us. */
-const MIN_RATE = 0.5;
+/**
+ * The slowest the rate is cut to, requests per second: a server that keeps refusing still hears from us, and
+ * one that publishes a tiny budget (`RateLimit-Policy: 1;w=86400`, a request a day) cannot hold sync, and the
+ * sync lock, for a day: its rate is taken as this floor.
+ */
+export const MIN_RATE = 0.5;
+/** The longest one wait for the gate lasts, whatever a server's Retry-After says. */
+export const MAX_WAIT_MS = 30_000;
 
 /** One request's slot: released when its answer is in. */
 export interface Ticket {
@@ -96,7 +102,7 @@ export class Pacer {
    */
   throttled(ticket: Ticket, waitMs: number): void {
     const now = performance.now();
-    this.notBefore = Math.max(this.notBefore, now + waitMs);
+    this.notBefore = Math.max(this.notBefore, now + Math.min(MAX_WAIT_MS, waitMs));
     this.tokens = Math.min(this.tokens, 0);
     this.refilledAt = Math.max(now, this.notBefore);
     if (ticket.sentAt < this.cutAt) return;
@@ -118,10 +124,11 @@ export class Pacer {
     const policy = /^\s*(\d+)\s*;\s*w=(\d+(?:\.\d+)?)/.exec(first(headers['ratelimit-policy']) ?? '');
     if (policy && Number(policy[1]) > 0 && Number(policy[2]) > 0) {
       this.capacity = Number(policy[1]);
-      this.ceiling = Number(policy[1]) / Number(policy[2]);
+      this.ceiling = Math.max(MIN_RATE, Number(policy[1]) / Number(policy[2]));
       this.rate = this.ceiling;
     }
-    const remaining = Number(first(headers['ratelimit-remaining']) ?? NaN);
+    // Never below zero: a made-up debt would be a wait as long as the server likes.
+    const remaining = Math.max(0, Number(first(headers['ratelimit-remaining']) ?? NaN));
     if (Number.isFinite(remaining) && Number.isFinite(this.capacity)) {
       this.refill(performance.now());
       this.tokens = Math.min(this.tokens, remaining - (this.active - 1));

@@ -7,6 +7,7 @@
 import { countEntities } from '../store/entities.js';
 import { lastPullStartedAt, markPulled } from '../store/sync-checkpoints.js';
 import { mapInLanes } from '../core/lanes.js';
+import { PageWalk } from './limits.js';
 import { ahead, type PullContext } from './resources/common.js';
 import { pullArtifacts } from './resources/artifacts.js';
 import { pullBriefs } from './resources/briefs.js';
@@ -45,12 +46,14 @@ const CHANGES_PAGE = 200;
 async function changedEntityIds(ctx: PullContext, since: string): Promise<Set<string>> {
   type Page = { newEntities?: { id?: string }[]; rementionedEntities?: { id?: string }[]; nextCursor?: string | null };
   const ids = new Set<string>();
+  const walk = new PageWalk('changes_since', ctx.limits.maxPages);
   let cursor: string | undefined;
   do {
     const body = { vault: ctx.vaultId, since };
     const { data, extended } = await ctx.remote.toolWithExtras<Page>('changes_since', body, { limit: CHANGES_PAGE, ...(cursor ? { cursor } : {}) });
     for (const e of [...(data.newEntities ?? []), ...(data.rementionedEntities ?? [])]) if (typeof e?.id === 'string') ids.add(e.id);
     cursor = extended && typeof data.nextCursor === 'string' ? data.nextCursor : undefined;
+    if (cursor) walk.follow(cursor);
   } while (cursor);
   return ids;
 }
@@ -83,7 +86,7 @@ export async function pullVault(ctx: PullContext & { dataDir: string }, options:
     const since = new Date(Date.parse(previous!) - SINCE_MARGIN_MS).toISOString();
     const [ids, stats] = await Promise.all([changedEntityIds(ctx, since), remote.tool<{ entities?: { total?: number } }>('stats', { vault: vaultId })]);
     // Entities of a meeting that is new or changed (say, extraction just finished) have new counts and quotes.
-    for (const d of meetingDetails) for (const m of d.mentions) ids.add(m.id);
+    for (const d of meetingDetails) for (const m of d.mentions ?? []) ids.add(m.id);
     entitiesFetched += await pullChangedEntities(ctx, [...ids], since);
     // changes_since does not report removals: when the totals disagree, walk the inventory (cheap pages).
     if (stats.entities?.total !== undefined && stats.entities.total !== countEntities(db, vaultId)) {

@@ -11,6 +11,7 @@ import { markPushed, rememberRemoteId, remoteIdOf } from '../store/sync-checkpoi
 import { toolsByName } from '../catalog/index.js';
 import type { RecordKind } from '../catalog/define.js';
 import { RemoteAuthError, RemoteError, type RemoteClient } from './remote.js';
+import { printable } from '../core/printable.js';
 
 export interface PushReport {
   pushed: number;
@@ -52,7 +53,8 @@ export async function pushOutbox(
       report.pushed++;
     } catch (err) {
       if (err instanceof RemoteAuthError) throw err;
-      const message = err instanceof RemoteError ? `${err.code}: ${err.message}` : (err as Error).message;
+      // Stored and shown by `sync --status`: no text from the remote reaches a terminal unescaped.
+      const message = printable(err instanceof RemoteError ? `${err.code}: ${err.message}` : (err as Error).message);
       if (err instanceof RemoteError) {
         markOutboxFailed(db, entry.seq, message);
         report.failed.push({ seq: entry.seq, tool: entry.tool, error: message });

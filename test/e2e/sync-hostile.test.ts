@@ -9,12 +9,11 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { safeSegment } from '../../src/safe-path.js';
 import { openDb } from '../../src/store/db.js';
 import { BIN, cli, cliFails, tempDir } from '../helpers.js';
-import { startServer, type RunningServer } from '../http-helpers.js';
-import { rewritingProxy, streamBody, type Rewrites } from '../sync-helpers.js';
+import { rewritingProxy, streamBody, useHostedDemo, type Rewrites } from '../sync-helpers.js';
 
 const ENV = { VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_REMOTE_URL: '', VAULT_TOOLS_REMOTE_KEY: '', VAULT_TOOLS_INDEX: 'off' };
 const MiB = 1024 * 1024;
@@ -112,19 +111,7 @@ const HOSTILE_ARTIFACTS = [
 const hostileBytes = (i: number) => `hostile ${String(i).padStart(2, '0')}`;
 
 describe('sync against a hostile remote', () => {
-  const hostedDir = tempDir('vt-hosted-');
-  let hosted: RunningServer;
-  let key: string;
-
-  beforeAll(async () => {
-    cli(['demo', '--data-dir', hostedDir.dir, '--no-serve']);
-    key = readFileSync(join(hostedDir.dir, 'owner.key'), 'utf8').trim();
-    hosted = await startServer(hostedDir.dir, ['--rate-limit', '0']);
-  });
-  afterAll(async () => {
-    await hosted?.stop();
-    hostedDir.cleanup();
-  });
+  const hosted = useHostedDemo();
 
   it('ids and file names from upstream never write or remove anything outside artifacts/<vault>/<artifact>/', async () => {
     const root = tempDir('vt-hostile-');
@@ -166,7 +153,7 @@ describe('sync against a hostile remote', () => {
       mkdirSync(home, { recursive: true });
       // A clean first pull, then local work that must survive: a chart and an export (not pushed: --pull-only
       // keeps them in the outbox), a file of the user's in artifacts/, and canaries next to and above the data dir.
-      expect((await sync(data, proxy.url, key)).report.errors).toEqual([]);
+      expect((await sync(data, proxy.url, hosted.key)).report.errors).toEqual([]);
       const call = (tool: string, args: object) => JSON.parse(cli(['call', tool, JSON.stringify(args), '--data-dir', data], { env: { ...process.env, ...ENV } }));
       const chart = call('render_chart', {
         vault: 'northwind-logistics',
@@ -181,7 +168,7 @@ describe('sync against a hostile remote', () => {
       const isStore = (p: string) => /^home\/data\/vault-tools\.db(-wal|-shm)?$/.test(p);
 
       hostile = true;
-      const { report } = await sync(data, proxy.url, key);
+      const { report } = await sync(data, proxy.url, hosted.key);
       // Every change is a hostile artifact's file, each in its own folder under the vault's folder.
       const placed = HOSTILE_ARTIFACTS.map((a, i) => ({ i, a })).filter(({ a }) => a.artifactId && a.fileName);
       const expected = placed.map(({ a }) => `home/data/artifacts/northwind-logistics/${safeSegment(a.artifactId)}/${safeSegment(a.fileName)}`);
@@ -211,7 +198,7 @@ describe('sync against a hostile remote', () => {
 
       // The hostile artifacts disappear upstream: a pull removes their folders and nothing else.
       hostile = false;
-      const cleaned = (await sync(data, proxy.url, key)).report;
+      const cleaned = (await sync(data, proxy.url, hosted.key)).report;
       expect(cleaned.errors).toEqual([]);
       expect(cleaned.skipped).toEqual(['artifacts: record "old": its file "artifacts/mine.txt" is not in an artifact\'s own folder, so it is left in place']);
       const after = snapshot(root.dir);
@@ -254,7 +241,7 @@ describe('sync against a hostile remote', () => {
       },
     });
     try {
-      const { report, peakRssBytes } = await sync(local.dir, proxy.url, key);
+      const { report, peakRssBytes } = await sync(local.dir, proxy.url, hosted.key);
       const meridian = report.errors.find((e) => e.vault === 'meridian-health');
       expect(meridian?.error).toMatch(/^list_meetings \(POST \/v1\/tools\/list_meetings\): the answer is larger than the 32 MiB limit \(VAULT_TOOLS_SYNC_MAX_JSON_BYTES\)/);
       expect(streamed).toBeLessThan(HUGE); // reading stopped; the rest was never sent
@@ -269,7 +256,7 @@ describe('sync against a hostile remote', () => {
       // A download over its own cap is skipped with the limit named, and leaves no partial file.
       const capped = tempDir('vt-capped-');
       try {
-        const again = await sync(capped.dir, proxy.url, key, { VAULT_TOOLS_SYNC_MAX_DOWNLOAD_BYTES: String(MiB) });
+        const again = await sync(capped.dir, proxy.url, hosted.key, { VAULT_TOOLS_SYNC_MAX_DOWNLOAD_BYTES: String(MiB) });
         expect(again.report.skipped.join('\n')).toContain('artifacts: record "art_big": GET /big/artifact: the answer is larger than the 1 MiB limit (VAULT_TOOLS_SYNC_MAX_DOWNLOAD_BYTES)');
         expect(existsSync(join(capped.dir, 'artifacts', 'northwind-logistics', 'art_big'))).toBe(false); // no partial file, no empty folder
       } finally {

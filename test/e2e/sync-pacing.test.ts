@@ -8,10 +8,10 @@ import { createServer, request, type IncomingMessage, type ServerResponse } from
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cli, tempDir } from '../helpers.js';
-import { callTool, startServer, type RunningServer } from '../http-helpers.js';
-import { dumpStore, syncInBackground } from '../sync-helpers.js';
+import { callTool, startServer } from '../http-helpers.js';
+import { dumpStore, syncInBackground, useHostedDemo } from '../sync-helpers.js';
 import { openDb } from '../../src/store/db.js';
 
 const ENV = { VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_REMOTE_URL: '', VAULT_TOOLS_REMOTE_KEY: '', VAULT_TOOLS_INDEX: 'off' };
@@ -95,20 +95,8 @@ function window(from: number, ms: number, status: 429 | 503, form: 'seconds' | '
 const RATE_HEADERS = /^ratelimit-/i;
 
 describe('sync paced by the server', () => {
-  const hostedDir = tempDir('vt-pacing-hosted-');
-  let open: RunningServer;
-  let key: string;
-  const sync = (dir: string, url: string) => syncInBackground<Report>(dir, url, key, ENV);
-
-  beforeAll(async () => {
-    cli(['demo', '--data-dir', hostedDir.dir, '--no-serve']);
-    key = readFileSync(join(hostedDir.dir, 'owner.key'), 'utf8').trim();
-    open = await startServer(hostedDir.dir, ['--rate-limit', '0']);
-  });
-  afterAll(async () => {
-    await open?.stop();
-    hostedDir.cleanup();
-  });
+  const open = useHostedDemo();
+  const sync = (dir: string, url: string) => syncInBackground<Report>(dir, url, open.key, ENV);
 
   it('holds every request while a Retry-After runs (seconds on a 429, an HTTP date on a 503), so only requests already in flight are refused', async () => {
     const clean = tempDir('vt-pacing-clean-');
@@ -135,7 +123,7 @@ describe('sync paced by the server', () => {
   });
 
   it('under a server rate limit it is not told, it adapts (AIMD): retries stay a small share', async () => {
-    const limited = await startServer(hostedDir.dir, ['--rate-limit', '10']);
+    const limited = await startServer(open.dataDir, ['--rate-limit', '10']);
     const p = await proxy(limited.url, { hide: RATE_HEADERS });
     const dir = tempDir('vt-pacing-aimd-');
     try {
@@ -151,10 +139,10 @@ describe('sync paced by the server', () => {
   });
 
   it('reads the RateLimit headers serve publishes and waits for a token instead of being refused', async () => {
-    const limited = await startServer(hostedDir.dir, ['--rate-limit', '10']);
+    const limited = await startServer(open.dataDir, ['--rate-limit', '10']);
     const dir = tempDir('vt-pacing-headers-');
     try {
-      const answer = await callTool(limited.url, 'stats', { vault: NW }, key);
+      const answer = await callTool(limited.url, 'stats', { vault: NW }, open.key);
       expect(answer.headers['ratelimit-policy']).toBe('20;w=2');
       expect(Number(answer.headers['ratelimit-remaining'])).toBeLessThan(20);
       const report = await sync(dir.dir, limited.url);
@@ -163,7 +151,7 @@ describe('sync paced by the server', () => {
       // Refusals say when to come back, and that nothing is left.
       let refusal;
       for (let i = 0; i < 40 && !refusal; i++) {
-        const r = await callTool(limited.url, 'stats', { vault: NW }, key);
+        const r = await callTool(limited.url, 'stats', { vault: NW }, open.key);
         if (r.status === 429) refusal = r;
       }
       expect(refusal?.headers['retry-after']).toMatch(/^\d+$/);
@@ -263,23 +251,11 @@ describe('sync paced by the server', () => {
 });
 
 describe('changes_since bounded', () => {
-  const dir = tempDir('vt-changes-');
-  let server: RunningServer;
-  let key: string;
+  const server = useHostedDemo();
   const since = '2000-01-01T00:00:00Z'; // everything is new since then
 
-  beforeAll(async () => {
-    cli(['demo', '--data-dir', dir.dir, '--no-serve']);
-    key = readFileSync(join(dir.dir, 'owner.key'), 'utf8').trim();
-    server = await startServer(dir.dir, ['--rate-limit', '0']);
-  });
-  afterAll(async () => {
-    await server?.stop();
-    dir.cleanup();
-  });
-
   const call = async (args: Record<string, unknown>) => {
-    const r = await callTool(server.url, 'changes_since', { vault: NW, ...args }, key);
+    const r = await callTool(server.url, 'changes_since', { vault: NW, ...args }, server.key);
     return { status: r.status, body: r.json() };
   };
 

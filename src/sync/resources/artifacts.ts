@@ -60,9 +60,12 @@ export async function pullArtifacts(ctx: PullContext, dataDir: string) {
     { ...artifact, id: z.string().optional() },
     async () => {
       const lists = await Promise.all(
-        KINDS.map(async (kind) => (await readTool<{ artifacts?: unknown[] }>(ctx, 'find_artifact', { vault: vaultId, kind, limit: 25 })).artifacts ?? []),
+        KINDS.map(async (kind) => (await readTool<{ artifacts?: unknown }>(ctx, 'find_artifact', { vault: vaultId, kind, limit: 25 })).artifacts),
       );
-      const items = lists.flat() as { artifactId?: string; fileName?: string; url?: string }[];
+      // One kind answered without its list: the whole list is skipped (taken as empty, it would remove that kind).
+      const malformed = lists.findIndex((l) => !Array.isArray(l));
+      if (malformed >= 0) return lists[malformed];
+      const items = (lists as unknown[][]).flat() as { artifactId?: string; fileName?: string; url?: string }[];
       const landed = landedFingerprints(db, vaultId, 'artifact');
       await Promise.all(
         items.map(async (a) => {

@@ -9,14 +9,19 @@ import { writeTransaction, type Db } from '../../store/db.js';
 import { checkpoint, replaceExtras, setCheckpoint } from '../../store/sync-checkpoints.js';
 import type { RemoteClient } from '../remote.js';
 import type { RecordKind } from '../../catalog/define.js';
+import type { SyncLimits } from '../limits.js';
 
 export interface PullContext {
   db: Db;
   remote: RemoteClient;
   vaultId: string;
+  limits: SyncLimits;
   /** Progress of the current resource: items done, and the total when known. */
   progress(resource: string, done: number, total?: number): void;
-  /** A record upstream sent that could not be stored (a required field missing): counted and reported, not fatal. */
+  /**
+   * Something upstream sent that was not stored: a record (a required field missing), a list answered without
+   * its field, a text past its limit. Counted and reported, not fatal.
+   */
   skip(resource: string, why: string): void;
   /** Ids of records created here whose outbox entries have not been pushed yet: a pull must not delete them. */
   localOnly(kind: RecordKind): Set<string>;
@@ -106,8 +111,13 @@ export async function pullList<Shape extends z.ZodRawShape>(
   write: (records: Parsed<z.output<z.ZodObject<Shape>>>[]) => void,
 ): Promise<{ resource: string; changed: boolean; count: number }> {
   const raw = await fetch();
+  if (!Array.isArray(raw)) {
+    // Taken as an empty list, it would remove every stored record: this list is skipped, the others go on.
+    ctx.skip(resource, `the answer has no list of ${resource} (got ${raw === null ? 'null' : typeof raw}), so the stored ones are kept`);
+    return { resource, changed: false, count: 0 };
+  }
   const print = fingerprint(raw);
-  if (checkpoint(ctx.db, ctx.vaultId, resource) === print) return { resource, changed: false, count: Array.isArray(raw) ? raw.length : 0 };
+  if (checkpoint(ctx.db, ctx.vaultId, resource) === print) return { resource, changed: false, count: raw.length };
   const records = parseEach(ctx, resource, shape, raw);
   writeTransaction(ctx.db, () => {
     write(records);

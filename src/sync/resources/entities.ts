@@ -10,6 +10,7 @@ import { writeTransaction, type Db } from '../../store/db.js';
 import { deleteEntity, entityIds, replaceEntityEdges, replaceEntityEvidence, upsertEntity } from '../../store/entities.js';
 import { forgetExtra, forgetLanded, keepExtra, landedFingerprints, setLandedFingerprint } from '../../store/sync-checkpoints.js';
 import { RemoteError } from '../remote.js';
+import { PageWalk } from '../limits.js';
 import { ahead, fingerprint, optionalString, orDefault, parseEach, stringList, type Parsed, type PullContext } from './common.js';
 
 const ENTITY_TYPES = ['department', 'person', 'process', 'system', 'problem', 'opportunity', 'kpi'] as const;
@@ -72,9 +73,16 @@ export async function pullEntityInventory(ctx: PullContext): Promise<{ stale: st
   let detailed = 0;
   let total: number | undefined;
   const pages: { records: Parsed<Finding>[]; withDetails: boolean }[] = [];
+  const walk = new PageWalk('list_findings', ctx.limits.maxPages);
   let next: ReturnType<typeof findingsPage> | undefined = findingsPage(ctx, {});
   while (next) {
     const { page, withDetails }: Awaited<ReturnType<typeof findingsPage>> = await next;
+    if (!Array.isArray(page.findings)) {
+      // Without every page, which entities are gone upstream cannot be told: none is removed.
+      ctx.skip('entities', `list_findings: a page has no "findings" list, so the inventory stopped there and nothing was removed`);
+      return { stale, detailed };
+    }
+    if (page.nextCursor) walk.follow(page.nextCursor);
     // The next page is on the wire (and upstream gathers its details) while this one lands.
     next = page.nextCursor ? ahead(findingsPage(ctx, { cursor: page.nextCursor })) : undefined;
     total = page.total ?? total;
@@ -124,6 +132,7 @@ const FEW = 10;
 export async function pullChangedEntities(ctx: PullContext, ids: readonly string[], since: string): Promise<number> {
   const wanted = new Set(ids);
   let landed = 0;
+  const walk = new PageWalk('list_findings (recent)', ctx.limits.maxPages);
   let cursor: string | null = wanted.size > FEW ? '' : null;
   while (cursor !== null) {
     const { page, withDetails } = await findingsPage(ctx, { sort: 'recent', ...(cursor ? { cursor } : {}) });
@@ -139,6 +148,7 @@ export async function pullChangedEntities(ctx: PullContext, ids: readonly string
     ctx.progress('entity details', landed, ids.length);
     const last = records.at(-1)?.item.lastMentionedAt;
     cursor = wanted.size && last && Date.parse(last) > Date.parse(since) ? (page.nextCursor ?? null) : null;
+    if (cursor) walk.follow(cursor);
   }
   return landed + (await pullEntityDetails(ctx, [...wanted]));
 }

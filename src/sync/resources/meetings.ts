@@ -9,7 +9,8 @@ import { writeTransaction } from '../../store/db.js';
 import { deleteMeeting, meetingExists, meetingIds, replaceMeetingMentions, replaceMeetingTurns, setMeetingNotes, upsertMeeting } from '../../store/meetings.js';
 import { forgetLanded, landedFingerprints, setLandedFingerprint } from '../../store/sync-checkpoints.js';
 import { writeChunksOfMeetings, type StoredChunk } from '../../search/chunk-index.js';
-import { ahead, fingerprint, optionalString, orDefault, parseEach, readTool, stringList, type PullContext } from './common.js';
+import { LIMIT_SETTINGS, LimitError, PageWalk } from '../limits.js';
+import { ahead, describeId, fingerprint, optionalString, orDefault, parseEach, readTool, stringList, type PullContext } from './common.js';
 
 const TRANSCRIPT_PAGE = 50;
 
@@ -38,7 +39,8 @@ export interface MeetingDetails {
   id: string;
   print: string;
   notes: string;
-  mentions: { id: string; mentions: number }[];
+  /** Undefined when the answer had no list of them: the stored ones are kept. */
+  mentions?: { id: string; mentions: number }[];
 }
 
 const fingerprintOf = (m: Meeting) => fingerprint([m.id, m.name, m.date, m.durationMinutes, m.attendees, m.extractionStatus, m.createdAt]);
@@ -46,7 +48,13 @@ const fingerprintOf = (m: Meeting) => fingerprint([m.id, m.name, m.date, m.durat
 /** Lands every meeting's metadata and removes meetings upstream no longer has; returns those whose details changed. */
 export async function pullMeetingList(ctx: PullContext): Promise<{ id: string; print: string }[]> {
   const { db, vaultId } = ctx;
-  const records = parseEach(ctx, 'meetings', meeting, (await readTool<{ meetings?: unknown }>(ctx, 'list_meetings', { vault: vaultId })).meetings);
+  const list = (await readTool<{ meetings?: unknown }>(ctx, 'list_meetings', { vault: vaultId })).meetings;
+  if (!Array.isArray(list)) {
+    // Taken as an empty list, it would remove every meeting: the stored ones are kept as they are.
+    ctx.skip('meetings', `list_meetings answered without a "meetings" list, so the stored meetings are kept`);
+    return [];
+  }
+  const records = parseEach(ctx, 'meetings', meeting, list);
   const landed = landedFingerprints(db, vaultId, 'meeting');
   const changed: { id: string; print: string }[] = [];
   writeTransaction(db, () => {
@@ -69,7 +77,8 @@ export async function pullMeetingList(ctx: PullContext): Promise<{ id: string; p
 /** get_meeting: notes and the entities extracted from it (which an incremental pull refreshes too). */
 export async function fetchMeetingDetails(ctx: PullContext, m: { id: string; print: string }): Promise<MeetingDetails> {
   const data = await ctx.remote.tool<{ notes?: string; entities?: unknown }>('get_meeting', { vault: ctx.vaultId, meetingId: m.id });
-  const mentions = parseEach(ctx, 'meeting entities', mention.shape, data.entities).map((r) => r.item);
+  if (!Array.isArray(data.entities)) ctx.skip('meeting entities', `get_meeting ${describeId(m.id)}: the answer has no list of entities, so the stored ones are kept`);
+  const mentions = Array.isArray(data.entities) ? parseEach(ctx, 'meeting entities', mention.shape, data.entities).map((r) => r.item) : undefined;
   return { id: m.id, print: m.print, notes: typeof data.notes === 'string' ? data.notes : '', mentions };
 }
 
@@ -78,11 +87,21 @@ const MEETINGS_PER_TRANSACTION = 25;
 
 /**
  * Fetches the meetings' whole transcripts and lands them with their notes and mentions, a batch per
- * transaction; the next batch is on the wire while one lands.
+ * transaction; the next batch is on the wire while one lands. A transcript past its limits (pages, bytes) is
+ * skipped with its reason: that meeting keeps what it had, and is asked again next sync.
  */
 export async function pullTranscripts(ctx: PullContext, details: readonly MeetingDetails[]): Promise<void> {
-  const fetchBatch = (start: number) =>
-    Promise.all(details.slice(start, start + MEETINGS_PER_TRANSACTION).map(async (d) => ({ d, chunks: await fetchTranscript(ctx, d.id) })));
+  const fetchOne = async (d: MeetingDetails) => {
+    try {
+      return { d, chunks: await fetchTranscript(ctx, d.id) };
+    } catch (err) {
+      if (!(err instanceof LimitError)) throw err;
+      ctx.skip('transcript', `meeting ${describeId(d.id)}: ${err.message}`);
+      return undefined;
+    }
+  };
+  const fetchBatch = async (start: number) =>
+    (await Promise.all(details.slice(start, start + MEETINGS_PER_TRANSACTION).map(fetchOne))).filter((m) => m !== undefined);
   let next = details.length ? fetchBatch(0) : undefined;
   for (let start = 0; next; start += MEETINGS_PER_TRANSACTION) {
     const batch = await next;
@@ -96,16 +115,28 @@ export async function pullTranscripts(ctx: PullContext, details: readonly Meetin
   }
 }
 
-/** A meeting's whole transcript, all pages. */
+/**
+ * A meeting's whole transcript, all pages. It is held until its batch lands, so it is capped: a LimitError
+ * past `maxPages` pages or `maxTranscriptBytes` of text (a `nextOffset` that only has to grow could
+ * otherwise feed pages for ever).
+ */
 async function fetchTranscript(ctx: PullContext, meetingId: string): Promise<StoredChunk[]> {
+  const { maxPages, maxTranscriptBytes } = ctx.limits;
+  const walk = new PageWalk('get_transcript', maxPages);
   const chunks: StoredChunk[] = [];
+  let bytes = 0;
   for (let offset: number | null = 0; offset !== null; ) {
     const page: { chunks?: unknown; nextOffset?: number | null } = await ctx.remote.tool('get_transcript', { vault: ctx.vaultId, meetingId, offset, limit: TRANSCRIPT_PAGE });
     for (const { item: c } of parseEach(ctx, 'transcript', chunk.shape, page.chunks)) {
+      bytes += Buffer.byteLength(c.text) + c.speakers.reduce((n, s) => n + Buffer.byteLength(s), 0);
+      if (bytes > maxTranscriptBytes) {
+        throw new LimitError(`get_transcript: more than ${maxTranscriptBytes.toLocaleString('en-US')} bytes of text (${LIMIT_SETTINGS.maxTranscriptBytes.env}), so it was not stored`);
+      }
       const turnStart = c.turnStart ?? (chunks.at(-1)?.turnEnd ?? -1) + 1;
       chunks.push({ index: c.index, speakers: c.speakers, text: c.text, startSeconds: c.startSeconds, turnStart, turnEnd: c.turnEnd ?? turnStart });
     }
     offset = typeof page.nextOffset === 'number' && page.nextOffset > offset ? page.nextOffset : null;
+    if (offset !== null) walk.follow(offset);
   }
   return chunks;
 }
@@ -118,7 +149,7 @@ function landMeeting(ctx: PullContext, d: MeetingDetails, chunks: StoredChunk[])
   const { db, vaultId } = ctx;
   if (!meetingExists(db, vaultId, d.id)) return false;
   setMeetingNotes(db, vaultId, d.id, d.notes);
-  replaceMeetingMentions(db, vaultId, d.id, d.mentions.map((m) => ({ entityId: m.id, count: m.mentions })));
+  if (d.mentions) replaceMeetingMentions(db, vaultId, d.id, d.mentions.map((m) => ({ entityId: m.id, count: m.mentions })));
   replaceMeetingTurns(db, vaultId, d.id, chunks.flatMap(turnsOfChunk));
   setLandedFingerprint(db, vaultId, 'meeting', d.id, d.print);
   return true;

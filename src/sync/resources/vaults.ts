@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { writeTransaction, type Db } from '../../store/db.js';
 import { forgetSyncedVault } from '../../store/sync-checkpoints.js';
 import { deleteVault, otherVaultNamed, syncedVaultIds, upsertSyncedVault, vaultOrigin } from '../../store/vaults.js';
+import { RemoteError } from '../remote.js';
 import { orDefault, parseEach, stringList, type PullContext } from './common.js';
 
 /**
@@ -28,6 +29,8 @@ export type RemoteVault = z.output<z.ZodObject<typeof vault>>;
 
 export async function fetchVaults(ctx: Pick<PullContext, 'remote' | 'skip'>): Promise<RemoteVault[]> {
   const data = await ctx.remote.tool<{ vaults?: unknown }>('list_vaults', {});
+  // Taken as an empty list, it would drop every synced vault: nothing can be pulled without it.
+  if (!Array.isArray(data.vaults)) throw new RemoteError(502, 'bad_response', 'list_vaults: the answer has no "vaults" list');
   return parseEach(ctx, 'vaults', vault, data.vaults).map((r) => r.item);
 }
 
