@@ -6,6 +6,7 @@ import { FONT_FAMILY } from '../font.js';
 import { refuseEmptyData, showLonePoints } from './degenerate.js';
 import { isObject, type JsonObject } from './json.js';
 import { layoutChart } from './layout.js';
+import { CHART_LIMITS, CHART_PIXEL_RATIO, type ChartLimits } from './limits.js';
 import { orderCategoriesNaturally } from './order.js';
 import { AXIS_TITLE, BAR_BAND_SHARE, CHART_SIZES, DISCRETE_STEP, GRID, INK, LABEL, LEGEND, MUTED, PADDING, RULE, TEXT, TITLE, VAULT_PALETTE, type ChartSize } from './style.js';
 import { measureText, wrapText } from './text.js';
@@ -127,9 +128,9 @@ export interface PreparedSpec {
  * The spec we render: a copy of the (already checked) spec with the vault theme as its config (the spec's own
  * config, which cannot set colours, is merged over it), `title` as the chart title, the view fitted to the
  * canvas of `size`, and dates handled in UTC so the image does not depend on the machine's time zone.
- * Throws ChartSpecError when the data is empty.
+ * Throws ChartSpecError when the data is empty, or when its categories need a chart taller than `limits` allow.
  */
-export function prepareChartSpec(checked: JsonObject, title: string, size: ChartSize = 'slide'): PreparedSpec {
+export function prepareChartSpec(checked: JsonObject, title: string, size: ChartSize = 'slide', limits: Pick<ChartLimits, 'maxHeight'> = CHART_LIMITS): PreparedSpec {
   const spec = structuredClone(checked);
   refuseEmptyData(spec);
   const notes: string[] = [];
@@ -158,7 +159,8 @@ export function prepareChartSpec(checked: JsonObject, title: string, size: Chart
   notes.push(...showLonePoints(spec));
   orderCategoriesNaturally(spec);
   const subtitleLines = subtitle === undefined ? 0 : Array.isArray(subtitle) ? subtitle.length : 1;
-  notes.push(...layoutChart(spec, { size, titleLines: lines.length, subtitleLines }));
+  const maxHeight = { units: limits.maxHeight / CHART_PIXEL_RATIO, px: limits.maxHeight };
+  notes.push(...layoutChart(spec, { size, titleLines: lines.length, subtitleLines, maxHeight }));
   toUtc(spec, 0);
   return { spec, notes };
 }
