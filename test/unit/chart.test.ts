@@ -346,6 +346,13 @@ describe('renderChart: refusals', () => {
     expect(e.message).toMatch(/300 categories of "client" would make the chart [0-9,]+ high \([0-9,]+ px\); the limit is 4,000 px, room for 116 categories/);
   });
 
+  it('says what to shorten when a spec is too deeply nested for the parser, instead of "Maximum call stack size exceeded"', async () => {
+    const deep = `${'('.repeat(20_000)}1${')'.repeat(20_000)}`;
+    const e = await refusal({ data: { values: [{ a: 1 }] }, transform: [{ calculate: deep, as: 'b' }], mark: 'point', encoding: { x: { field: 'b', type: 'quantitative' } } });
+    expect(e.message).toMatch(/too large or too deeply nested to compile .* shorten it/);
+    expect(e.message).not.toMatch(/call stack/);
+  });
+
   it('refuses too many pixels when width and height are each within their limits', async () => {
     // A single view fills the canvas whatever its width; views side by side keep the sizes they ask for.
     const e = await refusal({ hconcat: [withPatch(BAR, { width: 780, height: 1_800 }), withPatch(BAR, { width: 780, height: 1_800 })] });

@@ -12,6 +12,7 @@ import { fieldValues, inlineRows, isObject, joinPath, type JsonObject } from './
 import { formatCount } from './limits.js';
 import { AXIS_TITLE, BAR_BAND_SHARE, CHART_SIZES, DISCRETE_STEP, LABEL, LEGEND, PADDING, TITLE, type ChartSize } from './style.js';
 import { fitLabels, measureText, wrapText, type Measure, type TextStyle } from './text.js';
+import { labelEveryPeriod } from './time-axis.js';
 
 export { CHART_SIZES, type ChartSize } from './style.js';
 
@@ -156,6 +157,10 @@ export function layoutChart(spec: JsonObject, options: LayoutOptions): string[] 
     if (y?.values) capBars(y, plotHeight(labelRows), nodes);
   }
   fitLegendLabels(nodes, { size: LABEL.size, measure });
+  for (const { node, rows } of nodes) {
+    const def = isObject(node.encoding) ? node.encoding.x : undefined;
+    if (isObject(def)) labelEveryPeriod(def, markType(node), rows ?? nodes.flatMap((n) => n.rows ?? []), plotWidth(labelColumn), LABEL.size, measure);
+  }
 
   spec.width = canvas.width;
   spec.height = canvas.height;
