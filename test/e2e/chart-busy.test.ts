@@ -45,7 +45,6 @@ describe('render_chart with the largest specs a request may carry', () => {
       }
       const r = await chart;
       const took = performance.now() - started;
-      console.log(`NUMBERS ${name}: ${r.status} in ${Math.round(took)} ms; polls ${polls.length}, slowest ${Math.round(Math.max(...polls))} ms`);
       expect(polls.length, name).toBeGreaterThan(0);
       expect(Math.max(...polls), `${name}: slowest of ${polls.length} polls`).toBeLessThan(1_000);
       // A picture or a clear refusal, within the renderer's 10 s limit and some slack for a busy machine.
