@@ -173,8 +173,14 @@ function fitWords(words: string[], [from, to]: [number, number], max: number, ma
   let leftOpen = true;
   let rightOpen = true;
   while (left <= right && (leftOpen || rightOpen)) {
-    if (leftOpen && (leftOpen = add(left))) left++;
-    if (rightOpen && left <= right && (rightOpen = add(right))) right--;
+    if (leftOpen) {
+      leftOpen = add(left);
+      if (leftOpen) left++;
+    }
+    if (rightOpen && left <= right) {
+      rightOpen = add(right);
+      if (rightOpen) right--;
+    }
   }
   if (!best) {
     // Not one distinguishing word fits: cut them in the middle (to one line when their pieces do not wrap).
