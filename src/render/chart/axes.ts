@@ -52,7 +52,7 @@ function giveTitle(def: JsonObject, guide: 'axis' | 'legend' | 'header'): void {
  * Words in capitals (WMS, SKU) keep them: `onTimeRate` → "On time rate", `sku_count` → "Sku count",
  * `WMS_errors` → "WMS errors".
  */
-export function humanFieldName(field: string): string {
+function humanFieldName(field: string): string {
   const words = field
     .replace(/\\(.)/g, '$1')
     .replace(/([a-z\d])([A-Z])/g, '$1 $2')

@@ -33,7 +33,7 @@ const MAX_BAR_STEP = { x: 150, y: 72 } as const;
  * canvas (a slide holds about 120 rows of bars within the height limit, a legend shows 30 entries); past
  * it Vega's own label limit shortens them. Keeps the layout, which runs in the server, bounded.
  */
-export const MAX_FITTED_LABELS = 200;
+const MAX_FITTED_LABELS = 200;
 /** Vega-Lite's default inner padding of a band scale. */
 const BAND_PADDING_INNER = 0.1;
 /** Rough size of a quantitative axis: tick labels plus its title. */
