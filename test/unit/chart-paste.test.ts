@@ -96,6 +96,10 @@ describe('charts a consultant would paste', () => {
       for (const month of MONTHS) expect(texts.some((t) => t === month || t === `${month} 2025`), `${size}: ${month} in ${texts.join(' | ')}`).toBe(true);
       expect(texts.filter((t) => t.includes('2025'))).toHaveLength(1);
     }
+    // Quarters the same way (on a slide, eight fit whole: "Q1 2024").
+    const quarters = Array.from({ length: 8 }, (_, i) => ({ month: `${2024 + Math.floor(i / 4)}-${String((i % 4) * 3 + 1).padStart(2, '0')}-01`, orders: i }));
+    const texts = await textsOf({ ...spec, data: { values: quarters }, encoding: { ...spec.encoding, x: { field: 'month', type: 'temporal', timeUnit: 'yearquarter' } } });
+    expect(texts.filter((t) => /^Q[1-4] 202[45]$/.test(t))).toEqual(['Q1 2024', 'Q2 2024', 'Q3 2024', 'Q4 2024', 'Q1 2025', 'Q2 2025', 'Q3 2025', 'Q4 2025']);
     // Five years of months cannot each have a label on a slide: Vega's choice stays.
     const long = Array.from({ length: 60 }, (_, i) => ({ month: `${2020 + Math.floor(i / 12)}-${String((i % 12) + 1).padStart(2, '0')}-01`, orders: i }));
     expect((prepareChartSpec({ ...spec, data: { values: long } }, 'T').spec as Spec).encoding.x.axis).toBeUndefined();
