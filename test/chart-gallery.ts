@@ -32,6 +32,16 @@ export const LONG_LABELS = [
   'Duplicate SKU master data between the WMS and the ERP',
 ];
 
+/** Risks of a register: long, several starting alike, told apart by their last words. */
+export const RISKS = [
+  'Key-person Dependency on the WMS Administrator',
+  'Key-person Dependency on the Finance Systems Lead',
+  'Unsupported WMS Version after December 2027',
+  'Carrier Detention Charges Disputed without Gate Times',
+  'Returns Backlog Valued Differently by Finance and Operations',
+  'Peak Season Agency Labour Shortfall',
+];
+
 export const GALLERY: GalleryChart[] = [
   { name: 'one-category', title: 'Open findings at the only site so far', spec: bars([{ site: 'Leeds', findings: 12 }], 'site', 'findings') },
   { name: 'two-categories', title: 'Open findings by site', spec: bars([{ k: 'Leeds', v: 12 }, { k: 'Bristol', v: 7 }], 'k', 'v') },
@@ -157,6 +167,27 @@ export const GALLERY: GalleryChart[] = [
       data: { values: Array.from({ length: 12 }, (_, i) => ({ month: `2025-${String(i + 1).padStart(2, '0')}-01`, rate: 0.62 + ((i * 7) % 10) / 60 })) },
       mark: { type: 'line', point: true },
       encoding: { x: { field: 'month', type: 'temporal', timeUnit: 'yearmonth', title: null }, y: { field: 'rate', type: 'quantitative', axis: { format: '%' }, title: 'On time' } },
+    },
+  },
+  {
+    // The first-hour ranking as an agent writes it: raw field names, no titles, risks alike in their first words.
+    name: 'naive-ranking',
+    title: 'Delivery risks by score',
+    spec: {
+      $schema: SCHEMA,
+      data: { values: RISKS.map((risk, i) => ({ risk_name: risk, risk_score: [11, 9, 8, 6, 5, 3][i] })) },
+      mark: 'bar',
+      encoding: { y: { field: 'risk_name', type: 'nominal', sort: '-x' }, x: { field: 'risk_score', type: 'quantitative' } },
+    },
+  },
+  {
+    name: 'monthly-line',
+    title: 'Orders shipped per month',
+    spec: {
+      $schema: SCHEMA,
+      data: { values: Array.from({ length: 12 }, (_, i) => ({ month: `2025-${String(i + 1).padStart(2, '0')}-01`, orders: 1200 + ((i * 137) % 500) })) },
+      mark: 'line',
+      encoding: { x: { field: 'month', type: 'temporal', timeUnit: 'yearmonth' }, y: { field: 'orders', type: 'quantitative' } },
     },
   },
 ];

@@ -41,6 +41,8 @@ const EXPECTED: Record<string, { size: { width: number; height: number }; warnin
   pie: { size: SLIDE, warnings: [] },
   'square-ranking': { size: { width: 900, height: 900 }, warnings: [] },
   'portrait-trend': { size: { width: 900, height: 1200 }, warnings: [] },
+  'naive-ranking': { size: SLIDE, warnings: [] },
+  'monthly-line': { size: SLIDE, warnings: [] },
 };
 
 const fontkit = createRequire(import.meta.url)('@pdf-lib/fontkit') as typeof Fontkit;

@@ -93,7 +93,7 @@ describe('canvas', () => {
     const { spec: out, notes } = prepare(spec);
     expect(out.encoding.y).toMatchObject({ field: 'k', type: 'nominal', sort: '-x' });
     expect(out.encoding.y.axis.labelAngle).toBeUndefined();
-    expect(out.encoding.x).toEqual({ field: 'v', type: 'quantitative' });
+    expect(out.encoding.x).toEqual({ field: 'v', type: 'quantitative', title: 'V', scale: { nice: 6 } });
     expect(out.layer[1].mark).toEqual({ type: 'text', dx: 4, align: 'left', baseline: 'middle' });
     expect(notes[0]).toMatch(/^13 categories of "k" are too many for vertical bars/);
     // Twelve stay vertical.
@@ -117,15 +117,16 @@ describe('canvas', () => {
   });
 
   it('keeps one or two bars bar-shaped, each centred in its share of the whole axis', () => {
+    // The bars are the first layer: the second is their value labels.
     const one = prepare(bars([{ k: 'Leeds', v: 12 }])).spec;
     expect(one.encoding.x.scale).toBeUndefined(); // the band still spans the plot
-    expect(one.mark).toMatchObject({ type: 'bar', width: { band: expect.any(Number) } });
-    expect(one.mark.width.band).toBeLessThan(0.2);
+    expect(one.layer[0].mark).toMatchObject({ type: 'bar', width: { band: expect.any(Number) } });
+    expect(one.layer[0].mark.width.band).toBeLessThan(0.2);
     const two = prepare(bars([{ k: 'Leeds', v: 12 }, { k: 'York', v: 7 }])).spec;
-    expect(two.mark.width.band).toBeCloseTo(2 * one.mark.width.band, 2);
+    expect(two.layer[0].mark.width.band).toBeCloseTo(2 * one.layer[0].mark.width.band, 2);
     const six = prepare(bars(Array.from({ length: 6 }, (_, i) => ({ k: `m${i}`, v: i })))).spec;
     expect(six.encoding.x.scale).toBeUndefined();
-    expect(six.mark).toBe('bar');
+    expect(six.layer[0].mark).toBe('bar');
   });
 
   it('makes the canvas taller when horizontal bars need more rows than a slide holds', () => {

@@ -342,8 +342,15 @@ describe('renderChart: refusals', () => {
     // 300 categories turn horizontal, one readable row each, which only turns out too high once laid out.
     const many = Array.from({ length: 300 }, (_, i) => ({ client: `Client ${i}`, findings: i }));
     e = await refusal({ data: { values: many }, mark: 'bar', encoding: { x: { field: 'client', type: 'nominal' }, y: { field: 'findings', type: 'quantitative' } } });
-    expect(e).toMatchObject({ limit: 'height', path: '' });
-    expect(e.message).toMatch(/height limit is 4,000 px/);
+    expect(e).toMatchObject({ limit: 'height', path: 'encoding.x' });
+    expect(e.message).toMatch(/300 categories of "client" would make the chart [0-9,]+ high \([0-9,]+ px\); the limit is 4,000 px, room for 116 categories/);
+  });
+
+  it('says what to shorten when a spec is too deeply nested for the parser, instead of "Maximum call stack size exceeded"', async () => {
+    const deep = `${'('.repeat(20_000)}1${')'.repeat(20_000)}`;
+    const e = await refusal({ data: { values: [{ a: 1 }] }, transform: [{ calculate: deep, as: 'b' }], mark: 'point', encoding: { x: { field: 'b', type: 'quantitative' } } });
+    expect(e.message).toMatch(/too large or too deeply nested to compile .* shorten it/);
+    expect(e.message).not.toMatch(/call stack/);
   });
 
   it('refuses too many pixels when width and height are each within their limits', async () => {

@@ -7,9 +7,12 @@
  *
  * Facets, concatenations and repeats keep Vega-Lite's own sizing: `fit` does not apply to them.
  */
-import { fieldValues, inlineRows, isObject, type JsonObject } from './json.js';
+import { ChartSpecError } from './errors.js';
+import { fieldValues, inlineRows, isObject, joinPath, type JsonObject } from './json.js';
+import { formatCount } from './limits.js';
 import { AXIS_TITLE, BAR_BAND_SHARE, CHART_SIZES, DISCRETE_STEP, LABEL, LEGEND, PADDING, TITLE, type ChartSize } from './style.js';
-import { fitLabel, measureText, wrapText, type Measure, type TextStyle } from './text.js';
+import { fitLabels, measureText, wrapText, type Measure, type TextStyle } from './text.js';
+import { labelEveryPeriod } from './time-axis.js';
 
 export { CHART_SIZES, type ChartSize } from './style.js';
 
@@ -25,6 +28,12 @@ const MAX_LABEL_COLUMN = 0.32;
 const ROTATED_LABEL_WIDTH = 160;
 /** Largest step per bar, so one or two bars do not become slabs (a bar takes about 2/3 of its step). */
 const MAX_BAR_STEP = { x: 150, y: 72 } as const;
+/**
+ * Most category labels the layout measures and fits on one axis or legend. More cannot be read on any
+ * canvas (a slide holds about 120 rows of bars within the height limit, a legend shows 30 entries); past
+ * it Vega's own label limit shortens them. Keeps the layout, which runs in the server, bounded.
+ */
+const MAX_FITTED_LABELS = 200;
 /** Vega-Lite's default inner padding of a band scale. */
 const BAND_PADDING_INNER = 0.1;
 /** Rough size of a quantitative axis: tick labels plus its title. */
@@ -39,12 +48,16 @@ export interface LayoutOptions {
   /** Lines of the title and subtitle (0 when there is none). */
   titleLines: number;
   subtitleLines: number;
+  /** Tallest the chart may grow, in spec units, and the PNG limit it comes from (for the message). */
+  maxHeight: { units: number; px: number };
   measure?: Measure;
 }
 
 /** A node of the single view: the spec or a layer, with the inline rows it sees. */
 interface ViewNode {
   node: JsonObject;
+  /** Where the node is in the spec: '' or `layer[1]`. */
+  path: string;
   rows: JsonObject[] | undefined;
 }
 
@@ -52,6 +65,8 @@ interface ViewNode {
 interface BandAxis {
   channel: 'x' | 'y';
   field: string;
+  /** Where its (first) definition is in the spec: `encoding.y`. */
+  path: string;
   defs: JsonObject[];
   values: unknown[] | undefined;
 }
@@ -93,8 +108,10 @@ export function layoutChart(spec: JsonObject, options: LayoutOptions): string[] 
           ? `${n} categories of "${field}" are too many for vertical bars on a slide, so they are drawn as horizontal bars (categories on y).`
           : `The labels of "${field}" are too long to read under vertical bars, so they are drawn as horizontal bars (categories on y).`,
       );
+      const written = x.path; // where the caller put the categories, for a refusal to point at
       x = undefined;
       y = bandAxis(nodes, 'y');
+      if (y) y.path = written;
     }
   }
 
@@ -108,6 +125,14 @@ export function layoutChart(spec: JsonObject, options: LayoutOptions): string[] 
     if (n > fitsRows) {
       const extra = (n - fitsRows) * MIN_ROW_STEP;
       canvas.height += extra;
+      if (canvas.height > options.maxHeight.units) {
+        const most = fitsRows + Math.floor((options.maxHeight.units - CHART_SIZES[options.size].height) / MIN_ROW_STEP);
+        throw new ChartSpecError(
+          y.path,
+          `${formatCount(n)} categories of "${y.field}" would make the chart ${formatCount(canvas.height)} high (${formatCount(canvas.height * (options.maxHeight.px / options.maxHeight.units))} px); the limit is ${formatCount(options.maxHeight.px)} px, room for ${most} categories at a readable size. Show the largest 20 and group the rest as "Other".`,
+          'height',
+        );
+      }
       notes.push(
         `${n} categories of "${y.field}" do not fit the height of a slide at a readable size, so the chart is ${canvas.height} high instead of ${CHART_SIZES[options.size].height}; show the largest 20 and group the rest as "Other" to keep it on one slide.`,
       );
@@ -132,6 +157,10 @@ export function layoutChart(spec: JsonObject, options: LayoutOptions): string[] 
     if (y?.values) capBars(y, plotHeight(labelRows), nodes);
   }
   fitLegendLabels(nodes, { size: LABEL.size, measure });
+  for (const { node, rows } of nodes) {
+    const def = isObject(node.encoding) ? node.encoding.x : undefined;
+    if (isObject(def)) labelEveryPeriod(def, markType(node), rows ?? nodes.flatMap((n) => n.rows ?? []), plotWidth(labelColumn), LABEL.size, measure);
+  }
 
   spec.width = canvas.width;
   spec.height = canvas.height;
@@ -151,7 +180,7 @@ function levelShortLabels(node: JsonObject, data: unknown, datasets: JsonObject,
   const x = isObject(node.encoding) ? node.encoding.x : undefined;
   if (isObject(x) && isBand(x) && x.axis !== null && !(isObject(x.axis) && x.axis.labelAngle !== undefined)) {
     const values = fieldValues(inlineRows(own, datasets), x.field as string);
-    if (values?.every((v) => measure(String(v), LABEL.size) <= DISCRETE_STEP * 0.9)) x.axis = { ...(isObject(x.axis) ? x.axis : {}), labelAngle: 0 };
+    if (values && values.length <= MAX_FITTED_LABELS && values.every((v) => measure(String(v), LABEL.size) <= DISCRETE_STEP * 0.9)) x.axis = { ...(isObject(x.axis) ? x.axis : {}), labelAngle: 0 };
   }
   for (const key of ['layer', 'hconcat', 'vconcat', 'concat'] as const) {
     const list = node[key];
@@ -164,17 +193,17 @@ function levelShortLabels(node: JsonObject, data: unknown, datasets: JsonObject,
 function viewNodes(spec: JsonObject): ViewNode[] | undefined {
   const datasets = isObject(spec.datasets) ? spec.datasets : {};
   const nodes: ViewNode[] = [];
-  const visit = (node: JsonObject, data: unknown, depth: number): boolean => {
+  const visit = (node: JsonObject, path: string, data: unknown, depth: number): boolean => {
     if (depth > 50) return false;
     if (['facet', 'repeat', 'concat', 'hconcat', 'vconcat', 'spec'].some((k) => node[k] !== undefined)) return false;
     const encoding = isObject(node.encoding) ? node.encoding : {};
     if (encoding.row !== undefined || encoding.column !== undefined || encoding.facet !== undefined) return false;
     const own = node.data !== undefined ? node.data : data;
-    nodes.push({ node, rows: inlineRows(own, datasets) });
+    nodes.push({ node, path, rows: inlineRows(own, datasets) });
     if (!Array.isArray(node.layer)) return node.mark !== undefined;
-    return node.layer.every((child) => isObject(child) && visit(child, own, depth + 1));
+    return node.layer.every((child, i) => isObject(child) && visit(child, joinPath(joinPath(path, 'layer'), i), own, depth + 1));
   };
-  return visit(spec, undefined, 0) ? nodes : undefined;
+  return visit(spec, '', undefined, 0) ? nodes : undefined;
 }
 
 const markType = (node: JsonObject): string | undefined => (typeof node.mark === 'string' ? node.mark : isObject(node.mark) && typeof node.mark.type === 'string' ? node.mark.type : undefined);
@@ -182,10 +211,10 @@ const marks = (nodes: ViewNode[]) => nodes.map((n) => markType(n.node)).filter((
 const isBarChart = (nodes: ViewNode[]) => marks(nodes).includes('bar');
 
 /** Every definition of `channel` in the view, in the spec and its layers. */
-function channelDefs(nodes: ViewNode[], channel: string): { def: JsonObject; rows: JsonObject[] | undefined }[] {
-  return nodes.flatMap(({ node, rows }) => {
+function channelDefs(nodes: ViewNode[], channel: string): { def: JsonObject; path: string; rows: JsonObject[] | undefined }[] {
+  return nodes.flatMap(({ node, path, rows }) => {
     const def = isObject(node.encoding) ? node.encoding[channel] : undefined;
-    return isObject(def) ? [{ def, rows }] : [];
+    return isObject(def) ? [{ def, path: joinPath(joinPath(path, 'encoding'), channel), rows }] : [];
   });
 }
 
@@ -209,7 +238,7 @@ function bandAxis(nodes: ViewNode[], channel: 'x' | 'y'): BandAxis | undefined {
     values.push(...seen);
   }
   if (values) values = [...new Map(values.map((v) => [JSON.stringify(v), v])).values()];
-  return { channel, field, defs: found.map(({ def }) => def), values: values && values.length > 0 ? values : undefined };
+  return { channel, field, path: found[0]!.path, defs: found.map(({ def }) => def), values: values && values.length > 0 ? values : undefined };
 }
 
 /** Bars (and text on them) with categories on x and a quantity on y, which can be turned on their side. */
@@ -222,6 +251,7 @@ function isVerticalBarChart(nodes: ViewNode[]): boolean {
 
 /** Every category label fits level under its step: wrapped to 90% of it, in at most three lines, no word wider. */
 function fitLevel(values: unknown[], step: number, measure: Measure): boolean {
+  if (values.length > MAX_FITTED_LABELS) return false;
   const width = step * 0.9;
   return values.every((v) => {
     const lines = wrapText(String(v), width, { size: LABEL.size, measure });
@@ -291,12 +321,11 @@ function swapMark(mark: JsonObject): JsonObject {
  * Returns the lines used (x) or the widest label (y), for the layout's estimate of the axis size.
  */
 function fitAxisLabels(axis: BandAxis, width: number, lines: number, style: TextStyle, level: boolean): number {
-  const labels = axis.values!.map(String);
+  if (axis.values!.length > MAX_FITTED_LABELS) return axis.channel === 'x' ? 1 : width;
   const fitted = new Map<string, string[]>();
   let used = 1;
   let widest = 0;
-  for (const label of labels) {
-    const out = fitLabel(label, labels, width, lines, style);
+  for (const [label, out] of fitLabels(axis.values!.map(String), width, lines, style)) {
     used = Math.max(used, out.length);
     for (const line of out) widest = Math.max(widest, style.measure(line, style.size));
     if (out.length !== 1 || out[0] !== label) fitted.set(label, out);
@@ -318,11 +347,9 @@ function fitLegendLabels(nodes: ViewNode[], style: TextStyle): void {
     for (const { def, rows } of channelDefs(nodes, channel)) {
       if (def.legend === null || typeof def.field !== 'string' || !BAND_TYPES.has(def.type as string)) continue;
       const values = fieldValues(rows ?? nodes.flatMap((n) => n.rows ?? []), def.field);
-      if (!values) continue;
-      const labels = [...new Set(values.map(String))];
+      if (!values || values.length > MAX_FITTED_LABELS) continue;
       const fitted = new Map<string, string[]>();
-      for (const label of labels) {
-        const out = fitLabel(label, labels, LEGEND.labelLimit, 2, style);
+      for (const [label, out] of fitLabels(values.map(String), LEGEND.labelLimit, 2, style)) {
         if (out.length !== 1 || out[0] !== label) fitted.set(label, out);
       }
       const own = isObject(def.legend) ? def.legend : {};
@@ -340,7 +367,8 @@ function legendSpace(nodes: ViewNode[], measure: Measure): number {
       const values = typeof def.field === 'string' ? fieldValues(rows ?? nodes.flatMap((n) => n.rows ?? []), def.field) : undefined;
       const title = typeof def.title === 'string' ? def.title : typeof def.field === 'string' ? def.field : '';
       const labels = values && BAND_TYPES.has(def.type as string) ? values.map(String) : ['00000'];
-      const label = Math.min(LEGEND.labelLimit, Math.max(...labels.map((l) => measure(l, LABEL.size))));
+      // Past MAX_FITTED_LABELS some label is surely as wide as the legend allows.
+      const label = labels.length > MAX_FITTED_LABELS ? LEGEND.labelLimit : labels.reduce((w, l) => Math.min(LEGEND.labelLimit, Math.max(w, measure(l, LABEL.size))), 0);
       widest = Math.max(widest, LEGEND.symbol + 6 + label, measure(title, LABEL.size, true));
     }
   }

@@ -34,6 +34,13 @@ export const CHART_LIMITS: Readonly<ChartLimits> = Object.freeze({
   maxSpecBytes: 5 * 1024 * 1024,
 });
 
+/**
+ * Longest list of values a `sort` may give. Vega-Lite compiles the list into one nested expression
+ * (`datum.k === "a" ? 0 : datum.k === "b" ? 1 : …`) whose parser recurses once per value: somewhere
+ * between 8,000 and 16,000 values it runs out of stack ("Maximum call stack size exceeded").
+ */
+export const MAX_SORT_VALUES = 2_000;
+
 /** PNG pixels per spec pixel: charts are drawn at 2× so they stay sharp on high-density screens and in PDFs. */
 export const CHART_PIXEL_RATIO = 2;
 

@@ -226,7 +226,8 @@ function pie(unit: Unit, add: (w: string) => void): void {
   }
 }
 
-function timeUnitName(timeUnit: unknown): string | undefined {
+/** A time unit's name in lower case, without `utc` or `binned`: `"utcYearMonth"` → `"yearmonth"`. */
+export function timeUnitName(timeUnit: unknown): string | undefined {
   const name = typeof timeUnit === 'string' ? timeUnit : isObject(timeUnit) && typeof timeUnit.unit === 'string' ? timeUnit.unit : undefined;
   if (name === undefined) return undefined;
   const lower = name.toLowerCase();

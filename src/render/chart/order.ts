@@ -4,6 +4,7 @@
  * gets them as an explicit order compared the way people read numbers (1, 2, …, 10, 11, 12).
  */
 import { fieldValues, inlineRows, isObject, type JsonObject } from './json.js';
+import { MAX_SORT_VALUES } from './limits.js';
 
 const collator = new Intl.Collator('en', { numeric: true });
 
@@ -47,6 +48,7 @@ function orderChannel(def: JsonObject, rows: JsonObject[]): void {
   const values = fieldValues(rows, def.field);
   if (!values) return;
   const distinct = [...new Map(values.map((v) => [JSON.stringify(v), v])).values()];
+  if (distinct.length > MAX_SORT_VALUES) return; // Vega-Lite cannot compile a longer order (see MAX_SORT_VALUES)
   const natural = [...distinct].sort(naturalCompare);
   const vega = [...distinct].sort(vegaAscending);
   if (natural.some((v, i) => v !== vega[i])) def.sort = natural;

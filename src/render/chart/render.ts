@@ -51,7 +51,7 @@ export async function renderChart(spec: unknown, options: ChartOptions): Promise
 export async function renderChartWithLimits(spec: unknown, options: ChartOptions, limits: ChartLimits): Promise<RenderedChart> {
   const checked = checkChartSpec(spec, limits);
   const lint = lintChartSpec(checked);
-  const prepared = prepareChartSpec(checked, typeof options.title === 'string' ? options.title : String(options.title ?? ''), options.size ?? 'slide');
+  const prepared = prepareChartSpec(checked, typeof options.title === 'string' ? options.title : String(options.title ?? ''), options.size ?? 'slide', limits);
   const result = await runJob(
     { spec: prepared.spec, scale: CHART_PIXEL_RATIO, maxWidth: limits.maxWidth, maxHeight: limits.maxHeight, maxPixels: limits.maxPixels, maxDerivedRows: limits.maxDerivedRows, preview: INLINE_IMAGE_LIMITS },
     limits.timeoutMs,

@@ -32,6 +32,8 @@ export const TITLE = { size: 20, lineHeight: 26, offset: 14, subtitleSize: 14, s
 export const LABEL = { size: 12, lineHeight: 15, padding: 6 } as const;
 export const AXIS_TITLE = { size: 12, padding: 10 } as const;
 export const LEGEND = { symbol: 16, offset: 18, labelLimit: 200 } as const;
+/** Ticks on a value axis (the theme's `tickCount`), and the count its domain is made nice for. */
+export const VALUE_TICKS = 6;
 /** Share of its band a bar takes. */
 export const BAR_BAND_SHARE = 0.75;
 /** Width of a category in views that are not fitted to the canvas (facets, concatenations, repeats). */

@@ -3,11 +3,14 @@
  * theme applied, title replaced, data checked, categories in natural order, laid out on the canvas, dates in UTC.
  */
 import { FONT_FAMILY } from '../font.js';
+import { humanizeAxes } from './axes.js';
 import { refuseEmptyData, showLonePoints } from './degenerate.js';
 import { isObject, type JsonObject } from './json.js';
 import { layoutChart } from './layout.js';
+import { CHART_LIMITS, CHART_PIXEL_RATIO, type ChartLimits } from './limits.js';
 import { orderCategoriesNaturally } from './order.js';
-import { AXIS_TITLE, BAR_BAND_SHARE, CHART_SIZES, DISCRETE_STEP, GRID, INK, LABEL, LEGEND, MUTED, PADDING, RULE, TEXT, TITLE, VAULT_PALETTE, type ChartSize } from './style.js';
+import { labelRankingBars } from './value-labels.js';
+import { AXIS_TITLE, BAR_BAND_SHARE, CHART_SIZES, DISCRETE_STEP, GRID, INK, LABEL, LEGEND, MUTED, PADDING, RULE, TEXT, TITLE, VALUE_TICKS, VAULT_PALETTE, type ChartSize } from './style.js';
 import { measureText, wrapText } from './text.js';
 
 export { VAULT_PALETTE } from './style.js';
@@ -57,12 +60,13 @@ export const VAULT_THEME: JsonObject = {
     grid: true,
     domain: false,
     ticks: false,
-    tickCount: 6,
+    tickCount: VALUE_TICKS,
     gridColor: { condition: { test: 'datum.value === 0', value: RULE }, value: GRID },
     gridWidth: { condition: { test: 'datum.value === 0', value: 1.5 }, value: 1 },
   },
-  // Bands need no axis line: the zero line of the values is the baseline of the bars.
-  axisBand: { grid: false, ticks: false, domain: false, labelPadding: LABEL.padding },
+  // Bands need no axis line: the zero line of the values is the baseline of the bars. Their labels may be wider
+  // than Vega's default room for them (maxExtent 200), which put the axis title on top of them.
+  axisBand: { grid: false, ticks: false, domain: false, labelPadding: LABEL.padding, maxExtent: 10_000 },
   axisTemporal: { grid: false },
   legend: {
     labelFont: FONT_FAMILY,
@@ -125,11 +129,11 @@ export interface PreparedSpec {
 
 /**
  * The spec we render: a copy of the (already checked) spec with the vault theme as its config (the spec's own
- * config, which cannot set colours, is merged over it), `title` as the chart title, the view fitted to the
- * canvas of `size`, and dates handled in UTC so the image does not depend on the machine's time zone.
- * Throws ChartSpecError when the data is empty.
+ * config, which cannot set colours, is merged over it), `title` as the chart title, axis titles made of words,
+ * the view fitted to the canvas of `size`, value labels on a ranking, and dates handled in UTC so the image does not depend on the machine's time zone.
+ * Throws ChartSpecError when the data is empty, or when its categories need a chart taller than `limits` allow.
  */
-export function prepareChartSpec(checked: JsonObject, title: string, size: ChartSize = 'slide'): PreparedSpec {
+export function prepareChartSpec(checked: JsonObject, title: string, size: ChartSize = 'slide', limits: Pick<ChartLimits, 'maxHeight'> = CHART_LIMITS): PreparedSpec {
   const spec = structuredClone(checked);
   refuseEmptyData(spec);
   const notes: string[] = [];
@@ -158,7 +162,10 @@ export function prepareChartSpec(checked: JsonObject, title: string, size: Chart
   notes.push(...showLonePoints(spec));
   orderCategoriesNaturally(spec);
   const subtitleLines = subtitle === undefined ? 0 : Array.isArray(subtitle) ? subtitle.length : 1;
-  notes.push(...layoutChart(spec, { size, titleLines: lines.length, subtitleLines }));
+  const maxHeight = { units: limits.maxHeight / CHART_PIXEL_RATIO, px: limits.maxHeight };
+  humanizeAxes(spec);
+  notes.push(...layoutChart(spec, { size, titleLines: lines.length, subtitleLines, maxHeight }));
+  labelRankingBars(spec); // after the layout: it knows which way the bars run
   toUtc(spec, 0);
   return { spec, notes };
 }

@@ -13,7 +13,7 @@
  */
 import { ChartSpecError } from './errors.js';
 import { isObject, joinPath, type JsonObject } from './json.js';
-import { CHART_PIXEL_RATIO, formatCount, type ChartLimits } from './limits.js';
+import { CHART_PIXEL_RATIO, formatCount, MAX_SORT_VALUES, type ChartLimits } from './limits.js';
 
 const SCHEMA = /^https?:\/\/vega\.github\.io\/schema\/vega-lite\/v([56])(\.\d+){0,2}\.json$/;
 const VEGA_SCHEMA = /^https?:\/\/vega\.github\.io\/schema\/vega\/v\d/;
@@ -171,6 +171,7 @@ function walkGeneric(value: unknown, path: string, sources: RowSource[], depth: 
     if (key === 'usermeta' || key === 'resolve') continue;
     if (key === 'url') refuseUrl(at);
     if (key === 'href') refuseLink(at);
+    checkSortList(key, child, at);
     countGenerated(value, key, child, at, sources);
     if (isColourKey(key) && child !== null) {
       throw new ChartSpecError(at, `${at} sets a colour. ${THEME_HINT}`);
@@ -207,6 +208,15 @@ function countGenerated(parent: JsonObject, key: string, value: unknown, path: s
   } else if (key === 'step' && parent.quantile !== undefined && typeof value === 'number' && value > 0) {
     sources.push({ path, rows: Math.ceil(1 / value), generated: `a quantile step of ${value}` });
   }
+}
+
+/** A `sort` that lists its values: no longer than Vega-Lite can compile (see MAX_SORT_VALUES). */
+function checkSortList(key: string, value: unknown, path: string): void {
+  if (key !== 'sort' || !Array.isArray(value) || value.length <= MAX_SORT_VALUES) return;
+  throw new ChartSpecError(
+    path,
+    `${path} lists ${formatCount(value.length)} values; a sort list may have at most ${formatCount(MAX_SORT_VALUES)}. Sort by value instead ("sort": "-x"), or show the largest 20 and group the rest as "Other".`,
+  );
 }
 
 function tooDeep(path: string, depth: number): void {
@@ -311,6 +321,7 @@ function checkColourChannel(def: unknown, path: string, sources: RowSource[], de
       checkColourChannel(value, at, sources, depth + 1);
       continue;
     }
+    checkSortList(key, value, at);
     walkGeneric(value, at, sources, depth + 1);
   }
 }

@@ -118,6 +118,10 @@ export function chartWorkerMain(req: NodeJS.Require, importModule: (url: string)
 
   const text = (e: unknown): string => {
     const message = (e instanceof Error ? e.message : String(e)).split('\n')[0]!.slice(0, 300);
+    // A parser that recursed past the stack: the spec's size, not a bug, is the cause; say what to shorten.
+    if (/Maximum call stack size exceeded/.test(message)) {
+      return 'the spec is too large or too deeply nested to compile (a very long sort list, a deeply nested expression, thousands of layers or categories); shorten it: aggregate the data and keep expressions short';
+    }
     // Vega's expression parser says only "Disabled." for JavaScript it does not take.
     if (message !== 'Disabled.') return message;
     return "an expression uses JavaScript that Vega expressions do not take (`this`, `new`, loops, `++`, `--`, `delete`, `typeof` or a comma between expressions); write it with datum.field, operators and Vega's functions";
