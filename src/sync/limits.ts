@@ -4,7 +4,7 @@
  * Each has an environment variable to lower or raise it; docs/security.md lists them.
  */
 import { quoted } from '../core/errors.js';
-import { fingerprint } from './resources/common.js';
+import { fingerprint } from './fingerprint.js';
 
 export interface SyncLimits {
   /** Pages one paginated walk follows (list_findings, changes_since, one meeting's transcript). */

@@ -15,6 +15,8 @@ const SYNC = SYNC_METRICS.map(([metric]) => metric);
 const EXPECTED = [
   'generate.seconds',
   'cold_start.median',
+  'cold_start.2026.median',
+  'cold_start.reference_v1.median',
   'stdio.noop.p50',
   'stdio.noop.p99',
   ...TOOLS.flatMap((t) => [`stdio.${t}.p50`, `stdio.${t}.p99`]),

@@ -3,7 +3,6 @@
  * (unknown fields are kept as raw JSON in `sync_extra`, optional fields may be missing), fingerprints, and
  * the "replace this vault's list when it changed" step used by the small list resources.
  */
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { writeTransaction, type Db } from '../../store/db.js';
 import { checkpoint, replaceExtras, setCheckpoint } from '../../store/sync-checkpoints.js';
@@ -42,7 +41,9 @@ export function ahead<T>(work: Promise<T>): Promise<T> {
   return work;
 }
 
-export const fingerprint = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 32);
+import { fingerprint } from '../fingerprint.js';
+
+export { fingerprint };
 
 /** Optional on the wire, a default in the store: missing or null becomes the default. */
 export const orDefault = <T extends z.ZodType>(schema: T, fallback: z.output<T>) =>
