@@ -54,17 +54,7 @@ async function connectV2(o: ConnectOptions): Promise<McpTestClient> {
     client.setRequestHandler('elicitation/create', async (request) => answer(request.params) as any);
   }
   await client.connect(o.wire === 'stdio' ? stdioTransport(StdioClientTransport, o) : new StreamableHTTPClientTransport(new URL('/v1/mcp', o.url), { requestInit: { headers: { authorization: `Bearer ${o.key}` } } }));
-  return {
-    listTools: () => client.listTools() as any,
-    callTool: (p) => client.callTool(p),
-    complete: (p) => client.complete(p as any),
-    readResource: (p) => client.readResource(p),
-    listResources: () => client.listResources(),
-    listPrompts: () => client.listPrompts(),
-    getPrompt: (p) => client.getPrompt(p),
-    close: () => client.close(),
-    protocolVersion: () => client.getNegotiatedProtocolVersion?.(),
-  };
+  return wrap(client, () => client.getNegotiatedProtocolVersion?.());
 }
 
 async function connectV1(o: ConnectOptions): Promise<McpTestClient> {
@@ -79,16 +69,21 @@ async function connectV1(o: ConnectOptions): Promise<McpTestClient> {
   }
   const transport = o.wire === 'stdio' ? stdioTransport(V1Stdio, o) : new V1Http(new URL('/v1/mcp', o.url), { requestInit: { headers: { authorization: `Bearer ${o.key}` } } });
   await client.connect(transport as any);
+  return wrap(client, () => (transport as { protocolVersion?: string }).protocolVersion ?? 'legacy');
+}
+
+/** The calls the tests make, on a client of either SDK line (the same method names on both). */
+function wrap(client: any, protocolVersion: () => string | undefined): McpTestClient {
   return {
-    listTools: () => client.listTools() as any,
+    listTools: () => client.listTools(),
     callTool: (p) => client.callTool(p),
-    complete: (p) => client.complete(p as any),
+    complete: (p) => client.complete(p),
     readResource: (p) => client.readResource(p),
     listResources: () => client.listResources(),
     listPrompts: () => client.listPrompts(),
     getPrompt: (p) => client.getPrompt(p),
     close: () => client.close(),
-    protocolVersion: () => (transport as { protocolVersion?: string }).protocolVersion ?? 'legacy',
+    protocolVersion,
   };
 }
 
