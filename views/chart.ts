@@ -18,14 +18,17 @@ function themeConfig(): Json {
   const grid = dark ? '#374151' : GRID;
   return {
     background: null,
+    padding: 12,
     font: 'var(--font-sans, system-ui, sans-serif)',
     range: { category: [...VAULT_PALETTE] },
     title: { color: ink, subtitleColor: MUTED, anchor: 'start', fontSize: 16 },
-    axis: { labelColor: text, titleColor: ink, gridColor: grid, domainColor: RULE, tickColor: RULE },
+    axis: { labelColor: text, titleColor: ink, gridColor: grid, domainColor: RULE, tickColor: RULE, labelLimit: 240 },
+    axisQuantitative: { tickCount: 6 },
+    axisBand: { ticks: false, domain: false },
     legend: { labelColor: text, titleColor: ink },
     view: { stroke: null },
-    // Every mark answers hover with its row.
-    mark: { tooltip: { content: 'data' } },
+    // One colour for a single series, as in the PNG; every mark answers hover with its encoded fields.
+    mark: { color: VAULT_PALETTE[0], tooltip: true },
   };
 }
 

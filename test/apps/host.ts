@@ -1,0 +1,103 @@
+/**
+ * A test host for the MCP Apps views, in the browser: it loads a view in an iframe as a host does, over the
+ * ext-apps AppBridge, hands it a real tool call's input and result (from the node side, /scenario), forwards
+ * the view's tool calls to the real server (POST /call), runs the view's scenario (look, click, look again) and
+ * writes what it saw into #report (base64 JSON) for the test to read from the dumped DOM.
+ */
+import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge';
+
+interface Scenario {
+  html: string;
+  input: Record<string, unknown>;
+  result: Record<string, unknown>;
+  theme: 'light' | 'dark';
+}
+type Report = Record<string, unknown>;
+
+const params = new URLSearchParams(location.search);
+const view = params.get('view') ?? '';
+const screenshotOnly = params.has('shot');
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The first element matching `selector` in the view, waiting for it (up to ~5 s). */
+async function find(doc: () => Document, selector: string, test: (e: Element) => boolean = () => true): Promise<Element> {
+  for (let i = 0; i < 100; i++) {
+    const hit = [...doc().querySelectorAll(selector)].find(test);
+    if (hit) return hit;
+    await sleep(50);
+  }
+  throw new Error(`the view never showed ${selector}`);
+}
+
+const report: Report = { calls: [] as unknown[] };
+
+async function main(): Promise<void> {
+  const scenario = (await (await fetch(`/scenario?view=${view}`)).json()) as Scenario;
+  const frame = document.createElement('iframe');
+  frame.setAttribute('sandbox', 'allow-scripts allow-same-origin');
+  frame.style.cssText = 'width:100%;height:100%;border:0';
+  document.getElementById('stage')!.append(frame);
+  const started = performance.now();
+  const bridge = new AppBridge(null, { name: 'vault-tools test host', version: '1' }, { serverTools: {}, openLinks: {}, logging: {} }, { hostContext: { theme: scenario.theme, displayMode: 'inline' } });
+  bridge.oncalltool = async (call) => {
+    (report.calls as unknown[]).push(call);
+    const answer = await fetch('/call', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call) });
+    return (await answer.json()) as never;
+  };
+  const ready = new Promise<void>((resolve) => (bridge.oninitialized = () => resolve()));
+  frame.srcdoc = scenario.html;
+  await new Promise((r) => frame.addEventListener('load', r, { once: true }));
+  await bridge.connect(new PostMessageTransport(frame.contentWindow!, frame.contentWindow!));
+  await ready;
+  await bridge.sendToolInput({ arguments: scenario.input });
+  await bridge.sendToolResult(scenario.result as never);
+  const doc = () => frame.contentDocument!;
+  const steps = SCENARIOS[view];
+  if (!steps) throw new Error(`no scenario for ${view}`);
+  await steps(doc, report, screenshotOnly);
+  report.firstPaintMs = report.paintedAt ? Math.round((report.paintedAt as number) - started) : undefined;
+  // A hostile name ran nothing: no image element came from the data, and no script set the marker.
+  report.pwned = (window as { __pwned?: unknown }).__pwned ?? (frame.contentWindow as unknown as { __pwned?: unknown }).__pwned ?? null;
+  report.images = doc().querySelectorAll('img').length;
+}
+
+type Steps = (doc: () => Document, report: Report, screenshotOnly: boolean) => Promise<void>;
+const text = (e: Element | null | undefined) => (e?.textContent ?? '').trim();
+
+export const SCENARIOS: Record<string, Steps> = {
+  async chart(doc, report, shot) {
+    await find(doc, 'svg .mark-rect path, svg .mark-symbol path, svg .mark-line path, svg .mark-arc path');
+    report.paintedAt = performance.now();
+    const marks = [...doc().querySelectorAll('svg .mark-rect path')];
+    report.marks = marks.length;
+    report.svgText = text(doc().querySelector('svg'));
+    // Hover the first bar: vega-tooltip shows its row.
+    const bar = marks[0] as SVGGraphicsElement | undefined;
+    if (bar) {
+      const box = bar.getBoundingClientRect();
+      const at = { bubbles: true, clientX: box.x + box.width / 2, clientY: box.y + box.height / 2 };
+      bar.dispatchEvent(new PointerEvent('pointermove', at));
+      bar.dispatchEvent(new MouseEvent('mousemove', at));
+      await sleep(200);
+      report.tooltip = text(doc().querySelector('#vg-tooltip-element'));
+    }
+    if (shot) return;
+    const toggle = (await find(doc, '[data-role=toggle-data]')) as HTMLButtonElement;
+    report.tableHiddenBefore = (doc().querySelector('[data-role=data-table]') as HTMLElement | null)?.hidden ?? null;
+    toggle.click();
+    await sleep(50);
+    const table = doc().querySelector('[data-role=data-table]') as HTMLElement;
+    report.tableHiddenAfter = table.hidden;
+    report.tableRows = [...table.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map(text));
+  },
+};
+
+main()
+  .catch((err: Error) => (report.error = String(err?.stack ?? err)))
+  .finally(() => {
+    // Base64 of the UTF-8 JSON: nothing in it can be taken for markup in the dumped DOM.
+    const bytes = new TextEncoder().encode(JSON.stringify(report));
+    document.getElementById('report')!.textContent = btoa(String.fromCharCode(...bytes));
+    document.getElementById('report')!.dataset.done = '1';
+  });

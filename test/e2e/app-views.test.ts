@@ -1,0 +1,74 @@
+/**
+ * The MCP Apps views in a real browser (Debian's headless chromium): a test host page built on the ext-apps
+ * AppBridge (test/apps/host.ts) loads each view from `vault-tools serve`'s resources/read in an iframe, hands it
+ * a real tool result from the demo store, checks what rendered, clicks, and checks which tools the view called
+ * through the host and how it changed. Hostile names stay text.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { ROOT } from '../helpers.js';
+// @ts-expect-error: a plain .mjs helper shared with scripts/docs-screenshot.mjs
+import { renderedDomAsync, screenshotAsync } from '../../scripts/chromium.mjs';
+import { demoServer } from '../http-helpers.js';
+import { connectMcp, type McpTestClient } from '../mcp-clients.js';
+import { reportOf, startViewHost, type ViewHost, type ViewScenario } from '../apps/view-host.js';
+
+const NW = 'northwind-logistics';
+const HOSTILE = '<img src=x onerror="window.__pwned=1">';
+
+const running = demoServer();
+let client: McpTestClient;
+let host: ViewHost;
+beforeAll(async () => {
+  client = await connectMcp({ era: 'modern', wire: 'http', url: running.server.url, key: running.store.ownerKey });
+  host = await startViewHost(client);
+}, 60_000);
+afterAll(async () => {
+  await host?.close();
+  await client?.close();
+});
+
+/** A real call's input and result, as a host would hand them to the view. */
+async function toolCall(name: string, args: Record<string, unknown>): Promise<Pick<ViewScenario, 'input' | 'result'>> {
+  const result = await client.callTool({ name, arguments: args });
+  expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+  return { input: args, result };
+}
+
+/** Loads the view in the host page and returns what the page saw. */
+async function runView(scenario: ViewScenario): Promise<Record<string, any>> {
+  host.setScenario(scenario);
+  const report = reportOf((await renderedDomAsync(`${host.url}/host.html?view=${scenario.view}`)) as string);
+  expect(report.error).toBeUndefined();
+  expect(report.pwned, 'a hostile name ran').toBeNull();
+  expect(report.images, 'an <img> from the data').toBe(0);
+  return report;
+}
+
+/**
+ * With APPS_SCREENSHOTS=1, the view as a person sees it (no clicks) is saved as docs/apps/<view>.png, the
+ * pictures the README shows.
+ */
+async function screenshotFor(scenario: ViewScenario, height = 640): Promise<void> {
+  if (!process.env.APPS_SCREENSHOTS) return;
+  host.setScenario(scenario);
+  await screenshotAsync(`${host.url}/host.html?view=${scenario.view}&shot`, join(ROOT, 'docs', 'apps', `${scenario.view}.png`), 900, height);
+}
+
+it('chart: draws the spec live, a tooltip on the bars, the data a click away; hostile labels stay text', async () => {
+  const findings = (await client.callTool({ name: 'list_findings', arguments: { vault: NW, type: 'problem', limit: 6 } })).structuredContent.findings as { name: string; mentionCount: number }[];
+  const values = [...findings.map((f) => ({ problem: f.name, mentions: f.mentionCount })), { problem: HOSTILE, mentions: 1 }];
+  const spec = { data: { values }, mark: 'bar', encoding: { y: { field: 'problem', type: 'nominal', sort: '-x' }, x: { field: 'mentions', type: 'quantitative' } } };
+  const scenario: ViewScenario = { view: 'chart', ...(await toolCall('render_chart', { vault: NW, title: 'Problems by mentions', vega_lite_spec: spec })) };
+  await screenshotFor(scenario, 520);
+  const report = await runView(scenario);
+  expect(report.marks).toBe(values.length);
+  expect(report.svgText).toContain('Problems by mentions');
+  expect(report.svgText).toContain(findings[0]!.name.slice(0, 12));
+  expect(report.tooltip).toContain(String(findings[0]!.mentionCount));
+  expect(report.tableHiddenBefore).toBe(true);
+  expect(report.tableHiddenAfter).toBe(false);
+  expect(report.tableRows).toHaveLength(values.length);
+  expect(report.tableRows).toContainEqual([HOSTILE, '1']);
+  expect(host.calls).toEqual([]); // the chart needs no more calls
+}, 120_000);
