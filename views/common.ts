@@ -85,3 +85,14 @@ export async function callTool(app: App, name: string, args: Json): Promise<Json
 }
 
 export const isDark = (): boolean => document.documentElement.dataset.theme === 'dark';
+
+/** A date-time as a person reads it (UTC, as the vault stores it): 22 Oct 2026, 09:35, or the day alone. */
+export function when(iso: unknown, dayOnly = false): string {
+  if (typeof iso !== 'string') return '';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return d.toLocaleString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC', ...(dayOnly ? {} : { hour: '2-digit', minute: '2-digit' }) });
+}
+
+/** A relation as words: depends_on → depends on. */
+export const words = (relation: string): string => relation.replaceAll('_', ' ');

@@ -91,6 +91,32 @@ export const SCENARIOS: Record<string, Steps> = {
     report.tableHiddenAfter = table.hidden;
     report.tableRows = [...table.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map(text));
   },
+  async findings(doc, report, shot) {
+    await find(doc, 'tbody tr');
+    report.paintedAt = performance.now();
+    const names = () => [...doc().querySelectorAll('tbody tr td:first-child')].map(text);
+    report.firstPage = names();
+    report.count = text(doc().querySelector('[data-role=count]'));
+    if (!shot) {
+      (doc().querySelector('[data-role=next]') as HTMLButtonElement).click();
+      await find(doc, '[data-role=count]', (e) => text(e) !== report.count);
+      report.secondPage = names();
+      report.secondCount = text(doc().querySelector('[data-role=count]'));
+      const type = doc().querySelector('[data-role=filter-type]') as HTMLSelectElement;
+      type.value = 'problem';
+      type.dispatchEvent(new Event('change'));
+      await find(doc, '[data-role=count]', (e) => text(e) !== report.secondCount);
+      report.problemTypes = [...doc().querySelectorAll('tbody tr td:nth-child(2)')].map(text);
+      // Sorting by name is the view's own: no call.
+      (doc().querySelector('th') as HTMLElement).click();
+      report.sortedByName = names();
+    }
+    (doc().querySelector('tbody tr') as HTMLElement).click();
+    const card = await find(doc, '[data-role=entity-card]');
+    report.cardTitle = text(card.querySelector('h2'));
+    report.quotes = [...card.querySelectorAll('[data-role=quote]')].map(text);
+    report.edges = card.querySelectorAll('[data-role=edges] li').length;
+  },
 };
 
 main()

@@ -72,3 +72,28 @@ it('chart: draws the spec live, a tooltip on the bars, the data a click away; ho
   expect(report.tableRows).toContainEqual([HOSTILE, '1']);
   expect(host.calls).toEqual([]); // the chart needs no more calls
 }, 120_000);
+
+it('findings: a page of the real findings; next page, a type filter and a row click call the right tools', async () => {
+  const scenario: ViewScenario = { view: 'findings', ...(await toolCall('list_findings', { vault: NW, limit: 8 })) };
+  await screenshotFor(scenario, 900);
+  const first = scenario.result.structuredContent as { findings: { name: string }[]; total: number };
+  const report = await runView(scenario);
+  expect(report.firstPage).toEqual(first.findings.map((f) => f.name));
+  expect(report.count).toBe(`1–8 of ${first.total}`);
+  expect(report.secondCount).toBe(`9–16 of ${first.total}`);
+  expect(report.secondPage).toHaveLength(8);
+  expect(report.secondPage).not.toContain(report.firstPage[0]);
+  expect(new Set(report.problemTypes)).toEqual(new Set(['problem']));
+  expect(report.sortedByName).toEqual([...report.sortedByName].sort((a: string, b: string) => a.localeCompare(b)));
+  expect(host.calls.map((c) => [c.name, Object.keys(c.arguments ?? {}).sort()])).toEqual([
+    ['list_findings', ['cursor', 'limit', 'vault']],
+    ['list_findings', ['limit', 'type', 'vault']],
+    ['get_entity', ['entityId', 'includeEvidence', 'vault']],
+  ]);
+  // The card is the entity the row named, with its quotes.
+  const clicked = host.calls[2]!.arguments!.entityId as string;
+  const entity = (await client.callTool({ name: 'get_entity', arguments: { vault: NW, entityId: clicked, includeEvidence: true } })).structuredContent as { name: string; evidence: { quote: string }[] };
+  expect(report.cardTitle).toContain(entity.name);
+  expect(report.quotes).toHaveLength(entity.evidence.length);
+  expect(report.quotes[0]).toContain(entity.evidence[0]!.quote);
+}, 120_000);
