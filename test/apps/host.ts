@@ -117,6 +117,25 @@ export const SCENARIOS: Record<string, Steps> = {
     report.quotes = [...card.querySelectorAll('[data-role=quote]')].map(text);
     report.edges = card.querySelectorAll('[data-role=edges] li').length;
   },
+  async graph(doc, report, shot) {
+    await find(doc, '[data-role=node]');
+    report.paintedAt = performance.now();
+    const seen = () => [...doc().querySelectorAll('[data-role=node]')].map((g) => (g as HTMLElement).dataset.id);
+    report.nodes = seen();
+    report.links = doc().querySelectorAll('[data-role=link]').length;
+    report.widths = [...doc().querySelectorAll('[data-role=link]')].map((l) => Number(l.getAttribute('stroke-width')));
+    report.colours = [...new Set([...doc().querySelectorAll('[data-role=node] circle')].map((c) => c.getAttribute('fill')))];
+    report.labels = [...doc().querySelectorAll('[data-role=node] text')].map(text);
+    report.legend = text(doc().querySelector('[data-role=legend]'));
+    if (shot) return;
+    const count = text(doc().querySelector('[data-role=count]'));
+    const target = report.nodes[1] as string;
+    report.clicked = target;
+    doc().querySelector(`[data-role=node][data-id="${target}"]`)!.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    await find(doc, '[data-role=count]', (e) => text(e) !== count && !text(e.parentElement).includes('expanding'));
+    report.nodesAfter = seen();
+    report.selected = text(doc().querySelector('.bar strong'));
+  },
 };
 
 main()

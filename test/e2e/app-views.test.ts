@@ -97,3 +97,21 @@ it('findings: a page of the real findings; next page, a type filter and a row cl
   expect(report.quotes).toHaveLength(entity.evidence.length);
   expect(report.quotes[0]).toContain(entity.evidence[0]!.quote);
 }, 120_000);
+
+it('graph: the entity and its neighbours, width by weight and colour by type; a click expands the node', async () => {
+  const shot: ViewScenario = { view: 'graph', ...(await toolCall('expand_graph', { vault: NW, entityId: 'sys-logitrack', depth: 2 })) };
+  await screenshotFor(shot, 760);
+  const scenario: ViewScenario = { view: 'graph', ...(await toolCall('get_entity', { vault: NW, entityId: 'sys-logitrack', includeEvidence: true })) };
+  const entity = scenario.result.structuredContent as { edges: { entityId: string; weight: number; type: string }[] };
+  const neighbours = new Set(entity.edges.map((e) => e.entityId));
+  const report = await runView(scenario);
+  expect(new Set(report.nodes)).toEqual(new Set(['sys-logitrack', ...neighbours]));
+  expect(report.links).toBe(entity.edges.length);
+  expect(Math.max(...report.widths)).toBeGreaterThan(Math.min(...report.widths)); // weights 1..6 differ in width
+  expect(report.colours).toHaveLength(new Set(['system', ...entity.edges.map((e) => e.type)]).size);
+  expect(report.labels).toContain('LogiTrack WMS v6');
+  expect(host.calls.map(({ name, arguments: args }) => ({ name, args }))).toEqual([{ name: 'expand_graph', args: { vault: NW, entityId: report.clicked } }]);
+  const expanded = (await client.callTool({ name: 'expand_graph', arguments: { vault: NW, entityId: report.clicked } })).structuredContent as { edges: { entityId: string }[] };
+  expect(new Set(report.nodesAfter)).toEqual(new Set([...report.nodes, ...expanded.edges.map((e) => e.entityId)]));
+  expect(report.selected).toBeTruthy();
+}, 120_000);
