@@ -136,6 +136,24 @@ export const SCENARIOS: Record<string, Steps> = {
     report.nodesAfter = seen();
     report.selected = text(doc().querySelector('.bar strong'));
   },
+  async conflicts(doc, report, shot) {
+    await find(doc, '[data-role=conflict]');
+    report.paintedAt = performance.now();
+    const cards = () => [...doc().querySelectorAll('[data-role=conflict]')] as HTMLElement[];
+    report.cards = cards().map((c) => ({ id: c.dataset.id, status: c.dataset.status, claims: [...c.querySelectorAll('[data-role=claim]')].map(text) }));
+    if (shot) return;
+    const first = cards().find((c) => c.dataset.status === 'open')!;
+    report.acted = first.dataset.id;
+    (first.querySelector('[data-role=note]') as HTMLTextAreaElement).value = String(new URLSearchParams(location.search).get('note') ?? '');
+    (first.querySelector('[data-action=resolved]') as HTMLButtonElement).click();
+    const done = await find(doc, `[data-role=conflict][data-id="${report.acted}"] [data-role=message]`, (e) => text(e) !== 'Saving…');
+    report.message = text(done);
+    report.readOnly = text(doc().querySelector('[data-role=read-only]')) || null;
+    const after = cards().find((c) => c.dataset.id === report.acted)!;
+    report.statusAfter = after.dataset.status;
+    report.noteAfter = text(after.querySelector('[data-role=conflict-note]'));
+    report.buttonsAfter = doc().querySelectorAll('[data-action]').length;
+  },
 };
 
 main()

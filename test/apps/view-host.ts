@@ -16,6 +16,8 @@ export interface ViewScenario {
   input: Record<string, unknown>;
   result: Record<string, unknown>;
   theme?: 'light' | 'dark';
+  /** Whose key the view's calls go out with (default: the client the host was started with). */
+  client?: McpTestClient;
 }
 
 export interface ViewHost {
@@ -36,7 +38,7 @@ export async function startViewHost(client: McpTestClient): Promise<ViewHost> {
       const url = new URL(req.url!, 'http://host');
       if (url.pathname === '/host.html') return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
       if (url.pathname === '/scenario' && scenario) {
-        const { contents } = await client.readResource({ uri: `ui://vault-tools/${scenario.view}.html` });
+        const { contents } = await (scenario.client ?? client).readResource({ uri: `ui://vault-tools/${scenario.view}.html` });
         return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ html: contents[0].text, input: scenario.input, result: scenario.result, theme: scenario.theme ?? 'light' }));
       }
       if (url.pathname === '/call' && req.method === 'POST') {
@@ -44,7 +46,7 @@ export async function startViewHost(client: McpTestClient): Promise<ViewHost> {
         for await (const chunk of req) body += chunk;
         const call = JSON.parse(body) as ViewHost['calls'][number];
         calls.push(call);
-        const result = await client.callTool(call);
+        const result = await (scenario?.client ?? client).callTool(call);
         return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
       }
       res.writeHead(404).end();

@@ -36,9 +36,9 @@ async function toolCall(name: string, args: Record<string, unknown>): Promise<Pi
 }
 
 /** Loads the view in the host page and returns what the page saw. */
-async function runView(scenario: ViewScenario): Promise<Record<string, any>> {
+async function runView(scenario: ViewScenario, query = ''): Promise<Record<string, any>> {
   host.setScenario(scenario);
-  const report = reportOf((await renderedDomAsync(`${host.url}/host.html?view=${scenario.view}`)) as string);
+  const report = reportOf((await renderedDomAsync(`${host.url}/host.html?view=${scenario.view}${query}`)) as string);
   expect(report.error).toBeUndefined();
   expect(report.pwned, 'a hostile name ran').toBeNull();
   expect(report.images, 'an <img> from the data').toBe(0);
@@ -115,3 +115,33 @@ it('graph: the entity and its neighbours, width by weight and colour by type; a 
   expect(new Set(report.nodesAfter)).toEqual(new Set([...report.nodes, ...expanded.edges.map((e) => e.entityId)]));
   expect(report.selected).toBeTruthy();
 }, 120_000);
+
+it('conflicts: the claims side by side; resolve with a note calls resolve_conflict and updates the card; a member key is read-only', async () => {
+  const scenario: ViewScenario = { view: 'conflicts', ...(await toolCall('list_conflicts', { vault: NW, status: 'all' })) };
+  await screenshotFor(scenario, 1000);
+  const listed = (scenario.result.structuredContent as { conflicts: { id: string; status: string; claims: { quote: string; speaker: string }[] }[] }).conflicts;
+  const report = await runView(scenario, `&note=${encodeURIComponent(HOSTILE)}`);
+  expect(report.cards.map((c: { id: string }) => c.id)).toEqual(listed.map((c) => c.id));
+  expect(report.cards[0].claims).toHaveLength(listed[0]!.claims.length);
+  expect(report.cards[0].claims[0]).toContain(listed[0]!.claims[0]!.quote);
+  expect(report.cards[0].claims[0]).toContain(listed[0]!.claims[0]!.speaker);
+  expect(host.calls.map(({ name, arguments: args }) => ({ name, args }))).toEqual([{ name: 'resolve_conflict', args: { vault: NW, conflictId: report.acted, status: 'resolved', note: HOSTILE } }]);
+  expect(report.statusAfter).toBe('resolved');
+  expect(report.noteAfter).toBe(`Note: ${HOSTILE}`); // the hostile note came back from the store and stays text
+  const stored = (await client.callTool({ name: 'list_conflicts', arguments: { vault: NW, status: 'resolved' } })).structuredContent as { conflicts: { id: string }[] };
+  expect(stored.conflicts.map((c) => c.id)).toContain(report.acted);
+
+  // A member key: the same board, and its first try is refused by the server, which the board then says.
+  const member = await connectMcp({ era: 'modern', wire: 'http', url: running.server.url, key: running.store.memberKey(NW) });
+  try {
+    const asMember: ViewScenario = { view: 'conflicts', client: member, input: { vault: NW }, result: await member.callTool({ name: 'list_conflicts', arguments: { vault: NW } }) };
+    const seen = await runView(asMember);
+    expect(seen.readOnly).toMatch(/manager key/);
+    expect(seen.statusAfter).toBe('open');
+    expect(seen.buttonsAfter).toBe(0);
+    const still = (await client.callTool({ name: 'list_conflicts', arguments: { vault: NW, status: 'open' } })).structuredContent as { conflicts: { id: string }[] };
+    expect(still.conflicts.map((c) => c.id)).toContain(seen.acted);
+  } finally {
+    await member.close();
+  }
+}, 180_000);
