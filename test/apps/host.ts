@@ -34,6 +34,7 @@ const report: Report = { calls: [] as unknown[] };
 
 async function main(): Promise<void> {
   const scenario = (await (await fetch(`/scenario?view=${view}`)).json()) as Scenario;
+  if (scenario.theme === 'dark') document.body.style.background = '#111827';
   const frame = document.createElement('iframe');
   frame.setAttribute('sandbox', 'allow-scripts allow-same-origin');
   frame.style.cssText = 'width:100%;height:100%;border:0';
@@ -97,7 +98,16 @@ export const SCENARIOS: Record<string, Steps> = {
     const names = () => [...doc().querySelectorAll('tbody tr td:first-child')].map(text);
     report.firstPage = names();
     report.count = text(doc().querySelector('[data-role=count]'));
-    if (!shot) {
+    // search_knowledge's answer is one list: no pages, its filters work on the rows at hand.
+    const searched = !doc().querySelector('[data-role=next]');
+    if (!shot && searched) {
+      const type = doc().querySelector('[data-role=filter-type]') as HTMLSelectElement;
+      type.value = 'system';
+      type.dispatchEvent(new Event('change'));
+      report.systemRows = [...doc().querySelectorAll('tbody tr td:nth-child(2)')].map(text);
+      report.systemCount = text(doc().querySelector('[data-role=count]'));
+    }
+    if (!shot && !searched) {
       (doc().querySelector('[data-role=next]') as HTMLButtonElement).click();
       await find(doc, '[data-role=count]', (e) => text(e) !== report.count);
       report.secondPage = names();

@@ -42,6 +42,8 @@ async function runView(scenario: ViewScenario, query = ''): Promise<Record<strin
   expect(report.error).toBeUndefined();
   expect(report.pwned, 'a hostile name ran').toBeNull();
   expect(report.images, 'an <img> from the data').toBe(0);
+  // For the record, not a test (speed targets live in benchmarks): from iframe to the first rendered content.
+  process.stderr.write(`${scenario.view} view: first content ${report.firstPaintMs} ms after the iframe was made\n`);
   return report;
 }
 
@@ -52,7 +54,7 @@ async function runView(scenario: ViewScenario, query = ''): Promise<Record<strin
 async function screenshotFor(scenario: ViewScenario, height = 640): Promise<void> {
   if (!process.env.APPS_SCREENSHOTS) return;
   host.setScenario(scenario);
-  await screenshotAsync(`${host.url}/host.html?view=${scenario.view}&shot`, join(ROOT, 'docs', 'apps', `${scenario.view}.png`), 900, height);
+  await screenshotAsync(`${host.url}/host.html?view=${scenario.view}&shot`, join(ROOT, 'docs', 'apps', `${scenario.view}${scenario.theme === 'dark' ? '-dark' : ''}.png`), 900, height);
 }
 
 it('chart: draws the spec live, a tooltip on the bars, the data a click away; hostile labels stay text', async () => {
@@ -98,9 +100,22 @@ it('findings: a page of the real findings; next page, a type filter and a row cl
   expect(report.quotes[0]).toContain(entity.evidence[0]!.quote);
 }, 120_000);
 
+it('findings: search_knowledge matches in the same table, filtered in place; a row opens its card', async () => {
+  const scenario: ViewScenario = { view: 'findings', theme: 'dark', ...(await toolCall('search_knowledge', { vault: NW, query: 'WMS' })) };
+  const entities = (scenario.result.structuredContent as { entities: { name: string; type: string }[] }).entities;
+  const report = await runView(scenario);
+  expect(report.firstPage).toEqual(entities.map((e) => e.name));
+  const systems = entities.filter((e) => e.type === 'system');
+  expect(report.systemRows).toEqual(systems.map(() => 'system'));
+  expect(report.systemCount).toBe(`${systems.length} of ${entities.length} matches`);
+  expect(host.calls.map((c) => c.name)).toEqual(['get_entity']);
+  expect(report.cardTitle).toContain(systems[0]!.name);
+}, 120_000);
+
 it('graph: the entity and its neighbours, width by weight and colour by type; a click expands the node', async () => {
   const shot: ViewScenario = { view: 'graph', ...(await toolCall('expand_graph', { vault: NW, entityId: 'sys-logitrack', depth: 2 })) };
   await screenshotFor(shot, 760);
+  await screenshotFor({ ...shot, theme: 'dark' }, 760);
   const scenario: ViewScenario = { view: 'graph', ...(await toolCall('get_entity', { vault: NW, entityId: 'sys-logitrack', includeEvidence: true })) };
   const entity = scenario.result.structuredContent as { edges: { entityId: string; weight: number; type: string }[] };
   const neighbours = new Set(entity.edges.map((e) => e.entityId));
