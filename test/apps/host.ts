@@ -39,7 +39,6 @@ async function main(): Promise<void> {
   frame.setAttribute('sandbox', 'allow-scripts allow-same-origin');
   frame.style.cssText = 'width:100%;height:100%;border:0';
   document.getElementById('stage')!.append(frame);
-  const started = performance.now();
   const bridge = new AppBridge(null, { name: 'vault-tools test host', version: '1' }, { serverTools: {}, openLinks: {}, logging: {} }, { hostContext: { theme: scenario.theme, displayMode: 'inline' } });
   bridge.oncalltool = async (call) => {
     (report.calls as unknown[]).push(call);
@@ -47,6 +46,7 @@ async function main(): Promise<void> {
     return (await answer.json()) as never;
   };
   const ready = new Promise<void>((resolve) => (bridge.oninitialized = () => resolve()));
+  await fetch('/started');
   frame.srcdoc = scenario.html;
   await new Promise((r) => frame.addEventListener('load', r, { once: true }));
   await bridge.connect(new PostMessageTransport(frame.contentWindow!, frame.contentWindow!));
@@ -57,11 +57,13 @@ async function main(): Promise<void> {
   const steps = SCENARIOS[view];
   if (!steps) throw new Error(`no scenario for ${view}`);
   await steps(doc, report, screenshotOnly);
-  report.firstPaintMs = report.paintedAt ? Math.round((report.paintedAt as number) - started) : undefined;
   // A hostile name ran nothing: no image element came from the data, and no script set the marker.
   report.pwned = (window as { __pwned?: unknown }).__pwned ?? (frame.contentWindow as unknown as { __pwned?: unknown }).__pwned ?? null;
   report.images = doc().querySelectorAll('img').length;
 }
+
+/** Tells the node side the view has shown its content (it times that in real time). */
+const painted = () => fetch('/painted').then(() => undefined);
 
 type Steps = (doc: () => Document, report: Report, screenshotOnly: boolean) => Promise<void>;
 const text = (e: Element | null | undefined) => (e?.textContent ?? '').trim();
@@ -69,7 +71,7 @@ const text = (e: Element | null | undefined) => (e?.textContent ?? '').trim();
 export const SCENARIOS: Record<string, Steps> = {
   async chart(doc, report, shot) {
     await find(doc, 'svg .mark-rect path, svg .mark-symbol path, svg .mark-line path, svg .mark-arc path');
-    report.paintedAt = performance.now();
+    await painted();
     const marks = [...doc().querySelectorAll('svg .mark-rect path')];
     report.marks = marks.length;
     report.svgText = text(doc().querySelector('svg'));
@@ -94,7 +96,7 @@ export const SCENARIOS: Record<string, Steps> = {
   },
   async findings(doc, report, shot) {
     await find(doc, 'tbody tr');
-    report.paintedAt = performance.now();
+    await painted();
     const names = () => [...doc().querySelectorAll('tbody tr td:first-child')].map(text);
     report.firstPage = names();
     report.count = text(doc().querySelector('[data-role=count]'));
@@ -129,7 +131,7 @@ export const SCENARIOS: Record<string, Steps> = {
   },
   async graph(doc, report, shot) {
     await find(doc, '[data-role=node]');
-    report.paintedAt = performance.now();
+    await painted();
     const seen = () => [...doc().querySelectorAll('[data-role=node]')].map((g) => (g as HTMLElement).dataset.id);
     report.nodes = seen();
     report.links = doc().querySelectorAll('[data-role=link]').length;
@@ -148,7 +150,7 @@ export const SCENARIOS: Record<string, Steps> = {
   },
   async conflicts(doc, report, shot) {
     await find(doc, '[data-role=conflict]');
-    report.paintedAt = performance.now();
+    await painted();
     const cards = () => [...doc().querySelectorAll('[data-role=conflict]')] as HTMLElement[];
     report.cards = cards().map((c) => ({ id: c.dataset.id, status: c.dataset.status, claims: [...c.querySelectorAll('[data-role=claim]')].map(text) }));
     if (shot) return;

@@ -22,6 +22,8 @@ export interface ViewScenario {
 
 export interface ViewHost {
   url: string;
+  /** Wall-clock ms from the host page loading the view's HTML into its iframe to the view's first content (last run). */
+  firstPaintMs(): number | undefined;
   /** The tool calls the views made, in order. */
   calls: { name: string; arguments?: Record<string, unknown> }[];
   setScenario(s: ViewScenario): void;
@@ -33,10 +35,15 @@ export async function startViewHost(client: McpTestClient): Promise<ViewHost> {
   const page = `<!doctype html><html><head><meta charset="utf-8"><style>html,body{margin:0;height:100%}#stage{height:100%}#report{display:none}</style></head><body><div id="stage"></div><pre id="report"></pre><script>${bundle.outputFiles[0]!.text.replace(/<\/script/gi, '<\\/script')}</script></body></html>`;
   let scenario: ViewScenario | undefined;
   const calls: ViewHost['calls'] = [];
+  // Timed here, in real time: inside chromium the clock is virtual (--virtual-time-budget skips idle waits).
+  let scenarioAt = 0;
+  let paintedAt = 0;
   const server: Server = createServer(async (req, res) => {
     try {
       const url = new URL(req.url!, 'http://host');
       if (url.pathname === '/host.html') return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
+      if (url.pathname === '/started') return void ((scenarioAt = performance.now()), (paintedAt = 0), res.writeHead(204).end());
+      if (url.pathname === '/painted') return void ((paintedAt = performance.now()), res.writeHead(204).end());
       if (url.pathname === '/scenario' && scenario) {
         const { contents } = await (scenario.client ?? client).readResource({ uri: `ui://vault-tools/${scenario.view}.html` });
         return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ html: contents[0].text, input: scenario.input, result: scenario.result, theme: scenario.theme ?? 'light' }));
@@ -58,6 +65,7 @@ export async function startViewHost(client: McpTestClient): Promise<ViewHost> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     calls,
+    firstPaintMs: () => (paintedAt ? Math.round(paintedAt - scenarioAt) : undefined),
     setScenario: (s) => ((scenario = s), (calls.length = 0)),
     close: () => new Promise((r) => server.close(() => r())),
   };
