@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { ROOT } from '../helpers.js';
+import { cli, ROOT, tempDir } from '../helpers.js';
+import { tinyVault, writeTinyVault } from '../tiny-vault.js';
 // @ts-expect-error: a plain .mjs helper shared with scripts/docs-screenshot.mjs
 import { renderedDomAsync, screenshotAsync } from '../../scripts/chromium.mjs';
 import { demoServer } from '../http-helpers.js';
@@ -160,3 +161,21 @@ it('conflicts: the claims side by side; resolve with a note calls resolve_confli
     await member.close();
   }
 }, 180_000);
+
+it('an entity named like markup stays a name in the findings explorer, its card and the graph', async () => {
+  // A real vault whose system is called <img onerror=…>, imported into the running store.
+  const vault = tinyVault({ id: 'hostile', name: 'Hostile Names' });
+  // (An agent's assumption with its own first-seen date: a name said in no meeting is then valid.)
+  Object.assign((vault.entities as object[])[0]!, { name: HOSTILE, source: 'agent-assumption', firstSeenAt: '2026-01-05T09:00:00Z' });
+  const folder = tempDir();
+  try {
+    cli(['import', writeTinyVault(folder.dir, vault), '--data-dir', running.store.dir]);
+  } finally {
+    folder.cleanup();
+  }
+  const findings = await runView({ view: 'findings', ...(await toolCall('list_findings', { vault: 'hostile' })) }, '&shot');
+  expect(findings.firstPage).toContain(HOSTILE);
+  expect(findings.cardTitle).toContain(findings.firstPage[0]);
+  const graph = await runView({ view: 'graph', ...(await toolCall('get_entity', { vault: 'hostile', entityId: 'kpi-close' })) }, '&shot');
+  expect(graph.labels).toContain(HOSTILE);
+}, 120_000);
