@@ -10,7 +10,7 @@ import { join } from 'node:path';
 
 export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
 
-const flags = (profile) => ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--hide-scrollbars', `--user-data-dir=${profile}`, '--virtual-time-budget=15000'];
+const flags = (profile, budget = 15000) => ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--hide-scrollbars', `--user-data-dir=${profile}`, `--virtual-time-budget=${budget}`];
 const OPTIONS = { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 * 1024 * 1024, timeout: 120_000 };
 
 function run(args) {
@@ -23,12 +23,15 @@ function run(args) {
   }
 }
 
-/** As run, without blocking this process: for pages this same process serves (the views' test host). */
+/**
+ * As run, without blocking this process: for pages this same process serves (the views' test host), whose
+ * scenarios wait on several round trips, so with a longer virtual-time budget.
+ */
 function runAsync(args) {
   if (!CHROMIUM) return Promise.reject(new Error('chromium is not installed: apt-get install -y chromium (.ci/run does it)'));
   const profile = mkdtempSync(join(tmpdir(), 'vt-chromium-'));
   return new Promise((resolve, reject) => {
-    execFile(CHROMIUM, [...flags(profile), ...args], OPTIONS, (err, stdout) => {
+    execFile(CHROMIUM, [...flags(profile, 30000), ...args], OPTIONS, (err, stdout) => {
       rmSync(profile, { recursive: true, force: true });
       if (err) reject(err);
       else resolve(stdout);

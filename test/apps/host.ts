@@ -20,9 +20,9 @@ const screenshotOnly = params.has('shot');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The first element matching `selector` in the view, waiting for it (up to ~5 s). */
+/** The first element matching `selector` in the view, waiting for it (up to ~10 s). */
 async function find(doc: () => Document, selector: string, test: (e: Element) => boolean = () => true): Promise<Element> {
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 200; i++) {
     const hit = [...doc().querySelectorAll(selector)].find(test);
     if (hit) return hit;
     await sleep(50);
