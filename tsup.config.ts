@@ -11,4 +11,10 @@ export default defineConfig({
   clean: true,
   splitting: true,
   dts: false,
+  // The MCP Apps views: self-contained HTML pages beside the bundle (dist/views/), after `clean` has run.
+  onSuccess: async () => {
+    // @ts-expect-error: a plain .mjs build script, also run on its own (node scripts/build-views.mjs)
+    const { buildViews } = await import('./scripts/build-views.mjs');
+    await buildViews();
+  },
 });

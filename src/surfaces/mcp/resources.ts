@@ -7,6 +7,7 @@ import { ResourceNotFoundError, type Server } from '@modelcontextprotocol/server
 import type { Principal } from '../../core/principal.js';
 import { quoted, ServiceError } from '../../core/errors.js';
 import type { Service } from '../../service/invoke.js';
+import { readAppView } from './apps.js';
 import { listResources, readResource, RESOURCE_TEMPLATES } from '../../service/resources.js';
 
 /** A URI up to this long comes back whole in a not-found error (longer than any URI this server makes). */
@@ -17,6 +18,9 @@ export function registerResources(server: Server, service: Service, principal: (
   server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [...RESOURCE_TEMPLATES] }));
   server.setRequestHandler('resources/read', async (request) => {
     const uri = request.params.uri;
+    // The interactive views are the same page for every key: they hold no data until the host hands them a result.
+    const view = readAppView(uri);
+    if (view) return { contents: [view] };
     // The error data names the URI; a hostile 5 MB one is named by its start and length (quoted) instead.
     const named = uri.length <= MAX_URI_ECHOED ? uri : quoted(uri);
     let content;

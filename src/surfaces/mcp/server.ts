@@ -12,6 +12,7 @@ import { log } from '../../log.js';
 import { PACKAGE_VERSION } from '../../package-info.js';
 import type { Service } from '../../service/invoke.js';
 import { describeTool } from '../catalog-json.js';
+import { appToolMeta } from './apps.js';
 import { registerCompletions } from './completions.js';
 import { askForVault, chosenVault } from './elicit-vault.js';
 import { progressNotifier } from './progress.js';
@@ -70,7 +71,10 @@ export function createMcpServer(service: Service, principal: () => Principal, re
       tools: tools.map((t) => {
         const d = describeTool(t);
         // The catalog's JSON Schemas are objects by construction (z.strictObject), as MCP requires.
-        return { name: d.name, title: d.title, description: d.description, inputSchema: d.inputSchema, outputSchema: d.outputSchema, annotations: d.annotations } as McpTool;
+        const tool = { name: d.name, title: d.title, description: d.description, inputSchema: d.inputSchema, outputSchema: d.outputSchema, annotations: d.annotations } as McpTool;
+        // A tool with an interactive view names it (MCP Apps); hosts without the extension ignore `_meta`.
+        const meta = appToolMeta(d.name);
+        return meta ? { ...tool, _meta: meta } : tool;
       }),
     };
   });

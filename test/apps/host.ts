@@ -1,0 +1,178 @@
+/**
+ * A test host for the MCP Apps views, in the browser: it loads a view in an iframe as a host does, over the
+ * ext-apps AppBridge, hands it a real tool call's input and result (from the node side, /scenario), forwards
+ * the view's tool calls to the real server (POST /call), runs the view's scenario (look, click, look again) and
+ * writes what it saw into #report (base64 JSON) for the test to read from the dumped DOM.
+ */
+import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge';
+
+interface Scenario {
+  html: string;
+  input: Record<string, unknown>;
+  result: Record<string, unknown>;
+  theme: 'light' | 'dark';
+}
+type Report = Record<string, unknown>;
+
+const params = new URLSearchParams(location.search);
+const view = params.get('view') ?? '';
+const screenshotOnly = params.has('shot');
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The first element matching `selector` in the view, waiting for it (up to ~10 s). */
+async function find(doc: () => Document, selector: string, test: (e: Element) => boolean = () => true): Promise<Element> {
+  for (let i = 0; i < 200; i++) {
+    const hit = [...doc().querySelectorAll(selector)].find(test);
+    if (hit) return hit;
+    await sleep(50);
+  }
+  throw new Error(`the view never showed ${selector}`);
+}
+
+const report: Report = { calls: [] as unknown[] };
+
+async function main(): Promise<void> {
+  const scenario = (await (await fetch(`/scenario?view=${view}`)).json()) as Scenario;
+  if (scenario.theme === 'dark') document.body.style.background = '#111827';
+  const frame = document.createElement('iframe');
+  frame.setAttribute('sandbox', 'allow-scripts allow-same-origin');
+  frame.style.cssText = 'width:100%;height:100%;border:0';
+  document.getElementById('stage')!.append(frame);
+  const bridge = new AppBridge(null, { name: 'vault-tools test host', version: '1' }, { serverTools: {}, openLinks: {}, logging: {} }, { hostContext: { theme: scenario.theme, displayMode: 'inline' } });
+  bridge.oncalltool = async (call) => {
+    (report.calls as unknown[]).push(call);
+    const answer = await fetch('/call', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call) });
+    return (await answer.json()) as never;
+  };
+  const ready = new Promise<void>((resolve) => (bridge.oninitialized = () => resolve()));
+  await fetch('/started');
+  frame.srcdoc = scenario.html;
+  await new Promise((r) => frame.addEventListener('load', r, { once: true }));
+  await bridge.connect(new PostMessageTransport(frame.contentWindow!, frame.contentWindow!));
+  await ready;
+  await bridge.sendToolInput({ arguments: scenario.input });
+  await bridge.sendToolResult(scenario.result as never);
+  const doc = () => frame.contentDocument!;
+  const steps = SCENARIOS[view];
+  if (!steps) throw new Error(`no scenario for ${view}`);
+  await steps(doc, report, screenshotOnly);
+  // A hostile name ran nothing: no image element came from the data, and no script set the marker.
+  report.pwned = (window as { __pwned?: unknown }).__pwned ?? (frame.contentWindow as unknown as { __pwned?: unknown }).__pwned ?? null;
+  report.images = doc().querySelectorAll('img').length;
+}
+
+/** Tells the node side the view has shown its content (it times that in real time). */
+const painted = () => fetch('/painted').then(() => undefined);
+
+type Steps = (doc: () => Document, report: Report, screenshotOnly: boolean) => Promise<void>;
+const text = (e: Element | null | undefined) => (e?.textContent ?? '').trim();
+
+export const SCENARIOS: Record<string, Steps> = {
+  async chart(doc, report, shot) {
+    await find(doc, 'svg .mark-rect path, svg .mark-symbol path, svg .mark-line path, svg .mark-arc path');
+    await painted();
+    const marks = [...doc().querySelectorAll('svg .mark-rect path')];
+    report.marks = marks.length;
+    report.svgText = text(doc().querySelector('svg'));
+    // Hover the first bar: vega-tooltip shows its row.
+    const bar = marks[0] as SVGGraphicsElement | undefined;
+    if (bar) {
+      const box = bar.getBoundingClientRect();
+      const at = { bubbles: true, clientX: box.x + box.width / 2, clientY: box.y + box.height / 2 };
+      bar.dispatchEvent(new PointerEvent('pointermove', at));
+      bar.dispatchEvent(new MouseEvent('mousemove', at));
+      await sleep(200);
+      report.tooltip = text(doc().querySelector('#vg-tooltip-element'));
+    }
+    if (shot) return;
+    const toggle = (await find(doc, '[data-role=toggle-data]')) as HTMLButtonElement;
+    report.tableHiddenBefore = (doc().querySelector('[data-role=data-table]') as HTMLElement | null)?.hidden ?? null;
+    toggle.click();
+    await sleep(50);
+    const table = doc().querySelector('[data-role=data-table]') as HTMLElement;
+    report.tableHiddenAfter = table.hidden;
+    report.tableRows = [...table.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map(text));
+  },
+  async findings(doc, report, shot) {
+    await find(doc, 'tbody tr');
+    await painted();
+    const names = () => [...doc().querySelectorAll('tbody tr td:first-child')].map(text);
+    report.firstPage = names();
+    report.count = text(doc().querySelector('[data-role=count]'));
+    // search_knowledge's answer is one list: no pages, its filters work on the rows at hand.
+    const searched = !doc().querySelector('[data-role=next]');
+    if (!shot && searched) {
+      const type = doc().querySelector('[data-role=filter-type]') as HTMLSelectElement;
+      type.value = 'system';
+      type.dispatchEvent(new Event('change'));
+      report.systemRows = [...doc().querySelectorAll('tbody tr td:nth-child(2)')].map(text);
+      report.systemCount = text(doc().querySelector('[data-role=count]'));
+    }
+    if (!shot && !searched) {
+      (doc().querySelector('[data-role=next]') as HTMLButtonElement).click();
+      await find(doc, '[data-role=count]', (e) => text(e) !== report.count);
+      report.secondPage = names();
+      report.secondCount = text(doc().querySelector('[data-role=count]'));
+      const type = doc().querySelector('[data-role=filter-type]') as HTMLSelectElement;
+      type.value = 'problem';
+      type.dispatchEvent(new Event('change'));
+      await find(doc, '[data-role=count]', (e) => text(e) !== report.secondCount);
+      report.problemTypes = [...doc().querySelectorAll('tbody tr td:nth-child(2)')].map(text);
+      // Sorting by name is the view's own: no call.
+      (doc().querySelector('th') as HTMLElement).click();
+      report.sortedByName = names();
+    }
+    (doc().querySelector('tbody tr') as HTMLElement).click();
+    const card = await find(doc, '[data-role=entity-card]');
+    report.cardTitle = text(card.querySelector('h2'));
+    report.quotes = [...card.querySelectorAll('[data-role=quote]')].map(text);
+    report.edges = card.querySelectorAll('[data-role=edges] li').length;
+  },
+  async graph(doc, report, shot) {
+    await find(doc, '[data-role=node]');
+    await painted();
+    const seen = () => [...doc().querySelectorAll('[data-role=node]')].map((g) => (g as HTMLElement).dataset.id);
+    report.nodes = seen();
+    report.links = doc().querySelectorAll('[data-role=link]').length;
+    report.widths = [...doc().querySelectorAll('[data-role=link]')].map((l) => Number(l.getAttribute('stroke-width')));
+    report.colours = [...new Set([...doc().querySelectorAll('[data-role=node] circle')].map((c) => c.getAttribute('fill')))];
+    report.labels = [...doc().querySelectorAll('[data-role=node] text')].map(text);
+    report.legend = text(doc().querySelector('[data-role=legend]'));
+    if (shot) return;
+    const count = text(doc().querySelector('[data-role=count]'));
+    const target = report.nodes[1] as string;
+    report.clicked = target;
+    doc().querySelector(`[data-role=node][data-id="${target}"]`)!.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    await find(doc, '[data-role=count]', (e) => text(e) !== count && !text(e.parentElement).includes('expanding'));
+    report.nodesAfter = seen();
+    report.selected = text(doc().querySelector('.bar strong'));
+  },
+  async conflicts(doc, report, shot) {
+    await find(doc, '[data-role=conflict]');
+    await painted();
+    const cards = () => [...doc().querySelectorAll('[data-role=conflict]')] as HTMLElement[];
+    report.cards = cards().map((c) => ({ id: c.dataset.id, status: c.dataset.status, claims: [...c.querySelectorAll('[data-role=claim]')].map(text) }));
+    if (shot) return;
+    const first = cards().find((c) => c.dataset.status === 'open')!;
+    report.acted = first.dataset.id;
+    (first.querySelector('[data-role=note]') as HTMLTextAreaElement).value = String(new URLSearchParams(location.search).get('note') ?? '');
+    (first.querySelector('[data-action=resolved]') as HTMLButtonElement).click();
+    const done = await find(doc, `[data-role=conflict][data-id="${report.acted}"] [data-role=message]`, (e) => text(e) !== 'Saving…');
+    report.message = text(done);
+    report.readOnly = text(doc().querySelector('[data-role=read-only]')) || null;
+    const after = cards().find((c) => c.dataset.id === report.acted)!;
+    report.statusAfter = after.dataset.status;
+    report.noteAfter = text(after.querySelector('[data-role=conflict-note]'));
+    report.buttonsAfter = doc().querySelectorAll('[data-action]').length;
+  },
+};
+
+main()
+  .catch((err: Error) => (report.error = String(err?.stack ?? err)))
+  .finally(() => {
+    // Base64 of the UTF-8 JSON: nothing in it can be taken for markup in the dumped DOM.
+    const bytes = new TextEncoder().encode(JSON.stringify(report));
+    document.getElementById('report')!.textContent = btoa(String.fromCharCode(...bytes));
+    document.getElementById('report')!.dataset.done = '1';
+  });

@@ -1,0 +1,181 @@
+/**
+ * The MCP Apps views in a real browser (Debian's headless chromium): a test host page built on the ext-apps
+ * AppBridge (test/apps/host.ts) loads each view from `vault-tools serve`'s resources/read in an iframe, hands it
+ * a real tool result from the demo store, checks what rendered, clicks, and checks which tools the view called
+ * through the host and how it changed. Hostile names stay text.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { cli, ROOT, tempDir } from '../helpers.js';
+import { tinyVault, writeTinyVault } from '../tiny-vault.js';
+// @ts-expect-error: a plain .mjs helper shared with scripts/docs-screenshot.mjs
+import { renderedDomAsync, screenshotAsync } from '../../scripts/chromium.mjs';
+import { demoServer } from '../http-helpers.js';
+import { connectMcp, type McpTestClient } from '../mcp-clients.js';
+import { reportOf, startViewHost, type ViewHost, type ViewScenario } from '../apps/view-host.js';
+
+const NW = 'northwind-logistics';
+const HOSTILE = '<img src=x onerror="window.__pwned=1">';
+
+const running = demoServer();
+let client: McpTestClient;
+let host: ViewHost;
+beforeAll(async () => {
+  client = await connectMcp({ era: 'modern', wire: 'http', url: running.server.url, key: running.store.ownerKey });
+  host = await startViewHost(client);
+}, 60_000);
+afterAll(async () => {
+  await host?.close();
+  await client?.close();
+});
+
+/** A real call's input and result, as a host would hand them to the view. */
+async function toolCall(name: string, args: Record<string, unknown>): Promise<Pick<ViewScenario, 'input' | 'result'>> {
+  const result = await client.callTool({ name, arguments: args });
+  expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+  return { input: args, result };
+}
+
+/** Loads the view in the host page and returns what the page saw. */
+async function runView(scenario: ViewScenario, query = ''): Promise<Record<string, any>> {
+  host.setScenario(scenario);
+  const report = reportOf((await renderedDomAsync(`${host.url}/host.html?view=${scenario.view}${query}`)) as string);
+  expect(report.error).toBeUndefined();
+  expect(report.pwned, 'a hostile name ran').toBeNull();
+  expect(report.images, 'an <img> from the data').toBe(0);
+  // For the record, not a test (speed targets live in benchmarks): from iframe to the first rendered content.
+  process.stderr.write(`${scenario.view} view: first content ${host.firstPaintMs()} ms after the host loaded it into its iframe\n`);
+  return report;
+}
+
+/**
+ * With APPS_SCREENSHOTS=1, the view as a person sees it (no clicks) is saved as docs/apps/<view>.png, the
+ * pictures the README shows.
+ */
+async function screenshotFor(scenario: ViewScenario, height = 640): Promise<void> {
+  if (!process.env.APPS_SCREENSHOTS) return;
+  host.setScenario(scenario);
+  await screenshotAsync(`${host.url}/host.html?view=${scenario.view}&shot`, join(ROOT, 'docs', 'apps', `${scenario.view}${scenario.theme === 'dark' ? '-dark' : ''}.png`), 900, height);
+}
+
+it('chart: draws the spec live, a tooltip on the bars, the data a click away; hostile labels stay text', async () => {
+  const findings = (await client.callTool({ name: 'list_findings', arguments: { vault: NW, type: 'problem', limit: 6 } })).structuredContent.findings as { name: string; mentionCount: number }[];
+  const values = [...findings.map((f) => ({ problem: f.name, mentions: f.mentionCount })), { problem: HOSTILE, mentions: 1 }];
+  const spec = { data: { values }, mark: 'bar', encoding: { y: { field: 'problem', type: 'nominal', sort: '-x' }, x: { field: 'mentions', type: 'quantitative' } } };
+  const scenario: ViewScenario = { view: 'chart', ...(await toolCall('render_chart', { vault: NW, title: 'Problems by mentions', vega_lite_spec: spec })) };
+  await screenshotFor(scenario, 520);
+  const report = await runView(scenario);
+  expect(report.marks).toBe(values.length);
+  expect(report.svgText).toContain('Problems by mentions');
+  expect(report.svgText).toContain(findings[0]!.name.slice(0, 12));
+  expect(report.tooltip).toContain(String(findings[0]!.mentionCount));
+  expect(report.tableHiddenBefore).toBe(true);
+  expect(report.tableHiddenAfter).toBe(false);
+  expect(report.tableRows).toHaveLength(values.length);
+  expect(report.tableRows).toContainEqual([HOSTILE, '1']);
+  expect(host.calls).toEqual([]); // the chart needs no more calls
+}, 120_000);
+
+it('findings: a page of the real findings; next page, a type filter and a row click call the right tools', async () => {
+  const scenario: ViewScenario = { view: 'findings', ...(await toolCall('list_findings', { vault: NW, limit: 8 })) };
+  await screenshotFor(scenario, 900);
+  const first = scenario.result.structuredContent as { findings: { name: string }[]; total: number };
+  const report = await runView(scenario);
+  expect(report.firstPage).toEqual(first.findings.map((f) => f.name));
+  expect(report.count).toBe(`1–8 of ${first.total}`);
+  expect(report.secondCount).toBe(`9–16 of ${first.total}`);
+  expect(report.secondPage).toHaveLength(8);
+  expect(report.secondPage).not.toContain(report.firstPage[0]);
+  expect(new Set(report.problemTypes)).toEqual(new Set(['problem']));
+  expect(report.sortedByName).toEqual([...report.sortedByName].sort((a: string, b: string) => a.localeCompare(b)));
+  expect(host.calls.map((c) => [c.name, Object.keys(c.arguments ?? {}).sort()])).toEqual([
+    ['list_findings', ['cursor', 'limit', 'vault']],
+    ['list_findings', ['limit', 'type', 'vault']],
+    ['get_entity', ['entityId', 'includeEvidence', 'vault']],
+  ]);
+  // The card is the entity the row named, with its quotes.
+  const clicked = host.calls[2]!.arguments!.entityId as string;
+  const entity = (await client.callTool({ name: 'get_entity', arguments: { vault: NW, entityId: clicked, includeEvidence: true } })).structuredContent as { name: string; evidence: { quote: string }[] };
+  expect(report.cardTitle).toContain(entity.name);
+  expect(report.quotes).toHaveLength(entity.evidence.length);
+  expect(report.quotes[0]).toContain(entity.evidence[0]!.quote);
+}, 120_000);
+
+it('findings: search_knowledge matches in the same table, filtered in place; a row opens its card', async () => {
+  const scenario: ViewScenario = { view: 'findings', theme: 'dark', ...(await toolCall('search_knowledge', { vault: NW, query: 'WMS' })) };
+  const entities = (scenario.result.structuredContent as { entities: { name: string; type: string }[] }).entities;
+  const report = await runView(scenario);
+  expect(report.firstPage).toEqual(entities.map((e) => e.name));
+  const systems = entities.filter((e) => e.type === 'system');
+  expect(report.systemRows).toEqual(systems.map(() => 'system'));
+  expect(report.systemCount).toBe(`${systems.length} of ${entities.length} matches`);
+  expect(host.calls.map((c) => c.name)).toEqual(['get_entity']);
+  expect(report.cardTitle).toContain(systems[0]!.name);
+}, 120_000);
+
+it('graph: the entity and its neighbours, width by weight and colour by type; a click expands the node', async () => {
+  const shot: ViewScenario = { view: 'graph', ...(await toolCall('expand_graph', { vault: NW, entityId: 'sys-logitrack', depth: 2 })) };
+  await screenshotFor(shot, 760);
+  await screenshotFor({ ...shot, theme: 'dark' }, 760);
+  const scenario: ViewScenario = { view: 'graph', ...(await toolCall('get_entity', { vault: NW, entityId: 'sys-logitrack', includeEvidence: true })) };
+  const entity = scenario.result.structuredContent as { edges: { entityId: string; weight: number; type: string }[] };
+  const neighbours = new Set(entity.edges.map((e) => e.entityId));
+  const report = await runView(scenario);
+  expect(new Set(report.nodes)).toEqual(new Set(['sys-logitrack', ...neighbours]));
+  expect(report.links).toBe(entity.edges.length);
+  expect(Math.max(...report.widths)).toBeGreaterThan(Math.min(...report.widths)); // weights 1..6 differ in width
+  expect(report.colours).toHaveLength(new Set(['system', ...entity.edges.map((e) => e.type)]).size);
+  expect(report.labels).toContain('LogiTrack WMS v6');
+  expect(host.calls.map(({ name, arguments: args }) => ({ name, args }))).toEqual([{ name: 'expand_graph', args: { vault: NW, entityId: report.clicked } }]);
+  const expanded = (await client.callTool({ name: 'expand_graph', arguments: { vault: NW, entityId: report.clicked } })).structuredContent as { edges: { entityId: string }[] };
+  expect(new Set(report.nodesAfter)).toEqual(new Set([...report.nodes, ...expanded.edges.map((e) => e.entityId)]));
+  expect(report.selected).toBeTruthy();
+}, 120_000);
+
+it('conflicts: the claims side by side; resolve with a note calls resolve_conflict and updates the card; a member key is read-only', async () => {
+  const scenario: ViewScenario = { view: 'conflicts', ...(await toolCall('list_conflicts', { vault: NW, status: 'all' })) };
+  await screenshotFor(scenario, 1000);
+  const listed = (scenario.result.structuredContent as { conflicts: { id: string; status: string; claims: { quote: string; speaker: string }[] }[] }).conflicts;
+  const report = await runView(scenario, `&note=${encodeURIComponent(HOSTILE)}`);
+  expect(report.cards.map((c: { id: string }) => c.id)).toEqual(listed.map((c) => c.id));
+  expect(report.cards[0].claims).toHaveLength(listed[0]!.claims.length);
+  expect(report.cards[0].claims[0]).toContain(listed[0]!.claims[0]!.quote);
+  expect(report.cards[0].claims[0]).toContain(listed[0]!.claims[0]!.speaker);
+  expect(host.calls.map(({ name, arguments: args }) => ({ name, args }))).toEqual([{ name: 'resolve_conflict', args: { vault: NW, conflictId: report.acted, status: 'resolved', note: HOSTILE } }]);
+  expect(report.statusAfter).toBe('resolved');
+  expect(report.noteAfter).toBe(`Note: ${HOSTILE}`); // the hostile note came back from the store and stays text
+  const stored = (await client.callTool({ name: 'list_conflicts', arguments: { vault: NW, status: 'resolved' } })).structuredContent as { conflicts: { id: string }[] };
+  expect(stored.conflicts.map((c) => c.id)).toContain(report.acted);
+
+  // A member key: the same board, and its first try is refused by the server, which the board then says.
+  const member = await connectMcp({ era: 'modern', wire: 'http', url: running.server.url, key: running.store.memberKey(NW) });
+  try {
+    const asMember: ViewScenario = { view: 'conflicts', client: member, input: { vault: NW }, result: await member.callTool({ name: 'list_conflicts', arguments: { vault: NW } }) };
+    const seen = await runView(asMember);
+    expect(seen.readOnly).toMatch(/manager key/);
+    expect(seen.statusAfter).toBe('open');
+    expect(seen.buttonsAfter).toBe(0);
+    const still = (await client.callTool({ name: 'list_conflicts', arguments: { vault: NW, status: 'open' } })).structuredContent as { conflicts: { id: string }[] };
+    expect(still.conflicts.map((c) => c.id)).toContain(seen.acted);
+  } finally {
+    await member.close();
+  }
+}, 180_000);
+
+it('an entity named like markup stays a name in the findings explorer, its card and the graph', async () => {
+  // A real vault whose system is called <img onerror=…>, imported into the running store.
+  const vault = tinyVault({ id: 'hostile', name: 'Hostile Names' });
+  // (An agent's assumption with its own first-seen date: a name said in no meeting is then valid.)
+  Object.assign((vault.entities as object[])[0]!, { name: HOSTILE, source: 'agent-assumption', firstSeenAt: '2026-01-05T09:00:00Z' });
+  const folder = tempDir();
+  try {
+    cli(['import', writeTinyVault(folder.dir, vault), '--data-dir', running.store.dir]);
+  } finally {
+    folder.cleanup();
+  }
+  const findings = await runView({ view: 'findings', ...(await toolCall('list_findings', { vault: 'hostile' })) }, '&shot');
+  expect(findings.firstPage).toContain(HOSTILE);
+  expect(findings.cardTitle).toContain(findings.firstPage[0]);
+  const graph = await runView({ view: 'graph', ...(await toolCall('get_entity', { vault: 'hostile', entityId: 'kpi-close' })) }, '&shot');
+  expect(graph.labels).toContain(HOSTILE);
+}, 120_000);
