@@ -45,6 +45,8 @@ interface ConsentRequest {
   clientName: string;
   redirectHost: string;
   resource: string;
+  /** the scopes the client asked for (the provider has dropped those it does not know) */
+  scope: string;
 }
 
 async function consentRequest(provider: Provider, req: IncomingMessage, res: ServerResponse): Promise<ConsentRequest> {
@@ -59,6 +61,7 @@ async function consentRequest(provider: Provider, req: IncomingMessage, res: Ser
     clientName: client.clientName ?? client.clientId,
     redirectHost: URL.parse(redirect)?.host ?? redirect,
     resource: params.resource ?? '',
+    scope: params.scope ?? '',
   };
 }
 
@@ -113,7 +116,7 @@ export async function handleConsent(db: Db, provider: Provider, req: IncomingMes
   if (req.method === 'GET') return page(res, 200, c, vaults);
   if (req.method !== 'POST') throw new ServiceError('method_not_allowed', `${req.method} is not allowed on the consent page; use GET or POST.`);
   const form = new URLSearchParams((await readBody(req, CONSENT_BODY_LIMIT)).toString('utf8'));
-  if (!csrfMatches(c.uid, form.get('csrf') ?? undefined)) return page(res, 403, c, vaults, 'The form was not sent from this page (CSRF check failed); nothing was granted. Reload and try again.');
+  if (!csrfMatches(c.uid, form.get('csrf') ?? undefined)) return page(res, 403, c, vaults, 'The form was not sent from this page (CSRF check failed). Nothing was granted. Reload and try again.');
   if (form.get('decision') === 'deny') {
     return provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The person declined.' }, { mergeWithLastSubmission: false });
   }
@@ -126,7 +129,8 @@ export async function handleConsent(db: Db, provider: Provider, req: IncomingMes
   const choice = checkChoice(principal, form.getAll('vault'), form.get('manager') === '1');
   if ('error' in choice) return page(res, 403, c, vaults, `${choice.error} Nothing was granted.`);
   const grant = new provider.Grant({ accountId: principal.keyId, clientId: c.clientId });
-  grant.addOIDCScope('offline_access');
+  // The grant covers what the client asked for, so the provider asks no second time; what it reaches is the grant row's.
+  grant.addOIDCScope(c.scope.split(' ').filter((s) => s === 'offline_access' || s === OAUTH_SCOPE).join(' '));
   grant.addResourceScope(c.resource || `${provider.issuer}/`, OAUTH_SCOPE);
   const grantId = await grant.save();
   insertOAuthGrant(db, {

@@ -67,7 +67,7 @@ export function createOAuthServer(db: Db, options: OAuthOptions, mcpPath: string
       id_token_signed_response_alg: 'ES256',
     },
     responseTypes: ['code'],
-    scopes: ['offline_access'],
+    scopes: ['offline_access', OAUTH_SCOPE],
     routes: {
       authorization: '/oauth/authorize',
       token: '/oauth/token',

@@ -1,0 +1,262 @@
+/**
+ * OAuth against a real `serve --http` (issue 33): the v2 SDK client discovers the server from the 401, registers
+ * (DCR), sends the person to the consent page, finishes with PKCE, and calls MCP and REST with the token; then
+ * refresh rotation, reuse detection, revocation; and the hostile cases, each refused with nothing granted.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+  type OAuthClientInformationMixed,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+  type OAuthTokens,
+} from '@modelcontextprotocol/client';
+import { cli, demoStore, type DemoStore } from '../helpers.js';
+import { startServer, type RunningServer } from '../http-helpers.js';
+import { Browser } from '../oauth-helpers.js';
+
+const REDIRECT = 'http://127.0.0.1:9/callback';
+
+class TestProvider implements OAuthClientProvider {
+  info?: OAuthClientInformationMixed;
+  stored?: OAuthTokens;
+  verifier?: string;
+  discovery?: OAuthDiscoveryState;
+  authorizeUrl?: URL;
+  readonly redirectUrl = REDIRECT;
+  readonly clientMetadata: OAuthClientMetadata = { client_name: 'Test MCP Client', redirect_uris: [REDIRECT], application_type: 'native' } as OAuthClientMetadata;
+  clientInformation() {
+    return this.info;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.info = info;
+  }
+  tokens() {
+    return this.stored;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.stored = tokens;
+  }
+  saveDiscoveryState(state: OAuthDiscoveryState) {
+    this.discovery = state;
+  }
+  discoveryState() {
+    return this.discovery;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizeUrl = url;
+  }
+  saveCodeVerifier(v: string) {
+    this.verifier = v;
+  }
+  codeVerifier() {
+    return this.verifier!;
+  }
+}
+
+let store: DemoStore;
+let server: RunningServer;
+let vaults: string[];
+beforeAll(async () => {
+  store = demoStore();
+  server = await startServer(store.dir, ['--rate-limit', '0']);
+  const res = await fetch(`${server.url}/v1/vaults`, { headers: { authorization: `Bearer ${store.ownerKey}` } });
+  vaults = ((await res.json()) as { data: { vaults: { id: string }[] } }).data.vaults.map((v) => v.id);
+}, 60_000);
+afterAll(async () => {
+  await server?.stop();
+  store?.cleanup();
+});
+
+const get = (path: string, token: string) => fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+const form = (path: string, body: Record<string, string>) =>
+  fetch(`${server.url}${path}`, { method: 'POST', body: new URLSearchParams(body), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+
+/** A client registered by DCR, and a PKCE pair. */
+async function register(extra: Record<string, unknown> = {}): Promise<string> {
+  const res = await fetch(`${server.url}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'Hand-made client', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], application_type: 'native', ...extra }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { client_id: string }).client_id;
+}
+function pkce() {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+function authorizeUrl(clientId: string, params: Record<string, string | undefined>): string {
+  const url = new URL(`${server.url}/oauth/authorize`);
+  const all: Record<string, string | undefined> = { client_id: clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'vaults offline_access', state: 's1', code_challenge_method: 'S256', ...params };
+  for (const [k, v] of Object.entries(all)) if (v !== undefined) url.searchParams.set(k, v);
+  return url.href;
+}
+/** The code of an approved authorization (by the given key, for the given vaults). */
+async function approvedCode(clientId: string, key: string, chosen: string[], extra: Record<string, string | undefined> = {}) {
+  const { verifier, challenge } = pkce();
+  const done = await new Browser().consent(authorizeUrl(clientId, { code_challenge: challenge, ...extra }), server.url, { key, vaults: chosen });
+  const code = new URL(done.url).searchParams.get('code');
+  expect(code, done.page.slice(0, 300)).toBeTruthy();
+  return { code: code!, verifier };
+}
+const exchange = (clientId: string, code: string, verifier: string) =>
+  form('/oauth/token', { grant_type: 'authorization_code', client_id: clientId, code, code_verifier: verifier, redirect_uri: REDIRECT });
+
+it('answers the metadata documents and names the resource metadata in every 401', async () => {
+  const prm = (await (await fetch(`${server.url}/.well-known/oauth-protected-resource`)).json()) as Record<string, unknown>;
+  expect(prm).toMatchObject({ resource: `${server.url}/`, authorization_servers: [server.url], scopes_supported: ['vaults'] });
+  const mcpPrm = (await (await fetch(`${server.url}/.well-known/oauth-protected-resource/v1/mcp`)).json()) as Record<string, unknown>;
+  expect(mcpPrm.resource).toBe(`${server.url}/v1/mcp`);
+  const as = (await (await fetch(`${server.url}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+  expect(as).toMatchObject({ issuer: server.url, code_challenge_methods_supported: ['S256'], authorization_response_iss_parameter_supported: true, client_id_metadata_document_supported: true });
+  expect(as.registration_endpoint).toBe(`${server.url}/oauth/register`);
+  expect(as.revocation_endpoint).toBe(`${server.url}/oauth/revoke`);
+  for (const res of [await fetch(`${server.url}/v1/vaults`), await fetch(`${server.url}/v1/mcp`, { method: 'POST', body: '{}' }), await get('/v1/vaults', 'not-a-token')]) {
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toContain(`resource_metadata="${server.url}/.well-known/oauth-protected-resource"`);
+  }
+  expect((await get('/v1/vaults', 'not-a-token')).headers.get('www-authenticate')).toContain('error="invalid_token"');
+  // Keys work as before.
+  expect((await get('/v1/vaults', store.ownerKey)).status).toBe(200);
+});
+
+it('runs the whole flow with the v2 SDK client: DCR, consent, PKCE, MCP and REST calls scoped to the approved vault, refresh, revoke', async () => {
+  const [one, other] = vaults as [string, string];
+  const provider = new TestProvider();
+  const mcpUrl = new URL(`${server.url}/v1/mcp`);
+  const client = new Client({ name: 'oauth-test', version: '1.0.0' });
+  await expect(client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);
+  expect(provider.authorizeUrl?.searchParams.get('code_challenge_method')).toBe('S256');
+  // The person approves one vault with a member key of that vault.
+  const browser = new Browser();
+  const opened = await browser.follow(provider.authorizeUrl!.href, server.url);
+  const page = await opened.res!.text();
+  expect(page).toContain('Test MCP Client');
+  expect(page).toContain('127.0.0.1:9'); // the host the redirect goes to
+  expect(opened.res!.headers.get('x-frame-options')).toBe('DENY');
+  const done = await new Browser().consent(provider.authorizeUrl!.href, server.url, { key: store.memberKey(one), vaults: [one] });
+  const callback = new URL(done.url);
+  expect(callback.origin + callback.pathname).toBe(REDIRECT);
+  expect(callback.searchParams.get('iss')).toBe(server.url); // RFC 9207
+  const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider });
+  await transport.finishAuth(callback.searchParams);
+  await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
+  const listed = (await client.callTool({ name: 'list_vaults', arguments: {} })) as { structuredContent?: { vaults: { id: string }[] } };
+  expect(listed.structuredContent?.vaults.map((v) => v.id)).toEqual([one]);
+  await client.close();
+
+  const tokens = provider.stored!;
+  expect(tokens.refresh_token).toBeTruthy();
+  const rest = (await (await get('/v1/vaults', tokens.access_token)).json()) as { data: { vaults: { id: string }[] } };
+  expect(rest.data.vaults.map((v) => v.id)).toEqual([one]);
+  // Another vault is out of reach, as for the key.
+  const elsewhere = await fetch(`${server.url}/v1/tools/search`, { method: 'POST', headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json' }, body: JSON.stringify({ vault: other, query: 'budget' }) });
+  expect(elsewhere.status).toBe(404);
+
+  // keys list shows the grant.
+  const listedKeys = cli(['keys', 'list', '--data-dir', store.dir]);
+  expect(listedKeys).toMatch(/grant_\S+\s+OAuth\s+"Test MCP Client"/);
+
+  // Refresh rotates; the old refresh token used again revokes the grant and all its tokens.
+  const clientId = (provider.info as { client_id: string }).client_id;
+  const refreshed = await form('/oauth/token', { grant_type: 'refresh_token', client_id: clientId, refresh_token: tokens.refresh_token! });
+  expect(refreshed.status).toBe(200);
+  const next = (await refreshed.json()) as OAuthTokens;
+  expect(next.refresh_token).not.toBe(tokens.refresh_token);
+  expect((await get('/v1/vaults', next.access_token)).status).toBe(200);
+  const reused = await form('/oauth/token', { grant_type: 'refresh_token', client_id: clientId, refresh_token: tokens.refresh_token! });
+  expect(reused.status).toBe(400);
+  expect(((await reused.json()) as { error: string }).error).toBe('invalid_grant');
+  expect((await get('/v1/vaults', next.access_token)).status).toBe(401);
+  expect((await form('/oauth/token', { grant_type: 'refresh_token', client_id: clientId, refresh_token: next.refresh_token! })).status).toBe(400);
+
+  // A new grant, ended by the revocation endpoint, then another ended by `keys revoke`.
+  const a = await approvedCode(clientId, store.memberKey(one), [one]);
+  const t1 = (await (await exchange(clientId, a.code, a.verifier)).json()) as OAuthTokens;
+  expect((await get('/v1/vaults', t1.access_token)).status).toBe(200);
+  expect((await form('/oauth/revoke', { client_id: clientId, token: t1.access_token })).status).toBe(200);
+  expect((await get('/v1/vaults', t1.access_token)).status).toBe(401);
+  const b = await approvedCode(clientId, store.memberKey(one), [one]);
+  const t2 = (await (await exchange(clientId, b.code, b.verifier)).json()) as OAuthTokens;
+  expect((await get('/v1/vaults', t2.access_token)).status).toBe(200);
+  const grantId = /(grant_\S+)\s+OAuth\s+"Test MCP Client"[^\n]*$/.exec(cli(['keys', 'list', '--data-dir', store.dir]).trim())![1]!;
+  cli(['keys', 'revoke', grantId, '--data-dir', store.dir]);
+  expect((await get('/v1/vaults', t2.access_token)).status).toBe(401);
+  expect((await form('/oauth/token', { grant_type: 'refresh_token', client_id: clientId, refresh_token: t2.refresh_token! })).status).toBe(400);
+}, 60_000);
+
+describe('hostile cases: the right OAuth error and nothing granted', () => {
+  let clientId: string;
+  beforeAll(async () => {
+    clientId = await register();
+  });
+  const grantCount = () => (JSON.parse(cli(['keys', 'list', '--json', '--data-dir', store.dir])) as { kind?: string }[]).filter((k) => k.kind === 'oauth_grant').length;
+  const errorOf = (url: string) => new URL(url).searchParams.get('error');
+
+  it('refuses an authorization without PKCE', async () => {
+    const { url } = await new Browser().follow(authorizeUrl(clientId, { code_challenge_method: undefined }), server.url);
+    expect(errorOf(url)).toBe('invalid_request');
+  });
+
+  it('refuses a wrong verifier and a code used twice', async () => {
+    const { code } = await approvedCode(clientId, store.ownerKey, [vaults[0]!]);
+    const wrong = await exchange(clientId, code, pkce().verifier);
+    expect(((await wrong.json()) as { error: string }).error).toBe('invalid_grant');
+    const { code: code2, verifier: v2 } = await approvedCode(clientId, store.ownerKey, [vaults[0]!]);
+    const first = await exchange(clientId, code2, v2);
+    expect(first.status).toBe(200);
+    const token = ((await first.json()) as OAuthTokens).access_token;
+    expect((await get('/v1/vaults', token)).status).toBe(200);
+    const again = await exchange(clientId, code2, v2);
+    expect(((await again.json()) as { error: string }).error).toBe('invalid_grant');
+    // A code used twice is a stolen code: what it gave is taken back (RFC 6749 §4.1.2).
+    expect((await get('/v1/vaults', token)).status).toBe(401);
+  });
+
+  it('refuses a redirect URI not registered, on its own page (never redirecting there)', async () => {
+    const { url, res } = await new Browser().follow(authorizeUrl(clientId, { redirect_uri: 'https://attacker.example/cb', code_challenge: pkce().challenge }), server.url);
+    expect(url.startsWith(server.url)).toBe(true);
+    expect(res!.status).toBe(400);
+    expect(await res!.text()).toContain('redirect_uri');
+  });
+
+  it('refuses a token for another resource', async () => {
+    const { url } = await new Browser().follow(authorizeUrl(clientId, { code_challenge: pkce().challenge, resource: 'https://other.example/api' }), server.url);
+    expect(errorOf(url)).toBe('invalid_target');
+  });
+
+  it('refuses a grant wider than the key, and a consent POST without its CSRF token', async () => {
+    const [one, other] = vaults as [string, string];
+    const grantsBefore = grantCount();
+    for (const choice of [
+      { key: store.memberKey(one), vaults: [one, other] },
+      { key: store.memberKey(one), vaults: [one], manager: true },
+      { key: store.ownerKey, vaults: [one], dropCsrf: true },
+      { key: 'vt_not-a-key-of-this-store', vaults: [one] },
+    ]) {
+      const done = await new Browser().consent(authorizeUrl(clientId, { code_challenge: pkce().challenge }), server.url, choice);
+      expect(done.url.startsWith(server.url), JSON.stringify(choice)).toBe(true);
+      expect([401, 403]).toContain(done.status);
+      expect(done.page).toContain('Nothing was granted');
+    }
+    expect(grantCount()).toBe(grantsBefore);
+  });
+
+  it('refuses a client ID metadata document at a private address', async () => {
+    const { url, res } = await new Browser().follow(authorizeUrl('https://10.0.0.1/client.json', { code_challenge: pkce().challenge }), server.url);
+    expect(url.startsWith(server.url)).toBe(true);
+    expect(res!.status).toBe(400);
+    expect(await res!.text()).toMatch(/invalid_client/);
+  });
+
+  it('refuses an expired or revoked token and a made-up one', async () => {
+    expect((await get('/v1/vaults', 'x'.repeat(43))).status).toBe(401);
+    const res = await fetch(`${server.url}/v1/mcp`, { method: 'POST', headers: { authorization: 'Bearer nope', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    expect(res.status).toBe(401);
+  });
+});
