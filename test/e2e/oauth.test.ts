@@ -4,6 +4,8 @@
  * refresh rotation, reuse detection, revocation; and the hostile cases, each refused with nothing granted.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   Client,
@@ -158,6 +160,14 @@ it('runs the whole flow with the v2 SDK client: DCR, consent, PKCE, MCP and REST
   const elsewhere = await fetch(`${server.url}/v1/tools/search`, { method: 'POST', headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json' }, body: JSON.stringify({ vault: other, query: 'budget' }) });
   expect(elsewhere.status).toBe(404);
 
+  // Tokens are stored hashed, as keys are.
+  const db = new Database(join(store.dir, 'vault-tools.db'), { readonly: true });
+  const raw = JSON.stringify(db.prepare('SELECT * FROM oauth_records').all());
+  db.close();
+  expect(raw).toContain('"AccessToken"');
+  expect(raw).not.toContain(tokens.access_token);
+  expect(raw).not.toContain(tokens.refresh_token);
+
   // keys list shows the grant.
   const listedKeys = cli(['keys', 'list', '--data-dir', store.dir]);
   expect(listedKeys).toMatch(/grant_\S+\s+OAuth\s+"Test MCP Client"/);
@@ -258,5 +268,57 @@ describe('hostile cases: the right OAuth error and nothing granted', () => {
     expect((await get('/v1/vaults', 'x'.repeat(43))).status).toBe(401);
     const res = await fetch(`${server.url}/v1/mcp`, { method: 'POST', headers: { authorization: 'Bearer nope', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
     expect(res.status).toBe(401);
+  });
+});
+
+describe('client ID metadata documents', () => {
+  // A metadata document on an https loopback server: its certificate made here, trusted by the listener
+  // through NODE_EXTRA_CA_CERTS, and loopback allowed by the test-only switch.
+  let tls: { url: string; close(): void; fetched: number };
+  let cimdServer: RunningServer;
+  beforeAll(async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { readFileSync } = await import('node:fs');
+    const { createServer } = await import('node:https');
+    const dir = store.dir;
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(dir, 'tls.key'), '-out', join(dir, 'tls.crt'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    const state = { fetched: 0 };
+    const https = createServer({ key: readFileSync(join(dir, 'tls.key')), cert: readFileSync(join(dir, 'tls.crt')) }, (req, res) => {
+      state.fetched++;
+      const { port } = https.address() as { port: number };
+      const id = `https://127.0.0.1:${port}/client.json`;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ client_id: id, client_name: 'Metadata Document Client', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }));
+    });
+    await new Promise<void>((resolve) => https.listen(0, '127.0.0.1', resolve));
+    const { port } = https.address() as { port: number };
+    tls = { url: `https://127.0.0.1:${port}/client.json`, close: () => https.close(), get fetched() { return state.fetched; } };
+    cimdServer = await startServer(store.dir, ['--rate-limit', '0'], { NODE_EXTRA_CA_CERTS: join(dir, 'tls.crt'), VAULT_TOOLS_TEST_LOOPBACK_CLIENT_METADATA: '1' });
+  }, 60_000);
+  afterAll(async () => {
+    await cimdServer?.stop();
+    tls?.close();
+  });
+
+  it('authorizes a client whose client_id is the https URL of its metadata, fetched once and cached', async () => {
+    const { verifier, challenge } = pkce();
+    const url = new URL(`${cimdServer.url}/oauth/authorize`);
+    for (const [k, v] of Object.entries({ client_id: tls.url, response_type: 'code', redirect_uri: REDIRECT, scope: 'vaults', state: 's', code_challenge: challenge, code_challenge_method: 'S256' })) url.searchParams.set(k, v);
+    const done = await new Browser().consent(url.href, cimdServer.url, { key: store.ownerKey, vaults: [vaults[0]!] });
+    const code = new URL(done.url).searchParams.get('code');
+    expect(code, done.page.slice(0, 500)).toBeTruthy();
+    const res = await fetch(`${cimdServer.url}/oauth/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'authorization_code', client_id: tls.url, code: code!, code_verifier: verifier, redirect_uri: REDIRECT }) });
+    expect(res.status).toBe(200);
+    const token = ((await res.json()) as OAuthTokens).access_token;
+    expect((await fetch(`${cimdServer.url}/v1/vaults`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect(cli(['keys', 'list', '--data-dir', store.dir])).toContain('"Metadata Document Client"');
+    expect(tls.fetched).toBe(1);
+  });
+
+  it('refuses the same loopback document on a listener without the test-only switch', async () => {
+    const { url, res } = await new Browser().follow(authorizeUrl(tls.url, { code_challenge: pkce().challenge }), server.url);
+    expect(url.startsWith(server.url)).toBe(true);
+    expect(res!.status).toBe(400);
+    expect(await res!.text()).toMatch(/invalid_client/);
   });
 });

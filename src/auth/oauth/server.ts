@@ -100,12 +100,7 @@ export function createOAuthServer(db: Db, options: OAuthOptions, mcpPath: string
       devInteractions: { enabled: false },
       registration: { enabled: true },
       revocation: { enabled: true },
-      clientIdMetadataDocument: {
-        enabled: true,
-        ack: 'draft-02',
-        // The library refuses private and special-use addresses; this lets a test's loopback server through.
-        ...(options.allowLoopbackClientMetadata ? { allowFetch: async () => true } : {}),
-      },
+      clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
       resourceIndicators: {
         enabled: true,
         defaultResource: async () => resources[0]!,
@@ -119,6 +114,7 @@ export function createOAuthServer(db: Db, options: OAuthOptions, mcpPath: string
       },
     } as never,
   };
+  if (options.allowLoopbackClientMetadata) configuration.fetch = loopbackAllowingFetch;
   const provider = new Provider(issuer, configuration);
   // Behind a tunnel or proxy the provider reads the request's scheme and host from X-Forwarded-*.
   if (!new URL(issuer).hostname.match(/^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/)) provider.proxy = true;
@@ -162,6 +158,17 @@ export function createOAuthServer(db: Db, options: OAuthOptions, mcpPath: string
     },
   };
 }
+
+/**
+ * Test-only (VAULT_TOOLS_TEST_LOOPBACK_CLIENT_METADATA=1, never on by default): a metadata document on a
+ * loopback address is fetched without the library's guard, which refuses every special-use address at connect
+ * time. Every other address keeps the guard; https, the size and time caps stay for all.
+ */
+const loopbackAllowingFetch = ((url: string | URL, init: RequestInit & { dispatcher?: unknown }) => {
+  const host = new URL(url).hostname;
+  if (host === '127.0.0.1' || host === '[::1]' || host === 'localhost') delete init.dispatcher;
+  return fetch(url, init);
+}) as unknown as NonNullable<Configuration['fetch']>;
 
 function sendMetadata(res: ServerResponse, body: unknown): true {
   const payload = JSON.stringify(body);
