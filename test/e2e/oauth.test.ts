@@ -6,6 +6,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   Client,
@@ -20,6 +22,7 @@ import {
 import { cli, demoStore, type DemoStore } from '../helpers.js';
 import { startServer, type RunningServer } from '../http-helpers.js';
 import { Browser } from '../oauth-helpers.js';
+import { Chromium } from '../chromium-cdp.js';
 
 const REDIRECT = 'http://127.0.0.1:9/callback';
 
@@ -29,8 +32,10 @@ class TestProvider implements OAuthClientProvider {
   verifier?: string;
   discovery?: OAuthDiscoveryState;
   authorizeUrl?: URL;
-  readonly redirectUrl = REDIRECT;
-  readonly clientMetadata: OAuthClientMetadata = { client_name: 'Test MCP Client', redirect_uris: [REDIRECT], application_type: 'native' } as OAuthClientMetadata;
+  readonly clientMetadata: OAuthClientMetadata;
+  constructor(readonly redirectUrl: string) {
+    this.clientMetadata = { client_name: 'Test MCP Client', redirect_uris: [redirectUrl], application_type: 'native' } as OAuthClientMetadata;
+  }
   clientInformation() {
     return this.info;
   }
@@ -60,10 +65,23 @@ class TestProvider implements OAuthClientProvider {
   }
 }
 
+/** The client's redirect URI: a real loopback server, where the browser lands with the code. */
+let callbacks: { url: string; next(): Promise<URL>; close(): void };
 let store: DemoStore;
 let server: RunningServer;
 let vaults: string[];
 beforeAll(async () => {
+  const waiting: ((url: URL) => void)[] = [];
+  const callbackServer = createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>done</title><p>Signed in; you can close this page.</p>');
+    waiting.shift()?.(new URL(req.url!, callbacks.url));
+  });
+  await new Promise<void>((resolve) => callbackServer.listen(0, '127.0.0.1', resolve));
+  callbacks = {
+    url: `http://127.0.0.1:${(callbackServer.address() as { port: number }).port}/callback`,
+    next: () => new Promise((resolve) => waiting.push(resolve)),
+    close: () => callbackServer.close(),
+  };
   store = demoStore();
   server = await startServer(store.dir, ['--rate-limit', '0']);
   const res = await fetch(`${server.url}/v1/vaults`, { headers: { authorization: `Bearer ${store.ownerKey}` } });
@@ -72,6 +90,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
   store?.cleanup();
+  callbacks?.close();
 });
 
 const get = (path: string, token: string) => fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
@@ -123,27 +142,42 @@ it('answers the metadata documents and names the resource metadata in every 401'
     expect(res.headers.get('www-authenticate')).toContain(`resource_metadata="${server.url}/.well-known/oauth-protected-resource"`);
   }
   expect((await get('/v1/vaults', 'not-a-token')).headers.get('www-authenticate')).toContain('error="invalid_token"');
+  // The consent page cannot be framed.
+  const consent = await new Browser().follow(authorizeUrl(await register(), { code_challenge: pkce().challenge }), server.url);
+  expect(consent.res!.headers.get('x-frame-options')).toBe('DENY');
+  expect(consent.res!.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
   // Keys work as before.
   expect((await get('/v1/vaults', store.ownerKey)).status).toBe(200);
 });
 
-it('runs the whole flow with the v2 SDK client: DCR, consent, PKCE, MCP and REST calls scoped to the approved vault, refresh, revoke', async () => {
+it('runs the whole flow with the v2 SDK client: DCR, consent in chromium, PKCE, MCP and REST calls scoped to the approved vault, refresh, revoke', async () => {
   const [one, other] = vaults as [string, string];
-  const provider = new TestProvider();
+  const provider = new TestProvider(callbacks.url);
   const mcpUrl = new URL(`${server.url}/v1/mcp`);
   const client = new Client({ name: 'oauth-test', version: '1.0.0' });
   await expect(client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);
   expect(provider.authorizeUrl?.searchParams.get('code_challenge_method')).toBe('S256');
-  // The person approves one vault with a member key of that vault.
-  const browser = new Browser();
-  const opened = await browser.follow(provider.authorizeUrl!.href, server.url);
-  const page = await opened.res!.text();
-  expect(page).toContain('Test MCP Client');
-  expect(page).toContain('127.0.0.1:9'); // the host the redirect goes to
-  expect(opened.res!.headers.get('x-frame-options')).toBe('DENY');
-  const done = await new Browser().consent(provider.authorizeUrl!.href, server.url, { key: store.memberKey(one), vaults: [one] });
-  const callback = new URL(done.url);
-  expect(callback.origin + callback.pathname).toBe(REDIRECT);
+  // The person approves one vault with a member key of that vault, in a real browser.
+  const chromium = await Chromium.launch();
+  let callback: URL;
+  try {
+    await chromium.goto(provider.authorizeUrl!.href);
+    const page = await chromium.evaluate<string>('document.body.innerText');
+    expect(page).toContain('Allow Test MCP Client to use your vaults?');
+    expect(page).toContain(`your browser goes back to ${new URL(callbacks.url).host}`);
+    // Set VAULT_TOOLS_CONSENT_PNG to keep a screenshot of the page to look at.
+    writeFileSync(process.env.VAULT_TOOLS_CONSENT_PNG ?? join(store.dir, 'consent.png'), await chromium.screenshot());
+    const landed = callbacks.next();
+    const fill = `document.querySelector('#key').value = ${JSON.stringify(store.memberKey(one))};
+      document.querySelector('input[name=vault][value=${JSON.stringify(one)}]').checked = true;
+      document.querySelector('button[value=approve]').click();`;
+    await chromium.loading(() => chromium.evaluate(fill));
+    callback = await landed;
+    expect(await chromium.evaluate('location.href')).toBe(callback.href);
+  } finally {
+    await chromium.close();
+  }
+  expect(callback.origin + callback.pathname).toBe(callbacks.url);
   expect(callback.searchParams.get('iss')).toBe(server.url); // RFC 9207
   const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider });
   await transport.finishAuth(callback.searchParams);

@@ -35,7 +35,9 @@ const PAGE_HEADERS = {
   'Cache-Control': 'no-store',
   'X-Frame-Options': 'DENY',
   'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
-  'Referrer-Policy': 'no-referrer',
+  // Not no-referrer: under it a browser sends `Origin: null` with the form's POST, which the listener refuses.
+  // same-origin still tells the client's site nothing (no Referer on the redirect there).
+  'Referrer-Policy': 'same-origin',
   'X-Content-Type-Options': 'nosniff',
 };
 
@@ -73,10 +75,10 @@ function page(res: ServerResponse, status: number, c: ConsentRequest, vaults: { 
 <title>Allow ${escape(c.clientName)}? · vault-tools</title>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem;color:#1b1b1b}
 h1{font-size:1.4rem}.who{background:#f4f4f6;border-radius:8px;padding:.8rem 1rem}.err{background:#fde8e8;color:#8a1010;border-radius:8px;padding:.6rem 1rem}
-label{display:block;margin:.3rem 0}input[type=password]{width:100%;padding:.4rem;font:inherit}fieldset{border:1px solid #ccc;border-radius:8px;margin:1rem 0}
+label{display:block;margin:.3rem 0}input[type=password]{width:100%;box-sizing:border-box;padding:.4rem;font:inherit}fieldset{border:1px solid #ccc;border-radius:8px;margin:1rem 0}
 button{font:inherit;padding:.5rem 1.2rem;margin-right:.6rem;border-radius:6px;border:1px solid #888}button.ok{background:#1a5fd0;color:#fff;border-color:#1a5fd0}</style></head>
 <body><h1>Allow <strong>${escape(c.clientName)}</strong> to use your vaults?</h1>
-<div class="who"><p>Client: <code>${escape(c.clientId)}</code></p><p>After you answer, your browser goes back to <strong>${escape(c.redirectHost)}</strong>.</p></div>
+<div class="who"><p>Client: <code>${escape(c.clientId)}</code> (the name above is what the client calls itself)</p><p>After you answer, your browser goes back to <strong>${escape(c.redirectHost)}</strong>.</p></div>
 ${error ? `<p class="err" role="alert">${escape(error)}</p>` : ''}
 <form method="post" autocomplete="off">
 <input type="hidden" name="csrf" value="${csrfOf(c.uid)}">
