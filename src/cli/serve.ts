@@ -108,6 +108,12 @@ export async function serveStore(db: Store, dataDir: string, opts: ServeOptions)
   if (opts.http) {
     const { host, port } = parseListen(opts.http);
     const perSecond = positiveInt('--rate-limit', opts.rateLimit, true);
+    const publicUrl = parsePublicUrl(opts.publicUrl);
+    // The issuer is https except on loopback: on a network address without --public-url, OAuth stays off.
+    const oauthOn = opts.oauth !== false && (publicUrl !== undefined || isLoopback(host));
+    if (opts.oauth !== false && !oauthOn) {
+      process.stderr.write(`vault-tools: OAuth is off: --http ${host} is not loopback and an authorization server must be reached over https; pass --public-url https://… (the tunnel or proxy in front), or --no-oauth to silence this\n`);
+    }
     try {
       listener = await startHttpServer(db, {
         host,
@@ -118,7 +124,7 @@ export async function serveStore(db: Store, dataDir: string, opts: ServeOptions)
         maxBodyBytes: positiveInt('--max-body', opts.maxBody),
         rateLimit: perSecond === 0 ? null : { perSecond, burst: perSecond * 2 },
         service: serviceOptions,
-        oauth: opts.oauth === false ? null : { publicUrl: parsePublicUrl(opts.publicUrl), allowLoopbackClientMetadata: process.env.VAULT_TOOLS_TEST_LOOPBACK_CLIENT_METADATA === '1' },
+        oauth: !oauthOn ? null : { publicUrl, allowLoopbackClientMetadata: process.env.VAULT_TOOLS_TEST_LOOPBACK_CLIENT_METADATA === '1' },
       });
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
@@ -133,7 +139,7 @@ export async function serveStore(db: Store, dataDir: string, opts: ServeOptions)
       );
     }
     process.stderr.write(
-      `vault-tools: REST API on ${listener.url}${PATHS.index} (OpenAPI ${listener.url}${PATHS.openapi}, MCP ${listener.url}${PATHS.mcp}); send Authorization: Bearer <key>${opts.oauth === false ? '' : ', or an OAuth access token (authorization server ' + (parsePublicUrl(opts.publicUrl) ?? listener.url) + ')'}\n`,
+      `vault-tools: REST API on ${listener.url}${PATHS.index} (OpenAPI ${listener.url}${PATHS.openapi}, MCP ${listener.url}${PATHS.mcp}); send Authorization: Bearer <key>${!oauthOn ? '' : ', or an OAuth access token (authorization server ' + (publicUrl ?? listener.url) + ')'}\n`,
     );
   }
   const indexingOn = opts.index && process.env.VAULT_TOOLS_INDEX !== 'off';

@@ -19,8 +19,8 @@ import {
   type OAuthDiscoveryState,
   type OAuthTokens,
 } from '@modelcontextprotocol/client';
-import { cli, demoStore, type DemoStore } from '../helpers.js';
-import { startServer, type RunningServer } from '../http-helpers.js';
+import { cli, cliFails, demoStore, type DemoStore } from '../helpers.js';
+import { http, startServer, type RunningServer } from '../http-helpers.js';
 import { Browser } from '../oauth-helpers.js';
 import { Chromium } from '../chromium-cdp.js';
 
@@ -269,6 +269,15 @@ describe('hostile cases: the right OAuth error and nothing granted', () => {
     expect(await res!.text()).toContain('redirect_uri');
   });
 
+  it('sends the client back with access_denied when the person denies', async () => {
+    const browser = new Browser();
+    const opened = await browser.follow(authorizeUrl(clientId, { code_challenge: pkce().challenge }), server.url);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await opened.res!.text())![1]!;
+    const { url } = await browser.follow(opened.url, server.url, { method: 'POST', body: new URLSearchParams({ csrf, decision: 'deny' }), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(errorOf(url)).toBe('access_denied');
+    expect(new URL(url).searchParams.get('iss')).toBe(server.url);
+  });
+
   it('refuses a token for another resource', async () => {
     const { url } = await new Browser().follow(authorizeUrl(clientId, { code_challenge: pkce().challenge, resource: 'https://other.example/api' }), server.url);
     expect(errorOf(url)).toBe('invalid_target');
@@ -298,7 +307,26 @@ describe('hostile cases: the right OAuth error and nothing granted', () => {
     expect(await res!.text()).toMatch(/invalid_client/);
   });
 
-  it('refuses an expired or revoked token and a made-up one', async () => {
+  it('refuses an expired token, one whose key was revoked, and a made-up one', async () => {
+    const key = JSON.parse(cli(['keys', 'create', '--vault', vaults[0]!, '--json', '--name', 'short-lived approver', '--data-dir', store.dir])) as { key: string; id: string };
+    const mint = async () => {
+      const { code, verifier } = await approvedCode(clientId, key.key, [vaults[0]!]);
+      return ((await (await exchange(clientId, code, verifier)).json()) as OAuthTokens).access_token;
+    };
+    const expiring = await mint();
+    expect((await get('/v1/vaults', expiring)).status).toBe(200);
+    // Its hour passed: the record's expiry, set back (the listener reads the same store file).
+    const db = new Database(join(store.dir, 'vault-tools.db'));
+    db.prepare("UPDATE oauth_records SET expires_at = ? WHERE model = 'AccessToken'").run(Date.now() - 1000);
+    db.close();
+    const expired = await get('/v1/vaults', expiring);
+    expect(expired.status).toBe(401);
+    expect(expired.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    // The grant dies with the key that approved it.
+    const token = await mint();
+    expect((await get('/v1/vaults', token)).status).toBe(200);
+    cli(['keys', 'revoke', key.id, '--data-dir', store.dir]);
+    expect((await get('/v1/vaults', token)).status).toBe(401);
     expect((await get('/v1/vaults', 'x'.repeat(43))).status).toBe(401);
     const res = await fetch(`${server.url}/v1/mcp`, { method: 'POST', headers: { authorization: 'Bearer nope', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
     expect(res.status).toBe(401);
@@ -354,5 +382,35 @@ describe('client ID metadata documents', () => {
     expect(url.startsWith(server.url)).toBe(true);
     expect(res!.status).toBe(400);
     expect(await res!.text()).toMatch(/invalid_client/);
+  });
+});
+
+describe('serve options', () => {
+  it('--no-oauth answers as before: no metadata, a plain challenge', async () => {
+    const plain = await startServer(store.dir, ['--no-oauth']);
+    try {
+      expect((await fetch(`${plain.url}/.well-known/oauth-protected-resource`)).status).toBe(404);
+      expect((await fetch(`${plain.url}/oauth/authorize`)).status).toBe(404);
+      expect((await fetch(`${plain.url}/v1/vaults`)).headers.get('www-authenticate')).toBe('Bearer realm="vault-tools"');
+    } finally {
+      await plain.stop();
+    }
+  });
+
+  it('--public-url sets the issuer and resource, and its host is accepted', async () => {
+    const tunnel = await startServer(store.dir, ['--public-url', 'https://vault.example.test']);
+    try {
+      const prm = (await (await fetch(`${tunnel.url}/.well-known/oauth-protected-resource`)).json()) as Record<string, unknown>;
+      expect(prm).toMatchObject({ resource: 'https://vault.example.test/', authorization_servers: ['https://vault.example.test'] });
+      const viaTunnel = await http(tunnel.url, { path: '/.well-known/oauth-authorization-server', headers: { host: 'vault.example.test', 'x-forwarded-proto': 'https' } });
+      expect(viaTunnel.status).toBe(200);
+      expect(viaTunnel.json()).toMatchObject({ issuer: 'https://vault.example.test', token_endpoint: 'https://vault.example.test/oauth/token' });
+      expect((await fetch(`${tunnel.url}/v1/vaults`)).headers.get('www-authenticate')).toContain('resource_metadata="https://vault.example.test/.well-known/oauth-protected-resource"');
+    } finally {
+      await tunnel.stop();
+    }
+    const refused = cliFails(['serve', '--data-dir', store.dir, '--http', '0', '--no-stdio', '--public-url', 'http://vault.example.test']);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain('OAuth needs https except on loopback');
   });
 });

@@ -8,7 +8,8 @@
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import Provider, { errors, type Configuration } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { Configuration } from 'oidc-provider';
 import { ServiceError } from '../../core/errors.js';
 import type { Principal } from '../../core/principal.js';
 import type { Db } from '../../store/db.js';
@@ -48,7 +49,27 @@ export interface OAuthServer {
   principalOf(token: string): Promise<Principal>;
 }
 
-export function createOAuthServer(db: Db, options: OAuthOptions, mcpPath: string): OAuthServer {
+/**
+ * oidc-provider (and koa under it), loaded on the first listener that wants it: stdio start-up never pays for it.
+ * Its notices are written with console.info, to stdout, which in stdio mode carries only MCP messages: they
+ * go to stderr while it loads and builds its provider.
+ */
+async function loadOidcProvider(): Promise<typeof import('oidc-provider')> {
+  return onStderr(() => import('oidc-provider'));
+}
+
+async function onStderr<T>(work: () => Promise<T> | T): Promise<T> {
+  const info = console.info;
+  console.info = console.error;
+  try {
+    return await work();
+  } finally {
+    console.info = info;
+  }
+}
+
+export async function createOAuthServer(db: Db, options: OAuthOptions, mcpPath: string): Promise<OAuthServer> {
+  const { default: Provider, errors } = await loadOidcProvider();
   const issuer = options.publicUrl.replace(/\/+$/, '');
   const resources = [`${issuer}/`, `${issuer}${mcpPath}`];
   // A signing key for the library's own use (ID tokens, which nothing here asks for): new each start, never written down.
@@ -115,7 +136,7 @@ export function createOAuthServer(db: Db, options: OAuthOptions, mcpPath: string
     } as never,
   };
   if (options.allowLoopbackClientMetadata) configuration.fetch = loopbackAllowingFetch;
-  const provider = new Provider(issuer, configuration);
+  const provider = await onStderr(() => new Provider(issuer, configuration));
   // Behind a tunnel or proxy the provider reads the request's scheme and host from X-Forwarded-*.
   if (!new URL(issuer).hostname.match(/^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/)) provider.proxy = true;
   const callback = provider.callback();

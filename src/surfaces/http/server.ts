@@ -74,7 +74,7 @@ export async function startHttpServer(db: Store, options: HttpOptions): Promise<
   const policy = originPolicy(options.host, port, [...(options.allowHosts ?? []), ...(publicUrl ? [new URL(publicUrl).host] : [])], options.allowOrigins);
   if (publicUrl) policy.ownOrigins.add(new URL(publicUrl).origin.toLowerCase());
   const limiter = options.rateLimit === null ? undefined : new RateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT);
-  const oauth = options.oauth === null ? undefined : createOAuthServer(db, { publicUrl: publicUrl ?? url, allowLoopbackClientMetadata: options.oauth?.allowLoopbackClientMetadata }, PATHS.mcp);
+  const oauth = options.oauth === null ? undefined : await createOAuthServer(db, { publicUrl: publicUrl ?? url, allowLoopbackClientMetadata: options.oauth?.allowLoopbackClientMetadata }, PATHS.mcp);
   const ctx = { db, service, dataDir: options.dataDir, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, baseUrl: url, oauth };
 
   const inFlight = new Set<Promise<void>>();
