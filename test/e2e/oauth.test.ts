@@ -173,7 +173,6 @@ it('runs the whole flow with the v2 SDK client: DCR, consent in chromium, PKCE, 
       document.querySelector('button[value=approve]').click();`;
     await chromium.loading(() => chromium.evaluate(fill));
     callback = await landed;
-    expect(await chromium.evaluate('location.href')).toBe(callback.href);
   } finally {
     await chromium.close();
   }

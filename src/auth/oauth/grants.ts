@@ -6,7 +6,8 @@
 import { ServiceError } from '../../core/errors.js';
 import type { Principal, Role } from '../../core/principal.js';
 import type { Db } from '../../store/db.js';
-import { listOAuthGrantRows, oauthGrantRow, revokeOAuthGrantRow, touchOAuthGrant, type OAuthGrantRow } from '../../store/oauth.js';
+import { insertOAuthGrant, listOAuthGrantRows, oauthGrantRow, revokeOAuthGrantRow, touchOAuthGrant, type OAuthGrantRow } from '../../store/oauth.js';
+import { vaultIdsAndNames } from '../../store/vaults.js';
 import { getKey } from '../keys.js';
 
 export interface GrantInfo {
@@ -37,6 +38,25 @@ function toInfo(row: OAuthGrantRow): GrantInfo {
     revokedAt: row.revoked_at,
     lastUsedAt: row.last_used_at,
   };
+}
+
+/** What the consent page offers: every vault of the store (the key's reach is checked when the person submits). */
+export function vaultChoices(db: Db): { id: string; name: string }[] {
+  return vaultIdsAndNames(db);
+}
+
+/** What a person approved on the consent page, under the library's grant id. */
+export function recordGrant(db: Db, g: { id: string; keyId: string; clientId: string; clientName: string; redirectHost: string; role: Role; vaults: string[] }): void {
+  insertOAuthGrant(db, {
+    id: g.id,
+    key_id: g.keyId,
+    client_id: g.clientId,
+    client_name: g.clientName,
+    redirect_host: g.redirectHost,
+    role: g.role,
+    vaults_json: JSON.stringify(g.vaults),
+    created_at: new Date().toISOString(),
+  });
 }
 
 export function listGrants(db: Db): GrantInfo[] {

@@ -32,6 +32,8 @@ const REFRESH_TOKEN_TTL_S = 30 * 24 * 60 * 60;
 export interface OAuthOptions {
   /** the URL clients reach this listener at: issuer and resource (https, or http on loopback) */
   publicUrl: string;
+  /** the listener sits behind a tunnel or proxy (--public-url): trust its X-Forwarded-* headers */
+  behindProxy?: boolean;
   /** test-only: fetch client ID metadata documents from loopback too (never on by default) */
   allowLoopbackClientMetadata?: boolean;
 }
@@ -138,7 +140,7 @@ export async function createOAuthServer(db: Db, options: OAuthOptions, mcpPath: 
   if (options.allowLoopbackClientMetadata) configuration.fetch = loopbackAllowingFetch;
   const provider = await onStderr(() => new Provider(issuer, configuration));
   // Behind a tunnel or proxy the provider reads the request's scheme and host from X-Forwarded-*.
-  if (!new URL(issuer).hostname.match(/^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/)) provider.proxy = true;
+  if (options.behindProxy) provider.proxy = true;
   const callback = provider.callback();
   deleteExpiredOAuthRecords(db);
 

@@ -93,7 +93,7 @@ const ROUTES: Route[] = [
       sendJson(res, 200, {
         name: 'Vault Knowledge and Actions Service (vault-tools local)',
         version: API_VERSION,
-        authentication: 'Bearer token: send "Authorization: Bearer <key>" on every request except GET /v1. Keys are personal (vault-tools keys create).',
+        authentication: 'Bearer token: send "Authorization: Bearer <key>" on every request except GET /v1. Keys are personal (vault-tools keys create); an OAuth access token of an approved client works too (see /.well-known/oauth-protected-resource, unless the listener runs with --no-oauth).',
         endpoints: { vaults: PATHS.vaults, tools: PATHS.tools, invokeTool: PATHS.invokeTool, openapi: PATHS.openapi, mcp: PATHS.mcp },
       }, ctx.requestId),
   },

@@ -17,7 +17,7 @@ import { applyCors, checkHostAndOrigin, originPolicy, requestIdOf, type OriginPo
 import { sendError } from './respond.js';
 import { matchRoute, type RouteContext } from './routes.js';
 import { CONSENT_PATH, createOAuthServer, OAUTH_SCOPE, type OAuthServer } from '../../auth/oauth/server.js';
-import { handleConsent } from '../../auth/oauth/consent.js';
+import { handleConsent } from './consent.js';
 import { GRANT_ID_PREFIX, grantPrincipal } from '../../auth/oauth/grants.js';
 import { PATHS } from '../../core/rest-paths.js';
 
@@ -74,7 +74,7 @@ export async function startHttpServer(db: Store, options: HttpOptions): Promise<
   const policy = originPolicy(options.host, port, [...(options.allowHosts ?? []), ...(publicUrl ? [new URL(publicUrl).host] : [])], options.allowOrigins);
   if (publicUrl) policy.ownOrigins.add(new URL(publicUrl).origin.toLowerCase());
   const limiter = options.rateLimit === null ? undefined : new RateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT);
-  const oauth = options.oauth === null ? undefined : await createOAuthServer(db, { publicUrl: publicUrl ?? url, allowLoopbackClientMetadata: options.oauth?.allowLoopbackClientMetadata }, PATHS.mcp);
+  const oauth = options.oauth === null ? undefined : await createOAuthServer(db, { publicUrl: publicUrl ?? url, behindProxy: publicUrl !== undefined, allowLoopbackClientMetadata: options.oauth?.allowLoopbackClientMetadata }, PATHS.mcp);
   const ctx = { db, service, dataDir: options.dataDir, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, baseUrl: url, oauth };
 
   const inFlight = new Set<Promise<void>>();

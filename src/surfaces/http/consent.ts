@@ -1,5 +1,5 @@
 /**
- * The consent page: a server-rendered form (no script, no CDN) that names the client and the host its
+ * The OAuth consent page (docs/oauth.md): a server-rendered form (no script, no CDN) that names the client and the host its
  * redirect goes to, asks for a key of this store (proof the person holds one; pasted, never kept by the
  * page), and lets them pick the vaults (a subset of the key's) and, for a manager key only, manager actions.
  * CSRF: the form carries an HMAC of the interaction id under a per-process secret, and the interaction
@@ -11,12 +11,11 @@ import type Provider from 'oidc-provider';
 import { ServiceError } from '../../core/errors.js';
 import type { Principal } from '../../core/principal.js';
 import { log } from '../../log.js';
-import type { Db } from '../../store/db.js';
-import { insertOAuthGrant } from '../../store/oauth.js';
-import { vaultIdsAndNames } from '../../store/vaults.js';
-import { readBody } from '../../surfaces/http/body.js';
-import { authenticate } from '../keys.js';
-import { OAUTH_SCOPE } from './server.js';
+import type { Store } from '../../service/open.js';
+import { readBody } from './body.js';
+import { authenticate } from '../../auth/keys.js';
+import { OAUTH_SCOPE } from '../../auth/oauth/server.js';
+import { recordGrant, vaultChoices } from '../../auth/oauth/grants.js';
 
 const CONSENT_BODY_LIMIT = 16 * 1024;
 const secret = randomBytes(32);
@@ -104,7 +103,7 @@ function checkChoice(principal: Principal, vaults: string[], manager: boolean): 
 }
 
 /** GET and POST /oauth/consent/{uid}. */
-export async function handleConsent(db: Db, provider: Provider, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function handleConsent(db: Store, provider: Provider, req: IncomingMessage, res: ServerResponse): Promise<void> {
   let c: ConsentRequest;
   try {
     c = await consentRequest(provider, req, res);
@@ -114,7 +113,7 @@ export async function handleConsent(db: Db, provider: Provider, req: IncomingMes
     res.writeHead(400, { ...PAGE_HEADERS, 'Content-Length': Buffer.byteLength(html) });
     return void res.end(html);
   }
-  const vaults = vaultIdsAndNames(db);
+  const vaults = vaultChoices(db);
   if (req.method === 'GET') return page(res, 200, c, vaults);
   if (req.method !== 'POST') throw new ServiceError('method_not_allowed', `${req.method} is not allowed on the consent page; use GET or POST.`);
   const form = new URLSearchParams((await readBody(req, CONSENT_BODY_LIMIT)).toString('utf8'));
@@ -135,16 +134,7 @@ export async function handleConsent(db: Db, provider: Provider, req: IncomingMes
   grant.addOIDCScope(c.scope.split(' ').filter((s) => s === 'offline_access' || s === OAUTH_SCOPE).join(' '));
   grant.addResourceScope(c.resource || `${provider.issuer}/`, OAUTH_SCOPE);
   const grantId = await grant.save();
-  insertOAuthGrant(db, {
-    id: grantId,
-    key_id: principal.keyId,
-    client_id: c.clientId,
-    client_name: c.clientName,
-    redirect_host: c.redirectHost,
-    role: choice.role,
-    vaults_json: JSON.stringify(choice.vaults),
-    created_at: new Date().toISOString(),
-  });
+  recordGrant(db, { id: grantId, keyId: principal.keyId, clientId: c.clientId, clientName: c.clientName, redirectHost: c.redirectHost, role: choice.role, vaults: choice.vaults });
   log.info(`OAuth: ${principal.keyId} approved ${c.clientName} (${c.clientId}) for ${choice.vaults.join(', ')} as ${choice.role}`);
   await provider.interactionFinished(req, res, { login: { accountId: principal.keyId }, consent: { grantId } }, { mergeWithLastSubmission: false });
 }
