@@ -268,6 +268,19 @@ describe('hostile cases: the right OAuth error and nothing granted', () => {
     expect(await res!.text()).toContain('redirect_uri');
   });
 
+  it('gives manager actions only when a manager key ticked them', async () => {
+    const call = (token: string) =>
+      fetch(`${server.url}/v1/tools/resolve_conflict`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ vault: vaults[0], conflictId: 'no-such-conflict', status: 'resolved' }) });
+    const tokenOf = async (manager: boolean) => {
+      const { verifier, challenge } = pkce();
+      const done = await new Browser().consent(authorizeUrl(clientId, { code_challenge: challenge }), server.url, { key: store.ownerKey, vaults: [vaults[0]!], manager });
+      const code = new URL(done.url).searchParams.get('code')!;
+      return ((await (await exchange(clientId, code, verifier)).json()) as OAuthTokens).access_token;
+    };
+    expect((await call(await tokenOf(false))).status).toBe(403); // the owner key is a manager key, but the box was not ticked
+    expect((await call(await tokenOf(true))).status).toBe(404); // past the manager check: the conflict is unknown
+  });
+
   it('sends the client back with access_denied when the person denies', async () => {
     const browser = new Browser();
     const opened = await browser.follow(authorizeUrl(clientId, { code_challenge: pkce().challenge }), server.url);
