@@ -10,7 +10,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
 import type { Configuration } from 'oidc-provider';
-import { ServiceError } from '../../core/errors.js';
+import { quoted, ServiceError } from '../../core/errors.js';
 import type { Principal } from '../../core/principal.js';
 import type { Db } from '../../store/db.js';
 import { deleteExpiredOAuthRecords } from '../../store/oauth.js';
@@ -130,7 +130,7 @@ export async function createOAuthServer(db: Db, options: OAuthOptions, mcpPath: 
         useGrantedResource: async () => true,
         getResourceServerInfo: async (_ctx: unknown, indicator: string) => {
           if (!resources.includes(indicator)) {
-            throw new errors.InvalidTarget(`this server issues tokens only for ${resources.join(' and ')}, not for "${indicator.slice(0, 200)}"`);
+            throw new errors.InvalidTarget(`this server issues tokens only for ${resources.join(' and ')}, not for ${quoted(indicator)}`);
           }
           return { scope: OAUTH_SCOPE, audience: indicator, accessTokenFormat: 'opaque', accessTokenTTL: ACCESS_TOKEN_TTL_S };
         },

@@ -8,7 +8,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
-import { ServiceError } from '../../core/errors.js';
+import { quoted, ServiceError } from '../../core/errors.js';
 import type { Principal } from '../../core/principal.js';
 import { log } from '../../log.js';
 import type { Store } from '../../service/open.js';
@@ -97,7 +97,7 @@ ${vaultBoxes || '<p>This store has no vaults yet.</p>'}</fieldset>
 function checkChoice(principal: Principal, vaults: string[], manager: boolean): { error: string } | { vaults: string[]; role: 'member' | 'manager' } {
   if (!vaults.length) return { error: 'Pick at least one vault.' };
   const outside = vaults.filter((v) => !principal.allVaults && !principal.vaultIds.has(v));
-  if (outside.length) return { error: `Your key does not reach ${outside.map((v) => `"${v}"`).join(', ')}; a client can get only vaults your key reaches.` };
+  if (outside.length) return { error: `Your key does not reach ${outside.map(quoted).join(', ')}; a client can get only vaults your key reaches.` };
   if (manager && principal.role !== 'manager') return { error: 'Manager actions need a manager key; yours is a member key.' };
   return { vaults, role: manager ? 'manager' : 'member' };
 }
