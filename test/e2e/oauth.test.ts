@@ -217,6 +217,7 @@ it('runs the whole flow with the v2 SDK client: DCR, consent in chromium, PKCE, 
   expect(((await reused.json()) as { error: string }).error).toBe('invalid_grant');
   expect((await get('/v1/vaults', next.access_token)).status).toBe(401);
   expect((await form('/oauth/token', { grant_type: 'refresh_token', client_id: clientId, refresh_token: next.refresh_token! })).status).toBe(400);
+  expect(cli(['keys', 'list', '--data-dir', store.dir])).toMatch(/"Test MCP Client"[^\n]*REVOKED/);
 
   // A new grant, ended by the revocation endpoint, then another ended by `keys revoke`.
   const a = await approvedCode(clientId, store.memberKey(one), [one]);
