@@ -282,6 +282,15 @@ describe('hostile cases: the right OAuth error and nothing granted', () => {
     expect((await call(await tokenOf(true))).status).toBe(404); // past the manager check: the conflict is unknown
   });
 
+  it('asks again on every authorization: a browser that approved once approves nothing on its own', async () => {
+    const browser = new Browser();
+    const first = await browser.consent(authorizeUrl(clientId, { code_challenge: pkce().challenge }), server.url, { key: store.ownerKey, vaults: [vaults[0]!] });
+    expect(new URL(first.url).searchParams.get('code')).toBeTruthy();
+    const again = await browser.follow(authorizeUrl(clientId, { code_challenge: pkce().challenge }), server.url);
+    expect(again.url).toContain('/oauth/consent/');
+    expect(await again.res!.text()).toContain('Prove you hold a key of this store');
+  });
+
   it('sends the client back with access_denied when the person denies', async () => {
     const browser = new Browser();
     const opened = await browser.follow(authorizeUrl(clientId, { code_challenge: pkce().challenge }), server.url);
