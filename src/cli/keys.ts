@@ -1,10 +1,14 @@
 import type { Command } from 'commander';
 import { createKey, listKeys, resolveVaultGrants, revokeKey, type KeyInfo } from '../auth/keys.js';
 import { ServiceError } from '../core/errors.js';
+import { GRANT_ID_PREFIX, listGrants, revokeGrant, type GrantInfo } from '../auth/oauth/grants.js';
 import { CliError, openStore, resolveDataDir } from './context.js';
 
 const describe = (k: KeyInfo) =>
   `${k.id}  ${k.prefix}…  ${k.role.padEnd(7)}  vaults: ${k.vaults === '*' ? 'all' : k.vaults.join(', ') || 'none'}  "${k.name}"${k.revokedAt ? `  REVOKED ${k.revokedAt}` : ''}${k.expiresAt ? `  expires ${k.expiresAt}` : ''}`;
+
+const describeGrant = (g: GrantInfo) =>
+  `${g.id}  OAuth  "${g.clientName}" (client ${g.clientId}, redirects to ${g.redirectHost})  approved with ${g.keyId}  ${g.role}  vaults: ${g.vaults.join(', ')}  last used ${g.lastUsedAt ?? 'never'}${g.revokedAt ? `  REVOKED ${g.revokedAt}` : ''}`;
 
 export function register(program: Command): void {
   const keys = program.command('keys').description('personal keys: create, list, revoke (stored hashed)');
@@ -52,28 +56,30 @@ export function register(program: Command): void {
 
   keys
     .command('list')
-    .description('list keys (never their secret)')
+    .description('list keys and the OAuth grants people approved with them (never a secret)')
     .option('--json', 'print JSON')
     .option(...dataDirOption)
     .action((opts: { json?: boolean; dataDir?: string }) => {
       const { dir, why } = resolveDataDir(opts.dataDir);
       const db = openStore(dir, why);
       const all = listKeys(db);
+      const grants = listGrants(db);
       db.close();
-      process.stdout.write(opts.json ? `${JSON.stringify(all, null, 2)}\n` : `${all.map(describe).join('\n') || 'no keys'}\n`);
+      if (opts.json) return void process.stdout.write(`${JSON.stringify([...all, ...grants.map((g) => ({ kind: 'oauth_grant', ...g }))], null, 2)}\n`);
+      process.stdout.write(`${[...all.map(describe), ...grants.map(describeGrant)].join('\n') || 'no keys'}\n`);
     });
 
   keys
     .command('revoke')
-    .description('revoke a key at once')
-    .argument('<id>', 'the key id (key_…), from keys list')
+    .description('revoke a key, or an OAuth grant and all its tokens, at once')
+    .argument('<id>', 'the key id (key_…) or grant id (grant_…), from keys list')
     .option(...dataDirOption)
     .action((id: string, opts: { dataDir?: string }) => {
       const { dir, why } = resolveDataDir(opts.dataDir);
       const db = openStore(dir, why);
       try {
-        const info = revokeKey(db, id);
-        process.stderr.write(`revoked ${describe(info)}\n`);
+        if (id.startsWith(GRANT_ID_PREFIX)) process.stderr.write(`revoked ${describeGrant(revokeGrant(db, id))}\n`);
+        else process.stderr.write(`revoked ${describe(revokeKey(db, id))}\n`);
       } catch (err) {
         if (err instanceof ServiceError) throw new CliError(err.message);
         throw err;

@@ -28,6 +28,9 @@ export interface ServeOptions {
   readOnly?: boolean;
   tools: string[];
   excludeTools: string[];
+  /** false with --no-oauth */
+  oauth: boolean;
+  publicUrl?: string;
   /** serve only: sync with the configured remote every this many minutes */
   syncEvery?: string;
 }
@@ -47,7 +50,9 @@ export function addServeOptions(cmd: Command): Command {
     .option('--no-index', 'do not build the transcript vector index in the background (search then uses words until `reindex`)')
     .option('--read-only', 'offer only the tools that change nothing (no action tools)')
     .option('--tools <names>', 'offer only these tools (comma-separated, repeatable)', collect, [] as string[])
-    .option('--exclude-tools <names>', 'offer all tools but these (comma-separated, repeatable)', collect, [] as string[]);
+    .option('--exclude-tools <names>', 'offer all tools but these (comma-separated, repeatable)', collect, [] as string[])
+    .option('--no-oauth', 'with --http: accept keys only (no OAuth authorization server, no access tokens)')
+    .option('--public-url <url>', 'with --http: the https URL clients reach this listener at (a tunnel or proxy): the OAuth issuer and resource');
 }
 
 /** `[host:]port`, with IPv6 hosts in brackets. */
@@ -61,6 +66,19 @@ export function parseListen(value: string): { host: string; port: number } {
 /** Whether a listen host is this machine only; a name other than localhost may resolve to anything. */
 function isLoopback(host: string): boolean {
   return /^(localhost|127(\.\d{1,3}){3}|::1|::ffff:127(\.\d{1,3}){3})$/i.test(host);
+}
+
+/** `--public-url`: https (a tunnel or proxy in front), or http on loopback; an origin, no path. */
+function parsePublicUrl(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const url = URL.parse(value.trim());
+  if (!url || !/^https?:$/.test(url.protocol) || url.username || url.password || url.search || url.hash || (url.pathname !== '/' && url.pathname !== '')) {
+    throw new CliError(`--public-url "${value}": expected the https origin clients reach this listener at, e.g. https://vault.example.com (no path)`, 2);
+  }
+  if (url.protocol === 'http:' && !isLoopback(url.hostname.replace(/^\[|\]$/g, ''))) {
+    throw new CliError(`--public-url "${value}": OAuth needs https except on loopback; give the tunnel's https URL`, 2);
+  }
+  return url.origin;
 }
 
 function positiveInt(name: string, value: string, allowZero = false): number {
@@ -90,6 +108,12 @@ export async function serveStore(db: Store, dataDir: string, opts: ServeOptions)
   if (opts.http) {
     const { host, port } = parseListen(opts.http);
     const perSecond = positiveInt('--rate-limit', opts.rateLimit, true);
+    const publicUrl = parsePublicUrl(opts.publicUrl);
+    // The issuer is https except on loopback: on a network address without --public-url, OAuth stays off.
+    const oauthOn = opts.oauth !== false && (publicUrl !== undefined || isLoopback(host));
+    if (opts.oauth !== false && !oauthOn) {
+      process.stderr.write(`vault-tools: OAuth is off: --http ${host} is not loopback and an authorization server must be reached over https; pass --public-url https://… (the tunnel or proxy in front), or --no-oauth to silence this\n`);
+    }
     try {
       listener = await startHttpServer(db, {
         host,
@@ -100,6 +124,7 @@ export async function serveStore(db: Store, dataDir: string, opts: ServeOptions)
         maxBodyBytes: positiveInt('--max-body', opts.maxBody),
         rateLimit: perSecond === 0 ? null : { perSecond, burst: perSecond * 2 },
         service: serviceOptions,
+        oauth: !oauthOn ? null : { publicUrl, allowLoopbackClientMetadata: process.env.VAULT_TOOLS_TEST_LOOPBACK_CLIENT_METADATA === '1' },
       });
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
@@ -114,7 +139,7 @@ export async function serveStore(db: Store, dataDir: string, opts: ServeOptions)
       );
     }
     process.stderr.write(
-      `vault-tools: REST API on ${listener.url}${PATHS.index} (OpenAPI ${listener.url}${PATHS.openapi}, MCP ${listener.url}${PATHS.mcp}); send Authorization: Bearer <key>\n`,
+      `vault-tools: REST API on ${listener.url}${PATHS.index} (OpenAPI ${listener.url}${PATHS.openapi}, MCP ${listener.url}${PATHS.mcp}); send Authorization: Bearer <key>${!oauthOn ? '' : ', or an OAuth access token (authorization server ' + (publicUrl ?? listener.url) + ')'}\n`,
     );
   }
   const indexingOn = opts.index && process.env.VAULT_TOOLS_INDEX !== 'off';

@@ -632,4 +632,35 @@ CREATE TABLE IF NOT EXISTS search_versions (
     if (!columns.includes('idempotency_key')) db.exec('ALTER TABLE outbox ADD COLUMN idempotency_key TEXT; UPDATE outbox SET idempotency_key = idempotency_id;');
     db.exec('CREATE UNIQUE INDEX IF NOT EXISTS outbox_idempotency_key ON outbox(key_id, idempotency_key) WHERE idempotency_key IS NOT NULL;');
   },
+  /* 10 (issue 33): OAuth. oauth_records holds what the authorization server (oidc-provider) keeps: codes,
+     tokens, sessions, interactions, clients registered dynamically. A record is found by the SHA-256 of its id,
+     so a token value is never stored (an opaque token's id is the token itself). oauth_grants is what a person
+     approved on the consent page: which key approved it, the vaults and role it carries; a token is worth no
+     more than its grant and its grant no more than its key. */
+  `CREATE TABLE IF NOT EXISTS oauth_records (
+  model TEXT NOT NULL,
+  id_hash TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  grant_id TEXT,
+  uid TEXT,
+  user_code TEXT,
+  expires_at INTEGER,              -- ms since the epoch; NULL never
+  consumed_at INTEGER,
+  PRIMARY KEY (model, id_hash)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS oauth_records_grant ON oauth_records(grant_id) WHERE grant_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS oauth_records_uid ON oauth_records(model, uid) WHERE uid IS NOT NULL;
+CREATE TABLE IF NOT EXISTS oauth_grants (
+  id TEXT PRIMARY KEY,             -- oidc-provider's grant id
+  key_id TEXT NOT NULL REFERENCES api_keys(id) ON DELETE CASCADE,
+  client_id TEXT NOT NULL,
+  client_name TEXT NOT NULL,
+  redirect_host TEXT NOT NULL,
+  role TEXT NOT NULL CHECK (role IN ('member', 'manager')),
+  vaults_json TEXT NOT NULL,       -- the approved vault ids, a JSON array
+  created_at TEXT NOT NULL,
+  revoked_at TEXT,
+  last_used_at TEXT
+);
+`,
 ];

@@ -20,6 +20,6 @@ export function sendJsonText(res: ServerResponse, status: number, payload: strin
 
 export function sendError(res: ServerResponse, requestId: string, code: ErrorCode, message: string, headers: Record<string, string> = {}): void {
   const extra: Record<string, string> = { ...headers };
-  if (code === 'unauthorized') extra['WWW-Authenticate'] = 'Bearer realm="vault-tools"';
+  if (code === 'unauthorized') extra['WWW-Authenticate'] ??= 'Bearer realm="vault-tools"';
   sendJson(res, ERROR_CODES[code], { error: { code, message, requestId } }, requestId, extra);
 }

@@ -2,7 +2,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { authenticate } from '../../auth/keys.js';
 import type { Principal } from '../../core/principal.js';
 import { quoted, ServiceError } from '../../core/errors.js';
 import type { InvokeResult, Service } from '../../service/invoke.js';
@@ -26,6 +25,8 @@ export interface RouteContext {
   maxBodyBytes: number;
   baseUrl: string;
   principal: Principal;
+  /** the caller's principal read again now (a key or grant revoked meanwhile is refused) */
+  currentPrincipal(): Principal;
   params: Record<string, string>;
   requestId: string;
   /** charges the key's rate limit for an MCP batch of this many messages (the request paid for one) */
@@ -92,7 +93,7 @@ const ROUTES: Route[] = [
       sendJson(res, 200, {
         name: 'Vault Knowledge and Actions Service (vault-tools local)',
         version: API_VERSION,
-        authentication: 'Bearer token: send "Authorization: Bearer <key>" on every request except GET /v1. Keys are personal (vault-tools keys create).',
+        authentication: 'Bearer token: send "Authorization: Bearer <key>" on every request except GET /v1. Keys are personal (vault-tools keys create); an OAuth access token of an approved client works too (see /.well-known/oauth-protected-resource, unless the listener runs with --no-oauth).',
         endpoints: { vaults: PATHS.vaults, tools: PATHS.tools, invokeTool: PATHS.invokeTool, openapi: PATHS.openapi, mcp: PATHS.mcp },
       }, ctx.requestId),
   },
@@ -170,7 +171,6 @@ const ROUTES: Route[] = [
     auth: true,
     streams: true,
     handle: async (req, res, ctx) => {
-      const key = req.headers.authorization!.replace(/^Bearer\s+/i, '').trim();
       const raw = await readBody(req, ctx.maxBodyBytes);
       let body: unknown;
       try {
@@ -183,7 +183,7 @@ const ROUTES: Route[] = [
       // SDK still accepts batches for every version it speaks (2025-03-26 clients may send them), and
       // counting keeps those clients working while closing the bypass.
       if (Array.isArray(body)) ctx.chargeBatch(body.length);
-      await handleMcpHttp(ctx.service, () => authenticate(ctx.db, key), req, res, body, ctx.requestId);
+      await handleMcpHttp(ctx.service, ctx.currentPrincipal, req, res, body, ctx.requestId);
     },
   },
   {

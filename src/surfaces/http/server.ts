@@ -16,6 +16,10 @@ import { DEFAULT_MAX_BODY_BYTES } from './body.js';
 import { applyCors, checkHostAndOrigin, originPolicy, requestIdOf, type OriginPolicy } from './guard.js';
 import { sendError } from './respond.js';
 import { matchRoute, type RouteContext } from './routes.js';
+import { CONSENT_PATH, createOAuthServer, OAUTH_SCOPE, type OAuthServer } from '../../auth/oauth/server.js';
+import { handleConsent } from './consent.js';
+import { GRANT_ID_PREFIX, grantPrincipal } from '../../auth/oauth/grants.js';
+import { PATHS } from '../../core/rest-paths.js';
 
 export interface HttpOptions {
   host: string;
@@ -27,6 +31,8 @@ export interface HttpOptions {
   /** null turns rate limiting off */
   rateLimit?: RateLimit | null;
   service?: Omit<ServiceOptions, 'baseUrl' | 'dataDir'>;
+  /** the OAuth authorization server (on unless null): its public URL when clients reach the listener through a tunnel or proxy */
+  oauth?: { publicUrl?: string; allowLoopbackClientMetadata?: boolean } | null;
 }
 
 export interface HttpListener {
@@ -63,9 +69,13 @@ export async function startHttpServer(db: Store, options: HttpOptions): Promise<
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
   const url = `http://${hostForUrl}:${port}`;
   const service = new Service(db, { ...options.service, baseUrl: url, dataDir: options.dataDir });
-  const policy = originPolicy(options.host, port, options.allowHosts, options.allowOrigins);
+  const publicUrl = options.oauth?.publicUrl?.replace(/\/+$/, '');
+  // Behind a tunnel the public host is this listener's too: requests arrive with it in Host and Origin.
+  const policy = originPolicy(options.host, port, [...(options.allowHosts ?? []), ...(publicUrl ? [new URL(publicUrl).host] : [])], options.allowOrigins);
+  if (publicUrl) policy.ownOrigins.add(new URL(publicUrl).origin.toLowerCase());
   const limiter = options.rateLimit === null ? undefined : new RateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT);
-  const ctx = { db, service, dataDir: options.dataDir, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, baseUrl: url };
+  const oauth = options.oauth === null ? undefined : await createOAuthServer(db, { publicUrl: publicUrl ?? url, behindProxy: publicUrl !== undefined, allowLoopbackClientMetadata: options.oauth?.allowLoopbackClientMetadata }, PATHS.mcp);
+  const ctx = { db, service, dataDir: options.dataDir, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, baseUrl: url, oauth };
 
   const inFlight = new Set<Promise<void>>();
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -94,24 +104,39 @@ export async function startHttpServer(db: Store, options: HttpOptions): Promise<
 async function handle(
   req: IncomingMessage,
   res: ServerResponse,
-  base: Omit<RouteContext, 'principal' | 'params' | 'requestId' | 'chargeBatch'>,
+  base: Omit<RouteContext, 'principal' | 'currentPrincipal' | 'params' | 'requestId' | 'chargeBatch'> & { oauth?: OAuthServer },
   policy: OriginPolicy,
   limiter: RateLimiter | undefined,
 ): Promise<void> {
   const requestId = requestIdOf(req);
+  let presentedToken = false;
   try {
     checkHostAndOrigin(req, policy);
     if (applyCors(req, res, policy, requestId)) return;
     const path = pathOf(req.url ?? '/');
+    if (base.oauth) {
+      if (path.startsWith(CONSENT_PATH)) return await handleConsent(base.db, base.oauth.provider, req, res);
+      if (await base.oauth.handle(req, res, path)) return;
+    }
     const match = matchRoute(req.method ?? 'GET', path);
     if (match.kind === 'no-route') throw new ServiceError('route_not_found', `No route ${req.method} ${path}. The API index is GET /v1.`);
     if (match.kind === 'no-method') {
       return sendError(res, requestId, 'method_not_allowed', `${req.method} is not allowed on ${path}; use ${match.allow.join(' or ')}.`, { Allow: match.allow.join(', ') });
     }
     let principal: Principal | undefined;
+    let currentPrincipal: () => Principal = () => principal!;
     let chargeBatch: (messages: number) => void = () => {};
     if (match.route.auth) {
-      principal = authenticate(base.db, bearer(req));
+      const credential = bearer(req);
+      if (base.oauth && credential && !credential.startsWith(KEY_PREFIX)) {
+        presentedToken = true;
+        principal = await base.oauth.principalOf(credential);
+        const grantId = principal.keyId.slice(GRANT_ID_PREFIX.length);
+        currentPrincipal = () => grantPrincipal(base.db, grantId);
+      } else {
+        principal = authenticate(base.db, credential);
+        currentPrincipal = () => authenticate(base.db, credential);
+      }
       try {
         charge(limiter, principal.keyId, 1);
       } finally {
@@ -123,13 +148,17 @@ async function handle(
     // Routes that write their own responses (files, MCP) get the request id header here; JSON ones send it with their body.
     if (match.route.streams) res.setHeader('X-Request-Id', requestId);
     const { db, service, dataDir, maxBodyBytes, baseUrl } = base;
-    await match.route.handle(req, res, { db, service, dataDir, maxBodyBytes, baseUrl, principal: principal!, params: match.params, requestId, chargeBatch });
+    await match.route.handle(req, res, { db, service, dataDir, maxBodyBytes, baseUrl, principal: principal!, currentPrincipal, params: match.params, requestId, chargeBatch });
   } catch (err) {
     if (res.headersSent) {
       log.error(`request ${requestId} failed after its response started`, err);
       res.destroy();
     } else if (err instanceof RateLimited) {
       sendError(res, requestId, err.code, err.message, { 'Retry-After': String(err.retryAfter) });
+    } else if (err instanceof ServiceError && err.code === 'unauthorized' && base.oauth) {
+      // RFC 9728 §5.1: the challenge names where a client finds how to get a token (MCP authorization).
+      const error = presentedToken ? ', error="invalid_token"' : '';
+      sendError(res, requestId, err.code, err.message, { 'WWW-Authenticate': `Bearer resource_metadata="${base.oauth.resourceMetadataUrl}", scope="${OAUTH_SCOPE}"${error}` });
     } else if (err instanceof ServiceError) {
       // A body we refused to read must not be drained into the next request of a keep-alive socket.
       sendError(res, requestId, err.code, err.message, err.code === 'payload_too_large' ? { Connection: 'close' } : {});
@@ -177,6 +206,9 @@ function batchCharger(limiter: RateLimiter | undefined, keyId: string): (message
     charge(limiter, keyId, messages - 1, messages);
   };
 }
+
+/** Personal keys start so; any other bearer credential is taken for an OAuth access token. */
+const KEY_PREFIX = 'vt_';
 
 function bearer(req: IncomingMessage): string | undefined {
   const header = req.headers.authorization;

@@ -1,0 +1,201 @@
+/**
+ * The listener as its own OAuth authorization server, on oidc-provider (panva's OpenID-certified
+ * implementation): authorization code with PKCE (S256 only), refresh tokens rotated with reuse detection
+ * (a reused refresh token revokes its whole grant), revocation (RFC 7009), `iss` in the authorization
+ * response (RFC 9207), resource indicators (RFC 8707), dynamic registration (RFC 7591) and client ID
+ * metadata documents (fetched with the library's SSRF guard: https, public addresses, 5 KB, cached).
+ * Nothing here formats a token or signs anything by hand. Its endpoints live under /oauth/.
+ */
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type Provider from 'oidc-provider';
+import type { Configuration } from 'oidc-provider';
+import { quoted, ServiceError } from '../../core/errors.js';
+import type { Principal } from '../../core/principal.js';
+import type { Db } from '../../store/db.js';
+import { deleteExpiredOAuthRecords } from '../../store/oauth.js';
+import { getKey } from '../keys.js';
+import { sqliteAdapter } from './adapter.js';
+import { grantPrincipal } from './grants.js';
+
+export const OAUTH_PREFIX = '/oauth/';
+export const CONSENT_PATH = '/oauth/consent/';
+export const PRM_PATH = '/.well-known/oauth-protected-resource';
+const AS_METADATA_PATH = '/.well-known/oauth-authorization-server';
+const OIDC_DISCOVERY_PATH = '/.well-known/openid-configuration';
+/** The one scope a grant carries; what it reaches (vaults, role) is what the person picked on the consent page. */
+export const OAUTH_SCOPE = 'vaults';
+
+export const ACCESS_TOKEN_TTL_S = 60 * 60;
+const REFRESH_TOKEN_TTL_S = 30 * 24 * 60 * 60;
+
+export interface OAuthOptions {
+  /** the URL clients reach this listener at: issuer and resource (https, or http on loopback) */
+  publicUrl: string;
+  /** the listener sits behind a tunnel or proxy (--public-url): trust its X-Forwarded-* headers */
+  behindProxy?: boolean;
+  /** test-only: fetch client ID metadata documents from loopback too (never on by default) */
+  allowLoopbackClientMetadata?: boolean;
+}
+
+export interface OAuthServer {
+  provider: Provider;
+  issuer: string;
+  /** this listener's resource identifiers (RFC 8707): the whole API, and the MCP endpoint */
+  resources: string[];
+  /** the PRM URL that every 401 names */
+  resourceMetadataUrl: string;
+  /** answers the request when it is an OAuth one (metadata, authorize, token…); false when it is not */
+  handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean>;
+  /** the principal of an access token issued here, or 401 */
+  principalOf(token: string): Promise<Principal>;
+}
+
+/**
+ * oidc-provider (and koa under it), loaded on the first listener that wants it: stdio start-up never pays for it.
+ * Its notices are written with console.info, to stdout, which in stdio mode carries only MCP messages: they
+ * go to stderr while it loads and builds its provider.
+ */
+async function loadOidcProvider(): Promise<typeof import('oidc-provider')> {
+  return onStderr(() => import('oidc-provider'));
+}
+
+async function onStderr<T>(work: () => Promise<T> | T): Promise<T> {
+  const info = console.info;
+  console.info = console.error;
+  try {
+    return await work();
+  } finally {
+    console.info = info;
+  }
+}
+
+export async function createOAuthServer(db: Db, options: OAuthOptions, mcpPath: string): Promise<OAuthServer> {
+  const { default: Provider, errors } = await loadOidcProvider();
+  const issuer = options.publicUrl.replace(/\/+$/, '');
+  const resources = [`${issuer}/`, `${issuer}${mcpPath}`];
+  // A signing key for the library's own use (ID tokens, which nothing here asks for): new each start, never written down.
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const configuration: Configuration = {
+    adapter: sqliteAdapter(db),
+    clients: [],
+    findAccount: async (_ctx, id) => (getKey(db, id)?.revokedAt === null ? { accountId: id, claims: async () => ({ sub: id }) } : undefined),
+    cookies: { keys: [randomBytes(32).toString('base64url')] },
+    jwks: { keys: [{ ...privateKey.export({ format: 'jwk' }), alg: 'ES256', use: 'sig' }] as never },
+    enabledJWA: { idTokenSigningAlgValues: ['ES256'] } as never,
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      id_token_signed_response_alg: 'ES256',
+    },
+    responseTypes: ['code'],
+    scopes: ['offline_access', OAUTH_SCOPE],
+    routes: {
+      authorization: '/oauth/authorize',
+      token: '/oauth/token',
+      revocation: '/oauth/revoke',
+      registration: '/oauth/register',
+      jwks: '/oauth/jwks',
+      end_session: '/oauth/logout',
+      userinfo: '/oauth/userinfo',
+      introspection: '/oauth/introspect',
+      pushed_authorization_request: '/oauth/par',
+    },
+    pkce: { required: () => true },
+    ttl: {
+      AccessToken: ACCESS_TOKEN_TTL_S,
+      AuthorizationCode: 60,
+      RefreshToken: REFRESH_TOKEN_TTL_S,
+      Interaction: 10 * 60,
+      Session: 10 * 60,
+      Grant: REFRESH_TOKEN_TTL_S,
+    },
+    // Every authorization asks the person: a browser session never approves a client on its own.
+    loadExistingGrant: async (ctx) => {
+      const grantId = ctx.oidc.result?.consent?.grantId;
+      return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
+    },
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    expiresWithSession: async () => false,
+    interactions: { url: (_ctx, interaction) => `${CONSENT_PATH}${interaction.uid}` },
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: true },
+      revocation: { enabled: true },
+      clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async () => resources[0]!,
+        useGrantedResource: async () => true,
+        getResourceServerInfo: async (_ctx: unknown, indicator: string) => {
+          if (!resources.includes(indicator)) {
+            throw new errors.InvalidTarget(`this server issues tokens only for ${resources.join(' and ')}, not for ${quoted(indicator)}`);
+          }
+          return { scope: OAUTH_SCOPE, audience: indicator, accessTokenFormat: 'opaque', accessTokenTTL: ACCESS_TOKEN_TTL_S };
+        },
+      },
+    } as never,
+  };
+  if (options.allowLoopbackClientMetadata) configuration.fetch = loopbackAllowingFetch;
+  const provider = await onStderr(() => new Provider(issuer, configuration));
+  // Behind a tunnel or proxy the provider reads the request's scheme and host from X-Forwarded-*.
+  if (options.behindProxy) provider.proxy = true;
+  const callback = provider.callback();
+  deleteExpiredOAuthRecords(db);
+
+  const prm = (resource: string) => ({
+    resource,
+    authorization_servers: [issuer],
+    scopes_supported: [OAUTH_SCOPE],
+    bearer_methods_supported: ['header'],
+    resource_name: 'vault-tools',
+    resource_documentation: `${issuer}/v1/docs`,
+  });
+
+  return {
+    provider,
+    issuer,
+    resources,
+    resourceMetadataUrl: `${issuer}${PRM_PATH}`,
+    async handle(req, res, path) {
+      if (path === PRM_PATH || path === `${PRM_PATH}/`) return sendMetadata(res, prm(resources[0]!));
+      if (path === `${PRM_PATH}${mcpPath}`) return sendMetadata(res, prm(resources[1]!));
+      if (path === AS_METADATA_PATH) req.url = OIDC_DISCOVERY_PATH; // the same document (RFC 8414 and OIDC discovery)
+      else if (path !== OIDC_DISCOVERY_PATH && !path.startsWith(OAUTH_PREFIX)) return false;
+      await new Promise<void>((resolve) => {
+        res.once('close', resolve);
+        res.once('finish', resolve);
+        callback(req, res);
+      });
+      return true;
+    },
+    async principalOf(token) {
+      const accessToken = await provider.AccessToken.find(token);
+      if (!accessToken || accessToken.isExpired) throw new ServiceError('unauthorized', 'The access token is not valid here: unknown, expired or revoked. Refresh it or authorize again.');
+      const audience = ([] as unknown[]).concat(accessToken.aud);
+      if (!audience.some((a) => typeof a === 'string' && resources.includes(a))) {
+        throw new ServiceError('unauthorized', `The access token was issued for another resource; this server is ${resources[0]}.`);
+      }
+      return grantPrincipal(db, accessToken.grantId!);
+    },
+  };
+}
+
+/**
+ * Test-only (VAULT_TOOLS_TEST_LOOPBACK_CLIENT_METADATA=1, never on by default): a metadata document on a
+ * loopback address is fetched without the library's guard, which refuses every special-use address at connect
+ * time. Every other address keeps the guard; https, the size and time caps stay for all.
+ */
+const loopbackAllowingFetch = ((url: string | URL, init: RequestInit & { dispatcher?: unknown }) => {
+  const host = new URL(url).hostname;
+  if (host === '127.0.0.1' || host === '[::1]' || host === 'localhost') delete init.dispatcher;
+  return fetch(url, init);
+}) as unknown as NonNullable<Configuration['fetch']>;
+
+function sendMetadata(res: ServerResponse, body: unknown): true {
+  const payload = JSON.stringify(body);
+  res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(payload), 'Cache-Control': 'max-age=300', 'Access-Control-Allow-Origin': '*' });
+  res.end(payload);
+  return true;
+}

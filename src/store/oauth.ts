@@ -1,0 +1,98 @@
+/** The OAuth tables: the authorization server's records (found by the hash of their id) and the grants people approved. */
+import { sql, type Db } from './db.js';
+import type { Role } from '../core/principal.js';
+
+export interface OAuthRecordRow {
+  payload: string;
+  expires_at: number | null;
+  consumed_at: number | null;
+}
+
+export function upsertOAuthRecord(
+  db: Db,
+  r: { model: string; idHash: string; payload: string; grantId?: string; uid?: string; userCode?: string; expiresAt: number | null },
+): void {
+  sql(
+    db,
+    `INSERT INTO oauth_records (model, id_hash, payload, grant_id, uid, user_code, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (model, id_hash) DO UPDATE SET payload = excluded.payload, grant_id = excluded.grant_id, uid = excluded.uid,
+       user_code = excluded.user_code, expires_at = excluded.expires_at`,
+  ).run(r.model, r.idHash, r.payload, r.grantId ?? null, r.uid ?? null, r.userCode ?? null, r.expiresAt);
+}
+
+/** A live record (not past its expiry) of a model. */
+export function oauthRecord(db: Db, model: string, idHash: string, now = Date.now()): OAuthRecordRow | undefined {
+  return sql(db, 'SELECT payload, expires_at, consumed_at FROM oauth_records WHERE model = ? AND id_hash = ? AND (expires_at IS NULL OR expires_at > ?)').get(model, idHash, now) as
+    | OAuthRecordRow
+    | undefined;
+}
+
+export function oauthRecordByColumn(db: Db, model: string, column: 'uid' | 'user_code', value: string, now = Date.now()): OAuthRecordRow | undefined {
+  return sql(db, `SELECT payload, expires_at, consumed_at FROM oauth_records WHERE model = ? AND ${column} = ? AND (expires_at IS NULL OR expires_at > ?)`).get(model, value, now) as
+    | OAuthRecordRow
+    | undefined;
+}
+
+export function consumeOAuthRecord(db: Db, model: string, idHash: string, at = Date.now()): void {
+  sql(db, 'UPDATE oauth_records SET consumed_at = ? WHERE model = ? AND id_hash = ?').run(at, model, idHash);
+}
+
+export function deleteOAuthRecord(db: Db, model: string, idHash: string): void {
+  sql(db, 'DELETE FROM oauth_records WHERE model = ? AND id_hash = ?').run(model, idHash);
+}
+
+/** Every code and token of a grant, and the grant record itself. */
+export function deleteOAuthRecordsOfGrant(db: Db, grantId: string): void {
+  sql(db, 'DELETE FROM oauth_records WHERE grant_id = ?').run(grantId);
+}
+
+export function deleteExpiredOAuthRecords(db: Db, now = Date.now()): number {
+  return sql(db, 'DELETE FROM oauth_records WHERE expires_at IS NOT NULL AND expires_at <= ?').run(now).changes;
+}
+
+export interface OAuthGrantRow {
+  id: string;
+  key_id: string;
+  client_id: string;
+  client_name: string;
+  redirect_host: string;
+  role: Role;
+  vaults_json: string;
+  created_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+export function insertOAuthGrant(db: Db, g: Omit<OAuthGrantRow, 'revoked_at' | 'last_used_at'>): void {
+  sql(db, 'INSERT INTO oauth_grants (id, key_id, client_id, client_name, redirect_host, role, vaults_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
+    g.id,
+    g.key_id,
+    g.client_id,
+    g.client_name,
+    g.redirect_host,
+    g.role,
+    g.vaults_json,
+    g.created_at,
+  );
+}
+
+export function oauthGrantRow(db: Db, id: string): OAuthGrantRow | undefined {
+  return sql(db, 'SELECT * FROM oauth_grants WHERE id = ?').get(id) as OAuthGrantRow | undefined;
+}
+
+/** Oldest first. */
+export function listOAuthGrantRows(db: Db): OAuthGrantRow[] {
+  return sql(db, 'SELECT * FROM oauth_grants ORDER BY created_at, id').all() as OAuthGrantRow[];
+}
+
+/** Marks a grant revoked and deletes all its codes and tokens, at once; false when it was revoked already or is unknown. */
+export function revokeOAuthGrantRow(db: Db, id: string, at: string): boolean {
+  return db.transaction(() => {
+    deleteOAuthRecordsOfGrant(db, id);
+    return sql(db, 'UPDATE oauth_grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes > 0;
+  })();
+}
+
+export function touchOAuthGrant(db: Db, id: string, at: string): void {
+  sql(db, 'UPDATE oauth_grants SET last_used_at = ? WHERE id = ?').run(at, id);
+}
