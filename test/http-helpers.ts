@@ -71,7 +71,7 @@ export interface RawResponse {
 /** A raw HTTP request (node:http, so Host and Origin can be set freely). */
 export function http(
   url: string,
-  opts: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
+  opts: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer; timeoutMs?: number } = {},
 ): Promise<RawResponse> {
   const u = new URL(opts.path ?? '/', url);
   return new Promise((resolve, reject) => {
@@ -85,6 +85,8 @@ export function http(
       },
     );
     req.on('error', reject);
+    // A request the server never answers fails the caller instead of waiting for ever.
+    if (opts.timeoutMs) req.setTimeout(opts.timeoutMs, () => req.destroy(new Error(`no answer within ${opts.timeoutMs} ms`)));
     req.end(opts.body);
   });
 }

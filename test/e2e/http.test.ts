@@ -8,13 +8,14 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import Database from 'better-sqlite3';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tools } from '../../src/catalog/index.js';
-import { cli, demoStore, fixture, type DemoStore } from '../helpers.js';
+import { BIN, cli, demoStore, fixture, type DemoStore } from '../helpers.js';
 import { callTool, http, startServer, type RunningServer } from '../http-helpers.js';
 import { sampleArgs } from '../sample-args.js';
 
@@ -343,5 +344,41 @@ describe('shutdown', () => {
     expect(r.status).toBe(200);
     expect(r.json().data.findings.length).toBeGreaterThan(50);
     expect(await exit).toBe(0);
+  });
+});
+
+describe('start-up', () => {
+  it('answers every request that reaches the port while the listener is still starting (none hangs)', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const s = createNetServer().listen(0, '127.0.0.1', () => {
+        const { port: p } = s.address() as { port: number };
+        s.close(() => resolve(p));
+      });
+    });
+    const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', store.dir, '--http', `127.0.0.1:${port}`, '--no-stdio'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off', VAULT_TOOLS_LOG: 'warn' },
+    });
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += d));
+    try {
+      // Poll as a script waiting for the port does, from the moment the process starts: the first requests land
+      // while the OAuth server is still being made. Each must be answered, not left without a handler.
+      const answered: number[] = [];
+      const deadline = Date.now() + 20_000;
+      while (!/REST API on/.test(stderr) && Date.now() < deadline) {
+        const status = await http(`http://127.0.0.1:${port}`, { path: '/v1', timeoutMs: 5_000 }).then(
+          (r) => r.status,
+          (err: Error) => (/ECONNREFUSED/.test(err.message) ? 0 : -1),
+        );
+        if (status !== 0) answered.push(status);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      expect(stderr).toMatch(/REST API on/);
+      expect(answered.length).toBeGreaterThan(0);
+      expect(answered.every((s) => s === 200)).toBe(true);
+    } finally {
+      await new Promise((done) => (child.exitCode !== null ? done(null) : (child.once('exit', done), child.kill('SIGTERM'))));
+    }
   });
 });

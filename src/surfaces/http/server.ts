@@ -58,6 +58,16 @@ export async function startHttpServer(db: Store, options: HttpOptions): Promise<
     if (o.trim() === '*') throw new Error('--allow-origin "*" is refused: name each origin (credentials are never shared with a wildcard)');
   }
   const server = createServer({ keepAlive: true });
+  // The port accepts connections as soon as it listens, but the OAuth server (and so the context) is only made
+  // once the port is known: a request that arrives meanwhile waits for it instead of finding no handler and
+  // hanging (a client polling for the port to open met exactly that).
+  let ready!: (value: { ctx: typeof ctx; policy: typeof policy; limiter: typeof limiter }) => void;
+  const started = new Promise<{ ctx: typeof ctx; policy: typeof policy; limiter: typeof limiter }>((resolve) => (ready = resolve));
+  const inFlight = new Set<Promise<void>>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const done = started.then((s) => handle(req, res, s.ctx, s.policy, s.limiter)).finally(() => inFlight.delete(done));
+    inFlight.add(done);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
@@ -76,12 +86,7 @@ export async function startHttpServer(db: Store, options: HttpOptions): Promise<
   const limiter = options.rateLimit === null ? undefined : new RateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT);
   const oauth = options.oauth === null ? undefined : await createOAuthServer(db, { publicUrl: publicUrl ?? url, behindProxy: publicUrl !== undefined, allowLoopbackClientMetadata: options.oauth?.allowLoopbackClientMetadata }, PATHS.mcp);
   const ctx = { db, service, dataDir: options.dataDir, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, baseUrl: url, oauth };
-
-  const inFlight = new Set<Promise<void>>();
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const done = handle(req, res, ctx, policy, limiter).finally(() => inFlight.delete(done));
-    inFlight.add(done);
-  });
+  ready({ ctx, policy, limiter });
 
   return {
     url,
