@@ -6,6 +6,7 @@
  * metadata documents (fetched with the library's SSRF guard: https, public addresses, 5 KB, cached).
  * Nothing here formats a token or signs anything by hand. Its endpoints live under /oauth/.
  */
+import { log } from '../../log.js';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
@@ -53,20 +54,28 @@ export interface OAuthServer {
 
 /**
  * oidc-provider (and koa under it), loaded on the first listener that wants it: stdio start-up never pays for it.
- * Its notices are written with console.info, to stdout, which in stdio mode carries only MCP messages: they
- * go to stderr while it loads and builds its provider.
+ * Its notices are written with console.info, to stdout, which in stdio mode carries only MCP messages: they go to
+ * our log (stderr) while it loads and builds its provider. Its one start-up warning on Node 20 ("Unsupported
+ * runtime", it recommends 22) is logged at debug level: every OAuth test of this project passes on Node 20, which
+ * package.json supports, and a warning on every `serve --http` would only alarm.
  */
 async function loadOidcProvider(): Promise<typeof import('oidc-provider')> {
   return onStderr(() => import('oidc-provider'));
 }
 
 async function onStderr<T>(work: () => Promise<T> | T): Promise<T> {
-  const info = console.info;
-  console.info = console.error;
+  const { info, warn } = console;
+  const say = (level: 'info' | 'warn') => (...args: unknown[]) => {
+    const text = args.map(String).join(' ');
+    if (/Unsupported runtime/.test(text)) log.debug(text);
+    else log[level](text);
+  };
+  console.info = say('info');
+  console.warn = say('warn');
   try {
     return await work();
   } finally {
-    console.info = info;
+    Object.assign(console, { info, warn });
   }
 }
 
