@@ -65,6 +65,13 @@ export interface ArtifactRef {
 }
 
 /** Kinds of records a write creates with an id of its own, which upstream replaces with its id when the write is pushed. */
+/**
+ * The interactive views (MCP Apps) a tool's result can be shown in, where the host renders them; each is built
+ * from views/<name>.ts. A tool names its view with `view`; hosts without the extension show the result as ever.
+ */
+export const TOOL_VIEWS = ['chart', 'findings', 'graph', 'conflicts'] as const;
+export type ToolView = (typeof TOOL_VIEWS)[number];
+
 export type RecordKind = 'task' | 'task-identifier' | 'event' | 'email' | 'artifact';
 
 /** What sync needs to know about a write (see src/sync/push.ts). */
@@ -87,6 +94,8 @@ export interface Tool {
   input: z.ZodObject;
   output: z.ZodObject;
   sync: SyncHints;
+  /** The interactive view that shows this tool's result, if any (MCP Apps). */
+  view?: ToolView;
   run(args: any, ctx: ToolContext): unknown;
 }
 
@@ -110,6 +119,7 @@ export function defineTool<Shape extends z.ZodRawShape, Out extends z.ZodObject>
   vaultScoped?: boolean;
   annotations?: Partial<Annotations>;
   sync?: SyncHints;
+  view?: ToolView;
   input: Shape;
   output: Out;
   run(args: z.output<z.ZodObject<Shape>>, ctx: ToolContext): z.input<Out> | Promise<z.input<Out>>;
@@ -126,6 +136,7 @@ export function defineTool<Shape extends z.ZodRawShape, Out extends z.ZodObject>
     input: z.strictObject(shape),
     output: def.output,
     sync: def.sync ?? {},
+    ...(def.view ? { view: def.view } : {}),
     run: def.run as Tool['run'],
   };
 }

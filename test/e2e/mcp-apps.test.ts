@@ -4,6 +4,7 @@
  * the tools' results are what they were before the views: the REST answer's JSON as text, nothing added.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOOL_VIEWS } from '../../src/catalog/define.js';
 import { connectMcp, type Era, type McpTestClient } from '../mcp-clients.js';
 import { callTool as callRest, demoServer } from '../http-helpers.js';
 
@@ -17,6 +18,12 @@ const VIEWS: Record<string, string[]> = {
 const MAX_VIEW_BYTES = 1.5 * 1024 * 1024;
 
 const running = demoServer();
+
+it('builds exactly the views the catalog names', async () => {
+  const script = '../../scripts/build-views.mjs'; // plain JavaScript, no types to check
+  const { VIEWS: built } = (await import(script)) as { VIEWS: string[] };
+  expect([...built].sort()).toEqual([...TOOL_VIEWS].sort());
+});
 
 describe.each(['modern', 'legacy', 'v1'] as Era[])('%s client', (era) => {
   let client: McpTestClient;

@@ -9,6 +9,7 @@ import { CHART_PIXEL_RATIO } from '../../render/chart/limits.js';
 
 export default defineTool({
   name: 'render_chart',
+  view: 'chart',
   title: 'Render a chart',
   description:
     'Renders a complete Vega-Lite v5 spec with INLINE data to a PNG and stores it as an artifact; `title` is shown on the image. The chart fills a slide-sized canvas (`size`; leave width and height out of the spec). Do not set colours (the vault theme is applied). For month buckets use `timeUnit: "yearmonth"` (otherwise the axis is labelled by day). Mark choice: a time series is a line, a ranking is a sorted horizontal bar, part-of-whole is an arc. Returns `url`, `artifactId`, size, and warnings (lint advice and what the layout changed); over MCP also the image itself and a resource_link to the file.',

@@ -8,6 +8,7 @@ export const DEPTH2_EDGE_CAP = 120;
 
 export default defineTool({
   name: 'expand_graph',
+  view: 'graph',
   title: 'Expand the entity graph',
   description:
     "The neighbourhood of an entity. Depth 1: its edges. Depth 2: also its neighbours' edges, each second-hop relation prefixed with the intermediate node (\"Dock Scheduling › depends_on\"), strongest first, capped at 120 edges.",

@@ -9,6 +9,7 @@ import { DAY_MS } from '../../time.js';
 
 export default defineTool({
   name: 'get_entity',
+  view: 'graph',
   title: 'Get an entity',
   description:
     'One entity in depth: core fields, aliases, recency, and slim deduplicated graph edges `{entityId, name, type, relation, direction, weight}` (weight = co-mentions across meetings). With `includeEvidence: true`, also the verbatim quotes (who said it, in which meeting). A `conflicts` array appears only when the evidence holds contradictory claims that still need validation.',

@@ -5,6 +5,7 @@ import { listConflicts } from '../../store/conflicts.js';
 
 export default defineTool({
   name: 'list_conflicts',
+  view: 'conflicts',
   title: 'List conflicts',
   description:
     'Contradictions found in the evidence: pairs of claims about one entity that cannot both be true, each with the speaker, verbatim quote and meeting. `status`: open (default), resolved, dismissed or all. The ids feed resolve_conflict.',

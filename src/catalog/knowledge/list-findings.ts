@@ -22,6 +22,7 @@ const decode = (raw: string, signature: string) =>
 
 export default defineTool({
   name: 'list_findings',
+  view: 'findings',
   title: 'List findings',
   description:
     'Paginated inventory of the vault\'s findings (entities). Sort `mentions` (default) or `recent` (by lastMentionedAt, newest first; entities never mentioned in a meeting have lastMentionedAt null and come last); filter by `type`, `source`, or `meetingId` (entities with evidence from that meeting). Returns `{findings, total, nextCursor}`; pass `nextCursor` as `cursor` for the next page. `compact: true` returns only `{id, name, type, mentionCount, lastMentionedAt}` per item.',

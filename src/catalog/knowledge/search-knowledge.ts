@@ -8,6 +8,7 @@ import { invalidArgument } from '../../core/errors.js';
 
 export default defineTool({
   name: 'search_knowledge',
+  view: 'findings',
   title: 'Search entities by name',
   description:
     'Finds entities (departments, people, processes, systems, problems, opportunities, KPIs) by name or alias, tolerant of case, accents, word order and small typos; exact matches rank first, then prefixes, then near misses. Returns the entities with descriptions; follow up with get_entity. This searches names, not what was said: use search_transcripts for that.',

@@ -1,33 +1,22 @@
 /**
  * MCP Apps (the `io.modelcontextprotocol/ui` extension): the interactive views some tools name in `_meta.ui`.
- * Each view is one self-contained HTML file built from views/ into dist/views/ (scripts/build-views.mjs, run by
+ * A tool names its view in the catalog (`view`). Each view is one self-contained HTML file built from views/ into dist/views/ (scripts/build-views.mjs, run by
  * tsup), served only as a `ui://` resource. A host without the extension ignores the `_meta` and shows the
  * tool's result as before: the results themselves do not change.
  */
 import { RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { TOOL_VIEWS, type Tool, type ToolView } from '../../catalog/define.js';
 import { PACKAGE_ROOT } from '../../package-info.js';
 
-/** Each view, and the tools whose results it shows. */
-export const APP_VIEWS = {
-  chart: ['render_chart'],
-  findings: ['list_findings', 'search_knowledge'],
-  graph: ['get_entity', 'expand_graph'],
-  conflicts: ['list_conflicts'],
-} as const satisfies Record<string, readonly string[]>;
-export type AppView = keyof typeof APP_VIEWS;
-
-export const viewUri = (view: AppView): string => `ui://vault-tools/${view}.html`;
+export const viewUri = (view: ToolView): string => `ui://vault-tools/${view}.html`;
 const VIEWS_DIR = join(PACKAGE_ROOT, 'dist', 'views');
 
-const viewOfTool = new Map<string, AppView>(Object.entries(APP_VIEWS).flatMap(([view, tools]) => tools.map((t) => [t, view as AppView] as const)));
-
 /** The tool's `_meta` naming its view (both the current key and the older flat one hosts still read), if it has one. */
-export function appToolMeta(toolName: string): Record<string, unknown> | undefined {
-  const view = viewOfTool.get(toolName);
-  if (!view) return undefined;
-  const resourceUri = viewUri(view);
+export function appToolMeta(tool: Tool): Record<string, unknown> | undefined {
+  if (!tool.view) return undefined;
+  const resourceUri = viewUri(tool.view);
   return { ui: { resourceUri }, [RESOURCE_URI_META_KEY]: resourceUri };
 }
 
@@ -36,7 +25,7 @@ export function appToolMeta(toolName: string): Record<string, unknown> | undefin
  * loads nothing and connects nowhere (everything is inlined, and tool calls go through the host).
  */
 export function readAppView(uri: string): { uri: string; mimeType: string; text: string; _meta: Record<string, unknown> } | undefined {
-  const view = (Object.keys(APP_VIEWS) as AppView[]).find((v) => viewUri(v) === uri);
+  const view = TOOL_VIEWS.find((v) => viewUri(v) === uri);
   if (!view) return undefined;
   const file = join(VIEWS_DIR, `${view}.html`);
   if (!existsSync(file)) throw new Error(`the ${view} view is not built (${file}); run the build (tsup)`);

@@ -73,7 +73,7 @@ export function createMcpServer(service: Service, principal: () => Principal, re
         // The catalog's JSON Schemas are objects by construction (z.strictObject), as MCP requires.
         const tool = { name: d.name, title: d.title, description: d.description, inputSchema: d.inputSchema, outputSchema: d.outputSchema, annotations: d.annotations } as McpTool;
         // A tool with an interactive view names it (MCP Apps); hosts without the extension ignore `_meta`.
-        const meta = appToolMeta(d.name);
+        const meta = appToolMeta(t);
         return meta ? { ...tool, _meta: meta } : tool;
       }),
     };
