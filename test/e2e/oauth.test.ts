@@ -269,6 +269,18 @@ describe('hostile cases: the right OAuth error and nothing granted', () => {
     expect(await res!.text()).toContain('redirect_uri');
   });
 
+  it('shows a client name that is HTML as text, on a page that cannot be framed or run script', async () => {
+    const hostile = await register({ client_name: '<img src=x onerror=alert(1)><script>alert(2)</script>' });
+    const { res } = await new Browser().follow(authorizeUrl(hostile, { code_challenge: pkce().challenge }), server.url);
+    const page = await res!.text();
+    expect(res!.status).toBe(200);
+    expect(page).not.toContain('<img src=x');
+    expect(page).not.toContain('<script>');
+    expect(page).toContain('&#60;img src=x onerror=alert(1)&#62;');
+    expect(res!.headers.get('content-security-policy')).toMatch(/default-src 'none'.*frame-ancestors 'none'/);
+    expect(res!.headers.get('x-frame-options')).toBe('DENY');
+  });
+
   it('gives manager actions only when a manager key ticked them', async () => {
     const call = (token: string) =>
       fetch(`${server.url}/v1/tools/resolve_conflict`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ vault: vaults[0], conflictId: 'no-such-conflict', status: 'resolved' }) });
