@@ -6,6 +6,7 @@ import { authenticate, ensureOwnerKey } from '../auth/keys.js';
 import type { Principal } from '../core/principal.js';
 import { allVaults, findVault, openStore as openDataDirStore, type Store } from '../service/open.js';
 import { quoted, ServiceError } from '../core/errors.js';
+import { printable } from '../core/printable.js';
 
 /** A failure the user can act on: printed as one line on stderr, exit code 1 (2 for usage). */
 export class CliError extends Error {
@@ -71,7 +72,7 @@ export function vaultOption(db: Store, given: string, command: string): string {
   const found = findVault(db, given);
   if (found) return found.id;
   const all = allVaults(db);
-  const choices = all.length ? `the vaults here are ${all.map((v) => `${v.id} ("${v.name}")`).join(', ')}` : 'this store has no vault yet (`vault-tools demo`, `import` or `sync` fill it)';
+  const choices = all.length ? `the vaults here are ${printable(all.map((v) => `${v.id} ("${v.name}")`).join(', '), 2000)}` : 'this store has no vault yet (`vault-tools demo`, `import` or `sync` fill it)';
   throw new CliError(`${command}: --vault ${quoted(given)} is no vault's id or name; ${choices}`);
 }
 

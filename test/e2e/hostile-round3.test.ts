@@ -159,6 +159,9 @@ describe('commands that once failed silently', () => {
     expect(r.status).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^vault-tools: outbox: --vault "nope" is no vault's id or name; the vaults here are .*northwind-logistics \("Northwind Logistics"\)/);
+    // sync --status --vault, the other reader of the outbox, by the same rule.
+    expect(run('sync', '--status', '--vault', 'Northwind Logistics')).toMatch(new RegExp(`^${NW}  remote -  .*pending 1  failed 0\n$`));
+    expect(fails('sync', '--status', '--vault', 'nope').stderr).toMatch(/^vault-tools: sync --status: --vault "nope" is no vault's id or name/);
   });
 
   it('reindex --vault nope is an error with exit 1, not "0 chunks embedded"', () => {
