@@ -4,9 +4,10 @@
  * stack in the log; malformed completion params are -32602 with a short message in both eras; a bidi override
  * in a quoted value cannot reorder an error; and the CLI commands that once failed silently say what is wrong.
  */
+import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, cliFails, demoStore, type DemoStore } from '../helpers.js';
+import { BIN, cli, cliFails, demoStore, type DemoStore } from '../helpers.js';
 import { http, startServer, type RunningServer } from '../http-helpers.js';
 import { connectMcp, ERAS, type McpTestClient } from '../mcp-clients.js';
 import { Browser } from '../oauth-helpers.js';
@@ -75,10 +76,33 @@ describe('over-deep JSON on /v1/mcp', () => {
     expect(rest.json().error.code).toBe('invalid_request');
     expect(mcp.status).toBe(400);
     expect(mcp.json()).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request: ${rest.json().error.message}` }, id: 7 });
-    expect(rest.json().error.message).toBe("The body's JSON nests objects and arrays more than 200 levels deep; no request needs that many: send flatter JSON.");
+    expect(rest.json().error.message).toBe("The request's JSON nests objects and arrays more than 200 levels deep; no request needs that many: send flatter JSON.");
     expect(mcp.headers['x-request-id']).toBeTruthy();
     await new Promise((r) => setTimeout(r, 100));
     expect(server.stderr().slice(before)).not.toMatch(/RangeError|\n\s+at /);
+  });
+
+  it('over stdio: the same sentence as a JSON-RPC error with the request id, and the next request is served', async () => {
+    const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', store.dir, '--key', store.ownerKey], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '', VAULT_TOOLS_LOG: 'warn', VAULT_TOOLS_INDEX: 'off' },
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    const lines = [
+      { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+    ].map((m) => JSON.stringify(m));
+    lines.push(`{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"stats","arguments":{},"x":${deep(5000)}}}`);
+    lines.push(JSON.stringify({ jsonrpc: '2.0', id: 'next', method: 'ping' }));
+    child.stdin.end(`${lines.join('\n')}\n`);
+    await new Promise((r) => child.once('exit', r));
+    const answers = out.trim().split('\n').map((l) => JSON.parse(l) as { id: unknown; error?: { code: number; message: string } });
+    expect(answers.find((a) => a.id === 'deep')?.error).toEqual({ code: -32600, message: "Invalid Request: The request's JSON nests objects and arrays more than 200 levels deep; no request needs that many: send flatter JSON." });
+    expect(answers.find((a) => a.id === 'next')).toMatchObject({ result: {} });
+    expect(err).not.toMatch(/RangeError|\n\s+at /);
   });
 
   it('brackets inside strings do not count, and JSON as deep as a chart spec may be still works', async () => {

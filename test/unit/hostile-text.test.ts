@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { BIDI_CONTROLS, stripBidiControls } from '../../src/core/bidi.js';
 import { quoted } from '../../src/core/errors.js';
 import { printable } from '../../src/core/printable.js';
-import { MAX_JSON_DEPTH, nestingProblem } from '../../src/surfaces/http/body.js';
+import { MAX_JSON_DEPTH, nestingProblem } from '../../src/surfaces/json-nesting.js';
 
 const EVERY_BIDI = '\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c';
 

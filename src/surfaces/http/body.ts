@@ -1,6 +1,7 @@
 /** Request bodies: a size limit enforced before and while reading, JSON parsed into an object or a clear 4xx. */
 import type { IncomingMessage } from 'node:http';
 import { ServiceError } from '../../core/errors.js';
+import { nestingProblem } from '../json-nesting.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
@@ -27,33 +28,6 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     req.once('end', () => resolve(Buffer.concat(chunks)));
     req.once('error', reject);
   });
-}
-
-/**
- * How deep JSON in a body may nest (objects and arrays within each other): twice what the deepest argument may
- * (a chart spec, 100 levels, render/chart/validate). Deeper JSON parses, but every recursive walk after that (the
- * MCP SDK's JSON.stringify of the message, schema checks) risks the stack: it is refused before any of them.
- */
-export const MAX_JSON_DEPTH = 200;
-
-/**
- * Why a body that parsed as JSON is refused for its nesting, or undefined: a scan of the bytes, no recursion.
- * Only `[`, `{`, `]`, `}` outside strings count; a UTF-8 continuation byte is never one of them.
- */
-export function nestingProblem(raw: Buffer): string | undefined {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < raw.length; i++) {
-    const b = raw[i]!;
-    if (inString) {
-      if (b === 0x5c) i++; // a backslash escapes the next byte (\" stays in the string)
-      else if (b === 0x22) inString = false;
-    } else if (b === 0x22) inString = true;
-    else if (b === 0x5b || b === 0x7b) {
-      if (++depth > MAX_JSON_DEPTH) return `The body's JSON nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep; no request needs that many: send flatter JSON.`;
-    } else if (b === 0x5d || b === 0x7d) depth--;
-  }
-  return undefined;
 }
 
 /** A tool call's body: JSON, an object; an empty body means no arguments. */
