@@ -51,7 +51,7 @@ export async function runChecks(dataDirOption?: string, options: { fix?: boolean
   // exist, so doctor fails where they would, in their words, and checks nothing of a store that is not there.
   const refused = dataDirRefusal(dir, why);
   if (refused) {
-    checks.push({ name: 'data dir', ok: false, detail: refused });
+    checks.push({ name: 'data dir', ok: false, detail: refused, fix: 'pass --data-dir DIR or set VAULT_TOOLS_HOME to an existing data dir' });
     checks.push({ name: 'store', ok: false, detail: 'not checked: the data dir above cannot be used' });
   } else {
     checks.push(...(await dataDirChecks(dir, why, dataDirOption, options.fix)));
