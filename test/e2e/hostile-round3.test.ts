@@ -114,8 +114,8 @@ describe('over-deep JSON on /v1/mcp', () => {
   });
 });
 
-describe('completion/complete with malformed params', () => {
-  it.each(ERAS)('%s client over HTTP: -32602 with a short message naming the field, never a zod dump', async (era) => {
+describe('completion/complete (and resources/read, prompts/get) with malformed params', () => {
+  it.each(ERAS)('%s client over HTTP: -32602 with a short message naming the field, never a zod dump (resources/read and prompts/get too)', async (era) => {
     const client: McpTestClient = await connectMcp({ era, wire: 'http', url: server.url, key: store.ownerKey });
     try {
       const bad = [
@@ -134,6 +134,16 @@ describe('completion/complete with malformed params', () => {
         expect(err!.message).not.toMatch(/\n|"code":|invalid_type/);
         expect(err!.message.length).toBeLessThan(200);
       }
+      // resources/read and prompts/get, the other requests whose params the SDK checked with a dump.
+      for (const [call, says] of [
+        [() => client.readResource({ uri: 5 } as never), 'Invalid params for resources/read: `uri`: expected string, got number'],
+        [() => client.getPrompt({ name: 'orient', arguments: { conversation: 3 } } as never), 'Invalid params for prompts/get: `arguments.conversation`: expected string, got number'],
+      ] as const) {
+        const err = await call().then(() => undefined, (e: { code?: number; message: string }) => e);
+        expect(err?.code).toBe(-32602);
+        expect(err!.message).toContain(says);
+      }
+      expect((await client.getPrompt({ name: 'orient' })).messages).toHaveLength(1);
       // Well-formed params still complete.
       const ok = await client.complete({ ref: { type: 'ref/resource', uri: BRIEF_TEMPLATE }, argument: { name: 'vault', value: 'north' } });
       expect(ok.completion.values).toContain(NW);
