@@ -116,12 +116,12 @@ export class OAuthBounds {
       if (size > MAX_AUTHORIZE_REQUEST_CHARS) return { status: 400, error: 'invalid_request', description: `The authorization request is ${count(size)} bytes; at most ${count(MAX_AUTHORIZE_REQUEST_CHARS)} are accepted.` };
     } else {
       const query = (req.url ?? '').split('?').slice(1).join('?');
-      if (query.length > MAX_AUTHORIZE_REQUEST_CHARS) {
-        return { status: 400, error: 'invalid_request', description: `The authorization request is ${count(query.length)} characters; at most ${count(MAX_AUTHORIZE_REQUEST_CHARS)} are accepted.` };
-      }
       const state = new URLSearchParams(query).get('state');
       if (state !== null && state.length > MAX_STATE_CHARS) {
         return { status: 400, error: 'invalid_request', description: `The "state" parameter is ${count(state.length)} characters; at most ${count(MAX_STATE_CHARS)} are accepted.` };
+      }
+      if (query.length > MAX_AUTHORIZE_REQUEST_CHARS) {
+        return { status: 400, error: 'invalid_request', description: `The authorization request is ${count(query.length)} characters; at most ${count(MAX_AUTHORIZE_REQUEST_CHARS)} are accepted.` };
       }
     }
     if (countLiveOAuthRecords(this.db, 'Interaction') >= MAX_PENDING_INTERACTIONS) {
