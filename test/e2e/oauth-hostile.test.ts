@@ -47,7 +47,7 @@ const liveRows = (model: string) => {
 
 describe('behind --public-url, the published endpoints come from the public URL alone', () => {
   it('ignores a forwarded host or scheme that is not the public URL\'s', async () => {
-    for (const headers of [{ 'x-forwarded-host': 'evil.example, vault.example.test', 'x-forwarded-proto': 'https' }, { 'x-forwarded-host': 'vault.example.test' }, { 'x-forwarded-proto': 'http' }, {}]) {
+    for (const headers of [{ 'x-forwarded-host': 'evil.example, vault.example.test', 'x-forwarded-proto': 'https' }, { 'x-forwarded-host': 'vault.example.test' }, { 'x-forwarded-proto': 'http' }, {}] as Record<string, string>[]) {
       const as = (await (await fetch(`${server.url}/.well-known/oauth-authorization-server`, { headers })).json()) as Record<string, string>;
       expect(as, JSON.stringify(headers)).toMatchObject({
         issuer: PUBLIC,
