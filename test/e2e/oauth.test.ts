@@ -416,7 +416,7 @@ describe('issue 36: what a client sends is named, bounded and answered once', ()
     expect(server.stderr()).not.toMatch(/\u001b|^key_fake/m);
   });
 
-  it('takes several resource parameters: one grant for both, a token for either', async () => {
+  it('takes several resource parameters: one grant for both, and a token', async () => {
     const clientId = await register();
     const both = [`${server.url}/`, `${server.url}/v1/mcp`];
     const { verifier, challenge } = pkce();
@@ -427,7 +427,10 @@ describe('issue 36: what a client sends is named, bounded and answered once', ()
     const code = new URL(done.url).searchParams.get('code');
     expect(code, done.page.slice(0, 300)).toBeTruthy();
     expect(grantRows()).toBe(before + 1);
-    const res = await form('/oauth/token', { grant_type: 'authorization_code', client_id: clientId, code: code!, code_verifier: verifier, redirect_uri: REDIRECT, resource: both[1]! });
+    // The token request may name both again.
+    const body = new URLSearchParams({ grant_type: 'authorization_code', client_id: clientId, code: code!, code_verifier: verifier, redirect_uri: REDIRECT });
+    for (const r of both) body.append('resource', r);
+    const res = await fetch(`${server.url}/oauth/token`, { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(res.status).toBe(200);
     expect((await get('/v1/vaults', ((await res.json()) as OAuthTokens).access_token)).status).toBe(200);
   });
