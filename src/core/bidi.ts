@@ -1,0 +1,10 @@
+/**
+ * Bidirectional controls (the marks, embeddings, overrides and isolates of Unicode's bidi algorithm) make text
+ * read other than it is: "U+202E" turns `txt.exe` around. Text from outside shown to a person (a client's name
+ * on the consent page, a view's label) has them removed: they carry no meaning a name needs.
+ */
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+export function stripBidiControls(text: string): string {
+  return text.replace(BIDI_CONTROLS, '');
+}
