@@ -1,8 +1,10 @@
 /**
  * What every view shares: the connection to the host (the ext-apps `App`), the host's theme, and building the
- * page from the vault's data as TEXT only (never innerHTML), so a name like `<img onerror=…>` stays a name.
+ * page from the vault's data as TEXT only (never innerHTML), so a name like `<img onerror=…>` stays a name,
+ * and without bidi controls (src/core/bidi), so a name with U+202E cannot turn the text around it.
  */
 import { App, applyDocumentTheme, applyHostStyleVariables, type McpUiHostContext } from '@modelcontextprotocol/ext-apps';
+import { stripBidiControls } from '../src/core/bidi.js';
 
 export type Json = Record<string, unknown>;
 export interface ToolResult {
@@ -19,16 +21,16 @@ export function h(tag: string, props: Record<string, unknown> = {}, ...children:
   for (const [key, value] of Object.entries(props)) {
     if (value === undefined || value === null || value === false) continue;
     if (key.startsWith('on') && typeof value === 'function') node.addEventListener(key.slice(2), value as EventListener);
-    else node.setAttribute(key, String(value));
+    else node.setAttribute(key, stripBidiControls(String(value)));
   }
-  for (const child of children) if (child !== null && child !== undefined && child !== false) node.append(typeof child === 'object' ? child : String(child));
+  for (const child of children) if (child !== null && child !== undefined && child !== false) node.append(typeof child === 'object' ? child : stripBidiControls(String(child)));
   return node;
 }
 
 /** Replaces the page's content. */
 export function show(...children: Child[]): void {
   const root = document.getElementById('app')!;
-  root.replaceChildren(...children.filter((c): c is Node | string => c !== null && c !== undefined && c !== false).map((c) => (typeof c === 'number' ? String(c) : c)));
+  root.replaceChildren(...children.filter((c): c is Node | string | number => c !== null && c !== undefined && c !== false).map((c) => (typeof c === 'object' ? c : stripBidiControls(String(c)))));
 }
 
 /** A tool result's data: its structuredContent, else its JSON text; an error result throws its message. */

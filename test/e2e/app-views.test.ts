@@ -162,11 +162,12 @@ it('conflicts: the claims side by side; resolve with a note calls resolve_confli
   }
 }, 180_000);
 
-it('an entity named like markup stays a name in the findings explorer, its card and the graph', async () => {
+it('an entity named like markup (and with bidi controls) stays a name in the findings explorer, its card and the graph', async () => {
   // A real vault whose system is called <img onerror=…>, imported into the running store.
   const vault = tinyVault({ id: 'hostile', name: 'Hostile Names' });
   // (An agent's assumption with its own first-seen date: a name said in no meeting is then valid.)
-  Object.assign((vault.entities as object[])[0]!, { name: HOSTILE, source: 'agent-assumption', firstSeenAt: '2026-01-05T09:00:00Z' });
+  // Bidi controls after it (issue 36): shown, they would turn the text after the name around; the views drop them.
+  Object.assign((vault.entities as object[])[0]!, { name: `${HOSTILE}\u202e\u2066`, source: 'agent-assumption', firstSeenAt: '2026-01-05T09:00:00Z' });
   const folder = tempDir();
   try {
     cli(['import', writeTinyVault(folder.dir, vault), '--data-dir', running.store.dir]);
@@ -178,4 +179,5 @@ it('an entity named like markup stays a name in the findings explorer, its card 
   expect(findings.cardTitle).toContain(findings.firstPage[0]);
   const graph = await runView({ view: 'graph', ...(await toolCall('get_entity', { vault: 'hostile', entityId: 'kpi-close' })) }, '&shot');
   expect(graph.labels).toContain(HOSTILE);
+  expect(JSON.stringify([findings, graph])).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
 }, 120_000);
