@@ -4,7 +4,7 @@
  */
 import embed from 'vega-embed';
 import { GRID, INK, MUTED, RULE, TEXT, VAULT_PALETTE } from '../src/render/chart/style.js';
-import { h, isDark, show, startView, type Json } from './common.js';
+import { h, isDark, plain, show, startView, type Json } from './common.js';
 
 let spec: Json | undefined;
 let title = '';
@@ -30,6 +30,23 @@ function themeConfig(): Json {
     // One colour for a single series, as in the PNG; every mark answers hover with its encoded fields.
     mark: { color: VAULT_PALETTE[0], tooltip: true },
   };
+}
+
+/**
+ * The spec as the view draws it: without `usermeta`, whose `embedOptions` vega-embed would merge over the
+ * options below (a spec could turn the actions menu back on and have "View Source" write its own script into a
+ * new window), and with every string's bidi controls made visible (labels are text from the vault).
+ */
+export function drawableSpec(s: Json): Json {
+  const { usermeta: _ignored, ...rest } = s;
+  return plainStrings(rest) as Json;
+}
+
+function plainStrings(value: unknown): unknown {
+  if (typeof value === 'string') return plain(value);
+  if (Array.isArray(value)) return value.map(plainStrings);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plainStrings(v)]));
+  return value;
 }
 
 /** The rows the spec carries inline (data.values, or its datasets). */
@@ -59,7 +76,7 @@ async function draw(): Promise<void> {
   table.hidden = true;
   const toggle = h('button', { 'data-role': 'toggle-data', onclick: () => ((table.hidden = !table.hidden), (toggle.textContent = table.hidden ? `Show data (${rows.length} rows)` : 'Hide data')) }, `Show data (${rows.length} rows)`);
   show(h('div', { class: 'bar' }, toggle), chart, table, ...warnings.map((w) => h('p', { class: 'muted' }, w)));
-  const live = { ...spec, title, config: themeConfig() } as Json;
+  const live = { ...drawableSpec(spec), title: plain(title), config: themeConfig() } as Json;
   // Fill the frame's width unless the spec is a composition (which sizes its own views).
   if (!('facet' in live || 'concat' in live || 'hconcat' in live || 'vconcat' in live || 'repeat' in live)) Object.assign(live, { width: 'container', height: 320, autosize: { type: 'fit', contains: 'padding' } });
   try {

@@ -6,8 +6,7 @@
 import type { App } from '@modelcontextprotocol/ext-apps';
 import { VAULT_PALETTE } from '../src/render/chart/style.js';
 import { ENTITY_TYPES } from '../src/core/vocabulary.js';
-import { stripBidiControls } from '../src/core/bidi.js';
-import { callTool, h, show, startView, words, type Json } from './common.js';
+import { callTool, h, plain, show, startView, words, type Json } from './common.js';
 
 interface Node { id: string; name: string; type: string; x: number; y: number; vx: number; vy: number; expanded: boolean }
 interface Link { from: string; to: string; relation: string; weight: number }
@@ -93,8 +92,8 @@ function layout(steps = 300): void {
 
 function svgEl(tag: string, attrs: Record<string, string | number>, text?: string): SVGElement {
   const e = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, stripBidiControls(String(v)));
-  if (text !== undefined) e.textContent = stripBidiControls(text);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  if (text !== undefined) e.textContent = plain(text);
   return e;
 }
 

@@ -75,6 +75,11 @@ export const SCENARIOS: Record<string, Steps> = {
     const marks = [...doc().querySelectorAll('svg .mark-rect path')];
     report.marks = marks.length;
     report.svgText = text(doc().querySelector('svg'));
+    // vega-embed's actions menu (export, "View Source", editor): the view never shows it, whatever the spec says.
+    report.menu = doc().querySelectorAll('.vega-actions, .vega-embed details').length;
+    report.menuText = text(doc().querySelector('.vega-actions'));
+    for (const link of doc().querySelectorAll('.vega-actions a')) (link as HTMLElement).click();
+    await sleep(100);
     // Hover the first bar: vega-tooltip shows its row.
     const bar = marks[0] as SVGGraphicsElement | undefined;
     if (bar) {

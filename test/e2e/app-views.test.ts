@@ -76,6 +76,22 @@ it('chart: draws the spec live, a tooltip on the bars, the data a click away; ho
   expect(host.calls).toEqual([]); // the chart needs no more calls
 }, 120_000);
 
+it('chart: a spec whose usermeta.embedOptions turns the menu on and writes a script (issue 36) draws with no menu and runs nothing', async () => {
+  // A bidi override in a label (U+202E) is shown as a visible \u202e, not obeyed.
+  const spec = { data: { values: [{ a: 'North', b: 4 }, { a: 'invoice\u202Efdp.exe', b: 7 }] }, mark: 'bar', encoding: { y: { field: 'a', type: 'nominal' }, x: { field: 'b', type: 'quantitative' } } };
+  const embedOptions = { actions: { source: true }, sourceHeader: '<script>opener.top.__pwned = 1; window.__pwned = 1</script>', i18n: { SOURCE_ACTION: 'Open details' } };
+  // render_chart refuses that spec (test/unit/chart-embed-options.test.ts), but a host hands the view the call's
+  // input before any result: the view itself must not take options from the spec.
+  const { result } = await toolCall('render_chart', { vault: NW, title: 'Regions', vega_lite_spec: spec });
+  const report = await runView({ view: 'chart', input: { vault: NW, title: 'Regions', vega_lite_spec: { ...spec, usermeta: { embedOptions } } }, result }, '&shot');
+  expect(report.marks).toBe(2);
+  expect(report.menu).toBe(0);
+  expect(report.menuText).toBe('');
+  expect(report.svgText).not.toContain('Open details');
+  expect(report.svgText).toContain('invoice\\u202efdp.exe');
+  expect(report.svgText).not.toContain('\u202E');
+}, 120_000);
+
 it('findings: a page of the real findings; next page, a type filter and a row click call the right tools', async () => {
   const scenario: ViewScenario = { view: 'findings', ...(await toolCall('list_findings', { vault: NW, limit: 8 })) };
   await screenshotFor(scenario, 900);
