@@ -182,7 +182,8 @@ it('an entity named like markup (and with bidi controls) stays a name in the fin
   // A real vault whose system is called <img onerror=…>, imported into the running store.
   const vault = tinyVault({ id: 'hostile', name: 'Hostile Names' });
   // (An agent's assumption with its own first-seen date: a name said in no meeting is then valid.)
-  // Bidi controls after it (issue 36): shown, they would turn the text after the name around; the views drop them.
+  // Bidi controls after it (issue 36): obeyed, they would turn the text after the name around; the views show
+  // each as a visible \u202e (views/common.ts plain()), as the server's printable() writes it.
   Object.assign((vault.entities as object[])[0]!, { name: `${HOSTILE}\u202e\u2066`, source: 'agent-assumption', firstSeenAt: '2026-01-05T09:00:00Z' });
   const folder = tempDir();
   try {
@@ -191,9 +192,10 @@ it('an entity named like markup (and with bidi controls) stays a name in the fin
     folder.cleanup();
   }
   const findings = await runView({ view: 'findings', ...(await toolCall('list_findings', { vault: 'hostile' })) }, '&shot');
-  expect(findings.firstPage).toContain(HOSTILE);
+  const shown = `${HOSTILE}\\u202e\\u2066`;
+  expect(findings.firstPage).toContain(shown);
   expect(findings.cardTitle).toContain(findings.firstPage[0]);
   const graph = await runView({ view: 'graph', ...(await toolCall('get_entity', { vault: 'hostile', entityId: 'kpi-close' })) }, '&shot');
-  expect(graph.labels).toContain(HOSTILE);
+  expect(graph.labels).toContain(shown);
   expect(JSON.stringify([findings, graph])).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
 }, 120_000);
