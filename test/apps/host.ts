@@ -18,6 +18,24 @@ const params = new URLSearchParams(location.search);
 const view = params.get('view') ?? '';
 const screenshotOnly = params.has('shot');
 
+/**
+ * The policy the host puts on the view: by default the MCP Apps spec's default CSP for a resource whose
+ * `_meta.ui.csp` names no domain (what vault-tools declares), which has no 'unsafe-eval'; `?csp=open` adds it,
+ * as a permissive host would. A listener records every violation for the report.
+ */
+const POLICIES: Record<string, string> = {
+  strict: "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; media-src 'self' data:; font-src 'self' data:; connect-src 'none'; frame-src 'none'; base-uri 'self'",
+  open: "default-src 'none'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; media-src 'self' data:; font-src 'self' data:; connect-src 'none'; frame-src 'none'; base-uri 'self'",
+};
+const policy = params.get('csp') ?? 'strict';
+
+function withPolicy(html: string): string {
+  const csp = POLICIES[policy];
+  if (!csp) throw new Error(`no policy ${policy}`);
+  const watch = `<script>window.__csp=[];document.addEventListener('securitypolicyviolation',function(e){window.__csp.push(e.violatedDirective+' '+e.blockedURI+' '+e.lineNumber+':'+e.columnNumber)})</script>`;
+  return html.replace(/<head>/i, `<head><meta http-equiv="Content-Security-Policy" content="${csp}">${watch}`);
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The first element matching `selector` in the view, waiting for it (up to ~10 s). */
@@ -47,7 +65,8 @@ async function main(): Promise<void> {
   };
   const ready = new Promise<void>((resolve) => (bridge.oninitialized = () => resolve()));
   await fetch('/started');
-  frame.srcdoc = scenario.html;
+  frame.srcdoc = withPolicy(scenario.html);
+  report.policy = policy;
   await new Promise((r) => frame.addEventListener('load', r, { once: true }));
   await bridge.connect(new PostMessageTransport(frame.contentWindow!, frame.contentWindow!));
   await ready;
@@ -60,6 +79,8 @@ async function main(): Promise<void> {
   // A hostile name ran nothing: no image element came from the data, and no script set the marker.
   report.pwned = (window as { __pwned?: unknown }).__pwned ?? (frame.contentWindow as unknown as { __pwned?: unknown }).__pwned ?? null;
   report.images = doc().querySelectorAll('img').length;
+  report.cspViolations = (frame.contentWindow as unknown as { __csp?: string[] }).__csp ?? null;
+  report.errorsShown = [...doc().querySelectorAll('.error')].map(text);
 }
 
 /** Tells the node side the view has shown its content (it times that in real time). */
@@ -75,11 +96,22 @@ export const SCENARIOS: Record<string, Steps> = {
     const marks = [...doc().querySelectorAll('svg .mark-rect path')];
     report.marks = marks.length;
     report.svgText = text(doc().querySelector('svg'));
+    const svg = doc().querySelector('#chart svg')!.getBoundingClientRect();
+    const texts = [...doc().querySelectorAll('#chart svg text')];
+    report.valueLabels = [...doc().querySelectorAll('#chart svg .mark-text text')].map(text);
+    report.axisTitles = [...doc().querySelectorAll('#chart svg .role-axis-title text')].map(text);
+    report.axisLabels = [...doc().querySelectorAll('#chart svg .role-axis-label text')].map(text);
+    // Text drawn past the chart's edges is cut off by the frame.
+    report.clipped = texts.filter((t) => { const b = t.getBoundingClientRect(); return b.width > 0 && (b.left < svg.left - 0.5 || b.right > svg.right + 0.5); }).map(text);
+    // The toggle is under the chart, not above its title.
+    const toggleBox = doc().querySelector('[data-role=toggle-data]')?.getBoundingClientRect();
+    report.toggleBelowChart = toggleBox ? toggleBox.top >= svg.bottom - 1 : null;
     // vega-embed's actions menu (export, "View Source", editor): the view never shows it, whatever the spec says.
     report.menu = doc().querySelectorAll('.vega-actions, .vega-embed details').length;
     report.menuText = text(doc().querySelector('.vega-actions'));
     for (const link of doc().querySelectorAll('.vega-actions a')) (link as HTMLElement).click();
     await sleep(100);
+    if (shot) return;
     // Hover the first bar: vega-tooltip shows its row.
     const bar = marks[0] as SVGGraphicsElement | undefined;
     if (bar) {
@@ -90,7 +122,6 @@ export const SCENARIOS: Record<string, Steps> = {
       await sleep(200);
       report.tooltip = text(doc().querySelector('#vg-tooltip-element'));
     }
-    if (shot) return;
     const toggle = (await find(doc, '[data-role=toggle-data]')) as HTMLButtonElement;
     report.tableHiddenBefore = (doc().querySelector('[data-role=data-table]') as HTMLElement | null)?.hidden ?? null;
     toggle.click();
@@ -98,6 +129,8 @@ export const SCENARIOS: Record<string, Steps> = {
     const table = doc().querySelector('[data-role=data-table]') as HTMLElement;
     report.tableHiddenAfter = table.hidden;
     report.tableRows = [...table.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map(text));
+    report.headerAlign = [...table.querySelectorAll('th')].map((th) => getComputedStyle(th).textAlign);
+    report.cellAlign = [...(table.querySelector('tbody tr')?.querySelectorAll('td') ?? [])].map((td) => getComputedStyle(td).textAlign);
   },
   async findings(doc, report, shot) {
     await find(doc, 'tbody tr');

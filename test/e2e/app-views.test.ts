@@ -41,8 +41,12 @@ async function runView(scenario: ViewScenario, query = ''): Promise<Record<strin
   host.setScenario(scenario);
   const report = reportOf((await renderedDomAsync(`${host.url}/host.html?view=${scenario.view}${query}`)) as string);
   expect(report.error).toBeUndefined();
+  expect(report.policy).toBe(query.includes('csp=open') ? 'open' : 'strict');
   expect(report.pwned, 'a hostile name ran').toBeNull();
   expect(report.images, 'an <img> from the data').toBe(0);
+  // Drawn under the policy (the spec's default CSP unless the query says otherwise): nothing refused, no error shown.
+  expect(report.cspViolations).toEqual([]);
+  expect(report.errorsShown.filter((e: string) => /could not be drawn|Content Security Policy/.test(e))).toEqual([]);
   // For the record, not a test (speed targets live in benchmarks): from iframe to the first rendered content.
   process.stderr.write(`${scenario.view} view: first content ${host.firstPaintMs()} ms after the host loaded it into its iframe\n`);
   return report;
@@ -73,6 +77,14 @@ it('chart: draws the spec live, a tooltip on the bars, the data a click away; ho
   expect(report.tableHiddenAfter).toBe(false);
   expect(report.tableRows).toHaveLength(values.length);
   expect(report.tableRows).toContainEqual([HOSTILE, '1']);
+  // What the PNG draws: words for axis titles, each bar's value at its end, a value axis ending on a tick.
+  expect(report.axisTitles).toEqual(expect.arrayContaining(['Mentions', 'Problem']));
+  expect(report.valueLabels).toEqual(expect.arrayContaining(values.map((v) => String(v.mentions))));
+  const ticks = report.axisLabels.map(Number).filter((n: number) => Number.isFinite(n));
+  expect(Math.max(...ticks)).toBeGreaterThanOrEqual(Math.max(...values.map((v) => v.mentions)));
+  expect(report.clipped).toEqual([]);
+  expect(report.toggleBelowChart).toBe(true);
+  expect(report.headerAlign).toEqual(report.cellAlign); // the numbers' header is right-aligned over them
   expect(host.calls).toEqual([]); // the chart needs no more calls
 }, 120_000);
 
@@ -91,6 +103,20 @@ it('chart: a spec whose usermeta.embedOptions turns the menu on and writes a scr
   expect(report.svgText).toContain('invoice\\u202efdp.exe');
   expect(report.svgText).not.toContain('\u202E');
 }, 120_000);
+
+it("every view also draws under a permissive host's policy (with 'unsafe-eval'); the other tests use the spec's default, without it", async () => {
+  const chartSpec = { data: { values: [{ a: 'North', b: 4 }, { a: 'South', b: 7 }] }, mark: 'bar', encoding: { y: { field: 'a', type: 'nominal' }, x: { field: 'b', type: 'quantitative' } } };
+  const scenarios: ViewScenario[] = [
+    { view: 'chart', ...(await toolCall('render_chart', { vault: NW, title: 'Regions', vega_lite_spec: chartSpec })) },
+    { view: 'findings', ...(await toolCall('list_findings', { vault: NW, limit: 5 })) },
+    { view: 'graph', ...(await toolCall('expand_graph', { vault: NW, entityId: 'sys-logitrack' })) },
+    { view: 'conflicts', ...(await toolCall('list_conflicts', { vault: NW, status: 'all' })) },
+  ];
+  for (const scenario of scenarios) {
+    const report = await runView(scenario, '&shot&csp=open');
+    expect(report.policy).toBe('open');
+  }
+}, 180_000);
 
 it('findings: a page of the real findings; next page, a type filter and a row click call the right tools', async () => {
   const scenario: ViewScenario = { view: 'findings', ...(await toolCall('list_findings', { vault: NW, limit: 8 })) };
