@@ -176,7 +176,15 @@ export const SCENARIOS: Record<string, Steps> = {
     report.widths = [...doc().querySelectorAll('[data-role=link]')].map((l) => Number(l.getAttribute('stroke-width')));
     report.colours = [...new Set([...doc().querySelectorAll('[data-role=node] circle')].map((c) => c.getAttribute('fill')))];
     report.labels = [...doc().querySelectorAll('[data-role=node] text')].map(text);
+    report.nodeCount = doc().querySelectorAll('[data-role=node]').length;
     report.legend = text(doc().querySelector('[data-role=legend]'));
+    // Labels in the graph's own units: none overlaps another, a dot or a line.
+    const boxes = [...doc().querySelectorAll('[data-role=label]')].map((t) => ({ name: text(t), box: (t as SVGGraphicsElement).getBBox() }));
+    const lines = [...doc().querySelectorAll('[data-role=link]')].map((l) => ['x1', 'y1', 'x2', 'y2'].map((k) => Number(l.getAttribute(k))) as [number, number, number, number]);
+    const hit = (a: DOMRect, b: DOMRect) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+    const onLine = (b: DOMRect, [x1, y1, x2, y2]: number[]) => Array.from({ length: 41 }, (_, i) => i / 40).some((t) => { const x = x1! + (x2! - x1!) * t; const y = y1! + (y2! - y1!) * t; return x > b.x && x < b.x + b.width && y > b.y && y < b.y + b.height; });
+    report.labelOverlaps = boxes.flatMap((a, i) => boxes.slice(i + 1).filter((b) => hit(a.box, b.box)).map((b) => `${a.name} / ${b.name}`));
+    report.labelsOnLines = boxes.filter((a) => lines.some((l) => onLine(a.box, l))).map((a) => a.name);
     if (shot) return;
     const count = text(doc().querySelector('[data-role=count]'));
     const target = report.nodes[1] as string;

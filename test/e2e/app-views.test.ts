@@ -159,6 +159,12 @@ it('graph: the entity and its neighbours, width by weight and colour by type; a 
   const shot: ViewScenario = { view: 'graph', ...(await toolCall('expand_graph', { vault: NW, entityId: 'sys-logitrack', depth: 2 })) };
   await screenshotFor(shot, 760);
   await screenshotFor({ ...shot, theme: 'dark' }, 760);
+  // The demo's densest neighbourhood: labels overlap neither each other nor a line.
+  const dense = await runView(shot, '&shot');
+  expect(dense.labels.length).toBeGreaterThan(5);
+  expect(dense.labels).toContain('LogiTrack WMS v6');
+  expect(dense.labelOverlaps).toEqual([]);
+  expect(dense.labelsOnLines).toEqual([]);
   const scenario: ViewScenario = { view: 'graph', ...(await toolCall('get_entity', { vault: NW, entityId: 'sys-logitrack', includeEvidence: true })) };
   const entity = scenario.result.structuredContent as { edges: { entityId: string; weight: number; type: string }[] };
   const neighbours = new Set(entity.edges.map((e) => e.entityId));
