@@ -7,6 +7,7 @@ import type { App } from '@modelcontextprotocol/ext-apps';
 import { VAULT_PALETTE } from '../src/render/chart/style.js';
 import { ENTITY_TYPES } from '../src/core/vocabulary.js';
 import { callTool, h, plain, show, startView, words, type Json } from './common.js';
+import { entityCard } from './entity-card.js';
 
 interface Node { id: string; name: string; type: string; x: number; y: number; vx: number; vy: number; expanded: boolean }
 interface Link { from: string; to: string; relation: string; weight: number }
@@ -18,6 +19,8 @@ const links = new Map<string, Link>();
 let vaultArgs: Json = {};
 let selected: string | undefined;
 let status = '';
+/** get_entity's answer shown as its card above the graph: the description and quotes the call asked for. */
+let card: HTMLElement | null = null;
 
 export const typeColour = (type: string): string => VAULT_PALETTE[Math.max(0, ENTITY_TYPES.indexOf(type as never)) % VAULT_PALETTE.length]!;
 
@@ -225,6 +228,7 @@ function draw(app: App): void {
       h('strong', {}, chosen ? chosen.name : ''), chosen ? h('span', { class: 'chip' }, chosen.type) : null,
       h('span', { class: 'muted', 'data-role': 'count' }, `${nodes.size} entities, ${links.size} connections`),
       status ? h('span', { class: 'muted' }, status) : null),
+    card,
     h('div', { class: 'bar', 'data-role': 'legend' }, ...ENTITY_TYPES.filter((t) => all.some((n) => n.type === t)).map((t) => h('span', { class: 'chip' }, h('span', { style: `color:${typeColour(t)}` }, '● '), t)), h('span', { class: 'muted' }, 'Line width: how often the link was mentioned. Click a dot to expand it.')),
     svg,
   );
@@ -251,6 +255,8 @@ const app = startView('graph', {
     vaultArgs = args.vault ? { vault: args.vault } : {};
   },
   result(data) {
+    // get_entity (not expand_graph, whose answer has a root): the entity's card with its graph.
+    if (!data.root) card = entityCard(app, data, vaultArgs);
     selected = merge(data);
     layout();
     draw(app);

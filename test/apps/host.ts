@@ -161,11 +161,66 @@ export const SCENARIOS: Record<string, Steps> = {
       (doc().querySelector('th') as HTMLElement).click();
       report.sortedByName = names();
     }
-    (doc().querySelector('tbody tr') as HTMLElement).click();
+    const row = doc().querySelector('tbody tr') as HTMLElement;
+    row.click();
     const card = await find(doc, '[data-role=entity-card]');
     report.cardTitle = text(card.querySelector('h2'));
     report.quotes = [...card.querySelectorAll('[data-role=quote]')].map(text);
     report.edges = card.querySelectorAll('[data-role=edges] li').length;
+    // Where the eye is: the card opens right under the row clicked.
+    const clicked = doc().querySelector(`tbody tr[data-id="${row.dataset.id}"]`)!.getBoundingClientRect();
+    report.cardGap = Math.round(card.getBoundingClientRect().top - clicked.bottom);
+    if (shot) return;
+    // More than its recorded quotes: what the transcripts say of it.
+    await find(doc, '[data-role=more-mentions]', (e) => !text(e).startsWith('Looking'));
+    report.mentions = [...card.querySelectorAll('[data-role=mention]')].length;
+    // A quote opens its meeting at that turn, the quote marked.
+    const open = card.querySelector('[data-role=quote] [data-role=open-transcript]') as HTMLElement | null;
+    if (open) {
+      open.click();
+      const focus = await find(doc, '[data-role=in-transcript] [data-role=turn].focus');
+      report.quoteTurn = Number((focus as HTMLElement).dataset.turn);
+      report.quoteMarked = text(focus.querySelector('mark'));
+      report.quoteTurnText = text(focus);
+    }
+  },
+  async transcript(doc, report, shot) {
+    const search = !!(await find(doc, '[data-role=meeting], [data-role=turns], [data-role=empty]')).closest('[data-role=meeting]');
+    await painted();
+    if (search) {
+      report.meetings = [...doc().querySelectorAll('[data-role=meeting]')].map((m) => ({ id: (m as HTMLElement).dataset.id, name: text(m.querySelector('[data-role=meeting-name]')), hits: [...m.querySelectorAll('[data-role=hit]')].map((e) => (e as HTMLElement).dataset.turns) }));
+      report.marks = [...new Set([...doc().querySelectorAll('[data-role=hit] mark')].map((m) => text(m).toLowerCase()))];
+      report.speakers = [...doc().querySelectorAll('[data-role=speaker]')].map(text);
+      if (shot) return;
+      const hit = doc().querySelector('[data-role=hit]') as HTMLElement;
+      report.widened = hit.dataset.turns;
+      report.turnsBefore = hit.querySelectorAll('[data-role=turn]').length;
+      (hit.querySelector('[data-role=more-context]') as HTMLElement).click();
+      await find(doc, '[data-role=hit] .in-hit');
+      report.turnsAfter = hit.querySelectorAll('[data-role=turn]').length;
+      report.hitTurns = [...hit.querySelectorAll('.in-hit')].map((t) => Number((t as HTMLElement).dataset.turn));
+      report.contextTurns = [...hit.querySelectorAll('[data-role=turn]')].map((t) => Number((t as HTMLElement).dataset.turn));
+      return;
+    }
+    report.meetingName = text(doc().querySelector('[data-role=meeting-name]'));
+    report.range = text(doc().querySelector('[data-role=range]'));
+    report.turns = [...doc().querySelectorAll('[data-role=turn]')].map((t) => ({ speaker: text(t.querySelector('[data-role=speaker]')), time: text(t.querySelector('[data-role=time]')), words: text(t.querySelector('[data-role=words]')) }));
+    report.colours = [...new Set([...doc().querySelectorAll('[data-role=turn]')].map((t) => (t as HTMLElement).style.getPropertyValue('--speaker')))];
+    if (shot) return;
+    const box = doc().querySelector('[data-role=find]') as HTMLInputElement;
+    box.value = params.get('find') ?? '';
+    box.dispatchEvent(new Event('input'));
+    report.found = text(doc().querySelector('[data-role=found]'));
+    report.foundMarks = doc().querySelectorAll('[data-role=turn] mark').length;
+    const later = doc().querySelector('[data-role=later]') as HTMLElement | null;
+    if (later) {
+      const before = doc().querySelectorAll('[data-role=turn]').length;
+      later.click();
+      await find(doc, '[data-role=range]', (e) => text(e) !== report.range);
+      report.turnsAfterPaging = doc().querySelectorAll('[data-role=turn]').length;
+      report.turnsBeforePaging = before;
+      report.rangeAfter = text(doc().querySelector('[data-role=range]'));
+    }
   },
   async graph(doc, report, shot) {
     await find(doc, '[data-role=node]');
@@ -178,6 +233,8 @@ export const SCENARIOS: Record<string, Steps> = {
     report.labels = [...doc().querySelectorAll('[data-role=node] text')].map(text);
     report.nodeCount = doc().querySelectorAll('[data-role=node]').length;
     report.legend = text(doc().querySelector('[data-role=legend]'));
+    const entity = doc().querySelector('[data-role=entity-card]');
+    report.card = entity ? { description: text(entity.querySelector('[data-role=description]')), quotes: [...entity.querySelectorAll('[data-role=quote]')].map(text) } : null;
     // Labels in the graph's own units: none overlaps another, a dot or a line.
     const boxes = [...doc().querySelectorAll('[data-role=label]')].map((t) => ({ name: text(t), box: (t as SVGGraphicsElement).getBBox() }));
     const lines = [...doc().querySelectorAll('[data-role=link]')].map((l) => ['x1', 'y1', 'x2', 'y2'].map((k) => Number(l.getAttribute(k))) as [number, number, number, number]);
@@ -211,6 +268,19 @@ export const SCENARIOS: Record<string, Steps> = {
     report.statusAfter = after.dataset.status;
     report.noteAfter = text(after.querySelector('[data-role=conflict-note]'));
     report.buttonsAfter = doc().querySelectorAll('[data-action]').length;
+    if (!report.readOnly) {
+      // The note it now has is in its note box, to edit; the change can be undone from the card.
+      report.noteBox = (after.querySelector('[data-role=note]') as HTMLTextAreaElement | null)?.value ?? null;
+      (after.querySelector('[data-role=undo]') as HTMLButtonElement).click();
+      await find(doc, `[data-role=conflict][data-id="${report.acted}"]`, (e) => (e as HTMLElement).dataset.status === 'open');
+      report.statusAfterUndo = 'open';
+    }
+    // An empty tab says so.
+    const empty = [...doc().querySelectorAll('[data-tab]')].find((b) => /\(0\)/.test(text(b))) as HTMLElement | undefined;
+    if (empty) {
+      empty.click();
+      report.emptyTab = text(doc().querySelector('[data-role=empty]'));
+    }
   },
 };
 

@@ -130,17 +130,32 @@ it('findings: a page of the real findings; next page, a type filter and a row cl
   expect(report.secondPage).not.toContain(report.firstPage[0]);
   expect(new Set(report.problemTypes)).toEqual(new Set(['problem']));
   expect(report.sortedByName).toEqual([...report.sortedByName].sort((a: string, b: string) => a.localeCompare(b)));
-  expect(host.calls.map((c) => [c.name, Object.keys(c.arguments ?? {}).sort()])).toEqual([
-    ['list_findings', ['cursor', 'limit', 'vault']],
-    ['list_findings', ['limit', 'type', 'vault']],
-    ['get_entity', ['entityId', 'includeEvidence', 'vault']],
-  ]);
-  // The card is the entity the row named, with its quotes.
+  // The card is the entity the row named, with its quotes, right under its row.
   const clicked = host.calls[2]!.arguments!.entityId as string;
-  const entity = (await client.callTool({ name: 'get_entity', arguments: { vault: NW, entityId: clicked, includeEvidence: true } })).structuredContent as { name: string; evidence: { quote: string }[] };
+  const entity = (await client.callTool({ name: 'get_entity', arguments: { vault: NW, entityId: clicked, includeEvidence: true } })).structuredContent as {
+    name: string;
+    mentionCount: number;
+    evidence: { quote: string; meetingId: string; turnIndex: number }[];
+  };
   expect(report.cardTitle).toContain(entity.name);
+  expect(report.cardGap).toBeGreaterThanOrEqual(0);
+  expect(report.cardGap).toBeLessThan(12);
   expect(report.quotes).toHaveLength(entity.evidence.length);
   expect(report.quotes[0]).toContain(entity.evidence[0]!.quote);
+  // Mentioned more often than quoted: more of what was said, from the transcripts.
+  expect(entity.mentionCount).toBeGreaterThan(entity.evidence.length);
+  expect(report.quotes.length + report.mentions).toBeGreaterThan(1);
+  // "In the transcript" opens the quote's meeting at its turn, the quote marked.
+  const quote = entity.evidence[0]!;
+  expect(report.quoteTurn).toBe(quote.turnIndex);
+  expect(report.quoteMarked).toBe(quote.quote);
+  expect(host.calls.map((c) => [c.name, c.arguments])).toEqual([
+    ['list_findings', { vault: NW, limit: 8, cursor: expect.any(String) }],
+    ['list_findings', { vault: NW, limit: 8, type: 'problem' }],
+    ['get_entity', { vault: NW, entityId: clicked, includeEvidence: true }],
+    ['search_transcripts', { vault: NW, query: entity.name, limit: 5 }],
+    ['get_transcript', { vault: NW, meetingId: quote.meetingId, offset: 0, limit: 50 }],
+  ]);
 }, 120_000);
 
 it('findings: search_knowledge matches in the same table, filtered in place; a row opens its card', async () => {
@@ -151,7 +166,7 @@ it('findings: search_knowledge matches in the same table, filtered in place; a r
   const systems = entities.filter((e) => e.type === 'system');
   expect(report.systemRows).toEqual(systems.map(() => 'system'));
   expect(report.systemCount).toBe(`${systems.length} of ${entities.length} matches`);
-  expect(host.calls.map((c) => c.name)).toEqual(['get_entity']);
+  expect(host.calls.map((c) => c.name).slice(0, 1)).toEqual(['get_entity']);
   expect(report.cardTitle).toContain(systems[0]!.name);
 }, 120_000);
 
@@ -174,7 +189,12 @@ it('graph: the entity and its neighbours, width by weight and colour by type; a 
   expect(Math.max(...report.widths)).toBeGreaterThan(Math.min(...report.widths)); // weights 1..6 differ in width
   expect(report.colours).toHaveLength(new Set(['system', ...entity.edges.map((e) => e.type)]).size);
   expect(report.labels).toContain('LogiTrack WMS v6');
-  expect(host.calls.map(({ name, arguments: args }) => ({ name, args }))).toEqual([{ name: 'expand_graph', args: { vault: NW, entityId: report.clicked } }]);
+  // get_entity with evidence: its card with the graph, so the evidence asked for is seen.
+  const asked = scenario.result.structuredContent as { description: string; evidence: { quote: string }[] };
+  expect(report.card.description).toBe(asked.description);
+  expect(report.card.quotes).toHaveLength(asked.evidence.length);
+  expect(report.card.quotes[0]).toContain(asked.evidence[0]!.quote);
+  expect(host.calls.map(({ name, arguments: args }) => ({ name, args })).filter((c) => c.name !== 'search_transcripts')).toEqual([{ name: 'expand_graph', args: { vault: NW, entityId: report.clicked } }]);
   const expanded = (await client.callTool({ name: 'expand_graph', arguments: { vault: NW, entityId: report.clicked } })).structuredContent as { edges: { entityId: string }[] };
   expect(new Set(report.nodesAfter)).toEqual(new Set([...report.nodes, ...expanded.edges.map((e) => e.entityId)]));
   expect(report.selected).toBeTruthy();
@@ -189,11 +209,20 @@ it('conflicts: the claims side by side; resolve with a note calls resolve_confli
   expect(report.cards[0].claims).toHaveLength(listed[0]!.claims.length);
   expect(report.cards[0].claims[0]).toContain(listed[0]!.claims[0]!.quote);
   expect(report.cards[0].claims[0]).toContain(listed[0]!.claims[0]!.speaker);
-  expect(host.calls.map(({ name, arguments: args }) => ({ name, args }))).toEqual([{ name: 'resolve_conflict', args: { vault: NW, conflictId: report.acted, status: 'resolved', note: HOSTILE } }]);
   expect(report.statusAfter).toBe('resolved');
   expect(report.noteAfter).toBe(`Note: ${HOSTILE}`); // the hostile note came back from the store and stays text
-  const stored = (await client.callTool({ name: 'list_conflicts', arguments: { vault: NW, status: 'resolved' } })).structuredContent as { conflicts: { id: string }[] };
+  expect(report.noteBox).toBe(HOSTILE); // and is in the note box, to edit
+  // Undo from the card puts it back as it was.
+  const before = listed.find((c) => c.id === report.acted)! as { note?: string | null };
+  expect(report.statusAfterUndo).toBe('open');
+  expect(host.calls.map(({ name, arguments: args }) => ({ name, args }))).toEqual([
+    { name: 'resolve_conflict', args: { vault: NW, conflictId: report.acted, status: 'resolved', note: HOSTILE } },
+    // (back to open, with the note it had before)
+    { name: 'resolve_conflict', args: { vault: NW, conflictId: report.acted, status: 'open', ...(before.note ? { note: before.note } : {}) } },
+  ]);
+  const stored = (await client.callTool({ name: 'list_conflicts', arguments: { vault: NW, status: 'open' } })).structuredContent as { conflicts: { id: string }[] };
   expect(stored.conflicts.map((c) => c.id)).toContain(report.acted);
+
 
   // A member key: the same board, and its first try is refused by the server, which the board then says.
   const member = await connectMcp({ era: 'modern', wire: 'http', url: running.server.url, key: running.store.memberKey(NW) });
@@ -203,6 +232,8 @@ it('conflicts: the claims side by side; resolve with a note calls resolve_confli
     expect(seen.readOnly).toMatch(/manager key/);
     expect(seen.statusAfter).toBe('open');
     expect(seen.buttonsAfter).toBe(0);
+    // (It listed the open ones only: the other tabs are empty, and say so.)
+    expect(seen.emptyTab).toMatch(/^No (resolved|dismissed) conflicts\.$/);
     const still = (await client.callTool({ name: 'list_conflicts', arguments: { vault: NW, status: 'open' } })).structuredContent as { conflicts: { id: string }[] };
     expect(still.conflicts.map((c) => c.id)).toContain(seen.acted);
   } finally {
