@@ -111,6 +111,7 @@ it("every view also draws under a permissive host's policy (with 'unsafe-eval');
     { view: 'findings', ...(await toolCall('list_findings', { vault: NW, limit: 5 })) },
     { view: 'graph', ...(await toolCall('expand_graph', { vault: NW, entityId: 'sys-logitrack' })) },
     { view: 'conflicts', ...(await toolCall('list_conflicts', { vault: NW, status: 'all' })) },
+    { view: 'transcript', ...(await toolCall('search_transcripts', { vault: NW, query: 'dock congestion' })) },
   ];
   for (const scenario of scenarios) {
     const report = await runView(scenario, '&shot&csp=open');
@@ -257,4 +258,63 @@ it('an entity named like markup stays a name in the findings explorer, its card 
   expect(findings.cardTitle).toContain(findings.firstPage[0]);
   const graph = await runView({ view: 'graph', ...(await toolCall('get_entity', { vault: 'hostile', entityId: 'kpi-close' })) }, '&shot');
   expect(graph.labels).toContain(HOSTILE);
+}, 120_000);
+
+it('transcript: search_transcripts draws its hits by meeting with the query words marked; More context reads the meeting through the host', async () => {
+  const query = 'dock congestion at Leeds';
+  const scenario: ViewScenario = { view: 'transcript', ...(await toolCall('search_transcripts', { vault: NW, query, limit: 6 })) };
+  const results = (scenario.result.structuredContent as { results: { meetingId: string; meetingName: string; turnStart: number; turnEnd: number }[] }).results;
+  expect(results.length).toBeGreaterThan(1);
+  const report = await runView(scenario);
+  // The meetings, in the order of their best hit, each with its hits.
+  const meetings = [...new Set(results.map((r) => r.meetingId))];
+  expect(report.meetings.map((m: { id: string }) => m.id)).toEqual(meetings);
+  expect(report.meetings.map((m: { name: string }) => m.name)).toEqual(meetings.map((id) => results.find((r) => r.meetingId === id)!.meetingName));
+  expect(report.meetings.flatMap((m: { hits: string[] }) => m.hits).sort()).toEqual(results.map((r) => `${r.turnStart}-${r.turnEnd}`).sort());
+  expect(report.marks.length).toBeGreaterThan(0);
+  for (const mark of report.marks) expect(['dock', 'congestion', 'leeds'].some((w) => mark.startsWith(w)), mark).toBe(true);
+  // More context on the first hit shown: one get_transcript call for its meeting, from the start up to it.
+  const [from, to] = (report.widened as string).split('-').map(Number);
+  const widened = results.find((r) => r.turnStart === from && r.turnEnd === to)!;
+  expect(host.calls.map((c) => [c.name, c.arguments])).toEqual([['get_transcript', { vault: NW, meetingId: widened.meetingId, offset: 0, limit: 50 }]]);
+  expect(report.hitTurns).toEqual(Array.from({ length: to! - from! + 1 }, (_, i) => from! + i));
+  expect(report.turnsAfter).toBeGreaterThan(report.turnsBefore);
+  expect(Math.min(...report.contextTurns)).toBeLessThanOrEqual(from!);
+  expect(Math.max(...report.contextTurns)).toBeGreaterThan(to!);
+}, 120_000);
+
+it('transcript: get_transcript reads as speaker turns with times and colours; find marks, Later pages through the host', async () => {
+  const scenario: ViewScenario = { view: 'transcript', theme: 'dark', ...(await toolCall('get_transcript', { vault: NW, meetingId: 'nwl-m01-kickoff', limit: 3 })) };
+  const page = scenario.result.structuredContent as { meetingName: string; chunks: { speakers: string[]; startSeconds: number | null }[]; totalChunks: number; nextOffset: number };
+  const report = await runView(scenario, '&find=Leeds');
+  expect(report.meetingName).toBe(page.meetingName);
+  expect(report.range).toBe(`part 1–3 of ${page.totalChunks}`);
+  const speakers = new Set(page.chunks.flatMap((c) => c.speakers));
+  expect(new Set(report.turns.map((t: { speaker: string }) => t.speaker))).toEqual(speakers);
+  expect(report.colours).toHaveLength(speakers.size);
+  expect(report.turns[0].time).toBe('0:00');
+  expect(report.found).toMatch(/^\d+ turns?$/);
+  expect(report.foundMarks).toBeGreaterThan(0);
+  expect(host.calls.map((c) => [c.name, c.arguments])).toEqual([['get_transcript', { vault: NW, meetingId: 'nwl-m01-kickoff', offset: page.nextOffset, limit: 3 }]]);
+  expect(report.rangeAfter).toBe(`part 1–6 of ${page.totalChunks}`);
+  expect(report.turnsAfterPaging).toBeGreaterThan(report.turnsBeforePaging);
+}, 120_000);
+
+it('transcript: a speaker named like markup and a line with a bidi override stay text', async () => {
+  const vault = tinyVault({ id: 'hostile-talk', name: 'Hostile Talk' });
+  const meeting = vault.meetings[0] as { attendees: string[]; transcript: { speaker: string; text: string }[] };
+  meeting.attendees = [HOSTILE, 'Bo Lind'];
+  meeting.transcript[0]!.speaker = HOSTILE;
+  meeting.transcript[1]!.text = 'Close Time is six days by my count, \u202Esyad net\u202C.';
+  const folder = tempDir();
+  try {
+    cli(['import', writeTinyVault(folder.dir, vault), '--data-dir', running.store.dir]);
+  } finally {
+    folder.cleanup();
+  }
+  const searched = await runView({ view: 'transcript', ...(await toolCall('search_transcripts', { vault: 'hostile-talk', query: 'close time' })) }, '&shot');
+  expect(searched.speakers).toContain(HOSTILE);
+  const read = await runView({ view: 'transcript', ...(await toolCall('get_transcript', { vault: 'hostile-talk', meetingId: 'm1' })) }, '&shot');
+  expect(read.turns.map((t: { speaker: string }) => t.speaker)).toEqual([HOSTILE, 'Bo Lind']);
+  expect(read.turns[1].words).toBe('Close Time is six days by my count, \\u202esyad net\\u202c.');
 }, 120_000);
