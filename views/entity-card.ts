@@ -7,7 +7,7 @@
  */
 import type { App } from '@modelcontextprotocol/ext-apps';
 import { callTool, h, when, words, type Json } from './common.js';
-import { chunksThrough, markWords, turnList, turnsOf } from './transcript-reader.js';
+import { chunksThrough, hasWord, markWords, turnList, turnsOf } from './transcript-reader.js';
 
 interface Edge { entityId: string; name: string; type: string; relation: string; direction: 'in' | 'out'; weight: number }
 interface Quote { quote: string; speaker?: string | null; meetingId?: string; meetingName?: string | null; spokenAt?: string | null; turnIndex?: number | null }
@@ -47,7 +47,11 @@ function quoteBlock(app: App, vaultArgs: Json, q: Quote): HTMLElement {
 }
 
 function hitBlock(app: App, vaultArgs: Json, hit: Hit, name: string): HTMLElement {
-  const block = h('div', { class: 'hit', 'data-role': 'mention' }, h('div', { class: 'muted' }, `${hit.meetingName} · ${when(hit.date, true)}`), turnList(turnsOf(hit).slice(0, 3), { words: markWords(name) }));
+  // The turns that name it (up to three), not the excerpt's first lines.
+  const marks = markWords(name);
+  const turns = turnsOf(hit);
+  const naming = turns.filter((t) => hasWord(t.words, marks));
+  const block = h('div', { class: 'hit', 'data-role': 'mention' }, h('div', { class: 'muted' }, `${hit.meetingName} · ${when(hit.date, true)}`), turnList((naming.length ? naming : turns).slice(0, 3), { words: marks }));
   block.append(h('button', { class: 'link', 'data-role': 'open-transcript', onclick: () => void openInTranscript(app, vaultArgs, block, hit.meetingId, hit.turnStart, '') }, 'In the transcript'));
   return block;
 }

@@ -55,7 +55,7 @@ export function markWords(query: string): string[] {
  */
 export function marked(text: string, words: string[], phrase?: string): (Node | string)[] {
   const shown = plain(text);
-  const parts = [...(phrase ? [escapeRegExp(plain(phrase))] : []), ...words.map((w) => `(?<![\\p{L}\\p{N}])${escapeRegExp(w)}[\\p{L}\\p{N}]*`)];
+  const parts = [...(phrase ? [escapeRegExp(plain(phrase))] : []), ...words.map(wordPattern)];
   if (!parts.length) return [shown];
   const re = new RegExp(parts.join('|'), 'giu');
   const out: (Node | string)[] = [];
@@ -70,6 +70,11 @@ export function marked(text: string, words: string[], phrase?: string): (Node | 
 }
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** A word as `marked` finds it: at a word's start, any ending. */
+const wordPattern = (w: string) => `(?<![\\p{L}\\p{N}])${escapeRegExp(w)}[\\p{L}\\p{N}]*`;
+
+/** Whether `text` has one of `words`, as `marked` would mark it. */
+export const hasWord = (text: string, words: string[]): boolean => words.length > 0 && new RegExp(words.map(wordPattern).join('|'), 'iu').test(text);
 
 /** Turns as a list: speaker in their colour, time where known, the words with marks; `focus` is outlined, `range` (a hit's turns) shaded. */
 export function turnList(turns: Turn[], options: { words?: string[]; phrase?: string; focus?: number; range?: [number, number] } = {}): HTMLElement {

@@ -53,21 +53,35 @@ async function runView(scenario: ViewScenario, query = ''): Promise<Record<strin
 }
 
 /**
- * With APPS_SCREENSHOTS=1, the view as a person sees it (no clicks) is saved as docs/apps/<view>.png, the
- * pictures the README shows.
+ * With APPS_SCREENSHOTS=1, each view as a person sees it (no clicks but the findings row), light and dark, saved
+ * as docs/apps/<name>.png and <name>-dark.png: the pictures the README shows. First in the file, so the demo
+ * store is as `demo` made it.
  */
-async function screenshotFor(scenario: ViewScenario, height = 640): Promise<void> {
-  if (!process.env.APPS_SCREENSHOTS) return;
-  host.setScenario(scenario);
-  await screenshotAsync(`${host.url}/host.html?view=${scenario.view}&shot`, join(ROOT, 'docs', 'apps', `${scenario.view}${scenario.theme === 'dark' ? '-dark' : ''}.png`), 900, height);
-}
+it.runIf(!!process.env.APPS_SCREENSHOTS)('screenshots of every view, light and dark, from a clean demo store', async () => {
+  const findings = (await client.callTool({ name: 'list_findings', arguments: { vault: NW, type: 'problem', limit: 8 } })).structuredContent.findings as { name: string; mentionCount: number }[];
+  const ranking = { data: { values: findings.map((f) => ({ problem: f.name, mentions: f.mentionCount })) }, mark: 'bar', encoding: { y: { field: 'problem', type: 'nominal', sort: '-x' }, x: { field: 'mentions', type: 'quantitative' } } };
+  const shots: [string, ViewScenario, number][] = [
+    ['chart', { view: 'chart', ...(await toolCall('render_chart', { vault: NW, title: 'Problems raised most often', vega_lite_spec: ranking })) }, 430],
+    ['findings', { view: 'findings', ...(await toolCall('list_findings', { vault: NW, limit: 8 })) }, 1000],
+    ['graph', { view: 'graph', ...(await toolCall('expand_graph', { vault: NW, entityId: 'sys-logitrack', depth: 2 })) }, 760],
+    ['entity', { view: 'graph', ...(await toolCall('get_entity', { vault: NW, entityId: 'prob-dock-congestion', includeEvidence: true })) }, 1250],
+    ['conflicts', { view: 'conflicts', ...(await toolCall('list_conflicts', { vault: NW, status: 'all' })) }, 1000],
+    ['transcript-search', { view: 'transcript', ...(await toolCall('search_transcripts', { vault: NW, query: 'dock congestion at Leeds', limit: 4 })) }, 1000],
+    ['transcript', { view: 'transcript', ...(await toolCall('get_transcript', { vault: NW, meetingId: 'nwl-m01-kickoff', limit: 2 })) }, 1000],
+  ];
+  for (const [name, scenario, height] of shots) {
+    for (const theme of ['light', 'dark'] as const) {
+      host.setScenario({ ...scenario, theme });
+      await screenshotAsync(`${host.url}/host.html?view=${scenario.view}&shot`, join(ROOT, 'docs', 'apps', `${name}${theme === 'dark' ? '-dark' : ''}.png`), 900, height);
+    }
+  }
+}, 600_000);
 
 it('chart: draws the spec live, a tooltip on the bars, the data a click away; hostile labels stay text', async () => {
   const findings = (await client.callTool({ name: 'list_findings', arguments: { vault: NW, type: 'problem', limit: 6 } })).structuredContent.findings as { name: string; mentionCount: number }[];
   const values = [...findings.map((f) => ({ problem: f.name, mentions: f.mentionCount })), { problem: HOSTILE, mentions: 1 }];
   const spec = { data: { values }, mark: 'bar', encoding: { y: { field: 'problem', type: 'nominal', sort: '-x' }, x: { field: 'mentions', type: 'quantitative' } } };
   const scenario: ViewScenario = { view: 'chart', ...(await toolCall('render_chart', { vault: NW, title: 'Problems by mentions', vega_lite_spec: spec })) };
-  await screenshotFor(scenario, 520);
   const report = await runView(scenario);
   expect(report.marks).toBe(values.length);
   expect(report.svgText).toContain('Problems by mentions');
@@ -121,7 +135,6 @@ it("every view also draws under a permissive host's policy (with 'unsafe-eval');
 
 it('findings: a page of the real findings; next page, a type filter and a row click call the right tools', async () => {
   const scenario: ViewScenario = { view: 'findings', ...(await toolCall('list_findings', { vault: NW, limit: 8 })) };
-  await screenshotFor(scenario, 900);
   const first = scenario.result.structuredContent as { findings: { name: string }[]; total: number };
   const report = await runView(scenario);
   expect(report.firstPage).toEqual(first.findings.map((f) => f.name));
@@ -173,8 +186,6 @@ it('findings: search_knowledge matches in the same table, filtered in place; a r
 
 it('graph: the entity and its neighbours, width by weight and colour by type; a click expands the node', async () => {
   const shot: ViewScenario = { view: 'graph', ...(await toolCall('expand_graph', { vault: NW, entityId: 'sys-logitrack', depth: 2 })) };
-  await screenshotFor(shot, 760);
-  await screenshotFor({ ...shot, theme: 'dark' }, 760);
   // The demo's densest neighbourhood: labels overlap neither each other nor a line.
   const dense = await runView(shot, '&shot');
   expect(dense.labels.length).toBeGreaterThan(5);
@@ -203,7 +214,6 @@ it('graph: the entity and its neighbours, width by weight and colour by type; a 
 
 it('conflicts: the claims side by side; resolve with a note calls resolve_conflict and updates the card; a member key is read-only', async () => {
   const scenario: ViewScenario = { view: 'conflicts', ...(await toolCall('list_conflicts', { vault: NW, status: 'all' })) };
-  await screenshotFor(scenario, 1000);
   const listed = (scenario.result.structuredContent as { conflicts: { id: string; status: string; claims: { quote: string; speaker: string }[] }[] }).conflicts;
   const report = await runView(scenario, `&note=${encodeURIComponent(HOSTILE)}`);
   expect(report.cards.map((c: { id: string }) => c.id)).toEqual(listed.map((c) => c.id));
