@@ -35,7 +35,7 @@ async function setStatus(app: App, conflict: Conflict, status: string, note: str
 }
 
 function card(app: App, c: Conflict): HTMLElement {
-  const note = h('textarea', { rows: 2, style: 'width:100%', placeholder: 'Note: the validated truth, or why it was dismissed', 'aria-label': 'note', 'data-role': 'note' }) as HTMLTextAreaElement;
+  const note = h('textarea', { rows: c.note ? Math.min(6, 2 + Math.floor(c.note.length / 110)) : 2, style: 'width:100%', placeholder: 'Note: the validated truth, or why it was dismissed', 'aria-label': 'note', 'data-role': 'note' }) as HTMLTextAreaElement;
   note.value = c.note ?? ''; // the note it has, to edit
   const action = (status: string, label: string) => h('button', { 'data-action': status, onclick: () => void setStatus(app, c, status, note.value) }, label);
   const message = messages.get(c.id);
@@ -45,7 +45,8 @@ function card(app: App, c: Conflict): HTMLElement {
     h('div', { class: 'bar' }, h('span', { class: 'chip', 'data-role': 'status' }, c.status), c.entityName ? h('span', { class: 'muted' }, c.entityName) : null),
     h('h2', {}, c.title),
     h('div', { class: 'cols' }, ...c.claims.map((claim) => h('blockquote', { 'data-role': 'claim' }, `“${claim.quote}”`, h('div', { class: 'muted' }, [claim.speaker, claim.meetingName, when(claim.spokenAt)].filter(Boolean).join(' · '))))),
-    c.note ? h('p', { 'data-role': 'conflict-note' }, h('strong', {}, 'Note: '), c.note) : null,
+    // The note: in its box to edit where the key may change it, as text where it may not.
+    c.note && readOnly ? h('p', { 'data-role': 'conflict-note' }, h('strong', {}, 'Note: '), c.note) : null,
     readOnly ? null : h('div', {}, note, h('div', { class: 'bar' }, ...(c.status === 'open' ? [action('resolved', 'Resolve'), action('dismissed', 'Dismiss')] : [action('open', 'Reopen')]))),
     message
       ? h('p', { class: message.error ? 'error' : 'muted', 'data-role': 'message' }, message.text, message.undo && !readOnly ? ' ' : null, message.undo && !readOnly ? h('button', { class: 'link', 'data-role': 'undo', onclick: () => void setStatus(app, c, message.undo!.status, message.undo!.note, true) }, 'Undo') : null)

@@ -221,8 +221,7 @@ it('conflicts: the claims side by side; resolve with a note calls resolve_confli
   expect(report.cards[0].claims[0]).toContain(listed[0]!.claims[0]!.quote);
   expect(report.cards[0].claims[0]).toContain(listed[0]!.claims[0]!.speaker);
   expect(report.statusAfter).toBe('resolved');
-  expect(report.noteAfter).toBe(`Note: ${HOSTILE}`); // the hostile note came back from the store and stays text
-  expect(report.noteBox).toBe(HOSTILE); // and is in the note box, to edit
+  expect(report.noteBox).toBe(HOSTILE); // the hostile note came back from the store into the note box, to edit, as text
   // Undo from the card puts it back as it was.
   const before = listed.find((c) => c.id === report.acted)! as { note?: string | null };
   expect(report.statusAfterUndo).toBe('open');
