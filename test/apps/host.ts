@@ -64,11 +64,11 @@ async function main(): Promise<void> {
     return (await answer.json()) as never;
   };
   const ready = new Promise<void>((resolve) => (bridge.oninitialized = () => resolve()));
+  // Listening before the page loads, as a host does: the view says hello as soon as its script runs.
+  await bridge.connect(new PostMessageTransport(frame.contentWindow!, frame.contentWindow!));
   await fetch('/started');
   frame.srcdoc = withPolicy(scenario.html);
   report.policy = policy;
-  await new Promise((r) => frame.addEventListener('load', r, { once: true }));
-  await bridge.connect(new PostMessageTransport(frame.contentWindow!, frame.contentWindow!));
   await ready;
   await bridge.sendToolInput({ arguments: scenario.input });
   await bridge.sendToolResult(scenario.result as never);

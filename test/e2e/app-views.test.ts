@@ -8,11 +8,10 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { cli, ROOT, tempDir } from '../helpers.js';
 import { tinyVault, writeTinyVault } from '../tiny-vault.js';
-// @ts-expect-error: a plain .mjs helper shared with scripts/docs-screenshot.mjs
-import { renderedDomAsync, screenshotAsync } from '../../scripts/chromium.mjs';
 import { demoServer } from '../http-helpers.js';
 import { connectMcp, type McpTestClient } from '../mcp-clients.js';
 import { reportOf, startViewHost, type ViewHost, type ViewScenario } from '../apps/view-host.js';
+import { launchBrowser, type Browser } from '../apps/browser.js';
 
 const NW = 'northwind-logistics';
 const HOSTILE = '<img src=x onerror="window.__pwned=1">';
@@ -20,11 +19,15 @@ const HOSTILE = '<img src=x onerror="window.__pwned=1">';
 const running = demoServer();
 let client: McpTestClient;
 let host: ViewHost;
+/** One chromium for the file: each view run is a tab. */
+let browser: Browser;
 beforeAll(async () => {
   client = await connectMcp({ era: 'modern', wire: 'http', url: running.server.url, key: running.store.ownerKey });
   host = await startViewHost(client);
+  browser = await launchBrowser();
 }, 60_000);
 afterAll(async () => {
+  await browser?.close();
   await host?.close();
   await client?.close();
 });
@@ -39,7 +42,7 @@ async function toolCall(name: string, args: Record<string, unknown>): Promise<Pi
 /** Loads the view in the host page and returns what the page saw. */
 async function runView(scenario: ViewScenario, query = ''): Promise<Record<string, any>> {
   host.setScenario(scenario);
-  const report = reportOf((await renderedDomAsync(`${host.url}/host.html?view=${scenario.view}${query}`)) as string);
+  const report = reportOf(await browser.dom(`${host.url}/host.html?view=${scenario.view}${query}`));
   expect(report.error).toBeUndefined();
   expect(report.policy).toBe(query.includes('csp=open') ? 'open' : 'strict');
   expect(report.pwned, 'a hostile name ran').toBeNull();
@@ -61,7 +64,7 @@ it.runIf(!!process.env.APPS_SCREENSHOTS)('screenshots of every view, light and d
   const findings = (await client.callTool({ name: 'list_findings', arguments: { vault: NW, type: 'problem', limit: 8 } })).structuredContent.findings as { name: string; mentionCount: number }[];
   const ranking = { data: { values: findings.map((f) => ({ problem: f.name, mentions: f.mentionCount })) }, mark: 'bar', encoding: { y: { field: 'problem', type: 'nominal', sort: '-x' }, x: { field: 'mentions', type: 'quantitative' } } };
   const shots: [string, ViewScenario, number][] = [
-    ['chart', { view: 'chart', ...(await toolCall('render_chart', { vault: NW, title: 'Problems raised most often', vega_lite_spec: ranking })) }, 430],
+    ['chart', { view: 'chart', ...(await toolCall('render_chart', { vault: NW, title: 'Problems raised most often', vega_lite_spec: ranking })) }, 370],
     ['findings', { view: 'findings', ...(await toolCall('list_findings', { vault: NW, limit: 8 })) }, 1000],
     ['graph', { view: 'graph', ...(await toolCall('expand_graph', { vault: NW, entityId: 'sys-logitrack', depth: 2 })) }, 760],
     ['entity', { view: 'graph', ...(await toolCall('get_entity', { vault: NW, entityId: 'prob-dock-congestion', includeEvidence: true })) }, 1250],
@@ -72,7 +75,7 @@ it.runIf(!!process.env.APPS_SCREENSHOTS)('screenshots of every view, light and d
   for (const [name, scenario, height] of shots) {
     for (const theme of ['light', 'dark'] as const) {
       host.setScenario({ ...scenario, theme });
-      await screenshotAsync(`${host.url}/host.html?view=${scenario.view}&shot`, join(ROOT, 'docs', 'apps', `${name}${theme === 'dark' ? '-dark' : ''}.png`), 900, height);
+      await browser.screenshot(`${host.url}/host.html?view=${scenario.view}&shot`, join(ROOT, 'docs', 'apps', `${name}${theme === 'dark' ? '-dark' : ''}.png`), 900, height);
     }
   }
 }, 600_000);
