@@ -2,6 +2,7 @@
  * What every view shares: the connection to the host (the ext-apps `App`), the host's theme, and building the
  * page from the vault's data as TEXT only (never innerHTML), so a name like `<img onerror=…>` stays a name.
  */
+import './jitless.js'; // before the SDK (and zod) load
 import { App, applyDocumentTheme, applyHostStyleVariables, type McpUiHostContext } from '@modelcontextprotocol/ext-apps';
 
 export type Json = Record<string, unknown>;

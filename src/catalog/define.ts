@@ -69,7 +69,7 @@ export interface ArtifactRef {
  * The interactive views (MCP Apps) a tool's result can be shown in, where the host renders them; each is built
  * from views/<name>.ts. A tool names its view with `view`; hosts without the extension show the result as ever.
  */
-export const TOOL_VIEWS = ['chart', 'findings', 'graph', 'conflicts'] as const;
+export const TOOL_VIEWS = ['chart', 'findings', 'graph', 'conflicts', 'transcript'] as const;
 export type ToolView = (typeof TOOL_VIEWS)[number];
 
 export type RecordKind = 'task' | 'task-identifier' | 'event' | 'email' | 'artifact';

@@ -26,6 +26,7 @@ const asDatetime = (v: string | undefined) => (v === undefined ? undefined : v.l
 
 export default defineTool({
   name: 'search_transcripts',
+  view: 'transcript',
   title: 'Search meeting transcripts',
   description:
     'Semantic search over the meeting transcripts: finds what was said even when the question uses other words than the speakers did (hybrid of word and meaning search). Returns the most relevant verbatim excerpts with speakers, meeting name and id, date, turn range and score. Optional filters: meetingId, speaker, after, before. Read around an excerpt with get_transcript.',
