@@ -4,3 +4,4 @@
  */
 export { backupStore, backupTempPath, type BackupProgress, type BackupResult } from '../store/backup.js';
 export { BackupRefused, hasStore, inspectBackup, restoreBackup, type BackupSummary } from '../store/restore.js';
+export { exportVault, ExportRefused, type ExportResult } from '../vault-format/export.js';
