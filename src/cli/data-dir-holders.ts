@@ -6,6 +6,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { processAlive } from '../core/process-alive.js';
 
 const RUNNING_DIR = 'running';
 const SYNC_LOCK = 'sync.lock';
@@ -15,15 +16,6 @@ export interface Holder {
   /** what it runs, e.g. `vault-tools serve --http 8787` */
   command: string;
   startedAt: string;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Marks the data dir as served by this process until the returned function is called (or the process exits). */
@@ -59,12 +51,12 @@ export function dataDirHolders(dataDir: string): Holder[] {
       holder = { pid: Number(name.replace('.json', '')), command: 'vault-tools serve', startedAt: '' };
     }
     if (holder.pid === process.pid) continue;
-    if (alive(holder.pid)) found.push(holder);
+    if (processAlive(holder.pid)) found.push(holder);
     else rmSync(file, { force: true });
   }
   try {
     const pid = Number(readFileSync(join(dataDir, SYNC_LOCK), 'utf8'));
-    if (pid && pid !== process.pid && alive(pid)) found.push({ pid, command: 'vault-tools sync', startedAt: '' });
+    if (pid && pid !== process.pid && processAlive(pid)) found.push({ pid, command: 'vault-tools sync', startedAt: '' });
   } catch {
     // no sync running
   }
