@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { storeExists } from '../service/open.js';
+import { storeExists, storePath } from '../service/open.js';
 import { backupStore } from '../service/store-copy.js';
 import { CliError, checkDataDir, resolveDataDir } from './context.js';
 import { progressPrinter } from './progress.js';
 
 /** What the backup holds that must stay private: said every time, since the file is easy to share by mistake. */
-export const BACKUP_CARRIES = 'it is the whole store: every vault, the outbox, and the personal keys (hashed) and OAuth grants; keep it as private as the data dir (it is written 0600)';
+const BACKUP_CARRIES = 'It is the whole store: every vault, the outbox, the personal keys (hashed) and OAuth grants. Keep it as private as the data dir.';
 
 const MB = 1024 * 1024;
 /** Stores below this size finish before a progress line would help. */
@@ -60,6 +60,10 @@ export function register(program: Command): void {
       checkDataDir(dir, why, false);
       if (!storeExists(dir)) throw new CliError(`backup: no store in ${dir} (chosen by ${why}): nothing to back up`);
       checkTarget(target);
+      // Renamed over the live store, the backup would replace it (and strand its -wal): never.
+      if ([storePath(dir), `${storePath(dir)}-wal`, `${storePath(dir)}-shm`].some((p) => resolve(p) === target)) {
+        throw new CliError(`backup: ${target} is the store itself; write the backup to another file`);
+      }
       const printer = progressPrinter('backup', 'MB');
       let started = false;
       let result;
@@ -72,6 +76,6 @@ export function register(program: Command): void {
       } catch (err) {
         throw new CliError(`backup: failed, nothing written to ${target} (the store is untouched): ${describeFailure(err)}`);
       }
-      process.stderr.write(`backed up ${dir} to ${target} (${(result.bytes / MB).toFixed(1)} MB, mode 0600). Note: ${BACKUP_CARRIES}. Restore it with \`vault-tools restore ${fileArg}\`.\n`);
+      process.stderr.write(`backed up ${dir} to ${target} (${(result.bytes / MB).toFixed(1)} MB, mode 0600).\n  ${BACKUP_CARRIES}\n  Restore it with \`vault-tools restore ${fileArg}\`.\n`);
     });
 }

@@ -23,7 +23,9 @@ export function register(program: Command): void {
         if (err instanceof BackupRefused) throw new CliError(`restore: ${file} ${err.message}; nothing was restored`);
         throw err;
       }
-      const { dir, why } = resolveDataDir(opts.dataDir);
+      const chosen = resolveDataDir(opts.dataDir);
+      const { why } = chosen;
+      const dir = resolve(chosen.dir);
       const holders = dataDirHolders(dir);
       if (holders.length) {
         throw new CliError(`restore: ${dir} is in use by ${describeHolders(holders)}; stop it first (the store was not changed)`);

@@ -58,7 +58,7 @@ describe('backup while another process writes, then restore', () => {
     expect(done.filter((w) => w.at >= startedAt && w.at <= endedAt).length).toBeGreaterThan(0);
 
     expect(backup.stderr).toMatch(/backed up .* mode 0600/);
-    expect(backup.stderr).toMatch(/keys \(hashed\) and OAuth grants/);
+    expect(backup.stderr).toMatch(/the personal keys \(hashed\) and OAuth grants\. Keep it as private/);
     expect(statSync(backupFile).mode & 0o777).toBe(0o600);
     expect(readdirSync(tmp.dir).filter((n) => n.includes('partial'))).toEqual([]);
 
@@ -95,6 +95,7 @@ describe('broken and hostile cases: a clear error, the store untouched', () => {
     const missing = cliFails(['backup', join(tmp.dir, 'no', 'such', 'folder', 'b.db'), '--data-dir', store.dir]);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/the folder .*no\/such\/folder does not exist/);
+    expect(cliFails(['backup', storeFile(store.dir), '--data-dir', store.dir]).stderr).toContain('is the store itself');
     // Root writes anywhere a mode allows nothing; sysfs is read-only for everyone.
     let locked = join(tmp.dir, 'locked');
     if (process.getuid?.() === 0) locked = '/sys';
