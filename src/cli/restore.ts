@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { isStoreBusy, openStore as openDataDirStore } from '../service/open.js';
 import { BackupRefused, hasStore, inspectBackup, restoreBackup } from '../service/store-copy.js';
-import { CliError, resolveDataDir } from './context.js';
+import { CliError, checkDataDir, resolveDataDir } from './context.js';
 import { dataDirHolders, describeHolders } from './data-dir-holders.js';
 
 const MB = 1024 * 1024;
@@ -26,6 +26,7 @@ export function register(program: Command): void {
       const chosen = resolveDataDir(opts.dataDir);
       const { why } = chosen;
       const dir = resolve(chosen.dir);
+      checkDataDir(dir, why, true); // a new data dir is fine; a file in its place is not
       const holders = dataDirHolders(dir);
       if (holders.length) {
         throw new CliError(`restore: ${dir} is in use by ${describeHolders(holders)}; stop it first (the store was not changed)`);
