@@ -117,6 +117,11 @@ export function register(program: Command): void {
       const owner = ensureOwnerKey(db, dir);
       const members = demoMemberKeys(db, dir, loaded);
       const demoArgs = ['demo', ...(opts.dataDir ? ['--data-dir', dir] : [])];
+      // A client that starts the demo keeps its stderr in log files: the keys are for a person at a terminal.
+      if (clientWaits && !process.stderr.isTTY) {
+        process.stderr.write(`${search}\nDemo keys: not printed, as an MCP client started this demo (its log files keep stderr); run \`${BIN_PATH} ${[...demoArgs, '--no-serve'].map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}\` in a terminal to see them.\n`);
+        return void (await serveStore(db, dir, { ...opts, key: opts.key ?? owner.key }));
+      }
       const lines = [
         search,
         'Demo keys (this demo store only):',

@@ -6,6 +6,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cli, tempDir } from '../helpers.js';
 
@@ -94,7 +96,24 @@ describe('a fresh folder started by an MCP client', () => {
     } finally {
       await client.close();
     }
+    // The keys are for a person at a terminal: a client keeps the server's stderr in its log files.
+    const members = (JSON.parse(readFileSync(join(dir, 'demo-keys.json'), 'utf8')) as { key: string }[]).map((k) => k.key);
+    expect(members.length).toBe(2);
+    for (const key of members) expect(log).not.toContain(key);
+    expect(log).not.toContain('manager, all vaults:');
+    expect(log).toContain('Demo keys: not printed, as an MCP client started this demo');
   }, 300_000);
+});
+
+describe('a person running the demo', () => {
+  it('sees the keys', () => {
+    const dir = `${tmp.dir}/person`;
+    const r = spawnSync(process.execPath, [BIN, 'demo', '--data-dir', dir, '--no-serve'], { encoding: 'utf8', env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off' } });
+    expect(r.status, r.stderr).toBe(0);
+    const members = (JSON.parse(readFileSync(join(dir, 'demo-keys.json'), 'utf8')) as { key: string }[]).map((k) => k.key);
+    for (const key of members) expect(r.stderr).toContain(key);
+    expect(r.stderr).toMatch(/manager, all vaults: \S+/);
+  }, 120_000);
 });
 
 describe('a store without vectors', () => {

@@ -104,7 +104,7 @@ describe('completion/complete', () => {
         await new Promise((resolve) => setTimeout(resolve, 1100)); // another second on the clock
       }
       const { resources } = await client.listResources();
-      const listed = ids.map((id) => resources.find((r) => r.uri.endsWith(id))!);
+      const listed = ids.map((id) => resources.find((r: { uri: string }) => r.uri.endsWith(id)) as { uri: string; title: string });
       for (const r of listed) expect(r.title).toMatch(/: PDF report, \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(Northwind Logistics\)$/);
       expect(listed[0]!.title).not.toBe(listed[1]!.title);
       for (const typed of ['findings', 'PDF', 'rep']) {
