@@ -9,6 +9,7 @@ import { renderChart, type ChartImage } from '../chart/index.js';
 import type { Featured, FeaturedFinding, FeaturedQuote } from './featured.js';
 import { Canvas, type PdfFile, type RGB } from './pdf-file.js';
 import { drawFigure, FIGURE_GAP, figureRows } from './pdf-figures.js';
+import { A4, INK, MARGIN_BOTTOM, MARGIN_TOP, MARGIN_X, MUTED, NAVY, RULE, ZEBRA } from './pdf-style.js';
 import { cleanText, wrapText, type FontStack } from './pdf-text.js';
 
 /** What the summary draws: the featured choice, and the chart made from it (none when it could not be drawn). */
@@ -17,20 +18,14 @@ export interface ReportSummary {
   chart?: ChartImage;
 }
 
-export interface SummaryStyle {
+/** The report's fonts (its page and colours are pdf-style.ts). */
+export interface SummaryFonts {
   regular: FontStack;
   bold: FontStack;
-  navy: RGB;
-  ink: RGB;
-  muted: RGB;
-  rule: RGB;
-  zebra: RGB;
 }
 
-const PORTRAIT: [number, number] = [595.28, 841.89];
-const MARGIN_X = 30;
-const MARGIN_TOP = 34;
-const MARGIN_BOTTOM = 38;
+const PORTRAIT = A4;
+const style = { navy: NAVY, ink: INK, muted: MUTED, rule: RULE, zebra: ZEBRA };
 const CHART_WIDTH = 268;
 const GUTTER = 14;
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -65,16 +60,24 @@ export async function summaryChart(featured: Featured, signal?: AbortSignal): Pr
   }
 }
 
-/** Draws the summary pages into `file`; the detail starts on the page after. */
+/** The summary's last page, still open: the detail starts below its end when the detail's pages are portrait too. */
+export interface OpenPage {
+  canvas: Canvas;
+  /** where the summary ended */
+  y: number;
+  size: [number, number];
+}
+
+/** Draws the summary pages into `file`; the last one is left open for the detail (see OpenPage). */
 export async function writeSummary(
   file: PdfFile,
-  style: SummaryStyle,
+  fonts: SummaryFonts,
   head: { title: string; subtitle?: string; meta: { label: string; value: string }[] },
   summary: ReportSummary,
-): Promise<void> {
+): Promise<OpenPage> {
   const [width, height] = PORTRAIT;
   const contentWidth = width - 2 * MARGIN_X;
-  const { regular, bold } = style;
+  const { regular, bold } = fonts;
   let c = new Canvas();
   let y = height - MARGIN_TOP + 6;
 
@@ -186,5 +189,11 @@ export async function writeSummary(
       y -= blockHeight;
     }
   }
-  file.addPage(c.content(), PORTRAIT);
+  // What follows is the detail: a rule and a heading of its own, kept with room for its first rows.
+  room(120);
+  y -= 22;
+  c.line(MARGIN_X, y, width - MARGIN_X, y, style.rule, 0.5);
+  y -= 18;
+  c.text('Findings in detail, by type', MARGIN_X, y, bold, 12, style.navy);
+  return { canvas: c, y: y - 4, size: PORTRAIT };
 }
