@@ -1,6 +1,6 @@
 /**
- * The findings report's executive summary, the pages before the detail: the title, the headline numbers
- * beside a chart of the problems by mentions (drawn by the chart renderer render_chart uses, in the vault
+ * The findings report's executive summary, the pages before the detail: the title, the headline numbers,
+ * then a chart of the problems by mentions (drawn by the chart renderer render_chart uses, in the vault
  * theme), the top problems and opportunities each with one line and its strongest verbatim quote (speaker,
  * meeting, date), then the open conflicts with their claims side by side. What is featured is chosen by
  * featured.ts; this module only lays it out, portrait A4, on pages of its own written as they are finished.
@@ -26,7 +26,8 @@ export interface SummaryFonts {
 
 const PORTRAIT = A4;
 const style = { navy: NAVY, ink: INK, muted: MUTED, rule: RULE, zebra: ZEBRA };
-const CHART_WIDTH = 268;
+/** The chart's width in points: a slide-shaped chart (800 × 450) at about half size, its labels about 6 pt. */
+const CHART_WIDTH = 430;
 const GUTTER = 14;
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
@@ -118,22 +119,20 @@ export async function writeSummary(
   paragraph(head.meta.map((m) => `${m.label}: ${m.value}`).join('   ·   '), regular, 7.5, style.muted);
   y -= 12;
 
-  // Headline numbers at the left, the chart at the right
-  const chart = summary.chart;
-  const chartHeight = chart ? (CHART_WIDTH * chart.height) / chart.width : 0;
-  const tilesWidth = chart ? contentWidth - CHART_WIDTH - GUTTER : contentWidth;
-  const top = y;
-  c.text('At a glance', MARGIN_X, y - 9, bold, 9, style.navy);
-  y -= 16;
+  // The headline numbers in a row, then the chart, wide enough that its labels read in print
   const figureStyle = { regular, bold, value: style.navy, label: style.muted, fill: style.zebra };
-  for (const row of figureRows(summary.featured.headline, figureStyle, MARGIN_X, tilesWidth)) {
+  for (const row of figureRows(summary.featured.headline, figureStyle, MARGIN_X, contentWidth)) {
     for (const tile of row.tiles) drawFigure(c, figureStyle, tile, y, row.height);
     y -= row.height + FIGURE_GAP;
   }
+  const chart = summary.chart;
   if (chart) {
+    const chartWidth = Math.min(CHART_WIDTH, contentWidth);
+    const chartHeight = (chartWidth * chart.height) / chart.width;
     const key = await file.addPng(chart.png);
-    c.image(key, width - MARGIN_X - CHART_WIDTH, top - chartHeight, CHART_WIDTH, chartHeight);
-    y = Math.min(y, top - chartHeight);
+    y -= 6;
+    c.image(key, MARGIN_X, y - chartHeight, chartWidth, chartHeight);
+    y -= chartHeight;
   }
 
   const finding = (f: FeaturedFinding) => {
