@@ -56,6 +56,7 @@ export interface FeatureOptions {
 }
 
 const ONE_LINE_CHARS = 170;
+const number = (n: number) => n.toLocaleString('en');
 const PLURAL: Record<string, string> = { problem: 'Problems', opportunity: 'Opportunities', kpi: 'KPIs', process: 'Processes', system: 'Systems', department: 'Departments', person: 'People' };
 
 /** The choice of what a findings deliverable features, for `vault`. */
@@ -73,10 +74,10 @@ export function featureFindings(db: Db, vault: Pick<Vault, 'id'>, options: Featu
     }));
   return {
     headline: [
-      { label: 'Findings', value: String(byType.reduce((a, b) => a + b.n, 0)) },
-      ...['problem', 'opportunity'].map((t) => ({ label: PLURAL[t]!, value: String(count(t)) })),
-      { label: 'Open conflicts', value: String(open.length) },
-      { label: 'Meetings', value: String(meetingCounts(db, vault.id).total) },
+      { label: 'Findings', value: number(byType.reduce((a, b) => a + b.n, 0)) },
+      ...['problem', 'opportunity'].map((t) => ({ label: PLURAL[t]!, value: number(count(t)) })),
+      { label: 'Open conflicts', value: number(open.length) },
+      { label: 'Meetings', value: number(meetingCounts(db, vault.id).total) },
     ],
     problems: featured('problem'),
     opportunities: featured('opportunity'),
