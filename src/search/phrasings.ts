@@ -20,7 +20,7 @@ export const MAX_ALTERNATIVE_CHARS = 300;
 /**
  * Reciprocal-rank fusion of the phrasings' rankings (chosen on the QMSum tuning half, docs/search.md):
  * `k` flattens the head, `queryWeight` is the query's own list against 1 for each alternative, and a
- * phrasing counts a chunk (and is named in its `foundBy`) when it ranks it in its top `depth`.
+ * phrasing counts a chunk when it ranks it in its top `depth`.
  */
 export interface PhrasingFusion {
   k: number;
@@ -28,13 +28,13 @@ export interface PhrasingFusion {
   depth: number;
 }
 
-export const PHRASING_FUSION: PhrasingFusion = { k: 20, queryWeight: 1.5, depth: 20 };
+export const PHRASING_FUSION: PhrasingFusion = { k: 10, queryWeight: 1.25, depth: 20 };
 
 /** A result of a search by phrasings: the best chunk of its excerpt, and the chunks merged into it. */
 export interface PhrasedHit extends SearchHit {
   /** the chunks of the excerpt, the best ranked first (more than one when overlapping excerpts were merged) */
   chunkIds: number[];
-  /** which phrasings ranked it in their top `depth`: 0 the query, i ≥ 1 the alternative passed at i − 1 */
+  /** the phrasings whose own answer holds it (their top `limit`): 0 the query, i ≥ 1 the alternative passed at i − 1 */
   foundBy: number[];
 }
 
@@ -79,8 +79,11 @@ export async function phrasingRankings(db: Db, vaultId: string, texts: string[],
   return { rankings, mode };
 }
 
-/** The rankings fused by reciprocal rank (see PhrasingFusion), best first; ties go to the query's own order. */
-export function fuseRankings(rankings: SearchHit[][], sources: number[][], fusion: PhrasingFusion = PHRASING_FUSION): PhrasedHit[] {
+/**
+ * The rankings fused by reciprocal rank (see PhrasingFusion), best first; ties go to the query's own order. A hit's
+ * `foundBy` names the phrasings that rank it in their top `foundWithin`: those whose own answer holds it.
+ */
+export function fuseRankings(rankings: SearchHit[][], sources: number[][], fusion: PhrasingFusion = PHRASING_FUSION, foundWithin = fusion.depth): PhrasedHit[] {
   const hits = new Map<number, PhrasedHit & { queryRank: number }>();
   rankings.forEach((ranking, p) => {
     const weight = p === 0 ? fusion.queryWeight : sources[p]!.length;
@@ -88,7 +91,7 @@ export function fuseRankings(rankings: SearchHit[][], sources: number[][], fusio
       let f = hits.get(h.chunkId);
       if (!f) hits.set(h.chunkId, (f = { chunkId: h.chunkId, chunkIds: [h.chunkId], score: 0, wordRank: null, meaningRank: null, foundBy: [], queryRank: Infinity }));
       f.score += weight / (fusion.k + i + 1);
-      f.foundBy.push(...sources[p]!);
+      if (i < foundWithin) f.foundBy.push(...sources[p]!);
       f.wordRank = best(f.wordRank, h.wordRank);
       f.meaningRank = best(f.meaningRank, h.meaningRank);
       if (p === 0) f.queryRank = i;
@@ -132,7 +135,7 @@ export function mergeOverlapping(db: Db, hits: PhrasedHit[], limit: number): Phr
 
 /**
  * The search for a query and its alternatives (see the top of this file): at most `limit` excerpts, each saying
- * which phrasings found it. With no alternatives left once repeats are dropped, this is still a fusion of one list;
+ * which phrasings found it (would have answered it alone, in their top `limit`; none when only the fusion did). With no alternatives left once repeats are dropped, this is still a fusion of one list;
  * callers that want today's answer without alternatives call searchChunks.
  */
 export async function searchPhrasings(
@@ -144,5 +147,5 @@ export async function searchPhrasings(
 ): Promise<{ hits: PhrasedHit[]; mode: SearchMode }> {
   const { texts, sources } = distinctPhrasings(query, alternatives);
   const { rankings, mode } = await phrasingRankings(db, vaultId, texts, options);
-  return { hits: mergeOverlapping(db, fuseRankings(rankings, sources, options.fusion), options.limit), mode };
+  return { hits: mergeOverlapping(db, fuseRankings(rankings, sources, options.fusion, options.limit), options.limit), mode };
 }

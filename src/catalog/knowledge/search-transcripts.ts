@@ -49,8 +49,8 @@ export default defineTool({
   input: {
     query: z.string().min(1).max(500).describe('a question or keywords'),
     alternatives: z
-      .array(z.string().trim().min(1, 'must not be empty').max(MAX_ALTERNATIVE_CHARS))
-      .max(MAX_ALTERNATIVES)
+      .array(z.string().trim().min(1, 'must not be empty').max(MAX_ALTERNATIVE_CHARS, `at most ${MAX_ALTERNATIVE_CHARS} characters each`))
+      .max(MAX_ALTERNATIVES, `at most ${MAX_ALTERNATIVES} rephrasings`)
       .optional()
       .describe(
         `up to ${MAX_ALTERNATIVES} rephrasings of the query (each up to ${MAX_ALTERNATIVE_CHARS} characters), best two or three: in the speakers' own terms (the client's names for sites, systems and roles; spoken register), no new facts`,
@@ -77,7 +77,9 @@ export default defineTool({
         foundBy: z
           .array(z.number().int().min(0))
           .optional()
-          .describe('only when `alternatives` were passed: the phrasings that found this excerpt, 0 for `query`, i for alternatives[i - 1]'),
+          .describe(
+            'only when `alternatives` were passed: the phrasings whose own search returns this excerpt in its top `limit` (0 for `query`, i for alternatives[i - 1]); empty when only their fusion ranked it this high',
+          ),
       }),
     ),
     mode: z.enum(['hybrid', 'words', 'meaning']).describe('words: vectors are not built yet for this vault (or no embedder); meaning still comes when they are (`vault-tools reindex` builds them now)'),
