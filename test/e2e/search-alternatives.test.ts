@@ -11,7 +11,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { BIN, cli, tempDir } from '../helpers.js';
+import { callTool, http, startServer } from '../http-helpers.js';
 import { tinyVault, writeTinyVault } from '../tiny-vault.js';
 
 const QUESTION = 'Which machine in the production kitchen keeps cutting out, and who gets called to fix it?';
@@ -98,10 +100,11 @@ function bakeryVault() {
 
 let tmp: { dir: string; cleanup(): void };
 let client: Client;
+let store: string;
 
 beforeAll(async () => {
   tmp = tempDir('vt-alternatives-');
-  const store = `${tmp.dir}/store`;
+  store = `${tmp.dir}/store`;
   const env = { ...process.env, VAULT_TOOLS_INDEX: '', VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '' };
   cli(['import', writeTinyVault(`${tmp.dir}/bakery`, bakeryVault()), '--data-dir', store], { env });
   cli(['reindex', '--data-dir', store], { env });
@@ -163,6 +166,27 @@ describe('search_transcripts with alternatives, over MCP stdio', () => {
       const text = (r.content as { type: string; text: string }[]).map((c) => c.text).join(' ');
       expect(text).toMatch(/alternatives/);
       expect(text).not.toMatch(/\n\s+at /); // no stack trace
+    }
+  });
+});
+
+describe('search_transcripts with alternatives, over REST', () => {
+  it('takes the field from the catalog: OpenAPI lists it, a call answers with foundBy, a bad one is a 400 naming it', async () => {
+    const server = await startServer(store);
+    try {
+      const key = readFileSync(`${store}/owner.key`, 'utf8').trim();
+      const spec = (await http(server.url, { path: '/v1/openapi.json', headers: { authorization: `Bearer ${key}` } })).json();
+      expect(JSON.stringify(spec)).toContain('"alternatives"');
+      const ok = await callTool(server.url, 'search_transcripts', { vault: 'bakery', query: QUESTION, alternatives: ALTERNATIVES }, key);
+      expect(ok.status).toBe(200);
+      const found = ok.json().data as Found;
+      expect(hasAnswer(found)).toBe(true);
+      expect(found.results.every((x) => Array.isArray(x.foundBy))).toBe(true);
+      const bad = await callTool(server.url, 'search_transcripts', { vault: 'bakery', query: QUESTION, alternatives: Array(6).fill('the mixer') }, key);
+      expect(bad.status).toBe(400);
+      expect(bad.json().error.message).toMatch(/`alternatives`: at most 5 rephrasings/);
+    } finally {
+      await server.stop();
     }
   });
 });
