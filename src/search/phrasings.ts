@@ -64,10 +64,10 @@ export function distinctPhrasings(query: string, alternatives: readonly string[]
  * of all phrasings are asked for in ONE call, before any BM25 runs, so the model embeds while the words halves run.
  */
 export async function phrasingRankings(db: Db, vaultId: string, texts: string[], options: Omit<SearchOptions, 'limit'>): Promise<{ rankings: SearchHit[][]; mode: SearchMode }> {
-  const useMeaning = usesMeaning(db, vaultId, { ...options, limit: 0 });
+  const useMeaning = usesMeaning(db, vaultId, options);
   const embedding = useMeaning ? queryVectorsOf(options.embedder!, texts) : undefined;
   embedding?.catch(() => {}); // awaited below; this only keeps an early rejection from going unhandled
-  const plan = planSearch(db, vaultId, { ...options, limit: 0 }, useMeaning);
+  const plan = planSearch(db, vaultId, options);
   const words = texts.map((t) => wordsHalf(db, vaultId, t, plan));
   const vectors = embedding ? await embedding : undefined;
   let mode: SearchMode = plan.wanted;

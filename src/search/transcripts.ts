@@ -268,13 +268,11 @@ export function queryVectorsOf(embedder: EmbedderLike, texts: string[]): Promise
   });
 }
 
-/** How a search is run: what the caller asked for, and what this vault and embedder allow. */
+/** How a search is run, for every half and phrasing: what the caller asked for, with the filters resolved once. */
 export interface SearchPlan {
   filters: SearchFilters;
   weights: FusionWeights;
   wanted: SearchMode;
-  /** the query can be embedded and the vault searched by meaning */
-  useMeaning: boolean;
   /** the chunks that pass the filters (filtered searches only) */
   allowed?: Set<number>;
 }
@@ -287,20 +285,20 @@ export interface SearchOptions {
   weights?: FusionWeights;
 }
 
-/** Whether this search runs a meaning half: asked for, and possible in this vault with this embedder. */
-export const usesMeaning = (db: Db, vaultId: string, options: SearchOptions) => (options.mode ?? 'hybrid') !== 'words' && meaningAvailable(db, vaultId, options.embedder);
-
 /**
- * What a search will do in this vault (see SearchPlan); resolves the filters once, for every half and phrasing.
- * `useMeaning` is decided first (usesMeaning), so the query can be posted to the embedder before this runs.
+ * Whether this search runs a meaning half: asked for, and possible in this vault with this embedder. Decided
+ * before planSearch, so the query is posted to the embedder before anything else runs.
  */
-export function planSearch(db: Db, vaultId: string, options: SearchOptions, useMeaning: boolean): SearchPlan {
+export const usesMeaning = (db: Db, vaultId: string, options: Omit<SearchOptions, 'limit'>) =>
+  (options.mode ?? 'hybrid') !== 'words' && meaningAvailable(db, vaultId, options.embedder);
+
+/** What a search will do in this vault (see SearchPlan). */
+export function planSearch(db: Db, vaultId: string, options: Omit<SearchOptions, 'limit'>): SearchPlan {
   const filters = options.filters ?? {};
   return {
     filters,
     weights: options.weights ?? FUSION,
     wanted: options.mode ?? 'hybrid',
-    useMeaning,
     allowed: isFiltered(filters) ? filteredChunks(db, vaultId, filters) : undefined,
   };
 }
@@ -343,7 +341,7 @@ export async function searchChunks(db: Db, vaultId: string, query: string, optio
   const useMeaning = usesMeaning(db, vaultId, options);
   const embedding = useMeaning ? queryVectorsOf(options.embedder!, [query]) : undefined;
   embedding?.catch(() => {}); // awaited below; this only keeps an early rejection from going unhandled
-  const plan = planSearch(db, vaultId, options, useMeaning);
+  const plan = planSearch(db, vaultId, options);
   const words = wordsHalf(db, vaultId, query, plan);
   const vector = embedding ? (await embedding)[0] : undefined;
   const { hits, mode } = fusePhrasing(db, vaultId, query, words, vector, plan);
