@@ -73,20 +73,30 @@ function randomUnitVector(rand: () => number): Float32Array {
 }
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
-const stats = (xs: number[]) =>
-  `p50 ${pct(xs, 0.5).toFixed(1).padStart(6)}   p95 ${pct(xs, 0.95).toFixed(1).padStart(6)}   p99 ${pct(xs, 0.99).toFixed(1).padStart(6)}   max ${Math.max(...xs).toFixed(1).padStart(6)}  ms`;
+const stats = (xs: number[] & { cpuMs?: number }) =>
+  `p50 ${pct(xs, 0.5).toFixed(1).padStart(6)}   p95 ${pct(xs, 0.95).toFixed(1).padStart(6)}   p99 ${pct(xs, 0.99).toFixed(1).padStart(6)}   max ${Math.max(...xs).toFixed(1).padStart(6)}  ms` +
+  (xs.cpuMs === undefined ? '' : `   cpu ${xs.cpuMs.toFixed(1)} ms/call`);
 
 /**
  * Times `run` over `queries` after WARMUP untimed calls. Every series gets queries of its own (see `fresh` in
  * main): search keeps query vectors in an LRU, and a query seen before would skip the model.
  */
-async function timed(queries: string[], run: (q: string, i: number) => unknown): Promise<number[]> {
-  const times: number[] = [];
+async function timed(queries: string[], run: (q: string, i: number) => unknown): Promise<number[] & { cpuMs?: number }> {
+  const times: number[] & { cpuMs?: number } = [];
+  let cpu = 0;
   for (let i = 0; i < queries.length; i++) {
+    const c = process.cpuUsage();
     const t = process.hrtime.bigint();
     await run(queries[i]!, i);
-    if (i >= WARMUP) times.push(Number(process.hrtime.bigint() - t) / 1e6);
+    if (i >= WARMUP) {
+      times.push(Number(process.hrtime.bigint() - t) / 1e6);
+      const used = process.cpuUsage(c);
+      cpu += (used.user + used.system) / 1000;
+    }
   }
+  // CPU time of the whole process (the embedder's worker included) per call: what the call costs the machine,
+  // less sensitive than wall time to other processes sharing the cores.
+  times.cpuMs = cpu / (queries.length - WARMUP || 1);
   return times;
 }
 
