@@ -74,7 +74,7 @@ function cases(): { service: 'hybrid' | 'words'; args: Record<string, unknown> }
     out.push({ service: 'hybrid', args: { vault: q.vault, query: q.query, speaker: q.vault === NW ? 'a' : 'e', limit: 8 } });
   }
   out.push({ service: 'hybrid', args: { vault: NW, query: 'dock doors', meetingId: 'nwl-m01-kickoff' } });
-  out.push({ service: 'hybrid', args: { vault: MH, query: 'discharge lounge', meetingId: 'mtg-2026-11-19-playback' } });
+  out.push({ service: 'hybrid', args: { vault: MH, query: 'discharge lounge', meetingId: 'mhg-m07-playback' } });
   out.push({ service: 'hybrid', args: { vault: NW, query: 'the and of' } });
   out.push({ service: 'hybrid', args: { vault: NW, query: 'zzqx nonexistentword' } });
   return out;
