@@ -16,7 +16,7 @@ export const FILE_VISIBILITIES = ['public', 'internal'] as const;
 export const MEMORY_CHANNELS = ['email', 'mcp', 'chat'] as const;
 
 /** A PowerPoint deck (.pptx), as export_deck writes it. */
-export const PPTX_MIME_TYPE = 'application/vnd.openxmlformats-officedocument.presentationml.presentation';
+export const PPTX_MIME_TYPE = 'application/vnd.openxmlformats-officedocument.presentationml.presentation' as const;
 /**
  * Files only this local twin makes (export_deck's decks): the hosted service never lists them, so a pull keeps
  * them where it removes other artifacts upstream no longer has.
