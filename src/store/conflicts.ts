@@ -149,10 +149,10 @@ export function countOpenConflicts(db: Db, vaultId: string): number {
 export function openConflictsPage(db: Db, vaultId: string, limit: number) {
   const rows = sql(
     db,
-    `SELECT c.id, c.entity_id AS entityId, e.name AS entityName, c.title FROM conflicts c
+    `SELECT c.id, c.entity_id AS entityId, e.name AS entityName, e.description AS entityDescription, c.title FROM conflicts c
      JOIN entities e ON e.vault_id = c.vault_id AND e.id = c.entity_id
      WHERE c.vault_id = ? AND c.status = 'open' ORDER BY c.updated_at DESC, c.id LIMIT ${limitParam('?')}`,
-  ).all(vaultId, limit) as { id: string; entityId: string; entityName: string; title: string }[];
+  ).all(vaultId, limit) as { id: string; entityId: string; entityName: string; entityDescription: string; title: string }[];
   const claims = sql(
     db,
     `SELECT cl.speaker, cl.quote, cl.meeting_id AS meetingId, m.name AS meetingName, cl.spoken_at AS spokenAt

@@ -43,6 +43,8 @@ export interface FeaturedConflict {
   id: string;
   entityId: string;
   entityName: string;
+  /** What the vault says about the entity the claims disagree on (the slide's context line). */
+  entityDescription: string;
   title: string;
   claims: FeaturedClaim[];
 }

@@ -46,7 +46,7 @@ export const SIZE = {
   body: 12.5,
   small: 11,
   quote: 14,
-  claim: 17,
+  claim: 20,
   tileNumber: 40,
   tileLabel: 13,
   footer: 9,

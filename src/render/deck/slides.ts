@@ -200,6 +200,17 @@ export function conflictSlide(pres: Pres, c: DeckContent, conflict: FeaturedConf
   // "vs" between the panels.
   slide.addShape('ellipse', { x: GRID_IN.x + panelW + gap / 2 - 0.3, y: top + panelH / 2 - 0.3, w: 0.6, h: 0.6, fill: { color: COLOR.white }, line: { color: COLOR.rule, width: 1 } });
   slide.addText('vs', base({ x: GRID_IN.x + panelW + gap / 2 - 0.3, y: top + panelH / 2 - 0.3, w: 0.6, h: 0.6, fontSize: SIZE.body, bold: true, color: COLOR.muted, align: 'center', valign: 'middle' }));
+  // Under the claims, what the vault knows about the thing they disagree on.
+  const contextY = top + panelH + 0.35;
+  const contextH = GRID_IN.bottom - contextY - (extra > 0 ? 0.4 : 0);
+  if (contextH > 0.6 && slideText(conflict.entityDescription)) {
+    const name = `${slideText(conflict.entityName)}: `;
+    const context = fit(`${name}${slideText(conflict.entityDescription)}`, { w: GRID_IN.w, h: contextH, size: SIZE.body, maxLines: 4 });
+    const runs: TextRun[] = context.startsWith(name)
+      ? [{ text: name, options: { bold: true, color: COLOR.ink } }, { text: context.slice(name.length), options: {} }]
+      : [{ text: context, options: {} }];
+    slide.addText(runs, base({ x: GRID_IN.x, y: contextY, w: GRID_IN.w, h: contextH, fontSize: SIZE.body, color: COLOR.text }));
+  }
   if (extra > 0) {
     slide.addText(`${plural(extra, 'more claim')} in the speaker notes.`, base({ x: GRID_IN.x, y: GRID_IN.bottom - 0.32, w: GRID_IN.w, h: 0.32, fontSize: SIZE.small, italic: true, color: COLOR.muted }));
   }
