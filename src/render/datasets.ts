@@ -14,7 +14,10 @@ export type Dataset = 'findings' | 'conflicts';
 const PAGE = 1000;
 
 /** Findings most mentioned first; with `types`, type by type in that order (each most mentioned first). */
-async function* findingRows(db: Db, vaultId: string, types: (string | undefined)[] = [undefined]): AsyncGenerator<Record<string, CellValue>> {
+/** The printed report's words for where a finding comes from (the spreadsheets keep the codes, for filters). */
+const SOURCE_WORDS: Record<string, string> = { meeting: 'Meetings', file: 'Documents', 'agent-assumption': 'Assumption, to confirm', unclear: 'Unclear' };
+
+async function* findingRows(db: Db, vaultId: string, types: (string | undefined)[] = [undefined], printed = false): AsyncGenerator<Record<string, CellValue>> {
   for (const type of types) {
     let after: { mentionCount: number; id: string } | undefined;
     for (;;) {
@@ -24,7 +27,7 @@ async function* findingRows(db: Db, vaultId: string, types: (string | undefined)
           id: r.id,
           name: r.name,
           type: r.type,
-          source: r.source,
+          source: printed ? (SOURCE_WORDS[r.source] ?? r.source) : r.source,
           mentions: r.mention_count,
           firstSeen: r.first_seen_at,
           lastMentioned: r.last_mentioned_at,
@@ -134,7 +137,7 @@ function printedFindings(db: Db, vault: Vault, byType: { type: string; n: number
     subtitle: vault.description,
     meta: [
       { label: 'Client', value: vault.client },
-      { label: 'Vault', value: `${vault.name} (${vault.id})` },
+      ...(vault.name === vault.client ? [] : [{ label: 'Engagement', value: vault.name }]),
       { label: 'Generated', value: stamp },
       { label: 'Order', value: 'Grouped by type, problems and opportunities first; most mentioned first within each type.' },
     ],
@@ -146,7 +149,7 @@ function printedFindings(db: Db, vault: Vault, byType: { type: string; n: number
     sections: { key: 'type', heading: (type) => `${heading(type)} (${count.get(type) ?? 0})` },
     footnote: `Generated ${stamp} by vault-tools`,
     columns: PRINTED_FINDING_COLUMNS,
-    rows: findingRows(db, vault.id, types.map((t) => t.type)),
+    rows: findingRows(db, vault.id, types.map((t) => t.type), true),
     total,
   };
 }

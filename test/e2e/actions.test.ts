@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, fixture } from '../helpers.js';
+import { BIN, cli, fixture } from '../helpers.js';
 import { harness, type Harness } from '../harness.js';
 import type { VaultFixture } from '../../src/vault-format/schema.js';
 
@@ -335,5 +335,24 @@ newline', 'unclear', 999, ?, ?)`,
     expect(csv).toBeDefined();
     // Not the store's private 0600: the umask decides, as for any file the user writes.
     expect(statSync(join(out, csv!)).mode & 0o777).toBe(0o666 & ~process.umask());
+  });
+
+  it('call --out never replaces a file: the same export twice keeps the first, the second gets the next free name', async () => {
+    const { readdirSync, writeFileSync, readFileSync, mkdirSync } = await import('node:fs');
+    const { spawnSync } = await import('node:child_process');
+    const out = join(h.dir, 'twice');
+    mkdirSync(out);
+    const run = () => spawnSync(process.execPath, [BIN, 'call', 'export_report', '{"format":"pdf","dataset":"findings"}', '--vault', NW, '--data-dir', h.dir, '--out', out], { encoding: 'utf8', env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off' } });
+    const first = run();
+    expect(first.status, first.stderr).toBe(0);
+    const [name] = readdirSync(out);
+    writeFileSync(join(out, name!), 'the user edited this');
+    const second = run();
+    expect(second.status, second.stderr).toBe(0);
+    const copy = name!.replace(/\.pdf$/, ' (2).pdf');
+    expect(readdirSync(out).sort()).toEqual([copy, name].sort());
+    expect(readFileSync(join(out, name!), 'utf8')).toBe('the user edited this');
+    expect(readFileSync(join(out, copy)).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(second.stderr).toContain(`copied ${name} to ${join(out, copy)} (${name} was already there, and is kept)`);
   });
 });

@@ -41,6 +41,11 @@ export default defineTool({
     const writers = await import('../../render/export/index.js');
     // The PDF is read as a report (a summary, findings grouped by type, no ids); the spreadsheets stay flat tables.
     const table = datasetTable(ctx.db, ctx.vault, dataset, ctx.now, { printed: format === 'pdf' });
+    if (format === 'pdf' && dataset === 'findings') {
+      // The findings PDF is the deliverable: it opens on an executive summary (a few rows read; the detail streams).
+      const featured = writers.featureFindings(ctx.db, ctx.vault);
+      table.summary = { featured, chart: await writers.summaryChart(featured, ctx.signal) };
+    }
     // Counts rows as the writer pulls them: progress every page of rows, and a cancel stops the export there.
     const progress = new RowProgress(table.total, { signal: ctx.signal, progress: ctx.progress, what: 'export_report' });
     progress.start();

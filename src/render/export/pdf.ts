@@ -27,6 +27,7 @@ import { writeAtomically } from './atomic.js';
 import { Canvas, PdfFile, type RGB } from './pdf-file.js';
 import { PAD_X, planColumns, type ColumnPlan, type ColumnSample } from './pdf-layout.js';
 import { drawFigure, FIGURE_GAP, figureRows } from './pdf-figures.js';
+import { writeSummary } from './pdf-summary.js';
 import { cleanText, fitLine, FontStack, wrapText } from './pdf-text.js';
 import { RowReader, yieldToLoop } from './rows.js';
 import type { CellValue, TableExport } from './types.js';
@@ -167,6 +168,8 @@ class TableWriter {
     private readonly d: Doc,
     private readonly table: TableExport,
     private readonly layout: Layout,
+    /** false when pages before the table (the executive summary) already carry the title */
+    private readonly opensReport = true,
   ) {
     this.headerLines = table.columns.map((col, i) => wrapText(cleanText(col.header), d.bold, layout.fontSize, layout.widths[i]! - 2 * PAD_X));
     this.headerHeight = Math.max(...this.headerLines.map((l) => l.length)) * layout.leading + 2 * PAD_Y + 1;
@@ -186,7 +189,7 @@ class TableWriter {
   private startPage(withTableHeader: boolean) {
     this.canvas = new Canvas();
     if (this.first) {
-      this.y = this.titleBlock();
+      this.y = this.opensReport ? this.titleBlock() : this.runningHeader();
       this.first = false;
     } else {
       this.y = this.runningHeader();
@@ -437,7 +440,11 @@ export async function writePdf(path: string, table: TableExport): Promise<{ rows
       const file = new PdfFile(pdf, fontDoc, handle);
       const d: Doc = { regular, bold, file, size: layout.size };
 
-      const writer = new TableWriter(d, table, layout);
+      if (table.summary) {
+        const style = { regular, bold, navy: NAVY, ink: INK, muted: MUTED, rule: RULE, zebra: ZEBRA };
+        await writeSummary(file, style, { title: table.title, subtitle: table.subtitle, meta: table.meta }, table.summary);
+      }
+      const writer = new TableWriter(d, table, layout, !table.summary);
       writer.start();
       let rows = 0;
       for await (const row of reader) {

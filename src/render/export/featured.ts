@@ -1,0 +1,115 @@
+/**
+ * What a findings deliverable features up front: the headline numbers, the top problems and opportunities
+ * (most mentioned first), each with one line of description and its strongest verbatim quote, the open
+ * conflicts with their claims, and the problems by mentions for a chart. The PDF's executive summary
+ * (pdf-summary.ts) draws it; a deck export can take the same choice. Reads a few rows, never the whole
+ * dataset: the detail that follows is streamed by the writer.
+ */
+import { listConflicts } from '../../store/conflicts.js';
+import { evidenceOf } from '../../store/entities.js';
+import { entityCountsByTypeDesc, entityPage } from '../../store/entity-export.js';
+import { meetingCounts } from '../../store/meetings.js';
+import type { Db } from '../../store/db.js';
+import type { Vault } from '../../store/vaults.js';
+
+export interface FeaturedQuote {
+  /** verbatim, as it was said */
+  quote: string;
+  speaker: string;
+  /** the meeting's name, when the quote comes from one */
+  meeting?: string;
+  /** YYYY-MM-DD, when known */
+  date?: string;
+}
+
+export interface FeaturedFinding {
+  name: string;
+  mentions: number;
+  /** the description's first sentence, at most ONE_LINE_CHARS */
+  line: string;
+  quote?: FeaturedQuote;
+}
+
+export interface FeaturedConflict {
+  /** the finding it is about */
+  about: string;
+  title: string;
+  /** in the order they were recorded; usually two */
+  claims: FeaturedQuote[];
+}
+
+export interface Featured {
+  /** "Findings 72", "Problems 11", …, "Open conflicts 3", "Meetings 7" */
+  headline: { label: string; value: string }[];
+  problems: FeaturedFinding[];
+  opportunities: FeaturedFinding[];
+  openConflicts: FeaturedConflict[];
+  /** the most mentioned problems, for a bar chart */
+  problemsByMentions: { name: string; mentions: number }[];
+}
+
+export interface FeatureOptions {
+  /** problems and opportunities featured, each (default 3) */
+  top?: number;
+  /** bars in the chart (default 8) */
+  chartBars?: number;
+}
+
+const ONE_LINE_CHARS = 170;
+const PLURAL: Record<string, string> = { problem: 'Problems', opportunity: 'Opportunities', kpi: 'KPIs', process: 'Processes', system: 'Systems', department: 'Departments', person: 'People' };
+
+/** The choice of what a findings deliverable features, for `vault`. */
+export function featureFindings(db: Db, vault: Pick<Vault, 'id'>, options: FeatureOptions = {}): Featured {
+  const top = options.top ?? 3;
+  const byType = entityCountsByTypeDesc(db, vault.id);
+  const count = (type: string) => byType.find((t) => t.type === type)?.n ?? 0;
+  const open = listConflicts(db, vault.id, { status: 'open' });
+  const featured = (type: string) =>
+    entityPage(db, vault.id, top, undefined, type).map((e) => ({
+      name: e.name,
+      mentions: e.mention_count,
+      line: oneLine(e.description ?? ''),
+      quote: strongestQuote(evidenceOf(db, vault.id, e.id).map((q) => ({ quote: q.quote, speaker: q.speaker, meeting: q.meetingName, date: q.spokenAt?.slice(0, 10) }))),
+    }));
+  return {
+    headline: [
+      { label: 'Findings', value: String(byType.reduce((a, b) => a + b.n, 0)) },
+      ...['problem', 'opportunity'].map((t) => ({ label: PLURAL[t]!, value: String(count(t)) })),
+      { label: 'Open conflicts', value: String(open.length) },
+      { label: 'Meetings', value: String(meetingCounts(db, vault.id).total) },
+    ],
+    problems: featured('problem'),
+    opportunities: featured('opportunity'),
+    openConflicts: open
+      .map((c) => ({
+        about: c.entityName,
+        title: c.title,
+        claims: c.claims.map((cl) => ({ quote: cl.quote, speaker: cl.speaker, meeting: cl.meetingName ?? undefined, date: cl.spokenAt?.slice(0, 10) })),
+      }))
+      .sort((a, b) => a.title.localeCompare(b.title)),
+    problemsByMentions: entityPage(db, vault.id, options.chartBars ?? 8, undefined, 'problem').map((e) => ({ name: e.name, mentions: e.mention_count })),
+  };
+}
+
+/**
+ * The quote that best stands for a finding on its own: one that carries a number (a measure is evidence a
+ * reader can check), then one long enough to say something and short enough to read at a glance, then the
+ * latest said. Undefined when there is none.
+ */
+export function strongestQuote(quotes: FeaturedQuote[]): FeaturedQuote | undefined {
+  const score = (q: FeaturedQuote) => {
+    const length = q.quote.trim().length;
+    const readable = length >= 50 && length <= 280 ? 2 : length >= 25 ? 1 : 0;
+    return (/\d/.test(q.quote) ? 3 : 0) + readable;
+  };
+  return [...quotes].sort((a, b) => score(b) - score(a) || (b.date ?? '').localeCompare(a.date ?? ''))[0];
+}
+
+/** A description's first sentence, cut at a word with "…" when longer than ONE_LINE_CHARS. */
+export function oneLine(description: string, max = ONE_LINE_CHARS): string {
+  const flat = description.replace(/\s+/g, ' ').trim();
+  const sentence = /^.+?[.!?](?=\s|$)/.exec(flat)?.[0] ?? flat;
+  if (sentence.length <= max) return sentence;
+  const cut = sentence.lastIndexOf(' ', max - 1);
+  return `${sentence.slice(0, cut > max / 2 ? cut : max - 1).replace(/[,;:]$/, '')}…`;
+}
