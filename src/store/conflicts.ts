@@ -1,5 +1,5 @@
 /** Conflicts: two or more claims about one entity that cannot all be true. */
-import { limitParam, sql, type Db } from './db.js';
+import { sql, type Db } from './db.js';
 import { entityIds } from './entities.js';
 
 interface ConflictRow {
@@ -135,29 +135,4 @@ export function conflictHistory(db: Db, vaultId: string, conflictId: string): Hi
     db,
     'SELECT at, from_status AS fromStatus, to_status AS toStatus, note, actor AS by FROM conflict_history WHERE vault_id = ? AND conflict_id = ? ORDER BY at, rowid',
   ).all(vaultId, conflictId) as HistoryEntry[];
-}
-
-/** Open conflicts in a vault (the conflicts_status index answers it). */
-export function countOpenConflicts(db: Db, vaultId: string): number {
-  return sql(db, "SELECT count(*) FROM conflicts WHERE vault_id = ? AND status = 'open'").pluck().get(vaultId) as number;
-}
-
-/**
- * The `limit` most recently updated open conflicts with their claims in order: a deck features a few, and reads
- * only those, where listConflicts reads every conflict of the filter.
- */
-export function openConflictsPage(db: Db, vaultId: string, limit: number) {
-  const rows = sql(
-    db,
-    `SELECT c.id, c.entity_id AS entityId, e.name AS entityName, e.description AS entityDescription, c.title FROM conflicts c
-     JOIN entities e ON e.vault_id = c.vault_id AND e.id = c.entity_id
-     WHERE c.vault_id = ? AND c.status = 'open' ORDER BY c.updated_at DESC, c.id LIMIT ${limitParam('?')}`,
-  ).all(vaultId, limit) as { id: string; entityId: string; entityName: string; entityDescription: string; title: string }[];
-  const claims = sql(
-    db,
-    `SELECT cl.speaker, cl.quote, cl.meeting_id AS meetingId, m.name AS meetingName, cl.spoken_at AS spokenAt
-     FROM conflict_claims cl LEFT JOIN meetings m ON m.vault_id = cl.vault_id AND m.id = cl.meeting_id
-     WHERE cl.vault_id = ? AND cl.conflict_id = ? ORDER BY cl.position`,
-  );
-  return rows.map((r) => ({ ...r, claims: claims.all(vaultId, r.id) as { speaker: string; quote: string; meetingId: string | null; meetingName: string | null; spokenAt: string | null }[] }));
 }

@@ -14,7 +14,7 @@ import { readVaultDir } from '../../src/vault-format/read.js';
 import { evidenceOf } from '../../src/store/entities.js';
 import { listConflicts } from '../../src/store/conflicts.js';
 import { fitText, linesIn, slideText, wrapLines } from '../../src/render/deck/fit.js';
-import { strongestQuote } from '../../src/render/deck/featured.js';
+import { featureFindings, strongestQuote } from '../../src/render/export/featured.js';
 import { FIXTURE_DIRS } from '../helpers.js';
 
 const NW = 'northwind-logistics';
@@ -90,10 +90,12 @@ describe('export_deck on the Northwind vault', () => {
     const top = h.db.prepare("SELECT id, name, mention_count FROM entities WHERE vault_id = ? AND type = 'problem' ORDER BY mention_count DESC, id LIMIT 1").get(NW) as { id: string; name: string; mention_count: number };
     expect(text).toContain(top.name);
     expect(text).toContain(`${top.mention_count} mentions`);
-    const quote = strongestQuote(evidenceOf(h.db, NW, top.id))!;
+    // the report's own choice of quote (src/render/export/featured.ts), with where it was said
+    const evidence = evidenceOf(h.db, NW, top.id);
+    const quote = strongestQuote(evidence.map((q) => ({ quote: q.quote, speaker: q.speaker, meeting: q.meetingName, date: q.spokenAt.slice(0, 10), meetingId: q.meetingId })))!;
     expect(text).toContain(`“${quote.quote}”`);
     expect(text).toContain(`— ${quote.speaker}`);
-    expect(text).toContain(quote.meetingName);
+    expect(text).toContain(quote.meeting);
     expect(text).toMatch(/\d{1,2} (Oct|Nov) 2026 · /);
     // every featured card carries a quote and its speaker
     expect((text.match(/— /g) ?? []).length).toBe(6);
@@ -103,6 +105,16 @@ describe('export_deck on the Northwind vault', () => {
     expect(notes).toContain(`meeting ${quote.meetingId}`);
     expect(notes).toMatch(/turn \d+/);
     expect(notes).toContain(`get_entity {"entityId": "${top.id}", "includeEvidence": true}`);
+  });
+
+  it("features the findings report's own choice: its top problems and opportunities with their quotes, and its open conflicts", () => {
+    const report = featureFindings(h.db, { id: NW });
+    const text = deck.texts.filter((_, i) => nw.outline[i].startsWith('Top ')).join(' ');
+    for (const f of [...report.problems, ...report.opportunities]) {
+      expect(text).toContain(f.name);
+      if (f.quote) expect(text).toContain(`“${f.quote.quote.slice(0, 40)}`);
+    }
+    for (const c of report.openConflicts) expect(deck.texts.some((t) => t.includes(c.title))).toBe(true);
   });
 
   it('shows each open conflict with both claims side by side, each with its speaker', () => {

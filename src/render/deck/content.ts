@@ -10,7 +10,7 @@ import { entitiesFirstSeenPerDay } from '../../store/entity-export.js';
 import { latestMeetings, meetingCounts, meetingsPerDay } from '../../store/meetings.js';
 import { listMilestones, listPlanSteps, listTasks, taskCountsByStatus } from '../../store/plan.js';
 import type { Vault } from '../../store/vaults.js';
-import { featuredFindings, type Featured } from './featured.js';
+import { deckFeatured, type DeckFeatured } from './featured.js';
 
 /** Plural headings of the entity types, as slides and charts name them. */
 export const TYPE_PLURALS: Record<EntityType, string> = {
@@ -43,7 +43,7 @@ export interface DeckContent {
   date: Date;
   focus: EntityType[];
   numbers: { findings: number; byType: { type: string; n: number }[]; meetings: number; openConflicts: number; openTasks: number };
-  featured: Featured;
+  featured: DeckFeatured;
   charts: {
     /** The first focus type's most mentioned (the featured ranking, longer). */
     ranking: { type: EntityType; bars: { name: string; mentions: number }[] };
@@ -67,7 +67,7 @@ export function deckContent(db: Db, vault: Vault, options: { title?: string; foc
   const byType = countsByType(db, vault.id).sort((a, b) => b.n - a.n || a.type.localeCompare(b.type));
   const meetings = meetingCounts(db, vault.id);
   const openTasks = taskCountsByStatus(db, vault.id).filter((s) => s.status !== 'done').reduce((a, s) => a + s.n, 0);
-  const featured = featuredFindings(db, vault.id, { types: options.focus, maxItems: options.maxItems, maxConflicts: OPEN_CONFLICTS });
+  const featured = deckFeatured(db, vault.id, { types: options.focus, maxItems: options.maxItems, maxConflicts: OPEN_CONFLICTS });
   const rankingType = options.focus[0]!;
   return {
     vault: { id: vault.id, name: vault.name, client: vault.client, description: vault.description },

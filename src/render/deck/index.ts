@@ -10,7 +10,7 @@ import { writeFile } from 'node:fs/promises';
 import { writeAtomically } from '../export/atomic.js';
 import type { DeckChart } from './charts.js';
 import type { DeckContent } from './content.js';
-import type { FeaturedItem } from './featured.js';
+import type { FeaturedFinding } from './featured.js';
 import { chartSlide, conflictSlide, coverSlide, defineMasters, featuredSlide, nextStepsSlide, numbersSlide, sourcesSlide } from './slides.js';
 
 export { deckContent, type DeckContent } from './content.js';
@@ -73,7 +73,7 @@ const loadPptxGenJS = () =>
   }));
 
 /** Featured items of one type in slides of PER_SLIDE, the last never a lone card when it can borrow one (4 → 2 + 2). */
-function chunk(items: FeaturedItem[], size: number): FeaturedItem[][] {
+function chunk(items: FeaturedFinding[], size: number): FeaturedFinding[][] {
   if (!items.length) return [];
   const slides = Math.ceil(items.length / size);
   const per = Math.ceil(items.length / slides);

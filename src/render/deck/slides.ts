@@ -6,7 +6,7 @@
 import type PptxGen from 'pptxgenjs';
 import type { DeckChart } from './charts.js';
 import { typePlural, type DeckContent } from './content.js';
-import type { FeaturedClaim, FeaturedConflict, FeaturedItem } from './featured.js';
+import type { DeckConflict, FeaturedFinding, FeaturedQuote } from './featured.js';
 import { fit, heightOf, linesIn, slideText, wrapLines } from './fit.js';
 import { COLOR, FACE, GRID_IN, SIZE, SLIDE } from './look.js';
 
@@ -108,7 +108,7 @@ export function numbersSlide(pres: Pres, c: DeckContent): void {
     n.findings === 0
       ? 'Nothing has been extracted from this vault yet: no findings, quotes or conflicts to show. The sources slide lists what the vault holds.'
       : top
-        ? `Most mentioned of the ${c.focus.map((t) => typePlural(t).toLowerCase()).join(' and ')}: ${slideText(top.name)} (${plural(top.mentionCount, 'mention')}).`
+        ? `Most mentioned of the ${c.focus.map((t) => typePlural(t).toLowerCase()).join(' and ')}: ${slideText(top.name)} (${plural(top.mentions, 'mention')}).`
         : `No ${c.focus.map((t) => typePlural(t).toLowerCase()).join(' or ')} have been recorded yet.`;
   slide.addText(fit(line, { w: GRID_IN.w, h: GRID_IN.bottom - y, size: SIZE.heading, maxLines: 2 }), base({ x: GRID_IN.x, y, w: GRID_IN.w, h: GRID_IN.bottom - y, fontSize: SIZE.heading, color: COLOR.ink }));
   slide.addNotes(
@@ -120,26 +120,34 @@ export function numbersSlide(pres: Pres, c: DeckContent): void {
 }
 
 /** Up to three featured findings of one type side by side: name, type and mentions, description, strongest quote. */
-export function featuredSlide(pres: Pres, c: DeckContent, type: string, items: FeaturedItem[], part: { index: number; of: number }): void {
+export function featuredSlide(pres: Pres, c: DeckContent, type: string, items: FeaturedFinding[], part: { index: number; of: number }): void {
   const title = `Top ${typePlural(type).toLowerCase()}${part.of > 1 ? ` (${part.index} of ${part.of})` : ''}`;
   const slide = titled(pres, title);
   const cols = items.length;
   const colW = (GRID_IN.w - (cols - 1) * GRID_IN.gap) / cols;
-  const rows = { name: { y: GRID_IN.top, h: 0.66 }, meta: { y: GRID_IN.top + 0.72, h: 0.28 }, description: { y: GRID_IN.top + 1.1, h: 1.6 }, quote: { y: GRID_IN.top + 2.85, h: GRID_IN.bottom - GRID_IN.top - 2.85 } };
+  // The descriptions take the lines the longest needs, up to DESCRIPTION_LINES; the quotes start under them.
+  const descriptionY = GRID_IN.top + 1.1;
+  const descriptionLines = Math.min(DESCRIPTION_LINES, Math.max(1, ...items.map((item) => wrapLines(slideText(item.description) || NO_DESCRIPTION, { w: colW, size: SIZE.body }).length)));
+  const descriptionH = heightOf(descriptionLines, SIZE.body) + 0.05;
+  const quoteY = descriptionY + descriptionH + 0.25;
+  const rows = { name: { y: GRID_IN.top, h: 0.66 }, meta: { y: GRID_IN.top + 0.72, h: 0.28 }, description: { y: descriptionY, h: descriptionH }, quote: { y: quoteY, h: GRID_IN.bottom - quoteY } };
   const quoteRoom = { w: colW - 2 * QUOTE_PAD, h: rows.quote.h - 2 * QUOTE_PAD - ATTRIBUTION_H - QUOTE_GAP };
   const quoteLines = Math.max(2, ...items.map((item) => (item.quote ? wrapLines(fit(quoteText(item.quote.quote), { ...quoteRoom, size: SIZE.quote }), { w: quoteRoom.w, size: SIZE.quote }).length : 1)));
   const quoteBoxH = Math.min(rows.quote.h, 2 * QUOTE_PAD + heightOf(quoteLines, SIZE.quote) + QUOTE_GAP + ATTRIBUTION_H);
   items.forEach((item, i) => {
     const x = GRID_IN.x + i * (colW + GRID_IN.gap);
     slide.addText(fit(item.name, { w: colW, h: rows.name.h, size: SIZE.name, bold: true, maxLines: 2 }), base({ x, y: rows.name.y, w: colW, h: rows.name.h, fontSize: SIZE.name, bold: true, color: COLOR.ink, valign: 'bottom' }));
-    const meta = `${typePlural(item.type).replace(/s$/, '').replace(/ie$/, 'y')} · ${plural(item.mentionCount, 'mention')} · ${plural(item.quoteCount, 'quote')}`;
+    const meta = `${typePlural(item.type).replace(/s$/, '').replace(/ie$/, 'y')} · ${plural(item.mentions, 'mention')} · ${plural(item.quotes, 'quote')}`;
     slide.addText(fit(meta, { w: colW, h: rows.meta.h, size: SIZE.small, maxLines: 1 }), base({ x, y: rows.meta.y, w: colW, h: rows.meta.h, fontSize: SIZE.small, color: COLOR.muted }));
-    slide.addText(fit(item.description || 'No description recorded.', { w: colW, h: rows.description.h, size: SIZE.body }), base({ x, y: rows.description.y, w: colW, h: rows.description.h, fontSize: SIZE.body, color: COLOR.text }));
+    slide.addText(fit(item.description || NO_DESCRIPTION, { w: colW, h: rows.description.h, size: SIZE.body, maxLines: descriptionLines }), base({ x, y: rows.description.y, w: colW, h: rows.description.h, fontSize: SIZE.body, color: COLOR.text }));
     quoteBox(slide, item, { x, y: rows.quote.y, w: colW, h: quoteBoxH });
   });
   slide.addNotes(items.map(itemNotes).join('\n\n'));
 }
 
+/** The most lines a featured finding's description takes (the quote below keeps room for four lines). */
+const DESCRIPTION_LINES = 9;
+const NO_DESCRIPTION = 'No description recorded.';
 const QUOTE_PAD = 0.22;
 const QUOTE_GAP = 0.12;
 /** Speaker on one line, date and meeting on up to two. */
@@ -147,7 +155,7 @@ const ATTRIBUTION_H = heightOf(3, SIZE.small) + 0.04;
 const quoteText = (quote: string) => `“${slideText(quote)}”`;
 
 /** The strongest quote in a tinted box with an accent rule, its speaker, date and meeting under it. */
-function quoteBox(slide: Slide, item: FeaturedItem, box: { x: number; y: number; w: number; h: number }): void {
+function quoteBox(slide: Slide, item: FeaturedFinding, box: { x: number; y: number; w: number; h: number }): void {
   slide.addShape('rect', { ...box, fill: { color: COLOR.quoteFill }, line: { color: COLOR.quoteFill, width: 0 } });
   slide.addShape('rect', { x: box.x, y: box.y, w: 0.07, h: box.h, fill: { color: COLOR.accent }, line: { color: COLOR.accent, width: 0 } });
   const w = box.w - 2 * QUOTE_PAD;
@@ -162,28 +170,31 @@ function quoteBox(slide: Slide, item: FeaturedItem, box: { x: number; y: number;
 }
 
 /** "— Speaker" in bold, then the date and the meeting (the date first, so a long meeting name never hides it). */
-function attribution(q: { speaker: string; meetingName: string | null; spokenAt: string | null }, w: number, size: number): TextRun[] {
-  const where = [shortDate(q.spokenAt), slideText(q.meetingName)].filter(Boolean).join(' · ');
+function attribution(q: FeaturedQuote, w: number, size: number): TextRun[] {
+  const where = [shortDate(q.date), slideText(q.meeting)].filter(Boolean).join(' · ');
   return [
     { text: fit(`— ${slideText(q.speaker) || 'Unknown speaker'}`, { w, h: 1, size, bold: true, maxLines: 1 }), options: { bold: true, color: COLOR.ink, breakLine: true } },
     { text: fit(where || 'Meeting not recorded', { w, h: 1, size, maxLines: 2 }), options: {} },
   ];
 }
 
-function itemNotes(item: FeaturedItem): string {
-  const lines = [`${slideText(item.name)} (${item.type}, entity ${item.id}): ${plural(item.mentionCount, 'mention')}, ${plural(item.quoteCount, 'quote')}.`];
-  if (item.quote) {
-    const q = item.quote;
-    lines.push(`Quote: "${slideText(q.quote)}" (${slideText(q.speaker)}, ${slideText(q.meetingName)}, meeting ${q.meetingId}${q.turnIndex === null ? '' : `, turn ${q.turnIndex}`}, ${q.spokenAt}).`);
-  }
+/** A quote as the notes cite it: the words, who, which meeting (name and id), the turn and the day. */
+function evidenceLine(q: FeaturedQuote): string {
+  const where = [slideText(q.meeting) || 'no meeting', q.meetingId ? `meeting ${q.meetingId}` : '', q.turn === undefined ? '' : `turn ${q.turn}`, q.date ?? ''].filter(Boolean).join(', ');
+  return `"${slideText(q.quote)}" (${slideText(q.speaker)}, ${where})`;
+}
+
+function itemNotes(item: FeaturedFinding): string {
+  const lines = [`${slideText(item.name)} (${item.type}, entity ${item.id}): ${plural(item.mentions, 'mention')}, ${plural(item.quotes, 'quote')}.`];
+  if (item.quote) lines.push(`Quote: ${evidenceLine(item.quote)}.`);
   lines.push(`All quotes: get_entity {"entityId": "${item.id}", "includeEvidence": true}.`);
   return lines.join('\n');
 }
 
 /** One open conflict: its title, and its first two claims side by side with who said them, where and when. */
-export function conflictSlide(pres: Pres, c: DeckContent, conflict: FeaturedConflict): void {
+export function conflictSlide(pres: Pres, c: DeckContent, conflict: DeckConflict): void {
   const slide = titled(pres, conflict.title);
-  slide.addText(fit(`Open conflict about ${slideText(conflict.entityName)}: the claims cannot both be true.`, { w: GRID_IN.w, h: 0.35, size: SIZE.body, maxLines: 1 }), base({ x: GRID_IN.x, y: GRID_IN.top - 0.1, w: GRID_IN.w, h: 0.35, fontSize: SIZE.body, color: COLOR.muted }));
+  slide.addText(fit(`Open conflict about ${slideText(conflict.about)}: the claims cannot both be true.`, { w: GRID_IN.w, h: 0.35, size: SIZE.body, maxLines: 1 }), base({ x: GRID_IN.x, y: GRID_IN.top - 0.1, w: GRID_IN.w, h: 0.35, fontSize: SIZE.body, color: COLOR.muted }));
   const gap = 0.7;
   const panelW = (GRID_IN.w - gap) / 2;
   const top = GRID_IN.top + 0.45;
@@ -203,9 +214,9 @@ export function conflictSlide(pres: Pres, c: DeckContent, conflict: FeaturedConf
   // Under the claims, what the vault knows about the thing they disagree on.
   const contextY = top + panelH + 0.35;
   const contextH = GRID_IN.bottom - contextY - (extra > 0 ? 0.4 : 0);
-  if (contextH > 0.6 && slideText(conflict.entityDescription)) {
-    const name = `${slideText(conflict.entityName)}: `;
-    const context = fit(`${name}${slideText(conflict.entityDescription)}`, { w: GRID_IN.w, h: contextH, size: SIZE.body, maxLines: 4 });
+  if (contextH > 0.6 && slideText(conflict.aboutDescription)) {
+    const name = `${slideText(conflict.about)}: `;
+    const context = fit(`${name}${slideText(conflict.aboutDescription)}`, { w: GRID_IN.w, h: contextH, size: SIZE.body, maxLines: 4 });
     const runs: TextRun[] = context.startsWith(name)
       ? [{ text: name, options: { bold: true, color: COLOR.ink } }, { text: context.slice(name.length), options: {} }]
       : [{ text: context, options: {} }];
@@ -216,8 +227,8 @@ export function conflictSlide(pres: Pres, c: DeckContent, conflict: FeaturedConf
   }
   slide.addNotes(
     [
-      `Open conflict ${conflict.id} about ${slideText(conflict.entityName)} (entity ${conflict.entityId}).`,
-      ...conflict.claims.map((cl, i) => `Claim ${i + 1}: "${slideText(cl.quote)}" (${slideText(cl.speaker)}, ${slideText(cl.meetingName) || 'no meeting'}${cl.meetingId ? `, meeting ${cl.meetingId}` : ''}${cl.spokenAt ? `, ${cl.spokenAt}` : ''}).`),
+      `Open conflict ${conflict.id} about ${slideText(conflict.about)} (entity ${conflict.entityId}).`,
+      ...conflict.claims.map((cl, i) => `Claim ${i + 1}: ${evidenceLine(cl)}.`),
       `Resolve it with resolve_conflict {"conflictId": "${conflict.id}", "status": "resolved", "note": "…"} once validated.`,
     ].join('\n'),
   );
@@ -226,7 +237,7 @@ export function conflictSlide(pres: Pres, c: DeckContent, conflict: FeaturedConf
 const PANEL_PAD = 0.3;
 const PANEL_ATTRIBUTION_H = heightOf(3, SIZE.body) + 0.04;
 
-function claimPanel(slide: Slide, claim: FeaturedClaim, box: { x: number; y: number; w: number; h: number }, color: string): void {
+function claimPanel(slide: Slide, claim: FeaturedQuote, box: { x: number; y: number; w: number; h: number }, color: string): void {
   slide.addShape('rect', { ...box, fill: { color: COLOR.panelFill }, line: { color: COLOR.rule, width: 0.75 } });
   slide.addShape('rect', { x: box.x, y: box.y, w: box.w, h: 0.08, fill: { color }, line: { color, width: 0 } });
   const w = box.w - 2 * PANEL_PAD;
