@@ -22,3 +22,16 @@ export const PPTX_MIME_TYPE = 'application/vnd.openxmlformats-officedocument.pre
  * them where it removes other artifacts upstream no longer has.
  */
 export const isLocalOnlyArtifact = (mimeType: string): boolean => mimeType === PPTX_MIME_TYPE;
+
+/** Entity types as headings name them ("Problems", "KPIs"): the findings report, its summary and the deck. */
+export const ENTITY_TYPE_PLURALS: Record<string, string> = {
+  problem: 'Problems',
+  opportunity: 'Opportunities',
+  kpi: 'KPIs',
+  process: 'Processes',
+  system: 'Systems',
+  department: 'Departments',
+  person: 'People',
+};
+/** A type's heading; a type outside the vocabulary gets its own name, capitalised. */
+export const entityTypePlural = (type: string): string => ENTITY_TYPE_PLURALS[type] ?? type.charAt(0).toUpperCase() + type.slice(1);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
-import { artifactKind, entityType, isoDatetime } from '../shapes.js';
+import { entityType, isoDatetime, storedFile } from '../shapes.js';
 import { fileNameFor, storeLocalArtifact } from '../store-artifact.js';
 import { PPTX_MIME_TYPE } from '../../core/vocabulary.js';
 
@@ -25,14 +25,8 @@ export default defineTool({
       .describe(`entity types to feature, in the order shown (default ${DEFAULT_FOCUS.join(', ')})`),
     maxItems: z.number().int().min(1).max(12).default(6).describe('findings featured, across the focus types: 1 to 12, default 6 (three a slide)'),
   },
-  output: z.object({
-    artifactId: z.string(),
-    url: z.string(),
-    kind: artifactKind,
-    title: z.string(),
-    fileName: z.string(),
+  output: storedFile.extend({
     mimeType: z.literal(PPTX_MIME_TYPE),
-    sizeBytes: z.number().int(),
     slides: z.number().int().describe('slides in the deck'),
     outline: z.array(z.string()).describe('what each slide is, in order (e.g. "Top problem", "Open conflict", "Chart: Findings by type")'),
     featured: z.number().int().describe('findings featured with their quote'),

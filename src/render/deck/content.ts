@@ -12,17 +12,7 @@ import { listMilestones, listPlanSteps, listTasks, taskCountsByStatus } from '..
 import type { Vault } from '../../store/vaults.js';
 import { deckFeatured, type DeckFeatured } from './featured.js';
 
-/** Plural headings of the entity types, as slides and charts name them. */
-export const TYPE_PLURALS: Record<EntityType, string> = {
-  problem: 'Problems',
-  opportunity: 'Opportunities',
-  kpi: 'KPIs',
-  process: 'Processes',
-  system: 'Systems',
-  department: 'Departments',
-  person: 'People',
-} as Record<EntityType, string>;
-export const typePlural = (type: string) => TYPE_PLURALS[type as EntityType] ?? type.charAt(0).toUpperCase() + type.slice(1);
+export { entityTypePlural as typePlural } from '../../core/vocabulary.js';
 
 /** The most a chart shows: bars of a ranking, and periods of the meetings chart. */
 const CHART_BARS = 10;

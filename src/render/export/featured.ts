@@ -11,6 +11,7 @@ import { entityCountsByTypeDesc, entityPage } from '../../store/entity-export.js
 import { meetingCounts } from '../../store/meetings.js';
 import type { Db } from '../../store/db.js';
 import type { Vault } from '../../store/vaults.js';
+import { entityTypePlural } from '../../core/vocabulary.js';
 
 export interface FeaturedQuote {
   /** verbatim, as it was said */
@@ -69,7 +70,6 @@ export interface FeatureOptions {
 }
 
 const ONE_LINE_CHARS = 170;
-const PLURAL: Record<string, string> = { problem: 'Problems', opportunity: 'Opportunities', kpi: 'KPIs', process: 'Processes', system: 'Systems', department: 'Departments', person: 'People' };
 
 /** The choice of what a findings deliverable features, for `vault`. */
 export function featureFindings(db: Db, vault: Pick<Vault, 'id'>, options: FeatureOptions = {}): Featured {
@@ -80,7 +80,7 @@ export function featureFindings(db: Db, vault: Pick<Vault, 'id'>, options: Featu
   return {
     headline: [
       { label: 'Findings', value: String(byType.reduce((a, b) => a + b.n, 0)) },
-      ...['problem', 'opportunity'].map((t) => ({ label: PLURAL[t]!, value: String(count(t)) })),
+      ...['problem', 'opportunity'].map((t) => ({ label: entityTypePlural(t), value: String(count(t)) })),
       { label: 'Open conflicts', value: String(openConflicts.length) },
       { label: 'Meetings', value: String(meetingCounts(db, vault.id).total) },
     ],
