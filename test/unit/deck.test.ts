@@ -240,6 +240,13 @@ describe('fitting text to a box', () => {
     expect(text.length).toBeLessThan(60);
   });
 
+  it('cuts a word wider than a line (a URL, an id) by characters rather than dropping it whole', () => {
+    const { text } = fitText(`See https://example.com/${'a'.repeat(300)} for more`, { ...box, maxLines: 2 });
+    expect(text).toMatch(/^See https:\/\/example\.com\/a+…$/);
+    expect(wrapLines(text, box).length).toBe(2);
+    expect(wrapLines(text.replace('…', 'aaaaaaaaa…'), box).length).toBeGreaterThan(2);
+  });
+
   it('makes vault text safe for a slide', () => {
     expect(slideText('a\u202eb\u2067c\u0000d\ufffe e\r\nf')).toBe('abcd e\nf');
     expect(slideText(null)).toBe('');

@@ -88,12 +88,25 @@ export function fitText(text: string, box: Box): { text: string; cut: boolean } 
     if (wrapLines(cutAt(mid), box).length <= room) lo = mid;
     else hi = mid;
   }
+  // The next word is wider than a line (a URL, an id, a run of symbols): a reader breaks it anywhere, so it is
+  // cut by characters rather than dropped whole (which could leave a line or more empty).
+  const next = lo + 1;
+  const start = next === 0 ? 0 : ends[lo]!;
+  const word = text.slice(start, ends[next]).trimStart();
+  if (measureText(word, box.size, box.bold) > box.w * PT_PER_IN * WIDTH_SLACK) {
+    const head = text.slice(0, ends[next]! - word.length);
+    const chars = [...word];
+    let a = 0; // characters known to fit
+    let b = chars.length; // known not to fit (the whole text did not)
+    while (b - a > 1) {
+      const mid = (a + b) >> 1;
+      if (wrapLines(`${head}${chars.slice(0, mid).join('')}${ELLIPSIS}`, box).length <= room) a = mid;
+      else b = mid;
+    }
+    if (a > 0) return { text: `${head}${chars.slice(0, a).join('')}${ELLIPSIS}`, cut: true };
+  }
   if (lo >= 0) return { text: cutAt(lo), cut: true };
-  // Not even the first word fits: its first characters.
-  const first = wrapLines(text, box)[0] ?? '';
-  let chars = [...first];
-  while (chars.length > 1 && measureText(chars.join('') + ELLIPSIS, box.size, box.bold) > box.w * PT_PER_IN * WIDTH_SLACK) chars = chars.slice(0, -1);
-  return { text: chars.join('') + ELLIPSIS, cut: true };
+  return { text: ELLIPSIS, cut: true };
 }
 
 /** Vault text made safe (slideText) and fitted to the box (fitText): what the writer is given. */
