@@ -1,6 +1,6 @@
 /**
- * The findings report's executive summary, the pages before the detail: the title, the headline numbers
- * beside a chart of the problems by mentions (drawn by the chart renderer render_chart uses, in the vault
+ * The findings report's executive summary, the pages before the detail: the title, the headline numbers,
+ * then a chart of the problems by mentions (drawn by the chart renderer render_chart uses, in the vault
  * theme), the top problems and opportunities each with one line and its strongest verbatim quote (speaker,
  * meeting, date), then the open conflicts with their claims side by side. What is featured is chosen by
  * featured.ts; this module only lays it out, portrait A4, on pages of its own written as they are finished.
@@ -9,6 +9,7 @@ import { renderChart, type ChartImage } from '../chart/index.js';
 import type { Featured, FeaturedFinding, FeaturedQuote } from './featured.js';
 import { Canvas, type PdfFile, type RGB } from './pdf-file.js';
 import { drawFigure, FIGURE_GAP, figureRows } from './pdf-figures.js';
+import { A4, INK, MARGIN_BOTTOM, MARGIN_TOP, MARGIN_X, MUTED, NAVY, RULE, ZEBRA } from './pdf-style.js';
 import { cleanText, wrapText, type FontStack } from './pdf-text.js';
 
 /** What the summary draws: the featured choice, and the chart made from it (none when it could not be drawn). */
@@ -17,21 +18,16 @@ export interface ReportSummary {
   chart?: ChartImage;
 }
 
-export interface SummaryStyle {
+/** The report's fonts (its page and colours are pdf-style.ts). */
+export interface SummaryFonts {
   regular: FontStack;
   bold: FontStack;
-  navy: RGB;
-  ink: RGB;
-  muted: RGB;
-  rule: RGB;
-  zebra: RGB;
 }
 
-const PORTRAIT: [number, number] = [595.28, 841.89];
-const MARGIN_X = 30;
-const MARGIN_TOP = 34;
-const MARGIN_BOTTOM = 38;
-const CHART_WIDTH = 268;
+const PORTRAIT = A4;
+const style = { navy: NAVY, ink: INK, muted: MUTED, rule: RULE, zebra: ZEBRA };
+/** The chart's width in points: a slide-shaped chart (800 × 450) at about half size, its labels about 6 pt. */
+const CHART_WIDTH = 430;
 const GUTTER = 14;
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
@@ -65,16 +61,24 @@ export async function summaryChart(featured: Featured, signal?: AbortSignal): Pr
   }
 }
 
-/** Draws the summary pages into `file`; the detail starts on the page after. */
+/** The summary's last page, still open: the detail starts below its end when the detail's pages are portrait too. */
+export interface OpenPage {
+  canvas: Canvas;
+  /** where the summary ended */
+  y: number;
+  size: [number, number];
+}
+
+/** Draws the summary pages into `file`; the last one is left open for the detail (see OpenPage). */
 export async function writeSummary(
   file: PdfFile,
-  style: SummaryStyle,
+  fonts: SummaryFonts,
   head: { title: string; subtitle?: string; meta: { label: string; value: string }[] },
   summary: ReportSummary,
-): Promise<void> {
+): Promise<OpenPage> {
   const [width, height] = PORTRAIT;
   const contentWidth = width - 2 * MARGIN_X;
-  const { regular, bold } = style;
+  const { regular, bold } = fonts;
   let c = new Canvas();
   let y = height - MARGIN_TOP + 6;
 
@@ -115,22 +119,20 @@ export async function writeSummary(
   paragraph(head.meta.map((m) => `${m.label}: ${m.value}`).join('   ·   '), regular, 7.5, style.muted);
   y -= 12;
 
-  // Headline numbers at the left, the chart at the right
-  const chart = summary.chart;
-  const chartHeight = chart ? (CHART_WIDTH * chart.height) / chart.width : 0;
-  const tilesWidth = chart ? contentWidth - CHART_WIDTH - GUTTER : contentWidth;
-  const top = y;
-  c.text('At a glance', MARGIN_X, y - 9, bold, 9, style.navy);
-  y -= 16;
+  // The headline numbers in a row, then the chart, wide enough that its labels read in print
   const figureStyle = { regular, bold, value: style.navy, label: style.muted, fill: style.zebra };
-  for (const row of figureRows(summary.featured.headline, figureStyle, MARGIN_X, tilesWidth)) {
+  for (const row of figureRows(summary.featured.headline, figureStyle, MARGIN_X, contentWidth)) {
     for (const tile of row.tiles) drawFigure(c, figureStyle, tile, y, row.height);
     y -= row.height + FIGURE_GAP;
   }
+  const chart = summary.chart;
   if (chart) {
+    const chartWidth = Math.min(CHART_WIDTH, contentWidth);
+    const chartHeight = (chartWidth * chart.height) / chart.width;
     const key = await file.addPng(chart.png);
-    c.image(key, width - MARGIN_X - CHART_WIDTH, top - chartHeight, CHART_WIDTH, chartHeight);
-    y = Math.min(y, top - chartHeight);
+    y -= 6;
+    c.image(key, MARGIN_X, y - chartHeight, chartWidth, chartHeight);
+    y -= chartHeight;
   }
 
   const finding = (f: FeaturedFinding) => {
@@ -186,5 +188,11 @@ export async function writeSummary(
       y -= blockHeight;
     }
   }
-  file.addPage(c.content(), PORTRAIT);
+  // What follows is the detail: a rule and a heading of its own, kept with room for its first rows.
+  room(120);
+  y -= 22;
+  c.line(MARGIN_X, y, width - MARGIN_X, y, style.rule, 0.5);
+  y -= 18;
+  c.text('Findings in detail, by type', MARGIN_X, y, bold, 12, style.navy);
+  return { canvas: c, y: y - 4, size: PORTRAIT };
 }
