@@ -41,7 +41,7 @@ export default defineTool({
     ctx.progress?.(0, 3, 'export_deck: reading the vault');
     const content = deck.deckContent(ctx.db, ctx.vault, { title, focus: types, maxItems, now: ctx.now });
     ctx.progress?.(1, 3, 'export_deck: drawing the charts');
-    const { charts } = await deck.drawDeckCharts(content, ctx.signal);
+    const charts = await deck.drawDeckCharts(content, ctx.signal);
     ctx.progress?.(2, 3, 'export_deck: writing the slides');
     const day = ctx.now.toISOString().slice(0, 10);
     let written = { slides: 0, outline: [] as string[] };

@@ -83,13 +83,11 @@ export function deckChartSpecs(content: DeckContent): { title: string; spec: Rec
 }
 
 /** The charts drawn, in order (each waits for the renderer's worker; a cancelled call stops the one drawing). */
-export async function drawDeckCharts(content: DeckContent, signal?: AbortSignal): Promise<{ charts: DeckChart[]; warnings: string[] }> {
+export async function drawDeckCharts(content: DeckContent, signal?: AbortSignal): Promise<DeckChart[]> {
   const charts: DeckChart[] = [];
-  const warnings: string[] = [];
   for (const { title, spec, source } of deckChartSpecs(content)) {
     const chart = await renderChart(spec, { title, size: 'slide', signal });
     charts.push({ title, png: chart.png, width: chart.width, height: chart.height, source });
-    warnings.push(...chart.warnings.filter((w) => /no font|U\+/.test(w)).map((w) => `chart "${title}": ${w}`));
   }
-  return { charts, warnings };
+  return charts;
 }
