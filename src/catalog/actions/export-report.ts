@@ -37,7 +37,9 @@ export default defineTool({
     if (format === 'pdf' && dataset === 'findings') {
       // The findings PDF is the deliverable: it opens on an executive summary (a few rows read; the detail streams).
       const featured = writers.featureFindings(ctx.db, ctx.vault);
-      table.summary = { featured, chart: await writers.summaryChart(featured, ctx.signal) };
+      const chart = writers.summaryChart(featured, ctx.signal); // renders while the writer loads its fonts
+      chart.catch(() => {}); // awaited by the writer; a cancel before it gets there must not go unhandled
+      table.summary = { featured, chart };
     }
     // Counts rows as the writer pulls them: progress every page of rows, and a cancel stops the export there.
     const progress = new RowProgress(table.total, { signal: ctx.signal, progress: ctx.progress, what: 'export_report' });

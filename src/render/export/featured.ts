@@ -70,6 +70,7 @@ export interface FeatureOptions {
 }
 
 const ONE_LINE_CHARS = 170;
+const number = (n: number) => n.toLocaleString('en');
 
 /** The choice of what a findings deliverable features, for `vault`. */
 export function featureFindings(db: Db, vault: Pick<Vault, 'id'>, options: FeatureOptions = {}): Featured {
@@ -79,10 +80,10 @@ export function featureFindings(db: Db, vault: Pick<Vault, 'id'>, options: Featu
   const openConflicts = featureOpenConflicts(db, vault.id);
   return {
     headline: [
-      { label: 'Findings', value: String(byType.reduce((a, b) => a + b.n, 0)) },
-      ...['problem', 'opportunity'].map((t) => ({ label: entityTypePlural(t), value: String(count(t)) })),
-      { label: 'Open conflicts', value: String(openConflicts.length) },
-      { label: 'Meetings', value: String(meetingCounts(db, vault.id).total) },
+      { label: 'Findings', value: number(byType.reduce((a, b) => a + b.n, 0)) },
+      ...['problem', 'opportunity'].map((t) => ({ label: entityTypePlural(t), value: number(count(t)) })),
+      { label: 'Open conflicts', value: number(openConflicts.length) },
+      { label: 'Meetings', value: number(meetingCounts(db, vault.id).total) },
     ],
     problems: featureType(db, vault.id, 'problem', top),
     opportunities: featureType(db, vault.id, 'opportunity', top),

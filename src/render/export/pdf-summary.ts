@@ -15,7 +15,8 @@ import { cleanText, wrapText, type FontStack } from './pdf-text.js';
 /** What the summary draws: the featured choice, and the chart made from it (none when it could not be drawn). */
 export interface ReportSummary {
   featured: Featured;
-  chart?: ChartImage;
+  /** may still be rendering: the writer awaits it only when it draws the chart, so the render overlaps loading the fonts */
+  chart?: ChartImage | Promise<ChartImage | undefined>;
 }
 
 /** The report's fonts (its page and colours are pdf-style.ts). */
@@ -64,9 +65,13 @@ export async function summaryChart(featured: Featured, signal?: AbortSignal): Pr
 /** The summary's last page, still open: the detail starts below its end when the detail's pages are portrait too. */
 export interface OpenPage {
   canvas: Canvas;
-  /** where the summary ended */
-  y: number;
   size: [number, number];
+  /**
+   * Heads the detail on this page (a rule and "Findings in detail, by type"; on a new summary-style page
+   * when too little room is left) and returns where the detail starts. Not called when the detail's pages
+   * are of another size: those start afresh.
+   */
+  openDetail(): { canvas: Canvas; y: number };
 }
 
 /** Draws the summary pages into `file`; the last one is left open for the detail (see OpenPage). */
@@ -125,7 +130,7 @@ export async function writeSummary(
     for (const tile of row.tiles) drawFigure(c, figureStyle, tile, y, row.height);
     y -= row.height + FIGURE_GAP;
   }
-  const chart = summary.chart;
+  const chart = await summary.chart;
   if (chart) {
     const chartWidth = Math.min(CHART_WIDTH, contentWidth);
     const chartHeight = (chartWidth * chart.height) / chart.width;
@@ -188,11 +193,19 @@ export async function writeSummary(
       y -= blockHeight;
     }
   }
-  // What follows is the detail: a rule and a heading of its own, kept with room for its first rows.
-  room(120);
-  y -= 22;
-  c.line(MARGIN_X, y, width - MARGIN_X, y, style.rule, 0.5);
-  y -= 18;
-  c.text('Findings in detail, by type', MARGIN_X, y, bold, 12, style.navy);
-  return { canvas: c, y: y - 4, size: PORTRAIT };
+  return {
+    get canvas() {
+      return c;
+    },
+    size: PORTRAIT,
+    openDetail() {
+      // What follows is the detail: a rule and a heading of its own, kept with room for its first rows.
+      room(120);
+      y -= 22;
+      c.line(MARGIN_X, y, width - MARGIN_X, y, style.rule, 0.5);
+      y -= 18;
+      c.text('Findings in detail, by type', MARGIN_X, y, bold, 12, style.navy);
+      return { canvas: c, y: y - 4 };
+    },
+  };
 }

@@ -183,8 +183,7 @@ class TableWriter {
     if (this.first && this.after) {
       this.first = false;
       if (this.after.size[0] === this.d.size[0] && this.after.size[1] === this.d.size[1]) {
-        this.canvas = this.after.canvas;
-        this.y = this.after.y;
+        ({ canvas: this.canvas, y: this.y } = this.after.openDetail());
         this.rowsOnPage = 1; // the summary is above: a section heading that does not fit goes to the next page
       } else {
         this.d.file.addPage(this.after.canvas.content(), this.after.size);
