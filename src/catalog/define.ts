@@ -80,6 +80,11 @@ export interface SyncHints {
   creates?: { kind: RecordKind; field: string };
   /** Argument fields (a string or an array of strings) that name records, possibly ones created here. */
   references?: Record<string, RecordKind>;
+  /**
+   * The hosted catalog has no such tool (export_deck): its writes stay on this machine, with no outbox entry
+   * for sync to push, and so no Idempotency-Key (that record is the outbox entry; a repeat writes again).
+   */
+  localOnly?: true;
 }
 
 export interface Tool {
@@ -98,6 +103,9 @@ export interface Tool {
   view?: ToolView;
   run(args: any, ctx: ToolContext): unknown;
 }
+
+/** Writes the hosted service also has take an Idempotency-Key (REST, OpenAPI); reads and local-only writes do not. */
+export const takesIdempotencyKey = (tool: Pick<Tool, 'annotations' | 'sync'>): boolean => !tool.annotations.readOnlyHint && !tool.sync.localOnly;
 
 export const READ_ONLY: Annotations = {
   readOnlyHint: true,

@@ -8,6 +8,7 @@ import { json, type Db } from '../store/db.js';
 import { listConflicts } from '../store/conflicts.js';
 import { entityCountsByTypeDesc, entityPage } from '../store/entity-export.js';
 import type { Vault } from '../store/vaults.js';
+import { entityTypePlural } from '../core/vocabulary.js';
 import type { CellValue, Column, TableExport } from './export/index.js';
 
 export type Dataset = 'findings' | 'conflicts';
@@ -70,15 +71,6 @@ const CONFLICT_COLUMNS: Column[] = [
  * measures) first, then the processes and systems, then the organisation. A type outside this list comes last.
  */
 const REPORT_TYPE_ORDER = ['problem', 'opportunity', 'kpi', 'process', 'system', 'department', 'person'];
-const TYPE_HEADINGS: Record<string, string> = {
-  problem: 'Problems',
-  opportunity: 'Opportunities',
-  kpi: 'KPIs',
-  process: 'Processes',
-  system: 'Systems',
-  department: 'Departments',
-  person: 'People',
-};
 const reportRank = (type: string) => (REPORT_TYPE_ORDER.includes(type) ? REPORT_TYPE_ORDER.indexOf(type) : REPORT_TYPE_ORDER.length);
 
 /** The PDF's columns: the type is the section heading, and internal ids stay in the spreadsheet exports. */
@@ -129,7 +121,7 @@ export function datasetTable(db: Db, vault: Vault, dataset: Dataset, now: Date, 
 /** The findings as a printed report: a summary of counts, then one section per type, each most mentioned first. */
 function printedFindings(db: Db, vault: Vault, byType: { type: string; n: number }[], total: number, stamp: string): TableExport & { total: number } {
   const types = [...byType].sort((a, b) => reportRank(a.type) - reportRank(b.type) || a.type.localeCompare(b.type));
-  const heading = (type: string) => TYPE_HEADINGS[type] ?? type.charAt(0).toUpperCase() + type.slice(1);
+  const heading = entityTypePlural;
   const count = new Map(types.map((t) => [t.type, t.n]));
   const openConflicts = listConflicts(db, vault.id, { status: 'open' }).length;
   return {

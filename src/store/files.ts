@@ -109,8 +109,8 @@ export function setFileText(db: Db, vaultId: string, id: string, text: string): 
 }
 
 /** Every artifact of a vault with where its file is (relative to the data dir). */
-export function artifactPaths(db: Db, vaultId: string): { id: string; path: string | null }[] {
-  return sql(db, 'SELECT id, path FROM artifacts WHERE vault_id = ?').all(vaultId) as { id: string; path: string | null }[];
+export function artifactPaths(db: Db, vaultId: string): { id: string; path: string | null; mimeType: string }[] {
+  return sql(db, 'SELECT id, path, mime_type AS mimeType FROM artifacts WHERE vault_id = ?').all(vaultId) as { id: string; path: string | null; mimeType: string }[];
 }
 
 /** Removes an artifact's row (its file is the caller's to remove, once the transaction committed). */

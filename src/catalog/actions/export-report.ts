@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
-import { artifactKind, isoDatetime } from '../shapes.js';
+import { isoDatetime, storedFile } from '../shapes.js';
 import { fileNameFor, storeArtifact } from '../store-artifact.js';
 import { datasetTable } from '../../render/datasets.js';
 import { RowProgress } from '../../render/progress.js';
@@ -23,14 +23,7 @@ export default defineTool({
     dataset: z.enum(['findings', 'conflicts']).default('findings'),
     format: z.enum(['xlsx', 'csv', 'pdf']).default('xlsx'),
   },
-  output: z.object({
-    artifactId: z.string(),
-    url: z.string(),
-    kind: artifactKind,
-    title: z.string(),
-    fileName: z.string(),
-    mimeType: z.string(),
-    sizeBytes: z.number().int(),
+  output: storedFile.extend({
     rows: z.number().int(),
     createdAt: isoDatetime,
     outboxSeq: z.number().int(),

@@ -11,6 +11,7 @@ import { entityCountsByTypeDesc, entityPage } from '../../store/entity-export.js
 import { meetingCounts } from '../../store/meetings.js';
 import type { Db } from '../../store/db.js';
 import type { Vault } from '../../store/vaults.js';
+import { entityTypePlural } from '../../core/vocabulary.js';
 
 export interface FeaturedQuote {
   /** verbatim, as it was said */
@@ -20,17 +21,30 @@ export interface FeaturedQuote {
   meeting?: string;
   /** YYYY-MM-DD, when known */
   date?: string;
+  /** where it was said, for evidence references (a deck's speaker notes): the meeting's id and the turn */
+  meetingId?: string;
+  turn?: number;
 }
 
 export interface FeaturedFinding {
+  /** the entity's id and type, for evidence references */
+  id: string;
+  type: string;
   name: string;
   mentions: number;
   /** the description's first sentence, at most ONE_LINE_CHARS */
   line: string;
+  /** the whole description (a slide has room for more than one line) */
+  description: string;
   quote?: FeaturedQuote;
+  /** quotes the vault holds on it */
+  quotes: number;
 }
 
 export interface FeaturedConflict {
+  id: string;
+  /** the finding's id */
+  entityId: string;
   /** the finding it is about */
   about: string;
   title: string;
@@ -57,39 +71,55 @@ export interface FeatureOptions {
 
 const ONE_LINE_CHARS = 170;
 const number = (n: number) => n.toLocaleString('en');
-const PLURAL: Record<string, string> = { problem: 'Problems', opportunity: 'Opportunities', kpi: 'KPIs', process: 'Processes', system: 'Systems', department: 'Departments', person: 'People' };
 
 /** The choice of what a findings deliverable features, for `vault`. */
 export function featureFindings(db: Db, vault: Pick<Vault, 'id'>, options: FeatureOptions = {}): Featured {
   const top = options.top ?? 3;
   const byType = entityCountsByTypeDesc(db, vault.id);
   const count = (type: string) => byType.find((t) => t.type === type)?.n ?? 0;
-  const open = listConflicts(db, vault.id, { status: 'open' });
-  const featured = (type: string) =>
-    entityPage(db, vault.id, top, undefined, type).map((e) => ({
-      name: e.name,
-      mentions: e.mention_count,
-      line: oneLine(e.description ?? ''),
-      quote: strongestQuote(evidenceOf(db, vault.id, e.id).map((q) => ({ quote: q.quote, speaker: q.speaker, meeting: q.meetingName, date: q.spokenAt?.slice(0, 10) }))),
-    }));
+  const openConflicts = featureOpenConflicts(db, vault.id);
   return {
     headline: [
       { label: 'Findings', value: number(byType.reduce((a, b) => a + b.n, 0)) },
-      ...['problem', 'opportunity'].map((t) => ({ label: PLURAL[t]!, value: number(count(t)) })),
-      { label: 'Open conflicts', value: number(open.length) },
+      ...['problem', 'opportunity'].map((t) => ({ label: entityTypePlural(t), value: number(count(t)) })),
+      { label: 'Open conflicts', value: number(openConflicts.length) },
       { label: 'Meetings', value: number(meetingCounts(db, vault.id).total) },
     ],
-    problems: featured('problem'),
-    opportunities: featured('opportunity'),
-    openConflicts: open
-      .map((c) => ({
-        about: c.entityName,
-        title: c.title,
-        claims: c.claims.map((cl) => ({ quote: cl.quote, speaker: cl.speaker, meeting: cl.meetingName ?? undefined, date: cl.spokenAt?.slice(0, 10) })),
-      }))
-      .sort((a, b) => a.title.localeCompare(b.title)),
+    problems: featureType(db, vault.id, 'problem', top),
+    opportunities: featureType(db, vault.id, 'opportunity', top),
+    openConflicts,
     problemsByMentions: entityPage(db, vault.id, options.chartBars ?? 8, undefined, 'problem').map((e) => ({ name: e.name, mentions: e.mention_count })),
   };
+}
+
+/** The `top` most mentioned findings of one type, each with its one line and strongest quote (a deck features any type). */
+export function featureType(db: Db, vaultId: string, type: string, top: number): FeaturedFinding[] {
+  return entityPage(db, vaultId, top, undefined, type).map((e) => {
+    const evidence = evidenceOf(db, vaultId, e.id);
+    return {
+      id: e.id,
+      type: e.type,
+      name: e.name,
+      mentions: e.mention_count,
+      line: oneLine(e.description ?? ''),
+      description: e.description ?? '',
+      quote: strongestQuote(evidence.map((q) => ({ quote: q.quote, speaker: q.speaker, meeting: q.meetingName, date: q.spokenAt?.slice(0, 10), meetingId: q.meetingId, ...(q.turnIndex === null ? {} : { turn: q.turnIndex }) }))),
+      quotes: evidence.length,
+    };
+  });
+}
+
+/** The open conflicts with their claims, by title. */
+export function featureOpenConflicts(db: Db, vaultId: string): FeaturedConflict[] {
+  return listConflicts(db, vaultId, { status: 'open' })
+    .map((c) => ({
+      id: c.id,
+      entityId: c.entityId,
+      about: c.entityName,
+      title: c.title,
+      claims: c.claims.map((cl) => ({ quote: cl.quote, speaker: cl.speaker, meeting: cl.meetingName ?? undefined, date: cl.spokenAt?.slice(0, 10), ...(cl.meetingId ? { meetingId: cl.meetingId } : {}) })),
+    }))
+    .sort((a, b) => a.title.localeCompare(b.title));
 }
 
 /**
