@@ -24,7 +24,7 @@ const EXPECTED = [
   'chart.cold',
   'chart.warm_p50',
   'rest.stats.rps',
-  ...['xlsx', 'csv', 'pdf'].flatMap((f) => [`export.${f}.seconds`, `export.${f}.peak_rss`]),
+  ...['xlsx', 'csv', 'pdf', 'deck'].flatMap((f) => [`export.${f}.seconds`, `export.${f}.peak_rss`]),
   ...SYNC,
   'rss.idle_start',
   'rss.after_calls',

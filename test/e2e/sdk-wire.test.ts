@@ -163,8 +163,9 @@ const steps: Step[] = [
 ];
 
 describe('the SDK request bodies, sent as its client sends them', () => {
-  it('cover every tool of the catalog (list_vaults is the SDK\'s GET /v1/vaults, checked below)', () => {
-    expect(new Set([...steps.map((s) => s.tool), 'list_vaults'])).toEqual(new Set(tools.map((t) => t.name)));
+  it('cover every tool of the hosted catalog (list_vaults is the SDK\'s GET /v1/vaults, checked below)', () => {
+    // A tool local to vault-tools (export_deck: sync.localOnly) has no call in the hosted service's SDK.
+    expect(new Set([...steps.map((s) => s.tool), 'list_vaults'])).toEqual(new Set(tools.filter((t) => !t.sync.localOnly).map((t) => t.name)));
   });
 
   for (const step of steps) {
