@@ -3,21 +3,44 @@
  * `npm run bundle`: an MCP Bundle (.mcpb) of this install for Claude Desktop's one-click install, packed by the
  * official `@anthropic-ai/mcpb` packer. The bundle holds the built package (bin, dist, fixtures) and its
  * production dependencies copied from this install's node_modules, so the native modules (better-sqlite3,
- * sqlite-vec, resvg) are the ones built and tested here: the bundle is for this platform, CPU and Node ABI,
- * which the manifest's `compatibility` says.
+ * sqlite-vec, resvg) are the ones built and tested here: the bundle is for this platform, CPU and Node line,
+ * which the manifest's `compatibility` says (`runtimes.node`: the range of the Node line better-sqlite3 was built for).
  *
- *   node scripts/bundle.mjs [--out DIR]     (default DIR: build/)
+ * better-sqlite3 is the one module built per Node line (the embedder's kernel and resvg use Node-API, which every
+ * line loads). `--node <major>` makes the bundle for another line than this one, e.g. the Node that Claude Desktop
+ * runs extensions on: that Node comes from the npm registry (scripts/node-version.mjs, cached in .cache/node/) and
+ * better-sqlite3 is rebuilt with it, against its headers, in the staging folder only (this install is untouched).
+ *
+ *   node scripts/bundle.mjs [--out DIR] [--node MAJOR]     (default DIR: build/; default MAJOR: this Node's)
+ *   npm run bundle -- --node 24
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
+import { delimiter, dirname, join, relative, resolve, sep } from 'node:path';
+import { parseArgs } from 'node:util';
+import { nodeBin, NODE_VERSIONS } from './node-version.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const outIndex = process.argv.indexOf('--out');
-const OUT = resolve(outIndex > 0 ? process.argv[outIndex + 1] : join(ROOT, 'build'));
+const fail = (message) => {
+  process.stderr.write(`bundle: ${message}\n`);
+  process.exit(1);
+};
+let args;
+try {
+  ({ values: args } = parseArgs({ options: { out: { type: 'string' }, node: { type: 'string' } } }));
+} catch (err) {
+  fail(`${err.message}; usage: node scripts/bundle.mjs [--out DIR] [--node MAJOR]`);
+}
+const OUT = resolve(args.out ?? join(ROOT, 'build'));
 const STAGE = join(OUT, 'mcpb-stage');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-const nodeMajor = Number(process.versions.node.split('.')[0]);
+const ownMajor = Number(process.versions.node.split('.')[0]);
+if (args.node !== undefined && !(/^\d+$/.test(args.node) && NODE_VERSIONS[args.node])) {
+  fail(`--node must be the major version of a supported Node.js line (${Object.keys(NODE_VERSIONS).join(', ')}), not "${args.node}"`);
+}
+const nodeMajor = args.node === undefined ? ownMajor : Number(args.node);
+/** The Node the native module is built for: this one, or the pinned release of the line --node asks for. */
+const targetBin = nodeMajor === ownMajor ? dirname(process.execPath) : nodeBin(nodeMajor);
 
 if (!existsSync(join(ROOT, 'dist', 'cli.js'))) {
   process.stderr.write('bundle: dist/ is missing; run `npm run build` first (npm run bundle does)\n');
@@ -68,8 +91,8 @@ function manifest() {
     tools: catalogTools(),
     compatibility: {
       platforms: [process.platform],
-      // Native modules are built for this Node's ABI.
-      runtimes: { node: `>=${process.versions.node} <${nodeMajor + 1}.0.0` },
+      // better-sqlite3 is built for one Node line's ABI: that line, from the version package.json supports.
+      runtimes: { node: nodeRange(nodeMajor) },
     },
     user_config: {
       data_dir: {
@@ -103,6 +126,22 @@ function manifest() {
   };
 }
 
+/** The range of Node line `major` that package.json `engines` supports (`^20.18.1` → `>=20.18.1 <21.0.0`). */
+function nodeRange(major) {
+  const clause = pkg.engines.node.split('||').map((c) => c.trim()).find((c) => c.startsWith(`^${major}.`));
+  if (!clause) fail(`package.json engines (${pkg.engines.node}) does not support Node ${major}`);
+  return `>=${clause.slice(1)} <${major + 1}.0.0`;
+}
+
+/** better-sqlite3 in the staging folder, rebuilt by the target Node against its own headers (no download). */
+function rebuildSqliteForTarget() {
+  const env = { ...process.env, PATH: `${targetBin}${delimiter}${process.env.PATH ?? ''}`, npm_config_nodedir: dirname(targetBin), npm_config_update_notifier: 'false' };
+  execFileSync('npm', ['rebuild', 'better-sqlite3', '--no-audit', '--no-fund'], { cwd: STAGE, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const check = `const D=require('better-sqlite3');const v=new D(':memory:').prepare('select sqlite_version() v').get().v;process.stdout.write(process.version+' '+v)`;
+  const said = execFileSync(join(targetBin, 'node'), ['-e', check], { cwd: STAGE, encoding: 'utf8' });
+  process.stderr.write(`bundle: better-sqlite3 rebuilt for Node ${said} (SQLite)\n`);
+}
+
 const IGNORE = [
   // Build inputs of the native modules: the compiled .node files are all that runs.
   'node_modules/better-sqlite3/deps/',
@@ -123,11 +162,12 @@ for (const part of ['bin', 'dist', 'fixtures', 'package.json', 'README.md']) cpS
 const nativeKernel = join('native', 'vault-tools-matmul.node');
 if (existsSync(join(ROOT, nativeKernel))) cpSync(join(ROOT, nativeKernel), join(STAGE, nativeKernel));
 for (const dir of productionPackages()) cpSync(dir, join(STAGE, relative(ROOT, dir)), { recursive: true, dereference: true });
+if (nodeMajor !== ownMajor) rebuildSqliteForTarget();
 writeFileSync(join(STAGE, 'manifest.json'), `${JSON.stringify(manifest(), null, 2)}\n`);
 writeFileSync(join(STAGE, '.mcpbignore'), `${IGNORE.join('\n')}\n`);
 
 const mcpb = join(ROOT, 'node_modules', '@anthropic-ai', 'mcpb', 'dist', 'cli', 'cli.js');
-const file = join(OUT, `${pkg.name}-${pkg.version}-${process.platform}-${process.arch}.mcpb`);
+const file = join(OUT, `${pkg.name}-${pkg.version}-${process.platform}-${process.arch}-node${nodeMajor}.mcpb`);
 execFileSync(process.execPath, [mcpb, 'validate', join(STAGE, 'manifest.json')], { stdio: ['ignore', 'ignore', 'inherit'] });
 execFileSync(process.execPath, [mcpb, 'pack', STAGE, file], { stdio: ['ignore', 'ignore', 'inherit'] });
 rmSync(STAGE, { recursive: true, force: true });
