@@ -2,6 +2,7 @@
  * server.json, what the official MCP Registry lists, against the registry's published JSON Schema (2025-12-11,
  * vendored in registry/ with its source URL and SHA-256), and against the package it describes.
  */
+// The schema is draft-07: ajv's default class.
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { createHash } from 'node:crypto';
@@ -16,10 +17,11 @@ const schemaBytes = readFileSync(join(ROOT, 'registry', 'server.schema.2025-12-1
 const serverJson = JSON.parse(readFileSync(join(ROOT, 'server.json'), 'utf8'));
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 
-const ajv = new Ajv({ strict: false, allErrors: true });
-addFormats(ajv);
+// strict off: the schema carries OpenAPI's `example` and `discriminator` keywords, which draft-07 does not define.
+const ajv = new Ajv.default({ strict: false, allErrors: true });
+addFormats.default(ajv);
 const validate = ajv.compile(JSON.parse(schemaBytes.toString('utf8')));
-const errorsOf = (doc: unknown) => (validate(doc) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`));
+const errorsOf = (doc: unknown) => (validate(doc) ? [] : (validate.errors ?? []).map((e: { instancePath: string; message?: string }) => `${e.instancePath || '/'} ${e.message}`));
 
 it('vendors the registry schema byte for byte (its published SHA-256, its own $id)', () => {
   expect(createHash('sha256').update(schemaBytes).digest('hex')).toBe(SCHEMA_SHA256);
