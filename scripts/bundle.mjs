@@ -136,7 +136,7 @@ function nodeRange(major) {
 /** better-sqlite3 in the staging folder, rebuilt by the target Node against its own headers (no download). */
 function rebuildSqliteForTarget() {
   const env = { ...process.env, PATH: `${targetBin}${delimiter}${process.env.PATH ?? ''}`, npm_config_nodedir: dirname(targetBin), npm_config_update_notifier: 'false' };
-  execFileSync('npm', ['rebuild', 'better-sqlite3', '--allow-scripts=better-sqlite3', '--no-audit', '--no-fund'], { cwd: STAGE, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('npm', ['rebuild', 'better-sqlite3', '--loglevel=error', '--no-audit', '--no-fund'], { cwd: STAGE, env, stdio: ['ignore', 'ignore', 'inherit'] });
   // It must open a database in that Node before it is packed.
   const check = `const D=require('better-sqlite3');const v=new D(':memory:').prepare('select sqlite_version() v').get().v;process.stdout.write(process.version+' (SQLite '+v+')')`;
   const said = execFileSync(join(targetBin, 'node'), ['-e', check], { cwd: STAGE, encoding: 'utf8' });
