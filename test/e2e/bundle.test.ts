@@ -34,7 +34,7 @@ beforeAll(() => {
   unpacked = join(tmp.dir, 'unpacked');
   execFileSync(process.execPath, [MCPB, 'unpack', file, unpacked], { stdio: 'ignore' });
   manifest = JSON.parse(readFileSync(join(unpacked, 'manifest.json'), 'utf8'));
-}, 300_000);
+}, 900_000); // a native build of better-sqlite3 for the target Node: minutes on a loaded machine
 afterAll(() => tmp?.cleanup());
 
 it('is a valid bundle with the catalog, a data dir and an optional remote and key', () => {
