@@ -109,7 +109,7 @@ describe.each(LINES)('installed on Node %i', (line) => {
   beforeAll(async () => {
     inst = await installs.get(line)!;
     data = join(inst.app, 'data');
-  }, 900_000);
+  }, 1_800_000); // waits for its install, which may queue behind two others: minutes each on a loaded machine
 
   it('runs on that Node, with its build, fixtures and docs, and no sources', () => {
     expect(inst.version).toMatch(new RegExp(`^v${line}\\.`));
@@ -147,7 +147,10 @@ describe.each(LINES)('installed on Node %i', (line) => {
   it.each(['modern', 'v1'] as Era[])('answers the %s MCP client over stdio: every tool, a call, a chart, a PDF export', async (era) => {
     let stderr = '';
     const key = readFileSync(join(data, 'owner.key'), 'utf8').trim();
-    const client = await connectMcp({ era, wire: 'stdio', dataDir: data, key, server: { command: inst.bin, args: [], env: inst.env }, onStderr: (t) => (stderr += t) });
+    const client = await connectMcp({ era, wire: 'stdio', dataDir: data, key, server: { command: inst.bin, args: [], env: inst.env }, onStderr: (t) => (stderr += t) }).catch((err: Error) => {
+      // What the server said before it went, in the failure (a start-up crash on one Node line shows only here).
+      throw new Error(`${err.message}; the server's stderr: ${stderr.slice(-2000) || '(nothing)'}`);
+    });
     try {
       if (era === 'modern') expect(client.protocolVersion()).toBe('2026-07-28');
       else expect(client.protocolVersion()).not.toBe('2026-07-28');
