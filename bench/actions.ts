@@ -1,7 +1,7 @@
 /**
  * Action tools: `render_chart` over stdio (first call, then warm p50), and `export_report` of a vault of
- * 100,000 findings (the `--small` preset: 10,000) to xlsx, csv and pdf, each in its own `vault-tools call`
- * process, with wall time and peak RSS.
+ * 100,000 findings (the `--small` preset: 10,000) to xlsx, csv and pdf, and `export_deck` of the same vault,
+ * each in its own `vault-tools call` process, with wall time and peak RSS.
  */
 import { join } from 'node:path';
 import { generateStore } from './generate.js';
@@ -54,5 +54,15 @@ export async function exports(ctx: BenchContext): Promise<Row[]> {
       row({ metric: `export.${format}.peak_rss`, value: r.peakMb, unit: 'MB', size, ...(xlsx ? { target: '< 400 MB (100,000 rows)', maxValue: 400 } : {}) }),
     );
   }
+  // The deck features the top items only: its time and memory must not grow with the findings (issue 40).
+  ctx.log('export: deck');
+  const deck = await runMeasured([BIN, 'call', 'export_deck', '{}', '--vault', m.vaults[0]!.id, '--data-dir', dir, '--key', m.ownerKey]);
+  if (deck.status !== 0) throw new Error(`export_deck failed: ${deck.stderr}`);
+  const d = JSON.parse(deck.stdout) as { slides: number; sizeBytes: number; charts: number };
+  const size = `${findings.toLocaleString('en')} findings → ${d.slides} slides (${d.charts} charts), ${(d.sizeBytes / 1e6).toFixed(2)} MB pptx; whole \`vault-tools call\` process`;
+  rows.push(
+    row({ metric: 'export.deck.seconds', value: deck.seconds, unit: 's', size, target: '< 10 s (100,000 findings)', maxValue: 10 }),
+    row({ metric: 'export.deck.peak_rss', value: deck.peakMb, unit: 'MB', size }),
+  );
   return rows;
 }

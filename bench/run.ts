@@ -4,7 +4,7 @@
  * in the same run, prints a table and writes `<out>/<date>.json` (default bench/results/).
  *
  *   --small       2 vaults, 2,000 entities, 100 meetings, 10,000 chunks; fewer calls (a few minutes)
- *   --only LIST   parts to run: generate, cold_start, stdio, chart, rest, export, sync, rss, live
+ *   --only LIST   parts to run: generate, cold_start, stdio, chart, rest, export, sync, rss, backup, live
  *   --store DIR   reuse a store this generator made (its bench-manifest.json) instead of generating one
  *   --keep        keep the generated store (its path is printed)
  */
@@ -21,8 +21,9 @@ import { chart, exports } from './actions.js';
 import { syncRows } from './sync.js';
 import { rssRows } from './rss.js';
 import { liveRows } from './live.js';
+import { backupRows } from './backup.js';
 
-const PARTS = ['generate', 'cold_start', 'stdio', 'chart', 'rest', 'export', 'sync', 'rss', 'live'] as const;
+const PARTS = ['generate', 'cold_start', 'stdio', 'chart', 'rest', 'export', 'sync', 'rss', 'backup', 'live'] as const;
 type Part = (typeof PARTS)[number];
 
 const argv = process.argv.slice(2);
@@ -73,6 +74,7 @@ try {
     ['export', () => exports(ctx)],
     ['sync', () => syncRows(ctx)],
     ['rss', () => rssRows(ctx)],
+    ['backup', () => backupRows(ctx)],
     // Last: it writes to the store (tasks) and builds stores of its own.
     ['live', () => liveRows(ctx)],
   ];

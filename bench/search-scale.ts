@@ -6,7 +6,7 @@
  * is measured by bench/search-recall.ts), then times searches within one vault of 50,000 chunks:
  *   - words, meaning, hybrid: `searchChunks` as the tool calls it (queries embedded by the real model);
  *   - tool: the whole `search_transcripts` run (hybrid + excerpts + vector coverage), what an agent waits for,
- *     minus the MCP transport;
+ *     minus the MCP transport; and the same with three alternatives (issue 42: four phrasings searched and fused);
  *   - the parts: query embedding alone, BM25 alone, vector search alone (a vector given), and what the fusion adds
  *     (the words' best chunks' vectors read, every candidate re-scored against the moved query);
  *   - filtered hybrid searches (meeting, date, speaker).
@@ -73,20 +73,30 @@ function randomUnitVector(rand: () => number): Float32Array {
 }
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
-const stats = (xs: number[]) =>
-  `p50 ${pct(xs, 0.5).toFixed(1).padStart(6)}   p95 ${pct(xs, 0.95).toFixed(1).padStart(6)}   p99 ${pct(xs, 0.99).toFixed(1).padStart(6)}   max ${Math.max(...xs).toFixed(1).padStart(6)}  ms`;
+const stats = (xs: number[] & { cpuMs?: number }) =>
+  `p50 ${pct(xs, 0.5).toFixed(1).padStart(6)}   p95 ${pct(xs, 0.95).toFixed(1).padStart(6)}   p99 ${pct(xs, 0.99).toFixed(1).padStart(6)}   max ${Math.max(...xs).toFixed(1).padStart(6)}  ms` +
+  (xs.cpuMs === undefined ? '' : `   cpu ${xs.cpuMs.toFixed(1)} ms/call`);
 
 /**
  * Times `run` over `queries` after WARMUP untimed calls. Every series gets queries of its own (see `fresh` in
  * main): search keeps query vectors in an LRU, and a query seen before would skip the model.
  */
-async function timed(queries: string[], run: (q: string, i: number) => unknown): Promise<number[]> {
-  const times: number[] = [];
+async function timed(queries: string[], run: (q: string, i: number) => unknown): Promise<number[] & { cpuMs?: number }> {
+  const times: number[] & { cpuMs?: number } = [];
+  let cpu = 0;
   for (let i = 0; i < queries.length; i++) {
+    const c = process.cpuUsage();
     const t = process.hrtime.bigint();
     await run(queries[i]!, i);
-    if (i >= WARMUP) times.push(Number(process.hrtime.bigint() - t) / 1e6);
+    if (i >= WARMUP) {
+      times.push(Number(process.hrtime.bigint() - t) / 1e6);
+      const used = process.cpuUsage(c);
+      cpu += (used.user + used.system) / 1000;
+    }
   }
+  // CPU time of the whole process (the embedder's worker included) per call: what the call costs the machine,
+  // less sensitive than wall time to other processes sharing the cores.
+  times.cpuMs = cpu / (queries.length - WARMUP || 1);
   return times;
 }
 
@@ -186,8 +196,15 @@ async function main() {
     }
     const tool = await timed(fresh(), (q) => searchTranscripts.run({ query: q, limit: 5 }, ctx));
     say(`  ${'search_transcripts tool, end to end'.padEnd(42)} ${stats(tool)}`);
+    // Issue 42: the query and three alternatives (each as new as the query), searched and fused.
+    const alternatives = [fresh(), fresh(), fresh()];
+    const phrased = await timed(fresh(), (q, i) => searchTranscripts.run({ query: q, alternatives: alternatives.map((a) => a[i]!), limit: 5 }, ctx));
+    say(`  ${'  same, with 3 alternatives'.padEnd(42)} ${stats(phrased)}`);
     const embed = await timed(fresh(), (q) => embedder.embed([q]));
     say(`  ${'  part: query embedding (worker round trip)'.padEnd(42)} ${stats(embed)}`);
+    const batch = [fresh(), fresh(), fresh()];
+    const embed4 = await timed(fresh(), (q, i) => embedder.embed([q, ...batch.map((b) => b[i]!)]));
+    say(`  ${'  part: 4 phrasings embedded in one batch'.padEnd(42)} ${stats(embed4)}`);
     const bm25 = await timed(fresh(), (q) => wordRanking(db, vault, q, {}, 50));
     say(`  ${'  part: BM25 top 50'.padEnd(42)} ${stats(bm25)}`);
     const knn = await timed(vectorQueries, (_, i) => nearestChunks(db, vault, vectors[i]!, 50));

@@ -66,6 +66,7 @@ export function sampleArgs(tool: string, vaultId: keyof typeof VAULT_DIRS): Reco
       sheets: [{ name: 'KPIs', columns: [{ header: 'KPI', key: 'kpi' }, { header: 'Value', key: 'value', numFmt: '0.0%' }], rows: [{ kpi: 'Accuracy', value: 0.961 }] }],
       sources: ['Cycle count extract'],
     },
+    export_deck: { vault, title: 'Steering committee: what we found', maxItems: 4 },
     send_email: { vault, to: person.email, subject: 'Notes from this week', body: 'Hello,\n\nThe notes are attached to the vault.\n' },
   };
   const a = args[tool];

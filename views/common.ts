@@ -2,6 +2,7 @@
  * What every view shares: the connection to the host (the ext-apps `App`), the host's theme, and building the
  * page from the vault's data as TEXT only (never innerHTML), so a name like `<img onerror=…>` stays a name.
  */
+import './jitless.js'; // before the SDK (and zod) load
 import { App, applyDocumentTheme, applyHostStyleVariables, type McpUiHostContext } from '@modelcontextprotocol/ext-apps';
 
 export type Json = Record<string, unknown>;
@@ -13,22 +14,31 @@ export interface ToolResult {
 
 type Child = Node | string | number | null | undefined | false;
 
+/** Bidirectional marks, embeddings, overrides and isolates: in a name they make the text read other than it is. */
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Text from the vault as it may be shown: each bidi control becomes a visible `\u202e` (as the server's
+ * printable() writes it), so a name with U+202E reads as typed, not reversed.
+ */
+export const plain = (text: string): string => text.replace(BIDI_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 /** An element with attributes, event handlers (`onclick`) and children, all children as text nodes or elements. */
 export function h(tag: string, props: Record<string, unknown> = {}, ...children: Child[]): HTMLElement {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(props)) {
     if (value === undefined || value === null || value === false) continue;
     if (key.startsWith('on') && typeof value === 'function') node.addEventListener(key.slice(2), value as EventListener);
-    else node.setAttribute(key, String(value));
+    else node.setAttribute(key, plain(String(value)));
   }
-  for (const child of children) if (child !== null && child !== undefined && child !== false) node.append(typeof child === 'object' ? child : String(child));
+  for (const child of children) if (child !== null && child !== undefined && child !== false) node.append(typeof child === 'object' ? child : plain(String(child)));
   return node;
 }
 
 /** Replaces the page's content. */
 export function show(...children: Child[]): void {
   const root = document.getElementById('app')!;
-  root.replaceChildren(...children.filter((c): c is Node | string => c !== null && c !== undefined && c !== false).map((c) => (typeof c === 'number' ? String(c) : c)));
+  root.replaceChildren(...children.filter((c): c is Node | string => c !== null && c !== undefined && c !== false).map((c) => (typeof c === 'object' ? c : plain(String(c)))));
 }
 
 /** A tool result's data: its structuredContent, else its JSON text; an error result throws its message. */

@@ -14,15 +14,17 @@ let vaultArgs: Json = {};
 let conflicts: Conflict[] = [];
 let shown = 'all';
 let readOnly = '';
-const messages = new Map<string, { text: string; error: boolean }>();
+const messages = new Map<string, { text: string; error: boolean; undo?: { status: string; note: string } }>();
 
-async function setStatus(app: App, conflict: Conflict, status: string, note: string): Promise<void> {
+/** Sets the conflict's status (and note) through the host; `undoing` is a change back, which offers no undo itself. */
+async function setStatus(app: App, conflict: Conflict, status: string, note: string, undoing = false): Promise<void> {
+  const before = { status: conflict.status, note: conflict.note ?? '' };
   messages.set(conflict.id, { text: 'Saving…', error: false });
   draw(app);
   try {
     const updated = (await callTool(app, 'resolve_conflict', { ...vaultArgs, conflictId: conflict.id, status, ...(note.trim() ? { note: note.trim() } : {}) })) as unknown as Conflict;
     conflicts = conflicts.map((c) => (c.id === conflict.id ? { ...c, ...updated } : c));
-    messages.set(conflict.id, { text: `Marked ${status}.`, error: false });
+    messages.set(conflict.id, undoing ? { text: `Back to ${status}.`, error: false } : { text: `Marked ${status}.`, error: false, undo: before });
   } catch (err) {
     const message = (err as Error).message;
     // The key may read conflicts but not change them: say so once and stop offering the buttons.
@@ -33,7 +35,8 @@ async function setStatus(app: App, conflict: Conflict, status: string, note: str
 }
 
 function card(app: App, c: Conflict): HTMLElement {
-  const note = h('textarea', { rows: 2, style: 'width:100%', placeholder: 'Note: the validated truth, or why it was dismissed', 'aria-label': 'note', 'data-role': 'note' }) as HTMLTextAreaElement;
+  const note = h('textarea', { rows: c.note ? Math.min(6, 2 + Math.floor(c.note.length / 110)) : 2, style: 'width:100%', placeholder: 'Note: the validated truth, or why it was dismissed', 'aria-label': 'note', 'data-role': 'note' }) as HTMLTextAreaElement;
+  note.value = c.note ?? ''; // the note it has, to edit
   const action = (status: string, label: string) => h('button', { 'data-action': status, onclick: () => void setStatus(app, c, status, note.value) }, label);
   const message = messages.get(c.id);
   return h(
@@ -42,9 +45,12 @@ function card(app: App, c: Conflict): HTMLElement {
     h('div', { class: 'bar' }, h('span', { class: 'chip', 'data-role': 'status' }, c.status), c.entityName ? h('span', { class: 'muted' }, c.entityName) : null),
     h('h2', {}, c.title),
     h('div', { class: 'cols' }, ...c.claims.map((claim) => h('blockquote', { 'data-role': 'claim' }, `“${claim.quote}”`, h('div', { class: 'muted' }, [claim.speaker, claim.meetingName, when(claim.spokenAt)].filter(Boolean).join(' · '))))),
-    c.note ? h('p', { 'data-role': 'conflict-note' }, h('strong', {}, 'Note: '), c.note) : null,
+    // The note: in its box to edit where the key may change it, as text where it may not.
+    c.note && readOnly ? h('p', { 'data-role': 'conflict-note' }, h('strong', {}, 'Note: '), c.note) : null,
     readOnly ? null : h('div', {}, note, h('div', { class: 'bar' }, ...(c.status === 'open' ? [action('resolved', 'Resolve'), action('dismissed', 'Dismiss')] : [action('open', 'Reopen')]))),
-    message ? h('p', { class: message.error ? 'error' : 'muted', 'data-role': 'message' }, message.text) : null,
+    message
+      ? h('p', { class: message.error ? 'error' : 'muted', 'data-role': 'message' }, message.text, message.undo && !readOnly ? ' ' : null, message.undo && !readOnly ? h('button', { class: 'link', 'data-role': 'undo', onclick: () => void setStatus(app, c, message.undo!.status, message.undo!.note, true) }, 'Undo') : null)
+      : null,
   );
 }
 
@@ -55,7 +61,7 @@ function draw(app: App): void {
     h('div', { class: 'bar' }, tab('all', `All (${conflicts.length})`), ...CONFLICT_STATUSES.map((s) => tab(s, `${s[0]!.toUpperCase()}${s.slice(1)} (${counts[s]})`))),
     readOnly ? h('p', { class: 'muted', 'data-role': 'read-only' }, `Read-only: ${readOnly}`) : null,
     ...conflicts.filter((c) => shown === 'all' || c.status === shown).map((c) => card(app, c)),
-    conflicts.length ? null : h('p', { class: 'muted' }, 'No conflicts.'),
+    conflicts.some((c) => shown === 'all' || c.status === shown) ? null : h('p', { class: 'muted', 'data-role': 'empty' }, shown === 'all' ? 'No conflicts in this vault.' : `No ${shown} conflicts.`),
   );
 }
 

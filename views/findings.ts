@@ -25,6 +25,8 @@ const state = {
   source: '',
   sort: { column: 'mentionCount' as Column, descending: true },
   card: null as HTMLElement | null,
+  /** The row the card belongs to: it opens right under that row, where the eye is. */
+  cardFor: null as string | null,
   busy: false,
 };
 
@@ -58,14 +60,22 @@ async function loadPage(app: App, cursor: string | undefined, previous: (string 
 }
 
 async function openCard(app: App, id: string): Promise<void> {
+  if (state.cardFor === id && state.card) {
+    state.card = null; // a second click on the row closes its card
+    state.cardFor = null;
+    return render(app);
+  }
+  state.cardFor = id;
   state.card = h('p', { class: 'muted' }, 'Loading…');
   render(app);
   try {
-    state.card = entityCard(await callTool(app, 'get_entity', { ...vaultArg(), entityId: id, includeEvidence: true }));
+    const card = entityCard(app, await callTool(app, 'get_entity', { ...vaultArg(), entityId: id, includeEvidence: true }), vaultArg());
+    if (state.cardFor === id) state.card = card;
   } catch (err) {
-    state.card = h('p', { class: 'error' }, (err as Error).message);
+    if (state.cardFor === id) state.card = h('p', { class: 'error' }, (err as Error).message);
   }
   render(app);
+  state.card?.scrollIntoView({ block: 'nearest' });
 }
 
 function visibleRows(): Finding[] {
@@ -108,11 +118,15 @@ function render(app: App): void {
         'aria-sort': state.sort.column === column ? (state.sort.descending ? 'descending' : 'ascending') : undefined,
         onclick: () => ((state.sort = { column, descending: state.sort.column === column ? !state.sort.descending : column === 'mentionCount' }), render(app)),
       }, label, state.sort.column === column ? (state.sort.descending ? ' ↓' : ' ↑') : '')))),
-      h('tbody', {}, ...rows.map((r) => h('tr', { 'data-id': r.id, tabindex: 0, style: 'cursor:pointer', onclick: () => void openCard(app, r.id), onkeydown: (e: KeyboardEvent) => e.key === 'Enter' && void openCard(app, r.id) },
-        h('td', {}, r.name), h('td', {}, h('span', { class: 'chip' }, r.type)), h('td', {}, r.source), h('td', { class: 'num' }, r.mentionCount), h('td', {}, when(r.lastMentionedAt, true))))),
+      h('tbody', {}, ...rows.flatMap((r) => [
+        h('tr', { 'data-id': r.id, tabindex: 0, style: 'cursor:pointer', 'aria-expanded': state.cardFor === r.id, onclick: () => void openCard(app, r.id), onkeydown: (e: KeyboardEvent) => e.key === 'Enter' && void openCard(app, r.id) },
+          h('td', {}, r.name), h('td', {}, h('span', { class: 'chip' }, r.type)), h('td', {}, r.source), h('td', { class: 'num' }, r.mentionCount), h('td', {}, when(r.lastMentionedAt, true))),
+        state.cardFor === r.id && state.card ? h('tr', { class: 'detail', 'data-role': 'card-row' }, h('td', { colspan: headers.length }, state.card)) : null,
+      ].filter((row): row is HTMLElement => row !== null))),
     ),
     rows.length ? null : h('p', { class: 'muted' }, 'No findings match.'),
-    state.card,
+    // A card whose row is on no page shown (filtered away) stays under the table.
+    state.card && !rows.some((r) => r.id === state.cardFor) ? state.card : null,
   );
 }
 

@@ -6,7 +6,8 @@
 import type { App } from '@modelcontextprotocol/ext-apps';
 import { VAULT_PALETTE } from '../src/render/chart/style.js';
 import { ENTITY_TYPES } from '../src/core/vocabulary.js';
-import { callTool, h, show, startView, words, type Json } from './common.js';
+import { callTool, h, plain, show, startView, words, type Json } from './common.js';
+import { entityCard } from './entity-card.js';
 
 interface Node { id: string; name: string; type: string; x: number; y: number; vx: number; vy: number; expanded: boolean }
 interface Link { from: string; to: string; relation: string; weight: number }
@@ -18,6 +19,8 @@ const links = new Map<string, Link>();
 let vaultArgs: Json = {};
 let selected: string | undefined;
 let status = '';
+/** get_entity's answer shown as its card above the graph: the description and quotes the call asked for. */
+let card: HTMLElement | null = null;
 
 export const typeColour = (type: string): string => VAULT_PALETTE[Math.max(0, ENTITY_TYPES.indexOf(type as never)) % VAULT_PALETTE.length]!;
 
@@ -90,10 +93,81 @@ function layout(steps = 300): void {
   }
 }
 
+interface Box { x: number; y: number; w: number; h: number }
+
+let measurer: CanvasRenderingContext2D | null | undefined;
+/** A label's width in the page's font (a canvas measures it; an estimate where there is none). */
+function textWidth(text: string, size: number): number {
+  measurer ??= document.createElement('canvas').getContext('2d');
+  if (!measurer) return text.length * size * 0.6;
+  measurer.font = `${size}px ${getComputedStyle(document.body).fontFamily}`;
+  return measurer.measureText(text).width;
+}
+
+const overlaps = (a: Box, b: Box) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+
+/** Whether the segment p–q passes through the box (Liang–Barsky clipping). */
+function crosses(p: { x: number; y: number }, q: { x: number; y: number }, b: Box): boolean {
+  let t0 = 0;
+  let t1 = 1;
+  const dx = q.x - p.x;
+  const dy = q.y - p.y;
+  for (const [edge, dist] of [[-dx, p.x - b.x], [dx, b.x + b.w - p.x], [-dy, p.y - b.y], [dy, b.y + b.h - p.y]] as const) {
+    if (edge === 0) {
+      if (dist < 0) return false;
+      continue;
+    }
+    const t = dist / edge;
+    if (edge < 0) t0 = Math.max(t0, t);
+    else t1 = Math.min(t1, t);
+    if (t0 > t1) return false;
+  }
+  return true;
+}
+
+/**
+ * Where each label goes: the first of a few places around its dot (below, above, right, left, then further out)
+ * whose box touches no label already placed, no dot and no line. The most connected are placed first; a label
+ * with no free place is left out (its dot still names itself on hover).
+ */
+function placeLabels(wanted: Node[], all: Node[], segments: [Node, Node][], radius: (n: Node) => number, scale: number): Map<string, Box> {
+  const size = 12 * scale;
+  const h = size * 1.25;
+  const gap = 3 * scale;
+  const dots: Box[] = all.map((n) => ({ x: n.x - radius(n), y: n.y - radius(n), w: radius(n) * 2, h: radius(n) * 2 }));
+  const boxes: Box[] = [];
+  const out = new Map<string, Box>();
+  const order = [...wanted].sort((a, b) => Number(b.id === selected) - Number(a.id === selected) || radius(b) - radius(a));
+  for (const n of order) {
+    const w = textWidth(n.name, size) + 2 * scale;
+    const r = radius(n);
+    const candidates: Box[] = [];
+    for (const far of [0, 1, 2, 3.5, 5]) {
+      const d = r + gap + far * h;
+      const diagonal = d * 0.72;
+      candidates.push(
+        { x: n.x - w / 2, y: n.y + d, w, h },
+        { x: n.x - w / 2, y: n.y - d - h, w, h },
+        { x: n.x + d, y: n.y - h / 2, w, h },
+        { x: n.x - d - w, y: n.y - h / 2, w, h },
+        { x: n.x + diagonal, y: n.y + diagonal, w, h },
+        { x: n.x + diagonal, y: n.y - diagonal - h, w, h },
+        { x: n.x - diagonal - w, y: n.y + diagonal, w, h },
+        { x: n.x - diagonal - w, y: n.y - diagonal - h, w, h },
+      );
+    }
+    const free = candidates.find((c) => !boxes.some((b) => overlaps(b, c)) && !dots.some((b) => overlaps(b, c)) && !segments.some(([p, q]) => crosses(p, q, c)));
+    if (!free) continue;
+    boxes.push(free);
+    out.set(n.id, free);
+  }
+  return out;
+}
+
 function svgEl(tag: string, attrs: Record<string, string | number>, text?: string): SVGElement {
   const e = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
-  if (text !== undefined) e.textContent = text;
+  if (text !== undefined) e.textContent = plain(text);
   return e;
 }
 
@@ -101,14 +175,34 @@ function draw(app: App): void {
   const all = [...nodes.values()];
   const degree = new Map<string, number>();
   for (const l of links.values()) for (const id of [l.from, l.to]) degree.set(id, (degree.get(id) ?? 0) + 1);
+  const radius = (n: Node, scale: number) => (5 + Math.min(9, (degree.get(n.id) ?? 0) * 1.2)) * scale;
   const xs = all.map((n) => n.x);
   const ys = all.map((n) => n.y);
-  const pad = 110;
-  const [minX, maxX, minY, maxY] = [Math.min(...xs) - pad, Math.max(...xs) + pad, Math.min(...ys) - 50, Math.max(...ys) + 60];
-  // The graph is drawn in layout units and fitted to the frame; text, dots and lines keep their screen size.
+  // The graph is drawn in layout units and fitted to the frame; text, dots and lines keep their screen size. The
+  // frame holds the dots and the labels as placed (a label may sit beside its dot, past the outermost one).
   const width = Math.max(document.body.clientWidth - 24, 320);
   const height = Math.max(360, Math.min(640, width * 0.7));
-  const scale = Math.max((maxX - minX) / width, (maxY - minY) / height, 0.6);
+  const labelAll = all.length <= 60;
+  const wanted = all.filter((n) => labelAll || n.expanded || n.id === selected || (degree.get(n.id) ?? 0) >= 3);
+  const segments = [...links.values()].map((l) => [nodes.get(l.from)!, nodes.get(l.to)!] as [Node, Node]);
+  let bounds = { minX: Math.min(...xs) - 20, maxX: Math.max(...xs) + 20, minY: Math.min(...ys) - 20, maxY: Math.max(...ys) + 20 };
+  let scale = 0.6;
+  let placed = new Map<string, Box>();
+  for (let pass = 0; pass < 3; pass++) {
+    const next = Math.max((bounds.maxX - bounds.minX) / width, (bounds.maxY - bounds.minY) / height, 0.6);
+    if (pass > 0 && next <= scale * 1.02) break;
+    scale = next;
+    placed = placeLabels(wanted, all, segments, (n) => radius(n, scale), scale);
+    const boxes = [...placed.values()];
+    const margin = 8 * scale;
+    bounds = {
+      minX: Math.min(...xs.map((x) => x - 20 * scale), ...boxes.map((b) => b.x)) - margin,
+      maxX: Math.max(...xs.map((x) => x + 20 * scale), ...boxes.map((b) => b.x + b.w)) + margin,
+      minY: Math.min(...ys.map((y) => y - 20 * scale), ...boxes.map((b) => b.y)) - margin,
+      maxY: Math.max(...ys.map((y) => y + 20 * scale), ...boxes.map((b) => b.y + b.h)) + margin,
+    };
+  }
+  const { minX, maxX, minY, maxY } = bounds;
   const svg = svgEl('svg', { viewBox: `${minX} ${minY} ${maxX - minX} ${maxY - minY}`, width: '100%', height, role: 'img', 'aria-label': 'knowledge graph' });
   for (const l of links.values()) {
     const a = nodes.get(l.from)!;
@@ -117,13 +211,13 @@ function draw(app: App): void {
     line.append(svgEl('title', {}, `${a.name} ${words(l.relation)} ${b.name} (weight ${l.weight})`));
     svg.append(line);
   }
-  // Labels for the hubs, the expanded and the chosen; every node names itself on hover. Readable at 150 nodes.
-  const labelAll = all.length <= 60;
+  // Labels (placed above) for the hubs, the expanded and the chosen; every node names itself on hover.
   for (const n of all) {
     const g = svgEl('g', { 'data-role': 'node', 'data-id': n.id, tabindex: 0, style: 'cursor:pointer' });
-    const r = (5 + Math.min(9, (degree.get(n.id) ?? 0) * 1.2)) * scale;
+    const r = radius(n, scale);
     g.append(svgEl('circle', { cx: n.x, cy: n.y, r, fill: typeColour(n.type), stroke: n.id === selected ? 'var(--ink)' : n.expanded ? 'var(--bg)' : 'none', 'stroke-width': (n.id === selected ? 3 : 2) * scale }));
-    if (labelAll || n.expanded || n.id === selected || (degree.get(n.id) ?? 0) >= 3) g.append(svgEl('text', { x: n.x, y: n.y + r + 12 * scale, 'text-anchor': 'middle', 'font-size': 12 * scale, fill: 'var(--ink)', 'paint-order': 'stroke', stroke: 'var(--bg)', 'stroke-width': 3 * scale }, n.name));
+    const at = placed.get(n.id);
+    if (at) g.append(svgEl('text', { x: at.x + at.w / 2, y: at.y + at.h * 0.78, 'text-anchor': 'middle', 'font-size': 12 * scale, fill: 'var(--ink)', 'data-role': 'label', 'paint-order': 'stroke', stroke: 'var(--bg)', 'stroke-width': 3 * scale }, n.name));
     g.append(svgEl('title', {}, `${n.name} (${n.type})${n.expanded ? '' : ': click to expand'}`));
     g.addEventListener('click', () => void expand(app, n.id));
     svg.append(g);
@@ -134,6 +228,7 @@ function draw(app: App): void {
       h('strong', {}, chosen ? chosen.name : ''), chosen ? h('span', { class: 'chip' }, chosen.type) : null,
       h('span', { class: 'muted', 'data-role': 'count' }, `${nodes.size} entities, ${links.size} connections`),
       status ? h('span', { class: 'muted' }, status) : null),
+    card,
     h('div', { class: 'bar', 'data-role': 'legend' }, ...ENTITY_TYPES.filter((t) => all.some((n) => n.type === t)).map((t) => h('span', { class: 'chip' }, h('span', { style: `color:${typeColour(t)}` }, '● '), t)), h('span', { class: 'muted' }, 'Line width: how often the link was mentioned. Click a dot to expand it.')),
     svg,
   );
@@ -160,6 +255,8 @@ const app = startView('graph', {
     vaultArgs = args.vault ? { vault: args.vault } : {};
   },
   result(data) {
+    // get_entity (not expand_graph, whose answer has a root): the entity's card with its graph.
+    if (!data.root) card = entityCard(app, data, vaultArgs);
     selected = merge(data);
     layout();
     draw(app);

@@ -31,6 +31,17 @@ export class RateLimiter {
   }
 
   /**
+   * Forgets the buckets that have refilled (as good as new) once there are many: a limiter keyed by caller
+   * address would otherwise keep one entry for every address ever seen.
+   */
+  forgetFull(now = Date.now(), atLeast = 10_000): void {
+    if (this.buckets.size < atLeast) return;
+    for (const [key, b] of this.buckets) {
+      if (b.tokens + ((now - b.at) / 1000) * this.limit.perSecond >= this.limit.burst) this.buckets.delete(key);
+    }
+  }
+
+  /**
    * The key's budget as the RateLimit headers publish it (the IETF draft's fields): the bucket's size, per
    * how many seconds it refills (`RateLimit-Policy: 100;w=2`), the whole tokens left, and the seconds until
    * it is full again. A client that reads them can wait for a token rather than be refused.

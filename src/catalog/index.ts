@@ -36,6 +36,7 @@ import sendEmail from './actions/send-email.js';
 import renderChart from './actions/render-chart.js';
 import exportReport from './actions/export-report.js';
 import exportWorkbook from './actions/export-workbook.js';
+import exportDeck from './actions/export-deck.js';
 
 /** In the orientation order first (list_vaults → suggest_vault_scope → stats → get_brief), then by family; actions last. */
 export const tools: readonly Tool[] = [
@@ -72,6 +73,7 @@ export const tools: readonly Tool[] = [
   renderChart,
   exportReport,
   exportWorkbook,
+  exportDeck,
 ];
 
 export const toolsByName: ReadonlyMap<string, Tool> = new Map(tools.map((t) => [t.name, t]));

@@ -117,3 +117,14 @@ export const calendarEvent = z.object({
   description: z.string().nullable(),
   meetingId: z.string().nullable().describe('the recorded meeting, when there is one'),
 });
+
+/** What an export tool answers about the file it stored (export_report, export_deck extend it). */
+export const storedFile = z.object({
+  artifactId: z.string(),
+  url: z.string(),
+  kind: artifactKind,
+  title: z.string(),
+  fileName: z.string(),
+  mimeType: z.string(),
+  sizeBytes: z.number().int(),
+});

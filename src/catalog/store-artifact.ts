@@ -8,6 +8,7 @@ import { rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { throwIfCancelled } from '../core/errors.js';
 import { vaultFilePath } from '../render/artifacts.js';
+import { writeTransaction } from '../store/db.js';
 import { insertArtifact } from '../store/files.js';
 import { keepPrivate, makePrivateDir } from '../store/private-files.js';
 import type { ArtifactRef, ToolContext } from './define.js';
@@ -37,17 +38,51 @@ export function fileNameFor(title: string, extension: string): string {
   return `${base || 'artifact'}.${extension}`;
 }
 
+/** What an artifact tool tells storeArtifact about the file it writes. */
+export interface ArtifactMeta {
+  kind: ArtifactKind;
+  title: string;
+  fileName: string;
+  mimeType: string;
+  image?: ArtifactRef['image'];
+}
+
 /**
  * Writes an artifact with `write` and records it; the call's answer declares it (see ArtifactRef), with
- * `image` as the picture shown inline when there is one.
+ * `image` as the picture shown inline when there is one. The record goes with an outbox entry (ctx.commit), so
+ * sync makes the same file upstream.
  */
 export async function storeArtifact(
   ctx: ToolContext,
-  meta: { kind: ArtifactKind; title: string; fileName: string; mimeType: string; image?: ArtifactRef['image'] },
+  meta: ArtifactMeta,
   write: (absolutePath: string) => Promise<unknown>,
   /** The tool's name, for the `cancelled` message. */
   tool = 'the call',
 ): Promise<StoredArtifact & { outboxSeq: number }> {
+  let outboxSeq = 0;
+  const stored = await writeAndRecord(ctx, meta, write, tool, (insert) => {
+    ({ outboxSeq } = ctx.commit(insert));
+  });
+  return { ...stored, outboxSeq };
+}
+
+/**
+ * storeArtifact for a tool the hosted service does not have (export_deck): the record is written in a
+ * transaction of its own, with no outbox entry, since upstream could not make the file. A pull keeps it (see
+ * isLocalOnlyArtifact).
+ */
+export async function storeLocalArtifact(ctx: ToolContext, meta: ArtifactMeta, write: (absolutePath: string) => Promise<unknown>, tool = 'the call'): Promise<StoredArtifact> {
+  return writeAndRecord(ctx, meta, write, tool, (insert) => writeTransaction(ctx.db, insert));
+}
+
+async function writeAndRecord(
+  ctx: ToolContext,
+  meta: ArtifactMeta,
+  write: (absolutePath: string) => Promise<unknown>,
+  tool: string,
+  /** Runs `insert` (the artifact's row) in a transaction: with an outbox entry or without. */
+  record: (insert: () => void) => void,
+): Promise<StoredArtifact> {
   const vault = ctx.vault;
   const artifactId = `art_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
   const { absolute, relative: storedPath } = vaultFilePath(ctx.dataDir, 'artifacts', vault.id, artifactId, meta.fileName);
@@ -56,18 +91,18 @@ export async function storeArtifact(
     await write(absolute);
     keepPrivate(absolute); // whoever wrote it (the folder already keeps it from others)
     // A caller who cancelled while the file was being finished gets nothing stored (the catch below deletes
-    // the file). Once the commit below has run, a cancel comes too late: the artifact exists, and over MCP
+    // the file). Once the record below is committed, a cancel comes too late: the artifact exists, and over MCP
     // the SDK drops the answer (the protocol accepts this race).
     throwIfCancelled(ctx.signal, tool);
     const sizeBytes = statSync(absolute).size;
     const createdAt = new Date().toISOString();
-    const { outboxSeq } = ctx.commit(() => {
+    record(() => {
       insertArtifact(ctx.db, { vaultId: vault.id, id: artifactId, kind: meta.kind, title: meta.title, fileName: meta.fileName, mimeType: meta.mimeType, sizeBytes, path: storedPath, createdBy: ctx.principal.name, createdAt });
       return { artifactId, kind: meta.kind, title: meta.title, fileName: meta.fileName, sizeBytes };
     });
     const { image, ...described } = meta;
     ctx.declareArtifact({ vaultId: vault.id, artifactId, fileName: meta.fileName, title: meta.title, mimeType: meta.mimeType, sizeBytes, image });
-    return { artifactId, ...described, sizeBytes, createdAt, url: ctx.links.artifact(vault.id, artifactId, absolute), outboxSeq };
+    return { artifactId, ...described, sizeBytes, createdAt, url: ctx.links.artifact(vault.id, artifactId, absolute) };
   } catch (err) {
     rmSync(dirname(absolute), { recursive: true, force: true });
     throw err;

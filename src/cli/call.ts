@@ -7,7 +7,7 @@ import type { Principal } from '../core/principal.js';
 import { createEmbedder } from '../search/embedder/index.js';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, extname, join } from 'node:path';
 import { CliError, openStore, principalFor, resolveDataDir, resolveKey } from './context.js';
 
 /** `--out DIR`: the artifact a call produced, read through the service (the caller's access) and copied next to the user's work. */
@@ -22,11 +22,27 @@ function copyArtifact(service: Service, principal: Principal, result: Extract<In
     throw err;
   }
   mkdirSync(outDir, { recursive: true });
-  const target = join(outDir, artifact.fileName);
   // Written afresh rather than copied: a copy would keep the store's private mode (0600), and this file is
-  // the user's, in their folder, to share like any other they make.
-  writeFileSync(target, content && 'bytes' in content ? content.bytes : (content?.text ?? ''));
-  process.stderr.write(`copied ${artifact.fileName} to ${target}\n`);
+  // the user's, in their folder, to share like any other they make. A file of that name already there (the
+  // same export made twice) is kept: this one gets the next free name, "findings.pdf" then "findings (2).pdf".
+  const target = writeNewFile(outDir, artifact.fileName, content && 'bytes' in content ? content.bytes : (content?.text ?? ''));
+  const renamed = basename(target) === artifact.fileName ? '' : ` (${artifact.fileName} was already there, and is kept)`;
+  process.stderr.write(`copied ${artifact.fileName} to ${target}${renamed}\n`);
+}
+
+/** "name.ext", else "name (2).ext", "name (3).ext", …: the first name not taken in `dir`, written exclusively (never over a file). */
+export function writeNewFile(dir: string, fileName: string, data: string | Uint8Array): string {
+  const ext = extname(fileName);
+  const stem = fileName.slice(0, fileName.length - ext.length);
+  for (let n = 1; ; n++) {
+    const target = join(dir, n === 1 ? fileName : `${stem} (${n})${ext}`);
+    try {
+      writeFileSync(target, data, { flag: 'wx' });
+      return target;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
 }
 
 export function register(program: Command): void {

@@ -4,8 +4,9 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { authenticate, ensureOwnerKey } from '../auth/keys.js';
 import type { Principal } from '../core/principal.js';
-import { openStore as openDataDirStore, type Store } from '../service/open.js';
-import { ServiceError } from '../core/errors.js';
+import { allVaults, findVault, openStore as openDataDirStore, type Store } from '../service/open.js';
+import { quoted, ServiceError } from '../core/errors.js';
+import { printable } from '../core/printable.js';
 
 /** A failure the user can act on: printed as one line on stderr, exit code 1 (2 for usage). */
 export class CliError extends Error {
@@ -61,6 +62,18 @@ export function openStore(dir: string, why: string, { create = false, offersInit
   } catch (err) {
     throw new CliError(`cannot open the store in ${dir} (chosen by ${why}): ${(err as Error).message}`);
   }
+}
+
+/**
+ * The vault a command's `--vault` names, by exact id or exact name, as `vault` works in `call` and every tool: a
+ * name that is no vault here fails with the vaults there are, not with an empty answer.
+ */
+export function vaultOption(db: Store, given: string, command: string): string {
+  const found = findVault(db, given);
+  if (found) return found.id;
+  const all = allVaults(db);
+  const choices = all.length ? `the vaults here are ${printable(all.map((v) => `${v.id} ("${v.name}")`).join(', '), 2000)}` : 'this store has no vault yet (`vault-tools demo`, `import` or `sync` fill it)';
+  throw new CliError(`${command}: --vault ${quoted(given)} is no vault's id or name; ${choices}`);
 }
 
 /**

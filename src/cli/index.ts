@@ -14,6 +14,9 @@ import * as mcpConfig from './mcp-config.js';
 import * as doctor from './doctor.js';
 import * as sync from './sync.js';
 import * as remote from './remote.js';
+import * as backup from './backup.js';
+import * as restore from './restore.js';
+import * as exportCmd from './export.js';
 import { log } from '../log.js';
 
 // A reader that stops early (`vault-tools tools --json | head`, a client that quits) closes our stdout: its
@@ -30,7 +33,7 @@ const program = new Command()
   .showHelpAfterError()
   .exitOverride();
 
-for (const command of [serve, demo, importCmd, keys, call, toolsCmd, outbox, reindex, mcpConfig, doctor, sync, remote]) command.register(program);
+for (const command of [serve, demo, importCmd, keys, call, toolsCmd, outbox, reindex, mcpConfig, doctor, sync, remote, backup, restore, exportCmd]) command.register(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -1,14 +1,18 @@
 import type { Command } from 'commander';
 import { createKey, listKeys, resolveVaultGrants, revokeKey, type KeyInfo } from '../auth/keys.js';
-import { ServiceError } from '../core/errors.js';
+import { quoted, ServiceError } from '../core/errors.js';
+import { escapeUnprintable, printable } from '../core/printable.js';
 import { GRANT_ID_PREFIX, listGrants, revokeGrant, type GrantInfo } from '../auth/oauth/grants.js';
 import { CliError, openStore, resolveDataDir } from './context.js';
 
+// Names and URIs come from outside (a key's label from whoever made it; an OAuth client's name, id and redirect
+// host from the client's own registration), so each is printable(): a CR, LF or escape sequence in them shows as
+// `\u000d`…, never as a line of its own or a colour, and a bidi override cannot turn the line around.
 const describe = (k: KeyInfo) =>
-  `${k.id}  ${k.prefix}…  ${k.role.padEnd(7)}  vaults: ${k.vaults === '*' ? 'all' : k.vaults.join(', ') || 'none'}  "${k.name}"${k.revokedAt ? `  REVOKED ${k.revokedAt}` : ''}${k.expiresAt ? `  expires ${k.expiresAt}` : ''}`;
+  `${k.id}  ${k.prefix}…  ${k.role.padEnd(7)}  vaults: ${k.vaults === '*' ? 'all' : escapeUnprintable(k.vaults.join(', ')) || 'none'}  "${printable(k.name, 200)}"${k.revokedAt ? `  REVOKED ${k.revokedAt}` : ''}${k.expiresAt ? `  expires ${k.expiresAt}` : ''}`;
 
 const describeGrant = (g: GrantInfo) =>
-  `${g.id}  OAuth  "${g.clientName}" (client ${g.clientId}, redirects to ${g.redirectHost})  approved with ${g.keyId}  ${g.role}  vaults: ${g.vaults.join(', ')}  last used ${g.lastUsedAt ?? 'never'}${g.revokedAt ? `  REVOKED ${g.revokedAt}` : ''}`;
+  `${g.id}  OAuth  "${printable(g.clientName, 200)}" (client ${printable(g.clientId, 200)}, redirects to ${printable(g.redirectHost, 200)})  approved with ${g.keyId}  ${g.role}  vaults: ${escapeUnprintable(g.vaults.join(', '))}  last used ${g.lastUsedAt ?? 'never'}${g.revokedAt ? `  REVOKED ${g.revokedAt}` : ''}`;
 
 export function register(program: Command): void {
   const keys = program.command('keys').description('personal keys: create, list, revoke (stored hashed)');
@@ -20,10 +24,11 @@ export function register(program: Command): void {
     .option('--name <name>', 'a label for the key', 'personal key')
     .option('--manager', 'allow the manager-only tools')
     .option('--vault <vault>', "grant a vault by id or name (repeatable); '*' for all vaults", (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--allow-unknown-vault', 'grant a --vault id no vault in the store has yet (one a later sync or import brings)')
     .option('--expires <iso>', 'expiry, ISO 8601 datetime')
     .option('--json', 'print JSON')
     .option(...dataDirOption)
-    .action((opts: { name: string; manager?: boolean; vault: string[]; expires?: string; json?: boolean; dataDir?: string }) => {
+    .action((opts: { name: string; manager?: boolean; vault: string[]; allowUnknownVault?: boolean; expires?: string; json?: boolean; dataDir?: string }) => {
       if (!opts.vault.length) throw new CliError("keys create: name at least one --vault (or --vault '*' for all vaults)", 2);
       if (opts.expires && Number.isNaN(Date.parse(opts.expires))) throw new CliError(`keys create: --expires "${opts.expires}" is not an ISO 8601 datetime`, 2);
       if (opts.expires && Date.parse(opts.expires) <= Date.now()) {
@@ -34,8 +39,17 @@ export function register(program: Command): void {
       let created;
       try {
         const grants = opts.vault.includes('*') ? undefined : resolveVaultGrants(db, opts.vault);
+        // A mistyped vault would give a key that reaches nothing, silently: refused, unless the user says the
+        // vault is on its way (a grant made before the first sync or import).
+        if (grants?.unknown.length && !opts.allowUnknownVault) {
+          const named = grants.unknown.map((v) => quoted(v)).join(', ');
+          throw new CliError(
+            `keys create: no vault in this store has the id or name ${named}; check \`vault-tools call list_vaults\`, or add --allow-unknown-vault to grant that id to a vault not synced or imported yet`,
+            2,
+          );
+        }
         if (grants?.unknown.length) {
-          process.stderr.write(`note: no vault in this store has the id or name ${grants.unknown.map((v) => `"${v}"`).join(', ')} yet; the grant applies once a vault with that id is synced or imported\n`);
+          process.stderr.write(`note: no vault in this store has the id or name ${grants.unknown.map((v) => quoted(v)).join(', ')} yet; the grant applies once a vault with that id is synced or imported\n`);
         }
         created = createKey(db, {
           name: opts.name,

@@ -14,6 +14,7 @@ import { log } from '../log.js';
 import { resolveRemote } from '../sync/config.js';
 import { CliError, openStore, principalFor, resolveDataDir, resolveKey } from './context.js';
 import { watchStdinEnd } from './stdin-end.js';
+import { holdDataDir } from './data-dir-holders.js';
 
 export interface ServeOptions {
   dataDir?: string;
@@ -104,6 +105,8 @@ export async function serveStore(db: Store, dataDir: string, opts: ServeOptions)
     throw err;
   }
   const serviceOptions = { dataDir, embedder, tools };
+  // `restore` refuses to replace the store while this file names a live process (data-dir-holders.ts).
+  const release = holdDataDir(dataDir);
   let listener: HttpListener | undefined;
   if (opts.http) {
     const { host, port } = parseListen(opts.http);
@@ -169,6 +172,7 @@ export async function serveStore(db: Store, dataDir: string, opts: ServeOptions)
   await listener?.close();
   await embedder.close();
   db.close();
+  release();
 }
 
 /**

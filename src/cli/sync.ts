@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { SyncReport, syncStatus } from '../sync/index.js';
 import { resolveRemote } from '../sync/config.js';
 import { printable } from '../core/printable.js';
-import { CliError, openStore, resolveDataDir } from './context.js';
+import { CliError, openStore, resolveDataDir, vaultOption } from './context.js';
 import { progressPrinter } from './progress.js';
 
 interface SyncFlags {
@@ -39,7 +39,11 @@ export function register(program: Command): void {
       const { runSync, syncStatus } = await import('../sync/index.js');
       const { RemoteAuthError } = await import('../sync/remote.js');
       try {
-        if (opts.status) return printStatus(syncStatus(db), opts.json);
+        if (opts.status) {
+          // --vault narrows the status to those vaults of this store, by id or name; one it lacks is an error.
+          const only = new Set(opts.vault.map((v) => vaultOption(db, v, 'sync --status')));
+          return printStatus(syncStatus(db).filter((r) => !only.size || only.has(r.vault)), opts.json);
+        }
         if (opts.pullOnly && opts.pushOnly) throw new CliError('--pull-only and --push-only exclude each other', 2);
         const concurrency = Number(opts.concurrency);
         if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 32) throw new CliError(`--concurrency "${opts.concurrency}": expected a whole number from 1 to 32`, 2);

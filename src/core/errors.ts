@@ -3,6 +3,8 @@
  * renders them as `{error:{code, message, requestId}}` (REST) or an `isError` tool result (MCP).
  * The codes are documented in docs/errors.md; the list below is that contract.
  */
+import { escapeUnprintable } from './printable.js';
+
 export const ERROR_CODES = {
   invalid_request: 400, // the request itself is malformed (body, JSON, content type)
   invalid_arguments: 400, // a tool argument is missing, unknown or of the wrong type or range
@@ -45,11 +47,13 @@ export class ServiceError extends Error {
 
 /**
  * A caller's value as an error message quotes it: JSON-escaped, and cut after 60 characters with its length, so a
- * 1 MB argument does not come back as a 1 MB message.
+ * 1 MB argument does not come back as a 1 MB message. What JSON leaves raw but a reader must not meet raw (C1
+ * controls, which open terminal escapes; bidi overrides and isolates, which reorder the message around them) is
+ * escaped too, as `\uXXXX` (./printable): still valid JSON, and visible.
  */
 export function quoted(value: string): string {
-  if (value.length <= QUOTED_CHARS + 20) return JSON.stringify(value);
-  return `${JSON.stringify(value.slice(0, QUOTED_CHARS)).slice(0, -1)}…" of ${value.length.toLocaleString('en-US')} characters`;
+  if (value.length <= QUOTED_CHARS + 20) return escapeUnprintable(JSON.stringify(value));
+  return `${escapeUnprintable(JSON.stringify(value.slice(0, QUOTED_CHARS))).slice(0, -1)}…" of ${value.length.toLocaleString('en-US')} characters`;
 }
 const QUOTED_CHARS = 60;
 

@@ -8,13 +8,17 @@ import { json, type Db } from '../store/db.js';
 import { listConflicts } from '../store/conflicts.js';
 import { entityCountsByTypeDesc, entityPage } from '../store/entity-export.js';
 import type { Vault } from '../store/vaults.js';
+import { entityTypePlural } from '../core/vocabulary.js';
 import type { CellValue, Column, TableExport } from './export/index.js';
 
 export type Dataset = 'findings' | 'conflicts';
 const PAGE = 1000;
 
 /** Findings most mentioned first; with `types`, type by type in that order (each most mentioned first). */
-async function* findingRows(db: Db, vaultId: string, types: (string | undefined)[] = [undefined]): AsyncGenerator<Record<string, CellValue>> {
+/** The printed report's words for where a finding comes from (the spreadsheets keep the codes, for filters). */
+const SOURCE_WORDS: Record<string, string> = { meeting: 'Meetings', file: 'Documents', 'agent-assumption': 'Assumption, to confirm', unclear: 'Unclear' };
+
+async function* findingRows(db: Db, vaultId: string, types: (string | undefined)[] = [undefined], printed = false): AsyncGenerator<Record<string, CellValue>> {
   for (const type of types) {
     let after: { mentionCount: number; id: string } | undefined;
     for (;;) {
@@ -24,7 +28,7 @@ async function* findingRows(db: Db, vaultId: string, types: (string | undefined)
           id: r.id,
           name: r.name,
           type: r.type,
-          source: r.source,
+          source: printed ? (SOURCE_WORDS[r.source] ?? r.source) : r.source,
           mentions: r.mention_count,
           firstSeen: r.first_seen_at,
           lastMentioned: r.last_mentioned_at,
@@ -67,15 +71,6 @@ const CONFLICT_COLUMNS: Column[] = [
  * measures) first, then the processes and systems, then the organisation. A type outside this list comes last.
  */
 const REPORT_TYPE_ORDER = ['problem', 'opportunity', 'kpi', 'process', 'system', 'department', 'person'];
-const TYPE_HEADINGS: Record<string, string> = {
-  problem: 'Problems',
-  opportunity: 'Opportunities',
-  kpi: 'KPIs',
-  process: 'Processes',
-  system: 'Systems',
-  department: 'Departments',
-  person: 'People',
-};
 const reportRank = (type: string) => (REPORT_TYPE_ORDER.includes(type) ? REPORT_TYPE_ORDER.indexOf(type) : REPORT_TYPE_ORDER.length);
 
 /** The PDF's columns: the type is the section heading, and internal ids stay in the spreadsheet exports. */
@@ -126,7 +121,7 @@ export function datasetTable(db: Db, vault: Vault, dataset: Dataset, now: Date, 
 /** The findings as a printed report: a summary of counts, then one section per type, each most mentioned first. */
 function printedFindings(db: Db, vault: Vault, byType: { type: string; n: number }[], total: number, stamp: string): TableExport & { total: number } {
   const types = [...byType].sort((a, b) => reportRank(a.type) - reportRank(b.type) || a.type.localeCompare(b.type));
-  const heading = (type: string) => TYPE_HEADINGS[type] ?? type.charAt(0).toUpperCase() + type.slice(1);
+  const heading = entityTypePlural;
   const count = new Map(types.map((t) => [t.type, t.n]));
   const openConflicts = listConflicts(db, vault.id, { status: 'open' }).length;
   return {
@@ -134,7 +129,7 @@ function printedFindings(db: Db, vault: Vault, byType: { type: string; n: number
     subtitle: vault.description,
     meta: [
       { label: 'Client', value: vault.client },
-      { label: 'Vault', value: `${vault.name} (${vault.id})` },
+      ...(vault.name === vault.client ? [] : [{ label: 'Engagement', value: vault.name }]),
       { label: 'Generated', value: stamp },
       { label: 'Order', value: 'Grouped by type, problems and opportunities first; most mentioned first within each type.' },
     ],
@@ -146,7 +141,7 @@ function printedFindings(db: Db, vault: Vault, byType: { type: string; n: number
     sections: { key: 'type', heading: (type) => `${heading(type)} (${count.get(type) ?? 0})` },
     footnote: `Generated ${stamp} by vault-tools`,
     columns: PRINTED_FINDING_COLUMNS,
-    rows: findingRows(db, vault.id, types.map((t) => t.type)),
+    rows: findingRows(db, vault.id, types.map((t) => t.type), true),
     total,
   };
 }

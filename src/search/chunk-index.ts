@@ -172,3 +172,11 @@ export function chunkRows(db: Db, ids: number[]): Map<number, ChunkRow & { speak
   ).all(JSON.stringify(ids)) as ChunkRow[];
   return new Map(rows.map((r) => [r.id, { ...r, speakers: json.read(r.speakers_json) }]));
 }
+
+/** Where chunks are: their meeting and turn range, by id (what merging overlapping excerpts needs). */
+export function chunkSpans(db: Db, ids: number[]): Map<number, { meetingId: string; turnStart: number; turnEnd: number }> {
+  const rows = sql(db, `SELECT id, meeting_id AS meetingId, turn_start AS turnStart, turn_end AS turnEnd FROM transcript_chunks WHERE id IN (SELECT value FROM json_each(?))`).all(
+    JSON.stringify(ids),
+  ) as { id: number; meetingId: string; turnStart: number; turnEnd: number }[];
+  return new Map(rows.map(({ id, ...span }) => [id, span]));
+}

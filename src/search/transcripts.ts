@@ -240,44 +240,85 @@ export function meaningAvailable(db: Db, vaultId: string, embedder: EmbedderLike
 const QUERY_CACHE_SIZE = 256;
 const queryVectors = new WeakMap<EmbedderLike, Map<string, Float32Array>>();
 
-function queryVector(embedder: EmbedderLike, query: string): Promise<Float32Array> {
+/**
+ * The vectors of these texts, in order: those in the LRU from it, the others from the model in ONE call (a batch
+ * costs the worker one round trip). Called before BM25 runs: the embedder posts the texts to its worker
+ * synchronously, so both run at once.
+ */
+export function queryVectorsOf(embedder: EmbedderLike, texts: string[]): Promise<Float32Array[]> {
   let cache = queryVectors.get(embedder);
   if (!cache) queryVectors.set(embedder, (cache = new Map()));
-  const hit = cache.get(query);
-  if (hit) {
-    cache.delete(query);
-    cache.set(query, hit);
-    return Promise.resolve(hit);
-  }
-  // Called before BM25 runs: the embedder posts the text to its worker synchronously, so both run at once.
-  return embedder.embed([query]).then(([v]) => {
-    cache.set(query, v!);
-    if (cache.size > QUERY_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-    return v!;
+  const known = texts.map((t) => {
+    const hit = cache.get(t);
+    if (hit) {
+      cache.delete(t);
+      cache.set(t, hit);
+    }
+    return hit;
+  });
+  const missing = [...new Set(texts.filter((_, i) => !known[i]))];
+  if (!missing.length) return Promise.resolve(known as Float32Array[]);
+  return embedder.embed(missing).then((vectors) => {
+    const fresh = new Map(missing.map((t, i) => [t, vectors[i]!]));
+    for (const [t, v] of fresh) {
+      cache.set(t, v);
+      if (cache.size > QUERY_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    }
+    return texts.map((t, i) => known[i] ?? fresh.get(t)!);
   });
 }
 
-export async function searchChunks(
-  db: Db,
-  vaultId: string,
-  query: string,
-  options: { filters?: SearchFilters; limit: number; mode?: SearchMode; embedder?: EmbedderLike; weights?: FusionWeights },
-): Promise<{ hits: SearchHit[]; mode: SearchMode }> {
+/** How a search is run, for every half and phrasing: what the caller asked for, with the filters resolved once. */
+export interface SearchPlan {
+  filters: SearchFilters;
+  weights: FusionWeights;
+  wanted: SearchMode;
+  /** the chunks that pass the filters (filtered searches only) */
+  allowed?: Set<number>;
+}
+
+export interface SearchOptions {
+  filters?: SearchFilters;
+  limit: number;
+  mode?: SearchMode;
+  embedder?: EmbedderLike;
+  weights?: FusionWeights;
+}
+
+/**
+ * Whether this search runs a meaning half: asked for, and possible in this vault with this embedder. Decided
+ * before planSearch, so the query is posted to the embedder before anything else runs.
+ */
+export const usesMeaning = (db: Db, vaultId: string, options: Omit<SearchOptions, 'limit'>) =>
+  (options.mode ?? 'hybrid') !== 'words' && meaningAvailable(db, vaultId, options.embedder);
+
+/** What a search will do in this vault (see SearchPlan). */
+export function planSearch(db: Db, vaultId: string, options: Omit<SearchOptions, 'limit'>): SearchPlan {
   const filters = options.filters ?? {};
-  const weights = options.weights ?? FUSION;
-  const wanted = options.mode ?? 'hybrid';
-  // The query is embedded in the embedder's worker while BM25 runs here: the two costs overlap.
-  const useMeaning = wanted !== 'words' && meaningAvailable(db, vaultId, options.embedder);
-  const embedding = useMeaning ? queryVector(options.embedder!, query) : undefined;
-  embedding?.catch(() => {}); // awaited below; this only keeps an early rejection from going unhandled
-  const allowed = isFiltered(filters) ? filteredChunks(db, vaultId, filters) : undefined;
-  const words = wanted === 'meaning' ? [] : scoredWordRanking(db, vaultId, query, filters, weights.candidates, allowed);
+  return {
+    filters,
+    weights: options.weights ?? FUSION,
+    wanted: options.mode ?? 'hybrid',
+    allowed: isFiltered(filters) ? filteredChunks(db, vaultId, filters) : undefined,
+  };
+}
+
+/** The words half of one phrasing: its BM25 candidates with their scores (none in meaning mode). */
+export function wordsHalf(db: Db, vaultId: string, query: string, plan: SearchPlan): [number, number][] {
+  return plan.wanted === 'meaning' ? [] : scoredWordRanking(db, vaultId, query, plan.filters, plan.weights.candidates, plan.allowed);
+}
+
+/**
+ * One phrasing's fused ranking, every candidate of both halves, best first: its words half (already run) and, with
+ * its vector, its meaning half, re-scored against the query moved towards the words' best chunks.
+ */
+export function fusePhrasing(db: Db, vaultId: string, query: string, words: [number, number][], vector: Float32Array | undefined, plan: SearchPlan): { hits: SearchHit[]; mode: SearchMode } {
+  const { wanted, weights, filters, allowed } = plan;
   let meaning: [number, number][] = [];
   let cosines: [number, number][] = [];
   let mode: SearchMode = wanted === 'meaning' ? 'meaning' : 'words';
   let fusion = weights;
-  if (embedding) {
-    const vector = await embedding;
+  if (vector) {
     meaning = meaningRanking(db, vaultId, vector, filters, weights.candidates, allowed);
     mode = wanted;
     if (wanted === 'hybrid') {
@@ -292,5 +333,17 @@ export async function searchChunks(
       if (weights.adaptive) fusion = { ...weights, meaning: meaningWeight(weights.meaning, wordEvidence(db, vaultId, query, words)) };
     }
   }
-  return { hits: fuse({ words, meaning, cosines }, fusion).slice(0, options.limit), mode };
+  return { hits: fuse({ words, meaning, cosines }, fusion), mode };
+}
+
+export async function searchChunks(db: Db, vaultId: string, query: string, options: SearchOptions): Promise<{ hits: SearchHit[]; mode: SearchMode }> {
+  // The query is embedded in the embedder's worker while BM25 runs here: the two costs overlap.
+  const useMeaning = usesMeaning(db, vaultId, options);
+  const embedding = useMeaning ? queryVectorsOf(options.embedder!, [query]) : undefined;
+  embedding?.catch(() => {}); // awaited below; this only keeps an early rejection from going unhandled
+  const plan = planSearch(db, vaultId, options);
+  const words = wordsHalf(db, vaultId, query, plan);
+  const vector = embedding ? (await embedding)[0] : undefined;
+  const { hits, mode } = fusePhrasing(db, vaultId, query, words, vector, plan);
+  return { hits: hits.slice(0, options.limit), mode };
 }

@@ -72,6 +72,33 @@ export function storeVectors(
   });
 }
 
+/** The chunks that wait for a vector from `embedderId`: their text and content hash (what a vector is kept under). */
+export function pendingChunks(db: Db, embedderId: string): { text: string; contentHash: string }[] {
+  return (pendingBatch(db, embedderId, Number.MAX_SAFE_INTEGER, 0) as PendingChunk[]).map((c) => ({ text: c.text, contentHash: c.content_hash }));
+}
+
+/**
+ * Stores, for every chunk waiting for a vector from `embedder`, the vector `known` has for its content hash
+ * (vectors computed ahead, e.g. the demo vaults' shipped ones); chunks it has none for keep waiting. No model
+ * is loaded. Returns how many chunks got their vector.
+ */
+export function storeKnownVectors(db: Db, embedder: { id: string; dims: number }, known: (contentHash: string) => Float32Array | undefined): number {
+  ensureVectorTable(db, embedder);
+  let stored = 0;
+  for (let after = 0; ; ) {
+    const batch = pendingBatch(db, embedder.id, 256, after);
+    if (!batch.length) break;
+    after = batch.at(-1)!.id;
+    const items = batch.flatMap((c) => {
+      const vector = known(c.content_hash);
+      return vector && vector.length === embedder.dims ? [{ chunkId: c.id, vaultId: c.vault_id, contentHash: c.content_hash, vector }] : [];
+    });
+    if (items.length) storeVectors(db, embedder.id, items);
+    stored += items.length;
+  }
+  return stored;
+}
+
 export interface IndexProgress {
   done: number;
   total: number;

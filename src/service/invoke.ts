@@ -6,7 +6,7 @@
 import type { z } from 'zod';
 import type { Principal } from '../core/principal.js';
 import { toolsByName } from '../catalog/index.js';
-import type { ArtifactRef, Tool, ToolContext } from '../catalog/define.js';
+import { takesIdempotencyKey, type ArtifactRef, type Tool, type ToolContext } from '../catalog/define.js';
 import { BUSY_TIMEOUT_MS, isStoreBusy, writeTransaction, type Db } from '../store/db.js';
 import { expectedOf, schemaAt } from '../catalog/expected.js';
 import { findReachableVault, reachableVaults, type Vault } from '../store/vaults.js';
@@ -132,7 +132,7 @@ export class Service {
 
 /** A write sent with an idempotency key, as the key is bound to it; reads and unkeyed calls have none. */
 function keyedCallOf(tool: Tool, vault: Vault | undefined, args: Record<string, unknown>, principal: Principal, key: string | undefined): KeyedCall | undefined {
-  if (!key || tool.annotations.readOnlyHint) return undefined;
+  if (!key || !takesIdempotencyKey(tool)) return undefined;
   const { vault: _v, ...rest } = args;
   return { keyId: principal.keyId, key, tool: tool.name, vaultId: vault?.id ?? '', args: rest };
 }

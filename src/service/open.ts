@@ -15,7 +15,9 @@ export type { Leftovers, StoreHealth };
 export { countLeftovers, describeLeftovers, sqliteEngine, storePath, vectorExtensionVersion };
 /** What the CLI's own commands read of a store: the outbox (`vault-tools outbox`), whether vectors can be built (`reindex`). */
 export { listOutbox } from '../store/outbox.js';
-export { hasVectorExtension, vectorExtensionError } from '../store/db.js';
+export { hasVectorExtension, isStoreBusy, vectorExtensionError } from '../store/db.js';
+/** A `--vault` option, by id or name: the rule `vault` arguments follow (store/vaults' findReachableVault). */
+export { allVaults, findVault } from '../store/vaults.js';
 
 export const storeExists = (dataDir: string): boolean => existsSync(storePath(dataDir));
 

@@ -53,11 +53,21 @@ export function listResources(service: Service, who: Principal): ResourceEntry[]
   const artifacts = recentArtifacts(service.db, vaults.map((v) => v.id), ARTIFACTS_LISTED).map((a) => ({
     uri: artifactResourceUri(a.vault_id, a.id),
     name: a.file_name,
-    title: `${a.title} (${names.get(a.vault_id)})`,
+    title: `${describeArtifact(a)} (${names.get(a.vault_id)})`,
     mimeType: a.mime_type,
     size: a.size_bytes,
   }));
   return [...briefs, ...artifacts];
+}
+
+const KIND_WORDS: Record<string, string> = { chart: 'chart (PNG)', workbook: 'workbook (xlsx)', csv: 'CSV', report: 'PDF report' };
+
+/**
+ * An artifact told apart from others of the same title (the same export made twice): its title, kind and
+ * the second it was made, "Findings (2026-11-28): PDF report, 2026-11-28 09:15:02 UTC".
+ */
+export function describeArtifact(a: { title: string; kind: string; created_at: string }): string {
+  return `${a.title}: ${KIND_WORDS[a.kind] ?? a.kind}, ${a.created_at.slice(0, 19).replace('T', ' ')} UTC`;
 }
 
 /**

@@ -24,3 +24,8 @@ export function entityPage(db: Db, vaultId: string, pageSize: number, after?: { 
 export function entityCountsByTypeDesc(db: Db, vaultId: string): { type: string; n: number }[] {
   return sql(db, 'SELECT type, count(*) AS n FROM entities WHERE vault_id = ? GROUP BY type ORDER BY n DESC').all(vaultId) as { type: string; n: number }[];
 }
+
+/** Findings per day they were first seen (UTC date), oldest first: a deck's chart of how discovery went. */
+export function entitiesFirstSeenPerDay(db: Db, vaultId: string): { day: string; n: number }[] {
+  return sql(db, 'SELECT substr(first_seen_at, 1, 10) AS day, count(*) AS n FROM entities WHERE vault_id = ? GROUP BY day ORDER BY day').all(vaultId) as { day: string; n: number }[];
+}

@@ -109,8 +109,8 @@ export function setFileText(db: Db, vaultId: string, id: string, text: string): 
 }
 
 /** Every artifact of a vault with where its file is (relative to the data dir). */
-export function artifactPaths(db: Db, vaultId: string): { id: string; path: string | null }[] {
-  return sql(db, 'SELECT id, path FROM artifacts WHERE vault_id = ?').all(vaultId) as { id: string; path: string | null }[];
+export function artifactPaths(db: Db, vaultId: string): { id: string; path: string | null; mimeType: string }[] {
+  return sql(db, 'SELECT id, path, mime_type AS mimeType FROM artifacts WHERE vault_id = ?').all(vaultId) as { id: string; path: string | null; mimeType: string }[];
 }
 
 /** Removes an artifact's row (its file is the caller's to remove, once the transaction committed). */
@@ -140,11 +140,28 @@ export function insertFile(
   ).run(vaultId, f.id, f.name, f.description, f.visibility, f.mimeType, f.sizeBytes, f.contentText, f.createdAt);
 }
 
-/** Artifact ids of a vault that start with `prefix`, newest first (argument completion); `limit` at most. */
-export function artifactIdsStartingWith(db: Db, vaultId: string, prefix: string, limit: number): string[] {
-  const rows = sql(
+/** How many of a vault's newest artifacts completion looks through for a word of their title (ids are matched among all). */
+const COMPLETION_SCAN = 2000;
+
+/**
+ * Artifact ids of a vault whose id starts with `typed`, or (among its newest COMPLETION_SCAN) whose title,
+ * file name or kind has a word that does ("findings", "pdf", "report"): a person types what they remember,
+ * not the id. Newest first (argument completion); `limit` at most.
+ */
+export function artifactIdsStartingWith(db: Db, vaultId: string, typed: string, limit: number): string[] {
+  const byId = sql(
     db,
-    `SELECT id FROM artifacts WHERE vault_id = ? AND substr(id, 1, length(?)) = ? ORDER BY created_at DESC, id LIMIT ${limitParam('?')}`,
-  ).all(vaultId, prefix, prefix, limit) as { id: string }[];
-  return rows.map((r) => r.id);
+    `SELECT id, created_at FROM artifacts WHERE vault_id = ? AND substr(id, 1, length(?)) = ? ORDER BY created_at DESC, id LIMIT ${limitParam('?')}`,
+  ).all(vaultId, typed, typed, limit) as { id: string; created_at: string }[];
+  const lower = typed.toLowerCase();
+  const byWord = !lower
+    ? []
+    : (sql(db, `SELECT id, created_at, kind, title, file_name FROM artifacts WHERE vault_id = ? ORDER BY created_at DESC, id LIMIT ${limitParam('?')}`).all(vaultId, COMPLETION_SCAN) as (ArtifactRow & { created_at: string })[])
+        .filter((a) => `${a.kind} ${a.title} ${a.file_name}`.toLowerCase().split(/[^\p{L}\p{N}]+/u).some((w) => w.startsWith(lower)));
+  const seen = new Set<string>();
+  return [...byId, ...byWord]
+    .sort((a, b) => b.created_at.localeCompare(a.created_at) || a.id.localeCompare(b.id))
+    .filter((a) => !seen.has(a.id) && seen.add(a.id))
+    .slice(0, limit)
+    .map((a) => a.id);
 }

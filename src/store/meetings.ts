@@ -1,5 +1,5 @@
 /** Recorded meetings, their transcript turns and the entities extracted from them. */
-import { json, sql, type Db } from './db.js';
+import { json, limitParam, sql, type Db } from './db.js';
 
 export interface MeetingRow {
   id: string;
@@ -121,4 +121,17 @@ export function replaceMeetingTurns(db: Db, vaultId: string, meetingId: string, 
   sql(db, 'DELETE FROM transcript_turns WHERE vault_id = ? AND meeting_id = ?').run(vaultId, meetingId);
   const insert = sql(db, 'INSERT OR REPLACE INTO transcript_turns (vault_id, meeting_id, turn_index, speaker, text, at_seconds) VALUES (?, ?, ?, ?, ?, ?)');
   for (const t of turns) insert.run(vaultId, meetingId, t.index, t.speaker, t.text, t.atSeconds);
+}
+
+/** Meetings per day (UTC date of their start), oldest first: what a chart of meetings over time needs, in one grouped read. */
+export function meetingsPerDay(db: Db, vaultId: string): { day: string; n: number }[] {
+  return sql(db, 'SELECT substr(started_at, 1, 10) AS day, count(*) AS n FROM meetings WHERE vault_id = ? GROUP BY day ORDER BY day').all(vaultId) as { day: string; n: number }[];
+}
+
+/** The `limit` latest meetings (name, start, attendees), latest first: a deck's appendix of sources. */
+export function latestMeetings(db: Db, vaultId: string, limit: number): { id: string; name: string; startedAt: string; attendees: number }[] {
+  return sql(
+    db,
+    `SELECT id, name, started_at AS startedAt, json_array_length(attendees_json) AS attendees FROM meetings WHERE vault_id = ? ORDER BY started_at DESC, id LIMIT ${limitParam('?')}`,
+  ).all(vaultId, limit) as { id: string; name: string; startedAt: string; attendees: number }[];
 }

@@ -50,6 +50,29 @@ export function deleteExpiredOAuthRecords(db: Db, now = Date.now()): number {
   return sql(db, 'DELETE FROM oauth_records WHERE expires_at IS NOT NULL AND expires_at <= ?').run(now).changes;
 }
 
+/** How many records of a model are live (not past their expiry): authorizations waiting for consent, say. */
+export function countLiveOAuthRecords(db: Db, model: string, now = Date.now()): number {
+  return (sql(db, 'SELECT COUNT(*) AS n FROM oauth_records WHERE model = ? AND (expires_at IS NULL OR expires_at > ?)').get(model, now) as { n: number }).n;
+}
+
+/** Registered clients still waiting for their first grant (they expire; a client that got one does not). */
+export function countUnusedOAuthClients(db: Db, now = Date.now()): number {
+  return (sql(db, "SELECT COUNT(*) AS n FROM oauth_records WHERE model = 'Client' AND expires_at > ?").get(now) as { n: number }).n;
+}
+
+/** A registered client got a grant: it no longer expires. */
+export function keepOAuthClient(db: Db, idHash: string): void {
+  sql(db, "UPDATE oauth_records SET expires_at = NULL WHERE model = 'Client' AND id_hash = ?").run(idHash);
+}
+
+/**
+ * Claims a one-time use (a consent form's answer, by its authorization request's id): true the first time, false
+ * ever after (until `expiresAt`). One statement, so two requests racing cannot both win.
+ */
+export function claimOAuthOnce(db: Db, model: string, idHash: string, expiresAt: number): boolean {
+  return sql(db, "INSERT INTO oauth_records (model, id_hash, payload, expires_at) VALUES (?, ?, '{}', ?) ON CONFLICT (model, id_hash) DO NOTHING").run(model, idHash, expiresAt).changes === 1;
+}
+
 export interface OAuthGrantRow {
   id: string;
   key_id: string;

@@ -61,8 +61,20 @@ export function reachableVaults(db: Db, principal: Principal): Vault[] {
 
 /** The vault whose exact id (preferred) or exact name is `idOrName`, if this principal may reach it. */
 export function findReachableVault(db: Db, principal: Principal, idOrName: string): Vault | undefined {
+  return findVaultWhere(db, idOrName, (v) => principal.allVaults || principal.vaultIds.has(v.id));
+}
+
+/**
+ * The vault whose exact id (preferred) or exact name is `idOrName`, among all of the store's: the same rule as
+ * findReachableVault, for the CLI's store-wide commands (outbox, reindex), which act for whoever owns the data dir.
+ */
+export function findVault(db: Db, idOrName: string): Vault | undefined {
+  return findVaultWhere(db, idOrName, () => true);
+}
+
+function findVaultWhere(db: Db, idOrName: string, mayReach: (v: Vault) => boolean): Vault | undefined {
   const { byId, byName } = vaultIndex(db);
-  const reachable = (v: Vault | undefined) => v && (principal.allVaults || principal.vaultIds.has(v.id));
+  const reachable = (v: Vault | undefined) => v && mayReach(v);
   const byIdHit = byId.get(idOrName);
   if (reachable(byIdHit)) return byIdHit;
   const byNameHit = byName.get(idOrName);

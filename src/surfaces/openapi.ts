@@ -4,7 +4,7 @@
  * speaks JSON Schema 2020-12, which is what zod emits, so the schemas go in unchanged.
  */
 import { ERROR_CODES } from '../core/errors.js';
-import type { Tool } from '../catalog/define.js';
+import { takesIdempotencyKey, type Tool } from '../catalog/define.js';
 import { toolsByName } from '../catalog/index.js';
 import { describeTool } from './catalog-json.js';
 import { API_VERSION, PATHS } from '../core/rest-paths.js';
@@ -117,12 +117,12 @@ export function buildOpenApi(tools: readonly Tool[], serverUrl: string): Record<
         tags: [tool.access === 'manager' ? 'actions' : 'knowledge'],
         'x-access': tool.access,
         'x-mcp-annotations': tool.annotations,
-        ...(tool.annotations.readOnlyHint ? {} : { parameters: [IDEMPOTENCY_KEY] }),
+        ...(takesIdempotencyKey(tool) ? { parameters: [IDEMPOTENCY_KEY] } : {}),
         requestBody: { required, content: { 'application/json': { schema: d.inputSchema } } },
         responses: {
           '200': ok(wrapData(d.outputSchema)),
           ...TOOL_CALL_ERROR_RESPONSES,
-          ...(tool.annotations.readOnlyHint ? {} : { '409': { $ref: '#/components/responses/Conflict' } }),
+          ...(takesIdempotencyKey(tool) ? { '409': { $ref: '#/components/responses/Conflict' } } : {}),
         },
       },
     };

@@ -5,6 +5,7 @@
  * streams (never held in memory past the limit) and reported, so the server can answer it and go on.
  */
 import { Transform, type TransformCallback } from 'node:stream';
+import { nestingProblem } from './json-nesting.js';
 
 /** The longest stdio message, in bytes without its newline: the SDK's own read limit (10 MiB). */
 export const MAX_STDIO_LINE_BYTES = 10 * 1024 * 1024;
@@ -19,6 +20,12 @@ export interface OverLongLine {
 const EDGE_BYTES = 256;
 const NEWLINE = 0x0a;
 
+/** A line within the size limit whose JSON nests too deep (../json-nesting): refused before the SDK parses it. */
+export interface TooDeepLine {
+  problem: string;
+  id?: string | number;
+}
+
 export class LineLimit extends Transform {
   /** the current line while it is within the limit */
   private parts: Buffer[] = [];
@@ -30,6 +37,7 @@ export class LineLimit extends Transform {
   constructor(
     private readonly limit: number,
     private readonly onOverLong: (line: OverLongLine) => void,
+    private readonly onTooDeep: (line: TooDeepLine) => void = () => {},
   ) {
     super();
   }
@@ -70,7 +78,12 @@ export class LineLimit extends Transform {
 
   private endLine(withNewline: boolean): void {
     if (this.overLong) this.onOverLong({ bytes: this.bytes, id: idOf(this.head.toString('utf8'), this.tail.toString('utf8')) });
-    else this.push(Buffer.concat(withNewline ? [...this.parts, Buffer.from('\n')] : this.parts));
+    else {
+      const line = Buffer.concat(this.parts);
+      const problem = nestingProblem(line);
+      if (problem) this.onTooDeep({ problem, id: parsedId(line) });
+      else this.push(withNewline ? Buffer.concat([line, Buffer.from('\n')]) : line);
+    }
     this.parts = [];
     this.bytes = 0;
     this.overLong = false;
@@ -93,6 +106,16 @@ function idOf(head: string, tail: string): string | number | undefined {
   if (!m) return undefined;
   try {
     return JSON.parse(m[1]!) as string | number;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The id of a line that parses as a JSON-RPC request (JSON.parse does not recurse on the stack), if any. */
+function parsedId(line: Buffer): string | number | undefined {
+  try {
+    const id = (JSON.parse(line.toString('utf8')) as { id?: unknown } | null)?.id;
+    return typeof id === 'string' || typeof id === 'number' ? id : undefined;
   } catch {
     return undefined;
   }

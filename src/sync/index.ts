@@ -15,6 +15,7 @@ import { localOnlyIds, pushOutbox, type PushReport } from './push.js';
 import { formatMs, RemoteAuthError, RemoteClient, type RemoteStats } from './remote.js';
 import { LIMIT_SETTINGS, syncLimits, type SyncLimits } from './limits.js';
 import { printable } from '../core/printable.js';
+import { processAlive } from '../core/process-alive.js';
 import { dropUnreachable, fetchVaults, upsertVault } from './resources/vaults.js';
 
 export interface SyncOptions {
@@ -152,18 +153,10 @@ function lock(dataDir: string): () => void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const pid = Number(readFileSync(path, 'utf8'));
-      if (pid && pid !== process.pid && alive(pid)) throw new Error(`a sync of ${dataDir} is already running (pid ${pid})`);
+      if (pid && pid !== process.pid && processAlive(pid)) throw new Error(`a sync of ${dataDir} is already running (pid ${pid})`);
       rmSync(path, { force: true });
     }
   }
   throw new Error(`could not take the sync lock ${path}`);
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, fixture } from '../helpers.js';
+import { BIN, cli, fixture } from '../helpers.js';
 import { harness, type Harness } from '../harness.js';
 import type { VaultFixture } from '../../src/vault-format/schema.js';
 
@@ -294,10 +294,54 @@ newline', 'unclear', 999, ?, ?)`,
     const pdf = await readPdf(path);
     expect(pdf.pages[0]!.runs.map((run) => run.text)).toEqual(expect.arrayContaining(['Findings', 'Open conflicts']));
     const headings = pdf.pages.flatMap((p) => p.runs.filter((run) => run.bold && run.size === 11).map((run) => run.text.replace(/ \(\d+\)$/, '')));
-    expect(headings.slice(0, 2)).toEqual(['Problems', 'Opportunities']);
+    // the executive summary's, then the detail's by type
+    expect(headings.slice(0, 5)).toEqual(['Top problems', 'Top opportunities', 'Open conflicts', 'Problems', 'Opportunities']);
     expect(pdf.pages.flatMap((p) => p.runs.filter((run) => run.bold).map((run) => run.text))).not.toContain('Id');
     const csv = download((await ok('export_report', { format: 'csv' })).url).toString('utf8');
     expect(csv.split('\r\n')[0]).toContain('Id');
+  });
+
+  it('pdf of the findings opens on an executive summary: quotes with their speakers and a chart on page 1, both claims of each open conflict by page 2, plain words', async () => {
+    const r = await ok('export_report', { dataset: 'findings', format: 'pdf' });
+    const path = join(h.dir, 'findings-summary.pdf');
+    writeFileSync(path, download(r.url));
+    const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
+    const doc = await pdfjs.getDocument({ data: new Uint8Array(readFileSync(path)), disableFontFace: true, useSystemFonts: false, verbosity: 0 }).promise;
+    const pages: string[] = [];
+    let imagesOnFirst = 0;
+    for (let p = 1; p <= doc.numPages; p++) {
+      const page = await doc.getPage(p);
+      pages.push((await page.getTextContent()).items.map((item) => ('str' in item ? item.str : '')).join(' ').replace(/\s+/g, ' '));
+      if (p === 1) {
+        const ops = await page.getOperatorList();
+        imagesOnFirst = ops.fnArray.filter((fn: number) => fn === pdfjs.OPS.paintImageXObject).length;
+      }
+    }
+    await doc.destroy();
+    const first = pages[0]!;
+    expect(first).toContain('Top problems');
+    expect(first).toContain('Top opportunities');
+    expect(imagesOnFirst, 'the chart of problems by mentions').toBe(1);
+    // quotes, each with its speaker (a person of the vault), meeting and date
+    const people = nw.people.map((p) => p.name);
+    const quoted = [...first.matchAll(/“([^”]+)” — ([^,]+), ([^,]+), (\d{1,2} [A-Z][a-z]{2} \d{4})/g)];
+    expect(quoted.length).toBeGreaterThanOrEqual(6);
+    for (const [, , speaker, meeting] of quoted) {
+      expect(people, speaker).toContain(speaker);
+      expect(nw.meetings.map((m) => m.name), meeting).toContain(meeting);
+    }
+    // both claims of every open conflict within the first two pages
+    const firstTwo = `${first} ${pages[1] ?? ''}`;
+    const open = nw.conflicts.filter((c) => c.status === 'open');
+    expect(open.length).toBeGreaterThan(0);
+    for (const c of open) {
+      expect(firstTwo, c.title).toContain(c.title);
+      for (const claim of c.claims) expect(firstTwo, claim.quote).toContain(`“${claim.quote.replace(/\s+/g, ' ')}”`);
+    }
+    // plain words: no vault id, no internal source code
+    const all = pages.join(' ');
+    expect(all).not.toContain('(northwind-logistics)');
+    expect(all).not.toContain('agent-assumption');
   });
 
   it('workbook: the given sheets plus provenance; bad sheets are refused with their path', async () => {
@@ -335,5 +379,24 @@ newline', 'unclear', 999, ?, ?)`,
     expect(csv).toBeDefined();
     // Not the store's private 0600: the umask decides, as for any file the user writes.
     expect(statSync(join(out, csv!)).mode & 0o777).toBe(0o666 & ~process.umask());
+  });
+
+  it('call --out never replaces a file: the same export twice keeps the first, the second gets the next free name', async () => {
+    const { readdirSync, writeFileSync, readFileSync, mkdirSync } = await import('node:fs');
+    const { spawnSync } = await import('node:child_process');
+    const out = join(h.dir, 'twice');
+    mkdirSync(out);
+    const run = () => spawnSync(process.execPath, [BIN, 'call', 'export_report', '{"format":"pdf","dataset":"findings"}', '--vault', NW, '--data-dir', h.dir, '--out', out], { encoding: 'utf8', env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off' } });
+    const first = run();
+    expect(first.status, first.stderr).toBe(0);
+    const [name] = readdirSync(out);
+    writeFileSync(join(out, name!), 'the user edited this');
+    const second = run();
+    expect(second.status, second.stderr).toBe(0);
+    const copy = name!.replace(/\.pdf$/, ' (2).pdf');
+    expect(readdirSync(out).sort()).toEqual([copy, name].sort());
+    expect(readFileSync(join(out, name!), 'utf8')).toBe('the user edited this');
+    expect(readFileSync(join(out, copy)).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(second.stderr).toContain(`copied ${name} to ${join(out, copy)} (${name} was already there, and is kept)`);
   });
 });

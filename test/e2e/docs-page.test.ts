@@ -25,6 +25,9 @@ it('serves the page and its assets without a key, locked to its own origin', asy
   expect(page.status).toBe(200);
   expect(page.headers.get('content-type')).toMatch(/^text\/html/);
   expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+  // Not frameable, like every page of the listener (issue 36).
+  expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+  expect(page.headers.get('x-frame-options')).toBe('DENY');
   const html = await page.text();
   expect(html).not.toMatch(/https?:\/\//); // nothing from a CDN
   for (const asset of ['swagger-ui-bundle.js', 'swagger-ui.css', 'init.js', 'openapi.json']) {

@@ -271,10 +271,11 @@ describe('OpenAPI', () => {
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const tool of tools) {
       const op = doc.paths[`/v1/tools/${tool.name}`].post;
-      const writes = !tool.annotations.readOnlyHint;
-      expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '403', '404', ...(writes ? ['409'] : []), '413', '429', '503']);
-      // Writes take an Idempotency-Key (a repeat answers without running again); reads do not need one.
-      expect((op.parameters ?? []).map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(writes ? ['header:Idempotency-Key'] : []);
+      const keyed = !tool.annotations.readOnlyHint && !tool.sync.localOnly;
+      expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '403', '404', ...(keyed ? ['409'] : []), '413', '429', '503']);
+      // Writes take an Idempotency-Key (a repeat answers without running again); reads do not need one, nor a
+      // local-only write (export_deck), whose record of a call would be the outbox entry it does not have.
+      expect((op.parameters ?? []).map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(keyed ? ['header:Idempotency-Key'] : []);
     }
     expect(doc.paths['/v1'].get.security).toEqual([]);
     // Each error response names the codes that answer with its status (from the one list of codes).

@@ -14,6 +14,7 @@ const VIEWS: Record<string, string[]> = {
   'ui://vault-tools/findings.html': ['list_findings', 'search_knowledge'],
   'ui://vault-tools/graph.html': ['get_entity', 'expand_graph'],
   'ui://vault-tools/conflicts.html': ['list_conflicts'],
+  'ui://vault-tools/transcript.html': ['search_transcripts', 'get_transcript'],
 };
 const MAX_VIEW_BYTES = 1.5 * 1024 * 1024;
 
@@ -67,6 +68,8 @@ it('answers the tools with views exactly as before: the REST data as text, no _m
       ['get_entity', { vault: NW, entityId: 'sys-logitrack', includeEvidence: true }],
       ['expand_graph', { vault: NW, entityId: 'sys-logitrack' }],
       ['list_conflicts', { vault: NW }],
+      ['search_transcripts', { vault: NW, query: 'dock congestion at Leeds' }],
+      ['get_transcript', { vault: NW, meetingId: 'nwl-m01-kickoff', limit: 3 }],
     ];
     for (const [name, args] of calls) {
       const result = await client.callTool({ name, arguments: args });

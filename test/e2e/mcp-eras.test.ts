@@ -95,6 +95,25 @@ describe('completion/complete', () => {
     });
   });
 
+  it('tells two exports of the same findings apart where they are listed and completed (title, kind, time)', async () => {
+    await withClient(connect('modern', 'stdio', store.ownerKey), async (client) => {
+      const ids: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        const r = await client.callTool({ name: 'export_report', arguments: { vault: NW, dataset: 'findings', format: 'pdf' } });
+        ids.push(r.structuredContent.artifactId as string);
+        await new Promise((resolve) => setTimeout(resolve, 1100)); // another second on the clock
+      }
+      const { resources } = await client.listResources();
+      const listed = ids.map((id) => resources.find((r: { uri: string }) => r.uri.endsWith(id)) as { uri: string; title: string });
+      for (const r of listed) expect(r.title).toMatch(/: PDF report, \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(Northwind Logistics\)$/);
+      expect(listed[0]!.title).not.toBe(listed[1]!.title);
+      for (const typed of ['findings', 'PDF', 'rep']) {
+        const found = await client.complete({ ref: { type: 'ref/resource', uri: ARTIFACT_TEMPLATE }, argument: { name: 'artifactId', value: typed }, context: { arguments: { vault: NW } } });
+        expect(found.completion.values.slice(0, 2), typed).toEqual([...ids].reverse()); // newest first
+      }
+    });
+  });
+
   it("never completes an artifact id of a vault the key does not reach", async () => {
     const chartId = await withClient(connect('modern', 'stdio', store.ownerKey), async (client) => {
       const chart = await client.callTool({ name: 'render_chart', arguments: sampleArgs('render_chart', MH) });

@@ -83,7 +83,8 @@ beforeAll(async () => {
     close: () => callbackServer.close(),
   };
   store = demoStore();
-  server = await startServer(store.dir, ['--rate-limit', '0']);
+  // At info level: the approval log line is checked (a client's name must not write to the terminal).
+  server = await startServer(store.dir, ['--rate-limit', '0'], { VAULT_TOOLS_LOG: 'info' });
   const res = await fetch(`${server.url}/v1/vaults`, { headers: { authorization: `Bearer ${store.ownerKey}` } });
   vaults = ((await res.json()) as { data: { vaults: { id: string }[] } }).data.vaults.map((v) => v.id);
 }, 60_000);
@@ -364,6 +365,148 @@ describe('hostile cases: the right OAuth error and nothing granted', () => {
     expect((await get('/v1/vaults', 'x'.repeat(43))).status).toBe(401);
     const res = await fetch(`${server.url}/v1/mcp`, { method: 'POST', headers: { authorization: 'Bearer nope', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
     expect(res.status).toBe(401);
+  });
+});
+
+describe('issue 36: what a client sends is named, bounded and answered once', () => {
+  const storeDb = () => new Database(join(store.dir, 'vault-tools.db'));
+  const grantRows = () => {
+    const db = storeDb();
+    try {
+      return (db.prepare('SELECT COUNT(*) AS n FROM oauth_grants').get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  };
+  const clientExpiry = (clientId: string) => {
+    const db = storeDb();
+    try {
+      const row = db.prepare("SELECT expires_at FROM oauth_records WHERE model = 'Client' AND id_hash = ?").get(createHash('sha256').update(clientId).digest('hex')) as { expires_at: number | null } | undefined;
+      return row?.expires_at;
+    } finally {
+      db.close();
+    }
+  };
+  /** Registers a client with the given redirect URI and opens its consent page; the page's HTML. */
+  async function consentPageOf(meta: Record<string, unknown>, redirect: string) {
+    const res = await fetch(`${server.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token_endpoint_auth_method: 'none', application_type: 'native', redirect_uris: [redirect], ...meta }) });
+    expect(res.status).toBe(201);
+    const id = ((await res.json()) as { client_id: string }).client_id;
+    const opened = await new Browser().follow(authorizeUrl(id, { redirect_uri: redirect, code_challenge: pkce().challenge }), server.url);
+    expect(opened.res?.status).toBe(200);
+    return opened.res!.text();
+  }
+  const goesTo = (page: string) => /After you answer, (.*?)<\/p>/.exec(page)?.[1]?.replace(/<[^>]+>/g, '');
+
+  it('names an app-scheme redirect URI whole, a site by its host, and drops bidi controls from what a client says', async () => {
+    expect(goesTo(await consentPageOf({ client_name: 'Claude' }, 'myapp://claude.ai/cb'))).toBe('your browser opens myapp://claude.ai/cb (not a web site: whatever app on this device claimed that address).');
+    expect(goesTo(await consentPageOf({ client_name: 'App' }, 'com.example.app:/cb'))).toBe('your browser opens com.example.app:/cb (not a web site: whatever app on this device claimed that address).');
+    expect(goesTo(await consentPageOf({ client_name: 'Loopback' }, REDIRECT))).toBe('your browser goes back to 127.0.0.1:9.');
+    const page = await consentPageOf({ client_name: 'Invoice\u202egnp.exe', client_uri: 'https://example.com/\u2066x' }, REDIRECT);
+    expect(page).toContain('Invoicegnp.exe');
+    expect(page).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u200e\u200f]/);
+  });
+
+  it('keeps a client name out of the terminal: the approval is logged with its control characters shown, not sent', async () => {
+    const clientId = await register({ client_name: 'Evil\r\nkey_fake manager vaults: all\u001b]0;pwned\u0007\u001b[8mhidden' });
+    await approvedCode(clientId, store.ownerKey, [vaults[0]!]);
+    await new Promise((r) => setTimeout(r, 100));
+    const line = server.stderr().split('\n').find((l) => l.includes('approved Evil'));
+    expect(line).toContain('Evil\\u000d\\u000akey_fake manager vaults: all\\u001b]0;pwned\\u0007\\u001b[8mhidden');
+    expect(server.stderr()).not.toMatch(/\u001b|^key_fake/m);
+  });
+
+  it('takes several resource parameters: one grant for both, and a token', async () => {
+    const clientId = await register();
+    const both = [`${server.url}/`, `${server.url}/v1/mcp`];
+    const { verifier, challenge } = pkce();
+    const url = new URL(authorizeUrl(clientId, { code_challenge: challenge }));
+    for (const r of both) url.searchParams.append('resource', r);
+    const before = grantRows();
+    const done = await new Browser().consent(url.href, server.url, { key: store.ownerKey, vaults: [vaults[0]!] });
+    const code = new URL(done.url).searchParams.get('code');
+    expect(code, done.page.slice(0, 300)).toBeTruthy();
+    expect(grantRows()).toBe(before + 1);
+    // The token request may name both again.
+    const body = new URLSearchParams({ grant_type: 'authorization_code', client_id: clientId, code: code!, code_verifier: verifier, redirect_uri: REDIRECT });
+    for (const r of both) body.append('resource', r);
+    const res = await fetch(`${server.url}/oauth/token`, { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(res.status).toBe(200);
+    expect((await get('/v1/vaults', ((await res.json()) as OAuthTokens).access_token)).status).toBe(200);
+  });
+
+  it('gives scope=openid a token (and an ID token) after one Allow, not another consent page', async () => {
+    const clientId = await register();
+    const { verifier, challenge } = pkce();
+    const before = grantRows();
+    const done = await new Browser().consent(authorizeUrl(clientId, { code_challenge: challenge, scope: 'openid vaults offline_access' }), server.url, { key: store.ownerKey, vaults: [vaults[0]!] });
+    const code = new URL(done.url).searchParams.get('code');
+    expect(code, done.page.slice(0, 300)).toBeTruthy();
+    expect(grantRows()).toBe(before + 1);
+    const tokens = (await (await exchange(clientId, code!, verifier)).json()) as OAuthTokens & { id_token?: string };
+    expect(tokens.id_token).toMatch(/^eyJ/);
+    expect((await get('/v1/vaults', tokens.access_token)).status).toBe(200);
+  });
+
+  it('takes one answer per consent form: the same form POSTed again grants nothing more', async () => {
+    const clientId = await register();
+    const browser = new Browser();
+    const opened = await browser.follow(authorizeUrl(clientId, { code_challenge: pkce().challenge }), server.url);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await opened.res!.text())![1]!;
+    const post = () => browser.request(opened.url, { method: 'POST', body: new URLSearchParams({ csrf, key: store.ownerKey, vault: vaults[0]!, decision: 'approve' }), headers: { 'content-type': 'application/x-www-form-urlencoded', origin: server.url } });
+    const before = grantRows();
+    const [first, second] = await Promise.all([post(), post()]);
+    expect([first.status, second.status].sort()).toEqual([303, 409]);
+    const refused = first.status === 409 ? first : second;
+    expect(await refused.text()).toContain('a form is good for one answer');
+    expect(grantRows()).toBe(before + 1);
+    expect((await post()).status).toBe(409);
+    expect(grantRows()).toBe(before + 1);
+  });
+
+  it('serves the library\'s own pages under the consent page\'s headers, loading nothing from elsewhere, and has no unused endpoints', async () => {
+    const error = await fetch(`${server.url}/oauth/authorize?client_id=nope`);
+    const html = await error.text();
+    expect(error.status).toBe(400);
+    expect(html).toContain('invalid_client');
+    expect(html).not.toMatch(/googleapis|@import|<link|<script/);
+    for (const res of [error, await fetch(`${server.url}/oauth/logout`)]) {
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+      expect(res.headers.get('content-security-policy')).toMatch(/default-src 'none'.*frame-ancestors 'none'/);
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+    for (const path of ['/oauth/logout', '/oauth/userinfo', '/oauth/par']) expect((await fetch(`${server.url}${path}`, { method: 'POST' })).status, path).toBe(404);
+    const as = (await (await fetch(`${server.url}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+    for (const field of ['end_session_endpoint', 'userinfo_endpoint', 'pushed_authorization_request_endpoint', 'dpop_signing_alg_values_supported', 'introspection_endpoint']) expect(as[field], field).toBeUndefined();
+  });
+
+  it('refuses a web client\'s http redirect URI on a non-loopback host (OAuth 2.1), and a name too long', async () => {
+    const registerRaw = (meta: Record<string, unknown>) =>
+      fetch(`${server.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token_endpoint_auth_method: 'none', ...meta }) });
+    const web = await registerRaw({ application_type: 'web', redirect_uris: ['http://evil.example/cb'] });
+    expect(web.status).toBe(400);
+    expect(await web.json()).toMatchObject({ error: 'invalid_redirect_uri', error_description: expect.stringContaining('must be https (http only on a loopback address)') });
+    expect((await registerRaw({ redirect_uris: ['https://app.example/cb'] })).status).toBe(201);
+    expect((await registerRaw({ redirect_uris: ['http://127.0.0.1:8080/cb'] })).status).toBe(201);
+    const long = await registerRaw({ client_name: 'x'.repeat(201), redirect_uris: ['https://app.example/cb'] });
+    expect(await long.json()).toMatchObject({ error: 'invalid_client_metadata', error_description: expect.stringContaining('client_name is 201 characters') });
+  });
+
+  it('forgets a registered client that never got a grant: it expires in a day, unless a person approves it', async () => {
+    const unused = await register();
+    const approved = await register();
+    const day = 24 * 60 * 60 * 1000;
+    for (const id of [unused, approved]) expect(Math.abs(clientExpiry(id)! - (Date.now() + day))).toBeLessThan(60_000);
+    await approvedCode(approved, store.ownerKey, [vaults[0]!]);
+    expect(clientExpiry(approved)).toBeNull();
+    expect(clientExpiry(unused)).not.toBeNull();
+    // Its day passed: the client is unknown.
+    const db = storeDb();
+    db.prepare("UPDATE oauth_records SET expires_at = ? WHERE model = 'Client' AND id_hash = ?").run(Date.now() - 1000, createHash('sha256').update(unused).digest('hex'));
+    db.close();
+    const { res } = await new Browser().follow(authorizeUrl(unused, { code_challenge: pkce().challenge }), server.url);
+    expect(res!.status).toBe(400);
+    expect(await res!.text()).toContain('invalid_client');
   });
 });
 

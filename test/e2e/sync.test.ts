@@ -6,7 +6,8 @@
  * clean sync.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolsByName } from '../../src/catalog/index.js';
@@ -161,6 +162,8 @@ describe('sync against a second vault-tools on loopback', () => {
       const person = call('find_person', { vault: 'northwind-logistics', query: 'Fiona' }).people[0];
       call('send_email', { vault: 'northwind-logistics', to: person.email, subject: 'Pick rate chart', body: 'Attached.', attachmentIds: [chart.artifactId] });
       // A write upstream refuses (the recipient left its people registry meanwhile) is marked failed; the rest go on.
+      // A deck is local (the hosted service has no export_deck): it adds no outbox entry, and the pull keeps it.
+      const deck = call('export_deck', { vault: 'northwind-logistics', maxItems: 2 });
       const other = call('find_person', { vault: 'northwind-logistics', query: 'Gavin' }).people[0];
       call('send_email', { vault: 'northwind-logistics', to: other.email, subject: 'Custom reports', body: 'Could we go through them?' });
       const upstreamDb = openDb(hostedCopy.dir);
@@ -197,6 +200,8 @@ describe('sync against a second vault-tools on loopback', () => {
       expect(call('list_conflicts', { vault: 'northwind-logistics', status: 'dismissed' }).conflicts.map((c: { id: string }) => c.id)).toContain('conflict-leeds-dock-to-stock');
       expect(call('list_sent_emails', { vault: 'northwind-logistics', to: person.email }).emails.filter((e: { subject: string }) => e.subject === 'Pick rate chart')).toHaveLength(1);
       expect(JSON.parse(cli(['outbox', '--json', '--status', 'failed', '--data-dir', local.dir]))[0].lastError).toMatch(/invalid_arguments/);
+      expect(call('find_artifact', { vault: 'northwind-logistics', kind: 'report' }).artifacts.map((a: { artifactId: string }) => a.artifactId)).toContain(deck.artifactId);
+      expect(existsSync(fileURLToPath(deck.url))).toBe(true);
     } finally {
       await cleanup();
     }

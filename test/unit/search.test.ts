@@ -1,6 +1,6 @@
 /**
  * Transcript search on a real store with real sqlite-vec. The embedder here is a small deterministic
- * bag-of-words hash (so tests are fast and exact); the real model is exercised by embedder.test.ts and
+ * bag-of-words hash (test/hash-embedder.ts: fast and exact); the real model is exercised by embedder.test.ts and
  * by `npm run bench:search`.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,36 +8,12 @@ import { openDb, type Db } from '../../src/store/db.js';
 import { loadFixture } from '../../src/vault-format/load.js';
 import { readVaultDir } from '../../src/vault-format/read.js';
 import { indexPending, countPending } from '../../src/search/vector-indexing.js';
-import { type EmbedderLike } from '../../src/search/embed-chunks.js';
 import { ADAPT, FEEDBACK, FUSION, feedbackVector, fuse, meaningWeight, searchChunks, wordEvidence, wordTerms } from '../../src/search/transcripts.js';
 import { chunkRows } from '../../src/search/chunk-index.js';
 import { wordTable } from '../../src/search/word-index.js';
-import { normalize } from '../../src/store/text.js';
 import { FIXTURE_DIRS, tempDir } from '../helpers.js';
-
-/** Each word hashes to one of 64 dimensions; synonyms can be declared to land on the same one. */
-class HashEmbedder implements EmbedderLike {
-  readonly id: string = 'test-hash-64';
-  readonly dims = 64;
-  calls = 0;
-  texts = 0;
-  constructor(private readonly synonyms: Record<string, string> = {}) {}
-  async embed(texts: string[]) {
-    this.calls++;
-    this.texts += texts.length;
-    return texts.map((t) => {
-      const v = new Float32Array(this.dims);
-      for (const raw of normalize(t).split(' ')) {
-        const w = this.synonyms[raw] ?? raw;
-        let h = 0;
-        for (const ch of w) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
-        v[h % this.dims]! += 1;
-      }
-      const norm = Math.hypot(...v) || 1;
-      return v.map((x) => x / norm);
-    });
-  }
-}
+import { HashEmbedder } from '../hash-embedder.js';
+import { normalize } from '../../src/store/text.js';
 
 let db: Db;
 let cleanup: () => void;

@@ -17,11 +17,21 @@ import {
   type OAuthRecordRow,
 } from '../../store/oauth.js';
 import { hashKey } from '../keys.js';
+import { UNUSED_CLIENT_TTL_S } from './bounds.js';
 
 /** The models whose id is a credential a client presents: their id is never stored. Sessions and interactions are found by uid too, so they keep theirs. */
 const SECRET_IDS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode', 'ClientCredentials', 'DeviceCode', 'BackchannelAuthenticationRequest', 'RegistrationAccessToken']);
 
 const PURGE_EVERY_WRITES = 200;
+
+/**
+ * The library stores a registered client with no expiry; here it gets one (bounds.ts), cleared when a person
+ * approves it (grants.ts), so a client that never got a grant is forgotten and purged.
+ */
+function expiryOf(model: string, expiresIn: number | undefined, now = Date.now()): number | null {
+  if (expiresIn) return now + expiresIn * 1000;
+  return model === 'Client' ? now + UNUSED_CLIENT_TTL_S * 1000 : null;
+}
 
 function payloadOf(row: OAuthRecordRow | undefined, id?: string): AdapterPayload | undefined {
   if (!row) return undefined;
@@ -47,7 +57,7 @@ export function sqliteAdapter(db: Db): new (model: string) => Adapter {
         grantId: payload.grantId,
         uid: payload.uid,
         userCode: payload.userCode,
-        expiresAt: expiresIn ? Date.now() + expiresIn * 1000 : null,
+        expiresAt: expiryOf(this.model, expiresIn),
       });
       if (++writes % PURGE_EVERY_WRITES === 0) deleteExpiredOAuthRecords(db);
     }

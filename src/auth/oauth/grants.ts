@@ -6,9 +6,9 @@
 import { ServiceError } from '../../core/errors.js';
 import type { Principal, Role } from '../../core/principal.js';
 import type { Db } from '../../store/db.js';
-import { insertOAuthGrant, listOAuthGrantRows, oauthGrantRow, revokeOAuthGrantRow, touchOAuthGrant, type OAuthGrantRow } from '../../store/oauth.js';
+import { claimOAuthOnce, insertOAuthGrant, keepOAuthClient, listOAuthGrantRows, oauthGrantRow, revokeOAuthGrantRow, touchOAuthGrant, type OAuthGrantRow } from '../../store/oauth.js';
 import { vaultIdsAndNames } from '../../store/vaults.js';
-import { getKey } from '../keys.js';
+import { getKey, hashKey } from '../keys.js';
 
 export interface GrantInfo {
   id: string;
@@ -45,8 +45,9 @@ export function vaultChoices(db: Db): { id: string; name: string }[] {
   return vaultIdsAndNames(db);
 }
 
-/** What a person approved on the consent page, under the library's grant id. */
+/** What a person approved on the consent page, under the library's grant id; its client, if registered here, stops expiring. */
 export function recordGrant(db: Db, g: { id: string; keyId: string; clientId: string; clientName: string; redirectHost: string; role: Role; vaults: string[] }): void {
+  keepOAuthClient(db, hashKey(g.clientId));
   insertOAuthGrant(db, {
     id: g.id,
     key_id: g.keyId,
@@ -57,6 +58,14 @@ export function recordGrant(db: Db, g: { id: string; keyId: string; clientId: st
     vaults_json: JSON.stringify(g.vaults),
     created_at: new Date().toISOString(),
   });
+}
+
+/**
+ * A consent form is good for one answer: true the first time the authorization request `uid` is answered, false
+ * for every later POST of the same form (a double click, a replay), in this listener or another on the store.
+ */
+export function answerOnce(db: Db, uid: string, expiresAt: number): boolean {
+  return claimOAuthOnce(db, 'ConsentAnswered', hashKey(uid), expiresAt);
 }
 
 export function listGrants(db: Db): GrantInfo[] {

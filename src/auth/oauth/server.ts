@@ -17,6 +17,9 @@ import type { Db } from '../../store/db.js';
 import { deleteExpiredOAuthRecords } from '../../store/oauth.js';
 import { getKey } from '../keys.js';
 import { sqliteAdapter } from './adapter.js';
+import { clientMetadataProblem, OAuthBounds, type Refusal } from './bounds.js';
+import { escapeHtml, PAGE_HEADERS, pageHtml, sendPage } from './pages.js';
+import { printable } from '../../core/printable.js';
 import { grantPrincipal } from './grants.js';
 
 export const OAUTH_PREFIX = '/oauth/';
@@ -100,16 +103,27 @@ export async function createOAuthServer(db: Db, options: OAuthOptions, mcpPath: 
     },
     responseTypes: ['code'],
     scopes: ['offline_access', OAUTH_SCOPE],
+    // A client's name and redirect URIs, beyond the library's checks (bounds.ts): the library calls this for each
+    // property listed, and client_name is one every client has (or lacks), so it runs once per client's metadata.
+    extraClientMetadata: {
+      properties: ['client_name'],
+      validator: (_ctx, _key, _value, metadata) => {
+        const problem = clientMetadataProblem(metadata as never);
+        if (problem) throw new errors.InvalidClientMetadata(problem);
+      },
+    },
+    // The library's error page, without its web font from a public host, under the consent page's headers.
+    renderError: async (ctx, out) => {
+      ctx.set(PAGE_HEADERS);
+      ctx.type = 'html';
+      ctx.body = errorPage(out as unknown as Record<string, unknown>);
+    },
     routes: {
       authorization: '/oauth/authorize',
       token: '/oauth/token',
       revocation: '/oauth/revoke',
       registration: '/oauth/register',
       jwks: '/oauth/jwks',
-      end_session: '/oauth/logout',
-      userinfo: '/oauth/userinfo',
-      introspection: '/oauth/introspect',
-      pushed_authorization_request: '/oauth/par',
     },
     pkce: { required: () => true },
     ttl: {
@@ -130,6 +144,12 @@ export async function createOAuthServer(db: Db, options: OAuthOptions, mcpPath: 
     interactions: { url: (_ctx, interaction) => `${CONSENT_PATH}${interaction.uid}` },
     features: {
       devInteractions: { enabled: false },
+      // Nothing here uses them: no end-session (logout) page, no userinfo, no pushed requests, no DPoP (a token
+      // is checked as a bearer token only, so a DPoP binding would be promised and not kept).
+      rpInitiatedLogout: { enabled: false },
+      userinfo: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
+      dPoP: { enabled: false },
       registration: { enabled: true },
       revocation: { enabled: true },
       clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
@@ -148,9 +168,12 @@ export async function createOAuthServer(db: Db, options: OAuthOptions, mcpPath: 
   };
   if (options.allowLoopbackClientMetadata) configuration.fetch = loopbackAllowingFetch;
   const provider = await onStderr(() => new Provider(issuer, configuration));
-  // Behind a tunnel or proxy the provider reads the request's scheme and host from X-Forwarded-*.
+  // Behind a tunnel or proxy every URL the provider makes (metadata endpoints, redirects) comes from the public
+  // URL alone: the forwarded headers it reads are set to the public URL's on every request, whatever the caller sent.
   if (options.behindProxy) provider.proxy = true;
+  const publicOrigin = new URL(issuer);
   const callback = provider.callback();
+  const bounds = new OAuthBounds(db, options.behindProxy ?? false);
   deleteExpiredOAuthRecords(db);
 
   const prm = (resource: string) => ({
@@ -172,6 +195,13 @@ export async function createOAuthServer(db: Db, options: OAuthOptions, mcpPath: 
       if (path === `${PRM_PATH}${mcpPath}`) return sendMetadata(res, prm(resources[1]!));
       if (path === AS_METADATA_PATH) req.url = OIDC_DISCOVERY_PATH; // the same document (RFC 8414 and OIDC discovery)
       else if (path !== OIDC_DISCOVERY_PATH && !path.startsWith(OAUTH_PREFIX)) return false;
+      const refusal = bounds.check(req, path);
+      if (refusal) return sendRefusal(res, refusal, OAuthBounds.isPage(path));
+      if (options.behindProxy) {
+        req.headers['x-forwarded-host'] = publicOrigin.host;
+        req.headers['x-forwarded-proto'] = publicOrigin.protocol.slice(0, -1);
+      }
+      for (const [name, value] of Object.entries(PAGE_HEADERS)) if (name !== 'Content-Type') res.setHeader(name, value);
       await new Promise<void>((resolve) => {
         res.once('close', resolve);
         res.once('finish', resolve);
@@ -201,6 +231,28 @@ const loopbackAllowingFetch = ((url: string | URL, init: RequestInit & { dispatc
   if (host === '127.0.0.1' || host === '[::1]' || host === 'localhost') delete init.dispatcher;
   return fetch(url, init);
 }) as unknown as NonNullable<Configuration['fetch']>;
+
+/** The library's error page: what went wrong, in its words (escaped), and where to go from here. */
+function errorPage(out: Record<string, unknown>): string {
+  const rows = Object.entries(out)
+    .filter(([, v]) => typeof v === 'string')
+    .map(([k, v]) => `<p><strong>${escapeHtml(k)}</strong>: ${escapeHtml(printable(v as string))}</p>`)
+    .join('\n');
+  return pageHtml('Authorization failed', `<h1>Authorization failed</h1>\n<div class="err" role="alert">${rows}</div>\n<p>Nothing was granted. Start again from the app.</p>`);
+}
+
+/** A request refused before the library saw it: a page for a browser (authorize), else the OAuth JSON error. */
+function sendRefusal(res: ServerResponse, r: Refusal, asPage: boolean): true {
+  const headers: Record<string, string> = { Connection: 'close', ...(r.retryAfter ? { 'Retry-After': String(r.retryAfter) } : {}) };
+  if (asPage) {
+    sendPage(res, r.status, pageHtml('Authorization refused', `<h1>Authorization refused</h1>\n<p class="err" role="alert">${escapeHtml(r.description)}</p>\n<p>Nothing was stored.</p>`), headers);
+    return true;
+  }
+  const payload = JSON.stringify({ error: r.error, error_description: r.description });
+  res.writeHead(r.status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(payload), 'Cache-Control': 'no-store', ...headers });
+  res.end(payload);
+  return true;
+}
 
 function sendMetadata(res: ServerResponse, body: unknown): true {
   const payload = JSON.stringify(body);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
-import { artifactKind, isoDatetime } from '../shapes.js';
+import { isoDatetime, storedFile } from '../shapes.js';
 import { fileNameFor, storeArtifact } from '../store-artifact.js';
 import { datasetTable } from '../../render/datasets.js';
 import { RowProgress } from '../../render/progress.js';
@@ -23,14 +23,7 @@ export default defineTool({
     dataset: z.enum(['findings', 'conflicts']).default('findings'),
     format: z.enum(['xlsx', 'csv', 'pdf']).default('xlsx'),
   },
-  output: z.object({
-    artifactId: z.string(),
-    url: z.string(),
-    kind: artifactKind,
-    title: z.string(),
-    fileName: z.string(),
-    mimeType: z.string(),
-    sizeBytes: z.number().int(),
+  output: storedFile.extend({
     rows: z.number().int(),
     createdAt: isoDatetime,
     outboxSeq: z.number().int(),
@@ -41,6 +34,13 @@ export default defineTool({
     const writers = await import('../../render/export/index.js');
     // The PDF is read as a report (a summary, findings grouped by type, no ids); the spreadsheets stay flat tables.
     const table = datasetTable(ctx.db, ctx.vault, dataset, ctx.now, { printed: format === 'pdf' });
+    if (format === 'pdf' && dataset === 'findings') {
+      // The findings PDF is the deliverable: it opens on an executive summary (a few rows read; the detail streams).
+      const featured = writers.featureFindings(ctx.db, ctx.vault);
+      const chart = writers.summaryChart(featured, ctx.signal); // renders while the writer loads its fonts
+      chart.catch(() => {}); // awaited by the writer; a cancel before it gets there must not go unhandled
+      table.summary = { featured, chart };
+    }
     // Counts rows as the writer pulls them: progress every page of rows, and a cancel stops the export there.
     const progress = new RowProgress(table.total, { signal: ctx.signal, progress: ctx.progress, what: 'export_report' });
     progress.start();

@@ -7,6 +7,7 @@ import { notFound } from '../../core/errors.js';
 
 export default defineTool({
   name: 'get_transcript',
+  view: 'transcript',
   title: 'Read a meeting transcript',
   description:
     'The verbatim transcript of a recorded meeting in sequential chunks of consecutive speaker turns ("Speaker: words" lines). Page with `offset` = the previous `nextOffset` until it is null.',

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { isoDatetime, limitArg } from '../shapes.js';
 import { chunkRows } from '../../search/chunk-index.js';
-import { searchChunks } from '../../search/transcripts.js';
+import { searchChunks, type SearchHit, type SearchMode, type SearchOptions } from '../../search/transcripts.js';
+import { MAX_ALTERNATIVE_CHARS, MAX_ALTERNATIVES, searchPhrasings, type PhrasedHit } from '../../search/phrasings.js';
 import { vectorCoverage, vectorIndexOwner } from '../../search/vectors.js';
 import { getMeetingRow } from '../../store/meetings.js';
 import { invalidArgument, notFound } from '../../core/errors.js';
@@ -21,16 +22,40 @@ function noteWordsOnly(vault: { id: string; name: string }, coverage: { chunks: 
   );
 }
 
+type Row = ReturnType<typeof chunkRows> extends Map<number, infer R> ? R : never;
+
+/** One excerpt of overlapping chunks of a meeting (searchPhrasings merged them): their turns and lines in transcript order. */
+function excerpt(chunks: Row[]): Row {
+  if (chunks.length === 1) return chunks[0]!;
+  const ordered = [...chunks].sort((a, b) => a.turn_start - b.turn_start || a.id - b.id);
+  return {
+    ...ordered[0]!,
+    turn_end: Math.max(...ordered.map((c) => c.turn_end)),
+    speakers: [...new Set(ordered.flatMap((c) => c.speakers))],
+    text: ordered.map((c) => c.text).join('\n'),
+  };
+}
+
 const dateBound = z.union([z.iso.datetime({ offset: true }), z.iso.date()]).describe('ISO 8601 date (2026-11-01) or datetime with offset (2026-11-01T09:00:00Z)');
 const asDatetime = (v: string | undefined) => (v === undefined ? undefined : v.length === 10 ? `${v}T00:00:00Z` : new Date(v).toISOString());
 
 export default defineTool({
   name: 'search_transcripts',
+  view: 'transcript',
   title: 'Search meeting transcripts',
   description:
-    'Semantic search over the meeting transcripts: finds what was said even when the question uses other words than the speakers did (hybrid of word and meaning search). Returns the most relevant verbatim excerpts with speakers, meeting name and id, date, turn range and score. Optional filters: meetingId, speaker, after, before. Read around an excerpt with get_transcript.',
+    'Semantic search over the meeting transcripts: finds what was said even when the question uses other words than the speakers did (hybrid of word and meaning search). Returns the most relevant verbatim excerpts with speakers, meeting name and id, date, turn range and score. ' +
+    'Pass `alternatives`: two or three rephrasings of the question the way the people in these meetings would have said it: the client\'s own names for its sites, systems, teams and roles (from get_brief or earlier results), plain spoken words ("the lorries sit outside for hours" for "carrier detention"). Rephrase only; never add facts, names or answers the question does not imply. Each phrasing is searched and the lists fused; `foundBy` says which found each excerpt. ' +
+    'Optional filters: meetingId, speaker, after, before. Read around an excerpt with get_transcript.',
   input: {
     query: z.string().min(1).max(500).describe('a question or keywords'),
+    alternatives: z
+      .array(z.string().trim().min(1, 'must not be empty').max(MAX_ALTERNATIVE_CHARS, `at most ${MAX_ALTERNATIVE_CHARS} characters each`))
+      .max(MAX_ALTERNATIVES, `at most ${MAX_ALTERNATIVES} rephrasings`)
+      .optional()
+      .describe(
+        `up to ${MAX_ALTERNATIVES} rephrasings of the query (each up to ${MAX_ALTERNATIVE_CHARS} characters), best two or three: in the speakers' own terms (the client's names for sites, systems and roles; spoken register), no new facts`,
+      ),
     meetingId: z.string().min(1).optional(),
     speaker: z.string().min(1).max(200).optional().describe('part of a speaker name'),
     after: dateBound.optional().describe('meetings on or after this date (2026-11-01, or a datetime with offset)'),
@@ -50,6 +75,12 @@ export default defineTool({
         text: z.string().describe('verbatim "Speaker: words" lines'),
         score: z.number(),
         matchedBy: z.array(z.enum(['words', 'meaning'])),
+        foundBy: z
+          .array(z.number().int().min(0))
+          .optional()
+          .describe(
+            'only when `alternatives` were passed: the phrasings whose own search returns this excerpt in its top `limit` (0 for `query`, i for alternatives[i - 1]); empty when only their fusion ranked it this high',
+          ),
       }),
     ),
     mode: z.enum(['hybrid', 'words', 'meaning']).describe('words: vectors are not built yet for this vault (or no embedder); meaning still comes when they are (`vault-tools reindex` builds them now)'),
@@ -61,21 +92,25 @@ export default defineTool({
     const before = asDatetime(args.before);
     if (after && before && after >= before) throw invalidArgument('before', 'must be later than `after`');
     const filters = { meetingId: args.meetingId, speaker: args.speaker, after, before };
+    // Without alternatives, the search (and so the answer) is exactly what it was before they existed.
+    const alternatives = args.alternatives?.length ? args.alternatives : undefined;
+    const search = (options: SearchOptions): Promise<{ hits: (SearchHit | PhrasedHit)[]; mode: SearchMode }> =>
+      alternatives ? searchPhrasings(db, vault.id, args.query, alternatives, options) : searchChunks(db, vault.id, args.query, options);
     let found;
     try {
-      found = await searchChunks(db, vault.id, args.query, { filters, limit: args.limit, embedder });
+      found = await search({ filters, limit: args.limit, embedder });
     } catch (err) {
       // The embedder failing (endpoint down, model not loadable) must not fail the search: fall back to words.
       log.warn('search by meaning failed; answering by words', err);
-      found = await searchChunks(db, vault.id, args.query, { filters, limit: args.limit, mode: 'words' });
+      found = await search({ filters, limit: args.limit, mode: 'words' });
     }
-    const rows = chunkRows(db, found.hits.map((h) => h.chunkId));
+    const rows = chunkRows(db, found.hits.flatMap((h) => ('chunkIds' in h ? h.chunkIds : [h.chunkId])));
     const owner = vectorIndexOwner(db);
     const coverage = vectorCoverage(db, vault.id, owner?.embedder ?? '');
     if (found.mode === 'words') noteWordsOnly(vault, coverage, dataDir);
     return {
       results: found.hits.map((h) => {
-        const r = rows.get(h.chunkId)!;
+        const r = 'chunkIds' in h ? excerpt(h.chunkIds.map((id) => rows.get(id)!)) : rows.get(h.chunkId)!;
         return {
           meetingId: r.meeting_id,
           meetingName: r.meeting_name,
@@ -87,6 +122,7 @@ export default defineTool({
           text: r.text,
           score: Math.round(h.score * 1e5) / 1e5,
           matchedBy: [...(h.wordRank ? ['words' as const] : []), ...(h.meaningRank ? ['meaning' as const] : [])],
+          ...('foundBy' in h ? { foundBy: h.foundBy } : {}),
         };
       }),
       mode: found.mode,

@@ -118,6 +118,13 @@ function walkSpec(spec: JsonObject, path: string, sources: RowSource[], depth: n
         checkDatasets(value, at, sources);
         break;
       case 'usermeta':
+        // vega-embed (the chart view) merges usermeta.embedOptions over its own options: a spec could turn on the
+        // actions menu and have "View Source" write its own HTML and script into a window. The view's options are
+        // the view's.
+        if (path === '' && isObject(value) && value.embedOptions !== undefined) {
+          throw new ChartSpecError('usermeta.embedOptions', 'usermeta.embedOptions is not allowed: how the chart is shown (menus, actions, source view) is the viewer\'s choice, not the spec\'s. Remove usermeta.embedOptions (other usermeta is kept as given).');
+        }
+        break;
       case 'resolve': // keys here name channels ("color": "independent"), not colours
         break;
       case 'mark':

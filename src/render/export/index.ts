@@ -9,3 +9,5 @@ export { writeXlsx } from './xlsx.js';
 export { writeCsv } from './csv.js';
 export { writePdf } from './pdf.js';
 export { writeWorkbook, validateWorkbook } from './workbook.js';
+export { featureFindings, type Featured } from './featured.js';
+export { summaryChart } from './pdf-summary.js';

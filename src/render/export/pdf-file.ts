@@ -40,6 +40,8 @@ export class PdfFile {
   private readonly groups: { ref: number; kids: number[] }[] = [];
   /** The object number reserved for each page's "Page n of N" stream. */
   private readonly pageNumberRefs: number[] = [];
+  /** Images the pages draw (a chart), by resource name: pdf-lib embeds them, finish() copies them with the fonts. */
+  private readonly images: { key: string; ref: number }[] = [];
   readonly catalogRef: number;
   readonly pagesRef: number;
   readonly resourcesRef: number;
@@ -98,6 +100,15 @@ export class PdfFile {
     await this.handle.write(data);
   }
 
+  /** A PNG the pages can draw (Canvas.image) under the name this returns. */
+  async addPng(png: Uint8Array): Promise<string> {
+    const image = await this.fontDoc.embedPng(png);
+    await image.embed();
+    const key = `Im${this.images.length + 1}`;
+    this.images.push({ key, ref: image.ref.objectNumber });
+    return key;
+  }
+
   /** A finished page: its content stream and its page dictionary go out now. */
   addPage(content: string, size: [number, number]) {
     let group = this.groups[this.groups.length - 1];
@@ -154,7 +165,8 @@ export class PdfFile {
       this.write(bytes);
       this.write(Buffer.from('\nendobj\n', 'latin1'));
     }
-    this.object(this.resourcesRef, `<< /Font << ${fonts.map((f) => `/${f.key} ${f.ref.objectNumber} 0 R`).join(' ')} >> >>`);
+    const xobjects = this.images.length ? ` /XObject << ${this.images.map((i) => `/${i.key} ${i.ref} 0 R`).join(' ')} >>` : '';
+    this.object(this.resourcesRef, `<< /Font << ${fonts.map((f) => `/${f.key} ${f.ref.objectNumber} 0 R`).join(' ')} >>${xobjects} >>`);
 
     const infoRef = this.nextRef();
     this.object(
@@ -244,6 +256,12 @@ export class Canvas {
       }
       this.ops.push(run.op);
     }
+  }
+
+  /** An image added with PdfFile.addPng, its lower left corner at (x, y), drawn w × h. */
+  image(key: string, x: number, y: number, w: number, h: number) {
+    this.endText();
+    this.ops.push(`q ${num(w)} 0 0 ${num(h)} ${num(x)} ${num(y)} cm /${key} Do Q`);
   }
 
   /** Text right-aligned at x. */

@@ -24,9 +24,11 @@
 import { open } from 'node:fs/promises';
 import { fontFileBytes, reportFontFaces } from '../font.js';
 import { writeAtomically } from './atomic.js';
-import { Canvas, PdfFile, type RGB } from './pdf-file.js';
+import { Canvas, PdfFile } from './pdf-file.js';
+import { A4, INK, MARGIN_BOTTOM, MARGIN_TOP, MARGIN_X, MUTED, NAVY, RULE, WHITE, ZEBRA } from './pdf-style.js';
 import { PAD_X, planColumns, type ColumnPlan, type ColumnSample } from './pdf-layout.js';
 import { drawFigure, FIGURE_GAP, figureRows } from './pdf-figures.js';
+import { writeSummary, type OpenPage } from './pdf-summary.js';
 import { cleanText, fitLine, FontStack, wrapText } from './pdf-text.js';
 import { RowReader, yieldToLoop } from './rows.js';
 import type { CellValue, TableExport } from './types.js';
@@ -53,10 +55,6 @@ const loadBidi = () =>
 // ------------------------------------------------------------------------------------------------
 // Geometry and look (points; A4)
 
-const A4: [number, number] = [595.28, 841.89];
-const MARGIN_X = 30;
-const MARGIN_TOP = 34;
-const MARGIN_BOTTOM = 38;
 const BODY_SIZE = 7;
 const MIN_BODY_SIZE = 6;
 /** Line height as a multiple of the font size. */
@@ -74,12 +72,6 @@ const MAX_FURNITURE_LINES = 3;
 const SECTION_SIZE = 11;
 const SECTION_GAP = 14;
 
-const NAVY: RGB = '0.122 0.227 0.373'; // #1F3A5F, as the xlsx header
-const INK: RGB = '0.13 0.15 0.18';
-const MUTED: RGB = '0.4 0.44 0.5';
-const RULE: RGB = '0.8 0.83 0.87';
-const ZEBRA: RGB = '0.955 0.965 0.98';
-const WHITE: RGB = '1 1 1';
 
 interface Doc {
   regular: FontStack;
@@ -167,6 +159,8 @@ class TableWriter {
     private readonly d: Doc,
     private readonly table: TableExport,
     private readonly layout: Layout,
+    /** the executive summary's last page, when one comes first: the table continues on it (same size) or after it */
+    private readonly after?: OpenPage,
   ) {
     this.headerLines = table.columns.map((col, i) => wrapText(cleanText(col.header), d.bold, layout.fontSize, layout.widths[i]! - 2 * PAD_X));
     this.headerHeight = Math.max(...this.headerLines.map((l) => l.length)) * layout.leading + 2 * PAD_Y + 1;
@@ -185,13 +179,22 @@ class TableWriter {
 
   private startPage(withTableHeader: boolean) {
     this.canvas = new Canvas();
-    if (this.first) {
+    this.rowsOnPage = 0;
+    if (this.first && this.after) {
+      this.first = false;
+      if (this.after.size[0] === this.d.size[0] && this.after.size[1] === this.d.size[1]) {
+        ({ canvas: this.canvas, y: this.y } = this.after.openDetail());
+        this.rowsOnPage = 1; // the summary is above: a section heading that does not fit goes to the next page
+      } else {
+        this.d.file.addPage(this.after.canvas.content(), this.after.size);
+        this.y = this.runningHeader();
+      }
+    } else if (this.first) {
       this.y = this.titleBlock();
       this.first = false;
     } else {
       this.y = this.runningHeader();
     }
-    this.rowsOnPage = 0;
     if (withTableHeader) this.tableHeader();
   }
 
@@ -437,7 +440,8 @@ export async function writePdf(path: string, table: TableExport): Promise<{ rows
       const file = new PdfFile(pdf, fontDoc, handle);
       const d: Doc = { regular, bold, file, size: layout.size };
 
-      const writer = new TableWriter(d, table, layout);
+      const summary = table.summary && (await writeSummary(file, { regular, bold }, { title: table.title, subtitle: table.subtitle, meta: table.meta }, table.summary));
+      const writer = new TableWriter(d, table, layout, summary);
       writer.start();
       let rows = 0;
       for await (const row of reader) {

@@ -3,6 +3,7 @@
  * iterated straight from SQLite) to `writeXlsx`, `writeCsv` or `writePdf`; `export_workbook` hands the
  * caller's sheets to `writeWorkbook`.
  */
+import type { ReportSummary } from './pdf-summary.js';
 
 export type CellValue = string | number | boolean | Date | null | undefined;
 
@@ -31,6 +32,8 @@ export interface TableExport {
    * arrive grouped), repeated at the right of the running header while the section lasts.
    */
   sections?: { key: string; heading: (value: string) => string };
+  /** The PDF opens on this executive summary (pdf-summary.ts), then the rows as the detail. */
+  summary?: ReportSummary;
   /** A short line at the left of every PDF footer, e.g. when the report was generated. */
   footnote?: string;
   /** Iterated once, lazily; never materialised. */

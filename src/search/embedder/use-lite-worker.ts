@@ -80,8 +80,12 @@ export function useLiteWorkerMain(req: NodeJS.Require, batchedMatMul: typeof ins
     const { initModel } = req(init.embeddingsPath) as EmbeddingsModule;
     const { modelSource } = req(init.modelPath) as { modelSource: unknown };
     if (typeof modelSource !== 'function') throw new Error(`${init.modelPath} does not export modelSource`);
-    const model = await initModel(modelSource); // the WASM backend is ready once this resolves
-    const tf = req(init.corePath) as KernelRegistry;
+    const tf = req(init.corePath) as KernelRegistry & { ready(): Promise<void> };
+    // The library's initModel starts the WASM backend and reads the weights at once (Promise.all), and making the
+    // weights' tensors before the backend is up throws "Backend 'wasm' has not yet been initialized": a race the
+    // file read usually wins, and loses on a loaded machine. The backend first, then the model.
+    await tf.ready();
+    const model = await initModel(modelSource);
     // The native kernel first: the batched one then hands each product of a batch to it.
     let native = false;
     if (init.nativePath) {

@@ -1,6 +1,7 @@
 /** Request bodies: a size limit enforced before and while reading, JSON parsed into an object or a clear 4xx. */
 import type { IncomingMessage } from 'node:http';
 import { ServiceError } from '../../core/errors.js';
+import { nestingProblem } from '../json-nesting.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
@@ -43,6 +44,8 @@ export async function readJsonObject(req: IncomingMessage, limit: number): Promi
   } catch (err) {
     throw new ServiceError('invalid_request', `The body is not valid JSON: ${(err as Error).message}.`);
   }
+  const tooDeep = nestingProblem(raw);
+  if (tooDeep) throw new ServiceError('invalid_request', tooDeep);
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new ServiceError('invalid_request', `The body must be a JSON object of tool arguments (got ${Array.isArray(parsed) ? 'an array' : parsed === null ? 'null' : typeof parsed}).`);
   }

@@ -1,6 +1,6 @@
 /**
- * The OAuth consent page (docs/oauth.md): a server-rendered form (no script, no CDN) that names the client and the host its
- * redirect goes to, asks for a key of this store (proof the person holds one; pasted, never kept by the
+ * The OAuth consent page (docs/oauth.md): a server-rendered form (no script, no CDN) that names the client and where
+ * its redirect goes (the site's host, or the whole URI of an app's own scheme), asks for a key of this store (proof the person holds one; pasted, never kept by the
  * page), and lets them pick the vaults (a subset of the key's) and, for a manager key only, manager actions.
  * CSRF: the form carries an HMAC of the interaction id under a per-process secret, and the interaction
  * cookie oidc-provider set binds the POST to the browser that started the flow. Not frameable.
@@ -15,9 +15,14 @@ import type { Store } from '../../service/open.js';
 import { readBody } from './body.js';
 import { authenticate } from '../../auth/keys.js';
 import { OAUTH_SCOPE } from '../../auth/oauth/server.js';
-import { recordGrant, vaultChoices } from '../../auth/oauth/grants.js';
+import { isLoopbackHost } from '../../auth/oauth/bounds.js';
+import { escapeHtml, pageHtml, sendPage } from '../../auth/oauth/pages.js';
+import { printable } from '../../core/printable.js';
+import { answerOnce, recordGrant, vaultChoices } from '../../auth/oauth/grants.js';
 
 const CONSENT_BODY_LIMIT = 16 * 1024;
+/** the scopes a grant carries when asked for (the provider knows no others) */
+const GRANTABLE_SCOPES = new Set(['openid', 'offline_access', OAUTH_SCOPE]);
 const secret = randomBytes(32);
 const csrfOf = (uid: string) => createHmac('sha256', secret).update(uid).digest('base64url');
 
@@ -27,58 +32,63 @@ function csrfMatches(uid: string, given: string | undefined): boolean {
   return got.length === want.length && timingSafeEqual(got, want);
 }
 
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-const PAGE_HEADERS = {
-  'Content-Type': 'text/html; charset=utf-8',
-  'Cache-Control': 'no-store',
-  'X-Frame-Options': 'DENY',
-  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
-  // Not no-referrer: under it a browser sends `Origin: null` with the form's POST, which the listener refuses.
-  // same-origin still tells the client's site nothing (no Referer on the redirect there).
-  'Referrer-Policy': 'same-origin',
-  'X-Content-Type-Options': 'nosniff',
-};
-
 interface ConsentRequest {
   uid: string;
   clientId: string;
   clientName: string;
-  redirectHost: string;
-  resource: string;
+  /** where the browser goes after the answer, as the page names it: a site's host, or a whole URI (redirectShown) */
+  destination: { shown: string; site: boolean };
+  /** the resources the client asked for (RFC 8707 allows several; each was checked by the provider) */
+  resources: string[];
   /** the scopes the client asked for (the provider has dropped those it does not know) */
   scope: string;
+  /** when the authorization request expires (ms since the epoch) */
+  expiresAt: number;
 }
+
+/**
+ * Where the browser goes, as a person can judge it: the host of an https (or loopback http) redirect URI, which
+ * is the site itself; any other redirect URI whole. `myapp://claude.ai/cb` opens whatever app claimed `myapp:`,
+ * so "claude.ai" alone would name a site the browser never reaches, and `com.example.app:/cb` has no host at all.
+ */
+export function redirectShown(uri: string): { shown: string; site: boolean } {
+  const url = URL.parse(uri);
+  if (url && (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))) && url.host) return { shown: url.host, site: true };
+  return { shown: uri, site: false };
+}
+
+const asList = (v: unknown): string[] => ([] as unknown[]).concat(v ?? []).filter((x): x is string => typeof x === 'string' && x !== '');
 
 async function consentRequest(provider: Provider, req: IncomingMessage, res: ServerResponse): Promise<ConsentRequest> {
   const details = await provider.interactionDetails(req, res);
-  const params = details.params as Record<string, string | undefined>;
-  const client = await provider.Client.find(params.client_id ?? '');
+  const params = details.params as Record<string, unknown>;
+  const client = await provider.Client.find(typeof params.client_id === 'string' ? params.client_id : '');
   if (!client) throw new ServiceError('invalid_request', 'The client of this authorization request is no longer known; start again from the app.');
-  const redirect = params.redirect_uri ?? client.redirectUris?.[0] ?? '';
+  const redirect = typeof params.redirect_uri === 'string' ? params.redirect_uri : (client.redirectUris?.[0] ?? '');
   return {
     uid: details.uid,
     clientId: client.clientId,
     clientName: client.clientName ?? client.clientId,
-    redirectHost: URL.parse(redirect)?.host ?? redirect,
-    resource: params.resource ?? '',
-    scope: params.scope ?? '',
+    destination: redirectShown(redirect),
+    resources: asList(params.resource),
+    scope: typeof params.scope === 'string' ? params.scope : '',
+    expiresAt: details.exp * 1000,
   };
 }
 
+const CONSENT_STYLE = `label{display:block;margin:.3rem 0}input[type=password]{width:100%;box-sizing:border-box;padding:.4rem;font:inherit}fieldset{border:1px solid #ccc;border-radius:8px;margin:1rem 0}
+button{font:inherit;padding:.5rem 1.2rem;margin-right:.6rem;border-radius:6px;border:1px solid #888}button.ok{background:#1a5fd0;color:#fff;border-color:#1a5fd0}`;
+
 function page(res: ServerResponse, status: number, c: ConsentRequest, vaults: { id: string; name: string }[], error?: string): void {
   const vaultBoxes = vaults
-    .map((v) => `<label><input type="checkbox" name="vault" value="${escape(v.id)}"> ${escape(v.name)} <small>(${escape(v.id)})</small></label>`)
+    .map((v) => `<label><input type="checkbox" name="vault" value="${escapeHtml(v.id)}"> ${escapeHtml(v.name)} <small>(${escapeHtml(v.id)})</small></label>`)
     .join('\n');
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-<title>Allow ${escape(c.clientName)}? · vault-tools</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem;color:#1b1b1b}
-h1{font-size:1.4rem}.who{background:#f4f4f6;border-radius:8px;padding:.8rem 1rem}.err{background:#fde8e8;color:#8a1010;border-radius:8px;padding:.6rem 1rem}
-label{display:block;margin:.3rem 0}input[type=password]{width:100%;box-sizing:border-box;padding:.4rem;font:inherit}fieldset{border:1px solid #ccc;border-radius:8px;margin:1rem 0}
-button{font:inherit;padding:.5rem 1.2rem;margin-right:.6rem;border-radius:6px;border:1px solid #888}button.ok{background:#1a5fd0;color:#fff;border-color:#1a5fd0}</style></head>
-<body><h1>Allow <strong>${escape(c.clientName)}</strong> to use your vaults?</h1>
-<div class="who"><p>Client: <code>${escape(c.clientId)}</code> (the name above is what the client calls itself)</p><p>After you answer, your browser goes back to <strong>${escape(c.redirectHost)}</strong>.</p></div>
-${error ? `<p class="err" role="alert">${escape(error)}</p>` : ''}
+  const goes = c.destination.site
+    ? `your browser goes back to <strong>${escapeHtml(c.destination.shown)}</strong>`
+    : `your browser opens <code>${escapeHtml(c.destination.shown)}</code> (not a web site: whatever app on this device claimed that address)`;
+  const body = `<h1>Allow <strong>${escapeHtml(c.clientName)}</strong> to use your vaults?</h1>
+<div class="who"><p>Client: <code>${escapeHtml(c.clientId)}</code> (the name above is what the client calls itself)</p><p>After you answer, ${goes}.</p></div>
+${error ? `<p class="err" role="alert">${escapeHtml(error)}</p>` : ''}
 <form method="post" autocomplete="off">
 <input type="hidden" name="csrf" value="${csrfOf(c.uid)}">
 <fieldset><legend>Prove you hold a key of this store</legend>
@@ -88,9 +98,13 @@ ${error ? `<p class="err" role="alert">${escape(error)}</p>` : ''}
 ${vaultBoxes || '<p>This store has no vaults yet.</p>'}</fieldset>
 <fieldset><legend>Manager actions</legend><label><input type="checkbox" name="manager" value="1"> Also allow manager-only actions (needs a manager key)</label></fieldset>
 <button class="ok" type="submit" name="decision" value="approve">Allow</button><button type="submit" name="decision" value="deny">Deny</button>
-</form></body></html>`;
-  res.writeHead(status, { ...PAGE_HEADERS, 'Content-Length': Buffer.byteLength(html) });
-  res.end(html);
+</form>`;
+  sendPage(res, status, pageHtml(`Allow ${c.clientName}?`, body, CONSENT_STYLE));
+}
+
+/** A page that is not the form: an expired request, a form answered already. */
+function notice(res: ServerResponse, status: number, title: string, text: string): void {
+  sendPage(res, status, pageHtml(title, `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(text)}</p>`));
 }
 
 /** Checks the person's choice against their key; a message naming what is wrong, or the grant's vaults and role. */
@@ -108,17 +122,17 @@ export async function handleConsent(db: Store, provider: Provider, req: Incoming
   try {
     c = await consentRequest(provider, req, res);
   } catch (err) {
-    log.debug(`consent: ${(err as Error).message}`);
-    const html = '<!doctype html><meta charset="utf-8"><title>Expired · vault-tools</title><p>This authorization request is unknown or has expired (10 minutes). Start again from the app.</p>';
-    res.writeHead(400, { ...PAGE_HEADERS, 'Content-Length': Buffer.byteLength(html) });
-    return void res.end(html);
+    log.debug(`consent: ${printable((err as Error).message)}`);
+    return notice(res, 400, 'Expired', 'This authorization request is unknown or has expired (10 minutes). Start again from the app.');
   }
   const vaults = vaultChoices(db);
   if (req.method === 'GET') return page(res, 200, c, vaults);
   if (req.method !== 'POST') throw new ServiceError('method_not_allowed', `${req.method} is not allowed on the consent page; use GET or POST.`);
   const form = new URLSearchParams((await readBody(req, CONSENT_BODY_LIMIT)).toString('utf8'));
   if (!csrfMatches(c.uid, form.get('csrf') ?? undefined)) return page(res, 403, c, vaults, 'The form was not sent from this page (CSRF check failed). Nothing was granted. Reload and try again.');
+  const answered = () => notice(res, 409, 'Already answered', 'This authorization request was answered already; a form is good for one answer. Nothing more was granted. Start again from the app.');
   if (form.get('decision') === 'deny') {
+    if (!answerOnce(db, c.uid, c.expiresAt)) return answered();
     return provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The person declined.' }, { mergeWithLastSubmission: false });
   }
   let principal: Principal;
@@ -129,12 +143,15 @@ export async function handleConsent(db: Store, provider: Provider, req: Incoming
   }
   const choice = checkChoice(principal, form.getAll('vault'), form.get('manager') === '1');
   if ('error' in choice) return page(res, 403, c, vaults, `${choice.error} Nothing was granted.`);
+  // One answer per form: a second POST of the same form (a double click, a replay) grants nothing more.
+  if (!answerOnce(db, c.uid, c.expiresAt)) return answered();
   const grant = new provider.Grant({ accountId: principal.keyId, clientId: c.clientId });
-  // The grant covers what the client asked for, so the provider asks no second time; what it reaches is the grant row's.
-  grant.addOIDCScope(c.scope.split(' ').filter((s) => s === 'offline_access' || s === OAUTH_SCOPE).join(' '));
-  grant.addResourceScope(c.resource || `${provider.issuer}/`, OAUTH_SCOPE);
+  // The grant covers what the client asked for (openid included: the token response then carries an ID token),
+  // so the provider asks no second time; what it reaches is the grant row's.
+  grant.addOIDCScope(c.scope.split(' ').filter((s) => GRANTABLE_SCOPES.has(s)).join(' '));
+  for (const resource of c.resources.length ? c.resources : [`${provider.issuer}/`]) grant.addResourceScope(resource, OAUTH_SCOPE);
   const grantId = await grant.save();
-  recordGrant(db, { id: grantId, keyId: principal.keyId, clientId: c.clientId, clientName: c.clientName, redirectHost: c.redirectHost, role: choice.role, vaults: choice.vaults });
-  log.info(`OAuth: ${principal.keyId} approved ${c.clientName} (${c.clientId}) for ${choice.vaults.join(', ')} as ${choice.role}`);
+  recordGrant(db, { id: grantId, keyId: principal.keyId, clientId: c.clientId, clientName: c.clientName, redirectHost: c.destination.shown, role: choice.role, vaults: choice.vaults });
+  log.info(`OAuth: ${principal.keyId} approved ${printable(c.clientName, 200)} (${printable(c.clientId, 200)}) for ${choice.vaults.join(', ')} as ${choice.role}`);
   await provider.interactionFinished(req, res, { login: { accountId: principal.keyId }, consent: { grantId } }, { mergeWithLastSubmission: false });
 }

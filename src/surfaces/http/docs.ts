@@ -13,7 +13,8 @@ import { PATHS } from '../../core/rest-paths.js';
 export const DOCS_PATH = '/docs';
 
 // Everything from 'self', nothing inline but Swagger UI's own style attributes.
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'";
+// Not frameable, like the OAuth pages (src/auth/oauth/pages.ts): a page of this listener is never shown inside another site's.
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -61,6 +62,8 @@ function send(res: ServerResponse, requestId: string, type: string, body: string
     'Content-Length', String(Buffer.byteLength(body)),
     'Content-Security-Policy', CSP,
     'X-Content-Type-Options', 'nosniff',
+    'X-Frame-Options', 'DENY',
+    'Referrer-Policy', 'same-origin',
     'Cache-Control', 'no-cache',
     'X-Request-Id', requestId,
   ]);

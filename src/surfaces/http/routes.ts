@@ -13,6 +13,7 @@ import { handleMcpHttp } from '../mcp/http.js';
 import { buildOpenApi } from '../openapi.js';
 import { DOCS_PATH, sendDocs } from './docs.js';
 import { readBody, readJsonObject } from './body.js';
+import { nestingProblem } from '../json-nesting.js';
 import { API_VERSION, PATHS } from '../../core/rest-paths.js';
 import { dispositionFileName } from '../../core/content-disposition.js';
 import { sendError, sendJson, sendJsonText } from './respond.js';
@@ -178,6 +179,9 @@ const ROUTES: Route[] = [
       } catch {
         return sendJson(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not valid JSON' }, id: null }, ctx.requestId);
       }
+      // Refused here, as REST refuses it, before the SDK walks it (its JSON.stringify overflowed the stack).
+      const tooDeep = nestingProblem(raw);
+      if (tooDeep) return sendJson(res, 400, { jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request: ${tooDeep}` }, id: jsonRpcId(body) }, ctx.requestId);
       // JSON-RPC batches are counted, not refused: each message pays one call of the rate limit, so a
       // batch of 100 tools/call costs what 100 requests cost. Protocol 2025-06-18 dropped batching, but the
       // SDK still accepts batches for every version it speaks (2025-03-26 clients may send them), and
@@ -265,4 +269,10 @@ function decodeSegment(segment: string): string {
   } catch {
     throw new ServiceError('invalid_request', `The path segment "${segment}" is not valid percent-encoding.`);
   }
+}
+
+/** The id of a JSON-RPC request refused before the SDK sees it, so the client can match the answer; else null. */
+function jsonRpcId(body: unknown): string | number | null {
+  const id = body && typeof body === 'object' && !Array.isArray(body) ? (body as { id?: unknown }).id : undefined;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
 }

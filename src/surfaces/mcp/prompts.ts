@@ -1,6 +1,8 @@
 /** The MCP prompts: the orientation order of the spec, for a user to pick in their client. */
 import { ProtocolError, ProtocolErrorCode, type Server } from '@modelcontextprotocol/server';
+import { z } from 'zod';
 import { quoted } from '../../core/errors.js';
+import { checkedParams } from './params.js';
 
 export const ORIENT_PROMPT = {
   name: 'orient',
@@ -9,12 +11,15 @@ export const ORIENT_PROMPT = {
   arguments: [{ name: 'conversation', description: 'what the user is working on (helps choose the vault)', required: false }],
 };
 
+/** What prompts/get takes: checked here, so malformed params are -32602 with one short clause each (./params). */
+const GET_PARAMS = checkedParams(z.looseObject({ name: z.string(), arguments: z.record(z.string(), z.string()).optional() }));
+
 export function registerOrientationPrompt(server: Server): void {
   const prompt = ORIENT_PROMPT;
   server.setRequestHandler('prompts/list', async () => ({ prompts: [prompt] }));
-  server.setRequestHandler('prompts/get', async (request) => {
-    if (request.params.name !== prompt.name) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt ${quoted(request.params.name)}; the prompt is "orient".`);
-    const conversation = request.params.arguments?.conversation?.trim();
+  server.setRequestHandler('prompts/get', { params: GET_PARAMS }, async (params) => {
+    if (params.name !== prompt.name) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt ${quoted(params.name)}; the prompt is "orient".`);
+    const conversation = params.arguments?.conversation?.trim();
     const text = [
       'Orient yourself in the right vault before answering, in this order:',
       '1. Call list_vaults to see which vaults this key reaches.',

@@ -7,17 +7,21 @@ import { ResourceNotFoundError, type Server } from '@modelcontextprotocol/server
 import type { Principal } from '../../core/principal.js';
 import { quoted, ServiceError } from '../../core/errors.js';
 import type { Service } from '../../service/invoke.js';
+import { z } from 'zod';
 import { readAppView } from './apps.js';
+import { checkedParams } from './params.js';
 import { listResources, readResource, RESOURCE_TEMPLATES } from '../../service/resources.js';
 
 /** A URI up to this long comes back whole in a not-found error (longer than any URI this server makes). */
 const MAX_URI_ECHOED = 1024;
 
+/** What resources/read takes: checked here, so a malformed `uri` is -32602 with one short clause (./params). */
+const READ_PARAMS = checkedParams(z.looseObject({ uri: z.string() }));
+
 export function registerResources(server: Server, service: Service, principal: () => Principal, requestId: () => string): void {
   server.setRequestHandler('resources/list', async () => ({ resources: listResources(service, principal()) }));
   server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [...RESOURCE_TEMPLATES] }));
-  server.setRequestHandler('resources/read', async (request) => {
-    const uri = request.params.uri;
+  server.setRequestHandler('resources/read', { params: READ_PARAMS }, async ({ uri }) => {
     // The interactive views are the same page for every key: they hold no data until the host hands them a result.
     const view = readAppView(uri);
     if (view) return { contents: [view] };

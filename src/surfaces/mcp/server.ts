@@ -26,6 +26,7 @@ export const SERVER_INSTRUCTIONS = [
   '(ask its clarification question if it returns one); then stats and get_brief for that vault.',
   'Pass the exact vault id as `vault` to every call when the key reaches more than one vault; never guess it or reuse one client\'s vault for another.',
   'search_knowledge finds entities by name; search_transcripts finds what was said; get_entity with includeEvidence gives verbatim quotes.',
+  "With search_transcripts, pass as `alternatives` two or three rephrasings of the question in the speakers' own terms (the client's names for sites, systems and roles, spoken words), never new facts.",
   'find_person is the only source of e-mail addresses.',
 ].join(' ');
 

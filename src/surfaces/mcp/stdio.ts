@@ -20,6 +20,9 @@ export async function serveStdio(service: Service, principal: () => Principal): 
     const message = `Invalid Request: the message is ${bytes} bytes, over the limit of ${limit} per line; it was not read.`;
     // JSON-RPC answers with id null when the request's id could not be read.
     void transport.send({ jsonrpc: '2.0', id: id ?? null, error: { code: ProtocolErrorCode.InvalidRequest, message } } as unknown as JSONRPCMessage);
+  }, ({ problem, id }) => {
+    // Refused as /v1/mcp and REST refuse it: the same sentence, before the SDK walks the message.
+    void transport.send({ jsonrpc: '2.0', id: id ?? null, error: { code: ProtocolErrorCode.InvalidRequest, message: `Invalid Request: ${problem}` } } as unknown as JSONRPCMessage);
   });
   // The transport's own buffer only ever holds one line within our limit; its size check never fires.
   const transport = new StdioServerTransport(input, process.stdout, { maxBufferSize: 2 * MAX_STDIO_LINE_BYTES });

@@ -13,6 +13,7 @@ import { resolveInside, safeSegment } from '../../safe-path.js';
 import { artifactPaths, deleteArtifact, upsertArtifactFromUpstream } from '../../store/files.js';
 import { forgetLanded, landedFingerprints, setLandedFingerprint } from '../../store/sync-checkpoints.js';
 import { BodyTooLargeError } from '../remote.js';
+import { isLocalOnlyArtifact } from '../../core/vocabulary.js';
 import { describeId, fingerprint, pullList, type PullContext, readTool } from './common.js';
 
 const KINDS = ['chart', 'workbook', 'csv', 'report'] as const;
@@ -97,7 +98,8 @@ export async function pullArtifacts(ctx: PullContext, dataDir: string) {
     (records) => {
       const keep = ctx.localOnly('artifact');
       const incoming = new Set(records.map((r) => r.item.artifactId));
-      for (const { id, path } of artifactPaths(db, vaultId).filter((r) => !keep.has(r.id) && !incoming.has(r.id))) {
+      // Kept: what local writes made and sync has not pushed yet, and files only this twin makes (decks).
+      for (const { id, path } of artifactPaths(db, vaultId).filter((r) => !keep.has(r.id) && !incoming.has(r.id) && !isLocalOnlyArtifact(r.mimeType))) {
         deleteArtifact(db, vaultId, id);
         if (path === null) continue;
         const folder = ownFolder(dataDir, path);
