@@ -3,20 +3,22 @@
  * `npm run bundle`: an MCP Bundle (.mcpb) of this install for Claude Desktop's one-click install, packed by the
  * official `@anthropic-ai/mcpb` packer. The bundle holds the built package (bin, dist, fixtures) and its
  * production dependencies copied from this install's node_modules, so the native modules (better-sqlite3,
- * sqlite-vec, resvg) are the ones built and tested here: the bundle is for this platform, CPU and Node line,
- * which the manifest's `compatibility` says (`runtimes.node`: the range of the Node line better-sqlite3 was built for).
+ * sqlite-vec, resvg) are the ones tested here: the bundle is for this platform and CPU, which the manifest's
+ * `compatibility` says, and for every Node line from 22 on (`runtimes.node`).
  *
- * better-sqlite3 is the one module built per Node line (the embedder's kernel and resvg use Node-API, which every
- * line loads). `--node <major>` makes the bundle for another line than this one, e.g. the Node that Claude Desktop
- * runs extensions on: that Node comes from the npm registry (scripts/node-version.mjs, cached in .cache/node/) and
- * better-sqlite3 is rebuilt with it, against its headers, in the staging folder only (this install is untouched).
+ * Every native module it carries uses Node-API, which each Node line loads: better-sqlite3 13 ships its prebuilt
+ * binaries inside its npm package, as resvg and the embedder's kernel do. So nothing is rebuilt for Claude
+ * Desktop's Node. The 12 line of better-sqlite3 (`better-sqlite3-node20`, compiled per Node, for Node 20 only;
+ * see src/store/db.ts) is left out: Claude Desktop runs extensions on a current Node. `--node <major>` opens a
+ * database with the bundle's better-sqlite3 under that Node line (from the npm registry, scripts/node-version.mjs,
+ * cached in .cache/node/) before packing, to check the bundle on the line a user's Claude Desktop runs.
  *
- *   node scripts/bundle.mjs [--out DIR] [--node MAJOR]     (default DIR: build/; default MAJOR: this Node's)
+ *   node scripts/bundle.mjs [--out DIR] [--node MAJOR]     (default DIR: build/; default MAJOR: none checked but this Node's)
  *   npm run bundle -- --node 24
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { delimiter, dirname, join, relative, resolve, sep } from 'node:path';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { nodeBin, NODE_VERSIONS } from './node-version.mjs';
 
@@ -38,9 +40,12 @@ const ownMajor = Number(process.versions.node.split('.')[0]);
 if (args.node !== undefined && !(/^\d+$/.test(args.node) && NODE_VERSIONS[args.node])) {
   fail(`--node must be the major version of a supported Node.js line (${Object.keys(NODE_VERSIONS).join(', ')}), not "${args.node}"`);
 }
-const nodeMajor = args.node === undefined ? ownMajor : Number(args.node);
-/** The Node the native module is built for: this one, or the pinned release of the line --node asks for. */
-const targetBin = nodeMajor === ownMajor ? dirname(process.execPath) : nodeBin(nodeMajor);
+/** The oldest Node line the bundle's better-sqlite3 (13) loads on. */
+const MODERN = 22;
+if (args.node !== undefined && Number(args.node) < MODERN) fail(`--node ${args.node}: the bundle's better-sqlite3 needs Node ${MODERN} or newer (Claude Desktop runs a current Node)`);
+/** The Node that checks the bundle opens a database: the line --node asks for, else this one when it can. */
+const checkMajor = args.node !== undefined ? Number(args.node) : ownMajor >= MODERN ? ownMajor : MODERN;
+const checkBin = checkMajor === ownMajor ? dirname(process.execPath) : nodeBin(checkMajor);
 
 if (!existsSync(join(ROOT, 'dist', 'cli.js'))) {
   process.stderr.write('bundle: dist/ is missing; run `npm run build` first (npm run bundle does)\n');
@@ -91,8 +96,8 @@ function manifest() {
     tools: catalogTools(),
     compatibility: {
       platforms: [process.platform],
-      // better-sqlite3 is built for one Node line's ABI: that line, from the version package.json supports.
-      runtimes: { node: nodeRange(nodeMajor) },
+      // Node-API modules only (better-sqlite3 13): every supported line from 22 on.
+      runtimes: { node: `>=${MODERN}.0.0` },
     },
     user_config: {
       data_dir: {
@@ -126,31 +131,25 @@ function manifest() {
   };
 }
 
-/** The range of Node line `major` that package.json `engines` supports (`^20.18.1` → `>=20.18.1 <21.0.0`). */
-function nodeRange(major) {
-  const clause = pkg.engines.node.split('||').map((c) => c.trim()).find((c) => c.startsWith(`^${major}.`));
-  if (!clause) fail(`package.json engines (${pkg.engines.node}) does not support Node ${major}`);
-  return `>=${clause.slice(1)} <${major + 1}.0.0`;
+/** The bundle's better-sqlite3 opens a database under Node `bin` before it is packed. */
+function checkSqliteOn(bin) {
+  const check = `const D=require('better-sqlite3');const v=new D(':memory:').prepare('select sqlite_version() v').get().v;process.stdout.write(process.version+' (SQLite '+v+')')`;
+  const said = execFileSync(join(bin, 'node'), ['-e', check], { cwd: STAGE, encoding: 'utf8' });
+  process.stderr.write(`bundle: better-sqlite3 opens a database on Node ${said}\n`);
 }
 
-/** better-sqlite3 in the staging folder, rebuilt by the target Node against its own headers (no download). */
-function rebuildSqliteForTarget() {
-  const env = { ...process.env, PATH: `${targetBin}${delimiter}${process.env.PATH ?? ''}`, npm_config_nodedir: dirname(targetBin), npm_config_update_notifier: 'false' };
-  execFileSync('npm', ['rebuild', 'better-sqlite3', '--loglevel=error', '--no-audit', '--no-fund'], { cwd: STAGE, env, stdio: ['ignore', 'ignore', 'inherit'] });
-  // It must open a database in that Node before it is packed.
-  const check = `const D=require('better-sqlite3');const v=new D(':memory:').prepare('select sqlite_version() v').get().v;process.stdout.write(process.version+' (SQLite '+v+')')`;
-  const said = execFileSync(join(targetBin, 'node'), ['-e', check], { cwd: STAGE, encoding: 'utf8' });
-  process.stderr.write(`bundle: better-sqlite3 rebuilt for Node ${said}\n`);
+/** better-sqlite3's binaries for other platforms than this one (the bundle is for one platform and CPU). */
+function dropOtherPrebuilds() {
+  const dir = join(STAGE, 'node_modules', 'better-sqlite3', 'prebuilds');
+  if (!existsSync(dir)) return;
+  const own = [`${process.platform}-${process.arch}.node`, `linuxmusl-${process.arch}.node`];
+  for (const file of readdirSync(dir)) if (!own.includes(file)) rmSync(join(dir, file), { force: true });
 }
 
 const IGNORE = [
   // Build inputs of the native modules: the compiled .node files are all that runs.
   'node_modules/better-sqlite3/deps/',
   'node_modules/better-sqlite3/src/',
-  'node_modules/better-sqlite3/build/Release/obj/',
-  'node_modules/better-sqlite3/build/Release/obj.target/',
-  'node_modules/better-sqlite3/build/Release/.deps/',
-  'node_modules/better-sqlite3/build/deps/',
   'node_modules/**/*.d.ts',
   'node_modules/**/*.md',
   'node_modules/**/test/',
@@ -162,13 +161,15 @@ for (const part of ['bin', 'dist', 'fixtures', 'package.json', 'README.md']) cpS
 // The native matrix kernel, when this install built it (scripts/build-native.mjs): the embedder runs about twice as fast with it.
 const nativeKernel = join('native', 'vault-tools-matmul.node');
 if (existsSync(join(ROOT, nativeKernel))) cpSync(join(ROOT, nativeKernel), join(STAGE, nativeKernel));
-for (const dir of productionPackages()) cpSync(dir, join(STAGE, relative(ROOT, dir)), { recursive: true, dereference: true });
-if (nodeMajor !== ownMajor) rebuildSqliteForTarget();
+// better-sqlite3-node20 (and what only it needs) stays out: see the header.
+for (const dir of productionPackages().filter((d) => !d.endsWith(`${sep}better-sqlite3-node20`))) cpSync(dir, join(STAGE, relative(ROOT, dir)), { recursive: true, dereference: true });
+dropOtherPrebuilds();
+checkSqliteOn(checkBin);
 writeFileSync(join(STAGE, 'manifest.json'), `${JSON.stringify(manifest(), null, 2)}\n`);
 writeFileSync(join(STAGE, '.mcpbignore'), `${IGNORE.join('\n')}\n`);
 
 const mcpb = join(ROOT, 'node_modules', '@anthropic-ai', 'mcpb', 'dist', 'cli', 'cli.js');
-const file = join(OUT, `${pkg.name}-${pkg.version}-${process.platform}-${process.arch}-node${nodeMajor}.mcpb`);
+const file = join(OUT, `${pkg.name}-${pkg.version}-${process.platform}-${process.arch}.mcpb`);
 execFileSync(process.execPath, [mcpb, 'validate', join(STAGE, 'manifest.json')], { stdio: ['ignore', 'ignore', 'inherit'] });
 execFileSync(process.execPath, [mcpb, 'pack', STAGE, file], { stdio: ['ignore', 'ignore', 'inherit'] });
 rmSync(STAGE, { recursive: true, force: true });

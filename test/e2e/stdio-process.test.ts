@@ -5,10 +5,12 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cli, cliFails, demoStore, tempDir, type DemoStore } from '../helpers.js';
-import { SCHEMA_VERSION } from '../../src/store/db.js';
+import { SCHEMA_VERSION, loadSqlite } from '../../src/store/db.js';
+
+/** The better-sqlite3 this Node loads (src/store/db.ts: 13 from Node 22 on, 12 on Node 20). */
+const Database = loadSqlite();
 
 
 let store: DemoStore;
