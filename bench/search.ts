@@ -15,7 +15,6 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import Database from 'better-sqlite3';
 import { openDb, type Db } from '../src/store/db.js';
 import { indexMeetingChunks } from '../src/search/chunk-index.js';
 import { indexPending } from '../src/search/vector-indexing.js';
@@ -25,6 +24,9 @@ import type { EmbedderLike } from '../src/search/embed-chunks.js';
 import { createDefaultEmbedder } from '../src/search/embedder/index.js';
 import { readVaultDir } from '../src/vault-format/read.js';
 import { loadFixture } from '../src/vault-format/load.js';
+import { loadSqlite } from '../src/store/db.js';
+
+const Database = loadSqlite();
 
 const ROOT = resolve(import.meta.dirname, '..');
 export const QMSUM = resolve(ROOT, '..', 'shared', 'data', 'qmsum-val');

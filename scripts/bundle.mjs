@@ -3,21 +3,49 @@
  * `npm run bundle`: an MCP Bundle (.mcpb) of this install for Claude Desktop's one-click install, packed by the
  * official `@anthropic-ai/mcpb` packer. The bundle holds the built package (bin, dist, fixtures) and its
  * production dependencies copied from this install's node_modules, so the native modules (better-sqlite3,
- * sqlite-vec, resvg) are the ones built and tested here: the bundle is for this platform, CPU and Node ABI,
- * which the manifest's `compatibility` says.
+ * sqlite-vec, resvg) are the ones tested here: the bundle is for this platform and CPU, which the manifest's
+ * `compatibility` says, and for every Node line from 22 on (`runtimes.node`).
  *
- *   node scripts/bundle.mjs [--out DIR]     (default DIR: build/)
+ * Every native module it carries uses Node-API, which each Node line loads: better-sqlite3 13 ships its prebuilt
+ * binaries inside its npm package, as resvg and the embedder's kernel do. So nothing is rebuilt for Claude
+ * Desktop's Node. The 12 line of better-sqlite3 (`better-sqlite3-node20`, compiled per Node, for Node 20 only;
+ * see src/store/db.ts) is left out: Claude Desktop runs extensions on a current Node. `--node <major>` opens a
+ * database with the bundle's better-sqlite3 under that Node line (from the npm registry, scripts/node-version.mjs,
+ * cached in .cache/node/) before packing, to check the bundle on the line a user's Claude Desktop runs.
+ *
+ *   node scripts/bundle.mjs [--out DIR] [--node MAJOR]     (default DIR: build/; default MAJOR: none checked but this Node's)
+ *   npm run bundle -- --node 24
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { parseArgs } from 'node:util';
+import { nodeBin, NODE_VERSIONS } from './node-version.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const outIndex = process.argv.indexOf('--out');
-const OUT = resolve(outIndex > 0 ? process.argv[outIndex + 1] : join(ROOT, 'build'));
+const fail = (message) => {
+  process.stderr.write(`bundle: ${message}\n`);
+  process.exit(1);
+};
+let args;
+try {
+  ({ values: args } = parseArgs({ options: { out: { type: 'string' }, node: { type: 'string' } } }));
+} catch (err) {
+  fail(`${err.message}; usage: node scripts/bundle.mjs [--out DIR] [--node MAJOR]`);
+}
+const OUT = resolve(args.out ?? join(ROOT, 'build'));
 const STAGE = join(OUT, 'mcpb-stage');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-const nodeMajor = Number(process.versions.node.split('.')[0]);
+const ownMajor = Number(process.versions.node.split('.')[0]);
+if (args.node !== undefined && !(/^\d+$/.test(args.node) && NODE_VERSIONS[args.node])) {
+  fail(`--node must be the major version of a supported Node.js line (${Object.keys(NODE_VERSIONS).join(', ')}), not "${args.node}"`);
+}
+/** The oldest Node line the bundle's better-sqlite3 (13) loads on. */
+const MODERN = 22;
+if (args.node !== undefined && Number(args.node) < MODERN) fail(`--node ${args.node}: the bundle's better-sqlite3 needs Node ${MODERN} or newer (Claude Desktop runs a current Node)`);
+/** The Node that checks the bundle opens a database: the line --node asks for, else this one when it can. */
+const checkMajor = args.node !== undefined ? Number(args.node) : ownMajor >= MODERN ? ownMajor : MODERN;
+const checkBin = checkMajor === ownMajor ? dirname(process.execPath) : nodeBin(checkMajor);
 
 if (!existsSync(join(ROOT, 'dist', 'cli.js'))) {
   process.stderr.write('bundle: dist/ is missing; run `npm run build` first (npm run bundle does)\n');
@@ -68,8 +96,8 @@ function manifest() {
     tools: catalogTools(),
     compatibility: {
       platforms: [process.platform],
-      // Native modules are built for this Node's ABI.
-      runtimes: { node: `>=${process.versions.node} <${nodeMajor + 1}.0.0` },
+      // Node-API modules only (better-sqlite3 13): every supported line from 22 on.
+      runtimes: { node: `>=${MODERN}.0.0` },
     },
     user_config: {
       data_dir: {
@@ -103,14 +131,25 @@ function manifest() {
   };
 }
 
+/** The bundle's better-sqlite3 opens a database under Node `bin` before it is packed. */
+function checkSqliteOn(bin) {
+  const check = `const D=require('better-sqlite3');const v=new D(':memory:').prepare('select sqlite_version() v').get().v;process.stdout.write(process.version+' (SQLite '+v+')')`;
+  const said = execFileSync(join(bin, 'node'), ['-e', check], { cwd: STAGE, encoding: 'utf8' });
+  process.stderr.write(`bundle: better-sqlite3 opens a database on Node ${said}\n`);
+}
+
+/** better-sqlite3's binaries for other platforms than this one (the bundle is for one platform and CPU). */
+function dropOtherPrebuilds() {
+  const dir = join(STAGE, 'node_modules', 'better-sqlite3', 'prebuilds');
+  if (!existsSync(dir)) return;
+  const own = [`${process.platform}-${process.arch}.node`, `linuxmusl-${process.arch}.node`];
+  for (const file of readdirSync(dir)) if (!own.includes(file)) rmSync(join(dir, file), { force: true });
+}
+
 const IGNORE = [
   // Build inputs of the native modules: the compiled .node files are all that runs.
   'node_modules/better-sqlite3/deps/',
   'node_modules/better-sqlite3/src/',
-  'node_modules/better-sqlite3/build/Release/obj/',
-  'node_modules/better-sqlite3/build/Release/obj.target/',
-  'node_modules/better-sqlite3/build/Release/.deps/',
-  'node_modules/better-sqlite3/build/deps/',
   'node_modules/**/*.d.ts',
   'node_modules/**/*.md',
   'node_modules/**/test/',
@@ -122,7 +161,10 @@ for (const part of ['bin', 'dist', 'fixtures', 'package.json', 'README.md']) cpS
 // The native matrix kernel, when this install built it (scripts/build-native.mjs): the embedder runs about twice as fast with it.
 const nativeKernel = join('native', 'vault-tools-matmul.node');
 if (existsSync(join(ROOT, nativeKernel))) cpSync(join(ROOT, nativeKernel), join(STAGE, nativeKernel));
-for (const dir of productionPackages()) cpSync(dir, join(STAGE, relative(ROOT, dir)), { recursive: true, dereference: true });
+// better-sqlite3-node20 (and what only it needs) stays out: see the header.
+for (const dir of productionPackages().filter((d) => !d.endsWith(`${sep}better-sqlite3-node20`))) cpSync(dir, join(STAGE, relative(ROOT, dir)), { recursive: true, dereference: true });
+dropOtherPrebuilds();
+checkSqliteOn(checkBin);
 writeFileSync(join(STAGE, 'manifest.json'), `${JSON.stringify(manifest(), null, 2)}\n`);
 writeFileSync(join(STAGE, '.mcpbignore'), `${IGNORE.join('\n')}\n`);
 

@@ -33,6 +33,10 @@ export interface ConnectOptions {
   dataDir?: string;
   url?: string;
   key: string;
+  /** stdio: the command that starts vault-tools (default: this checkout's bin on this Node) and its environment. */
+  server?: { command: string; args: string[]; env: Record<string, string> };
+  /** stdio: the server's stderr, as it comes. */
+  onStderr?: (text: string) => void;
   /** Answers elicitation/create (the client then declares form elicitation); absent: no elicitation capability. */
   onElicit?: (params: any) => { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> };
 }
@@ -89,10 +93,14 @@ function wrap(client: any, protocolVersion: () => string | undefined): McpTestCl
 
 /** `vault-tools serve` on a data dir with a key, over a real stdio pipe (either SDK line's transport class). */
 function stdioTransport<T>(Transport: new (params: any) => T, o: ConnectOptions): T {
-  return new Transport({
-    command: process.execPath,
-    args: [BIN, 'serve', '--data-dir', o.dataDir, '--key', o.key],
-    env: { PATH: process.env.PATH ?? '', VAULT_TOOLS_LOG: 'warn', VAULT_TOOLS_INDEX: 'off' },
+  const server = o.server ?? { command: process.execPath, args: [BIN], env: { PATH: process.env.PATH ?? '' } };
+  const transport = new Transport({
+    command: server.command,
+    args: [...server.args, 'serve', '--data-dir', o.dataDir, '--key', o.key],
+    env: { VAULT_TOOLS_LOG: 'warn', VAULT_TOOLS_INDEX: 'off', ...server.env },
     stderr: 'pipe',
   });
+  const stderr = (transport as { stderr?: NodeJS.ReadableStream | null }).stderr;
+  if (o.onStderr) stderr?.on('data', (d) => o.onStderr!(String(d)));
+  return transport;
 }

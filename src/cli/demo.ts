@@ -14,6 +14,7 @@ import { countPendingChunks, embedPendingChunks } from './embed-now.js';
 import { createEmbedder } from '../search/embedder/index.js';
 import { useShippedVectors } from '../search/shipped-vectors.js';
 import { addServeOptions, serveStore, type ServeOptions } from './serve.js';
+import { noticeEndOfLife } from './node-support.js';
 
 const DEMO_KEYS_FILE = 'demo-keys.json';
 
@@ -101,6 +102,7 @@ export function register(program: Command): void {
     .option('--data-dir <dir>', 'data directory (default: a demo dir of its own)')
     .option('--no-serve', 'load and print, then exit')
     .action(async (opts: ServeOptions & { serve: boolean }) => {
+      noticeEndOfLife();
       // Absolute: the client entries printed below start the server from a folder of the client's own.
       const dir = resolve(demoDataDir(opts.dataDir));
       const db = openStore(dir, opts.dataDir ? '--data-dir' : 'the demo default', { create: true });

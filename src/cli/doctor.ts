@@ -5,6 +5,7 @@ import { createEmbedder, describeKernel, nativeKernelOff, nativeKernelPath } fro
 import { checkStore, countLeftovers, describeLeftovers, leftoversIn, sqliteEngine, storeExists, storePath, vectorExtensionVersion } from '../service/open.js';
 import { FIXTURES_DIR, PACKAGE_ROOT, PACKAGE_VERSION } from '../package-info.js';
 import { checkDataDir, CliError, resolveDataDir } from './context.js';
+import { endOfLifeNotice, noticeEndOfLife, TESTED_NODE_LINES } from './node-support.js';
 import { resolveRemote, storedRemote } from '../sync/config.js';
 
 interface Check {
@@ -28,11 +29,16 @@ async function check(name: string, run: () => Promise<Omit<Check, 'name'>> | Omi
 export async function runChecks(dataDirOption?: string, options: { fix?: boolean } = {}): Promise<Check[]> {
   const checks: Check[] = [];
   const major = Number(process.versions.node.split('.')[0]);
+  const ended = endOfLifeNotice();
   checks.push({
     name: 'node',
     ok: major >= 20,
-    detail: `Node.js ${process.version} (ABI ${process.versions.modules}) on ${process.platform}-${process.arch}; vault-tools ${PACKAGE_VERSION}`,
-    ...(major >= 20 ? {} : { fix: 'install Node.js 20 or newer (what Claude Desktop starts is the node first on PATH)' }),
+    detail: `Node.js ${process.version} (ABI ${process.versions.modules}) on ${process.platform}-${process.arch}; vault-tools ${PACKAGE_VERSION}${ended ? '; this Node.js line has reached its end of life' : ''}`,
+    ...(major < 20
+      ? { fix: `install Node.js ${TESTED_NODE_LINES.at(-1)} (what Claude Desktop starts is the node first on PATH)` }
+      : ended
+        ? { warning: true, fix: ended.replace(/^vault-tools: /, '') }
+        : {}),
   });
   checks.push(
     await check('sqlite', () => {
@@ -200,6 +206,7 @@ export function register(program: Command): void {
     .option('--json', 'print JSON')
     .option('--fix', 'remove what interrupted writes left behind (unfinished .partial files, artifact folders without a row)')
     .action(async (opts: { dataDir?: string; json?: boolean; fix?: boolean }) => {
+      noticeEndOfLife();
       const checks = await runChecks(opts.dataDir, { fix: opts.fix });
       const ok = checks.every((c) => c.ok);
       if (opts.json) process.stdout.write(`${JSON.stringify({ ok, checks }, null, 2)}\n`);

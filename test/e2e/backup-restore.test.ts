@@ -9,9 +9,12 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import Database from 'better-sqlite3';
 import { BIN, cli, cliFails, demoStore, tempDir, type DemoStore } from '../helpers.js';
 import { callTool, startServer, type RunningServer } from '../http-helpers.js';
+import { loadSqlite } from '../../src/store/db.js';
+
+/** The better-sqlite3 this Node loads (src/store/db.ts: 13 from Node 22 on, 12 on Node 20). */
+const Database = loadSqlite();
 
 const VAULT = 'northwind-logistics';
 const run = promisify(execFile);

@@ -4,12 +4,15 @@
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { tools } from '../../src/catalog/index.js';
 import { demoServer, http } from '../http-helpers.js';
 import { sampleArgs } from '../sample-args.js';
+import { loadSqlite } from '../../src/store/db.js';
+
+/** The better-sqlite3 this Node loads (src/store/db.ts: 13 from Node 22 on, 12 on Node 20). */
+const Database = loadSqlite();
 
 const demo = demoServer();
 

@@ -7,7 +7,6 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import Database from 'better-sqlite3';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
@@ -18,6 +17,10 @@ import { tools } from '../../src/catalog/index.js';
 import { BIN, cli, demoStore, fixture, type DemoStore } from '../helpers.js';
 import { callTool, http, startServer, type RunningServer } from '../http-helpers.js';
 import { sampleArgs } from '../sample-args.js';
+import { loadSqlite } from '../../src/store/db.js';
+
+/** The better-sqlite3 this Node loads (src/store/db.ts: 13 from Node 22 on, 12 on Node 20). */
+const Database = loadSqlite();
 
 const NW = 'northwind-logistics';
 const MH = 'meridian-health';

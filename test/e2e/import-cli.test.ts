@@ -3,13 +3,16 @@
  * an import whose name clashes, or that would discard local work not pushed upstream, is refused with one
  * line saying what and how to fix it (from --check too); --force says what it discarded.
  */
-import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, tempDir } from '../helpers.js';
 import { tinyVault, writeTinyVault } from '../tiny-vault.js';
+import { loadSqlite } from '../../src/store/db.js';
+
+/** The better-sqlite3 this Node loads (src/store/db.ts: 13 from Node 22 on, 12 on Node 20). */
+const Database = loadSqlite();
 
 let root: string;
 let data: string;

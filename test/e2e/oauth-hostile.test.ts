@@ -4,12 +4,15 @@
  * what the listener publishes comes from the public URL alone, whatever X-Forwarded-* a caller sends. One
  * listener for the file; each test speaks from its own address (X-Forwarded-For, as the tunnel would write it).
  */
-import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoStore, type DemoStore } from '../helpers.js';
 import { startServer, type RunningServer } from '../http-helpers.js';
+import { loadSqlite } from '../../src/store/db.js';
+
+/** The better-sqlite3 this Node loads (src/store/db.ts: 13 from Node 22 on, 12 on Node 20). */
+const Database = loadSqlite();
 
 const PUBLIC = 'https://vault.example.test';
 let store: DemoStore;

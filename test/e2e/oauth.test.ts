@@ -4,7 +4,6 @@
  * refresh rotation, reuse detection, revocation; and the hostile cases, each refused with nothing granted.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -23,6 +22,10 @@ import { cli, cliFails, demoStore, type DemoStore } from '../helpers.js';
 import { http, startServer, type RunningServer } from '../http-helpers.js';
 import { Browser } from '../oauth-helpers.js';
 import { Chromium } from '../chromium-cdp.js';
+import { loadSqlite } from '../../src/store/db.js';
+
+/** The better-sqlite3 this Node loads (src/store/db.ts: 13 from Node 22 on, 12 on Node 20). */
+const Database = loadSqlite();
 
 const REDIRECT = 'http://127.0.0.1:9/callback';
 

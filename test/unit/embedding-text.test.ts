@@ -3,16 +3,18 @@
  * kept, plain text untouched (so its vector key does not change), and a store keyed the old way re-keyed by
  * migration 8 so that only the chunks whose text had marks are embedded again.
  */
-import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { embedChunkTexts } from '../../src/search/embed-chunks.js';
 import { writeMeetingChunks } from '../../src/search/chunk-index.js';
 import { ensureVectorTable, vectorCoverage } from '../../src/search/vectors.js';
 import { countPending, storeVectors } from '../../src/search/vector-indexing.js';
-import { openDb, storePath } from '../../src/store/db.js';
+import { openDb, storePath, loadSqlite } from '../../src/store/db.js';
 import { contentHash, embeddingText } from '../../src/store/embedding-text.js';
 import { tempDir } from '../helpers.js';
+
+/** The better-sqlite3 this Node loads (src/store/db.ts: 13 from Node 22 on, 12 on Node 20). */
+const Database = loadSqlite();
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 

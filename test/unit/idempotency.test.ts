@@ -4,11 +4,13 @@
  * a repeat is: the first answer for the same call, idempotency_key_reused for another. And a store from before
  * keys were per caller keeps answering the retries of its keyed writes.
  */
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Service } from '../../src/service/invoke.js';
-import { openDb, storePath } from '../../src/store/db.js';
+import { openDb, storePath, loadSqlite } from '../../src/store/db.js';
 import { harness, type Harness } from '../harness.js';
+
+/** The better-sqlite3 this Node loads (src/store/db.ts: 13 from Node 22 on, 12 on Node 20). */
+const Database = loadSqlite();
 
 let h: Harness;
 let elsewhere: Service;

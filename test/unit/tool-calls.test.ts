@@ -2,7 +2,6 @@
  * Tool calls through the service, in-process, on a real store holding the fixture vaults: the argument forms
  * the hosted SDKs send, refusals that name what is wrong, and what the store keeps (issue 16).
  */
-import Database from 'better-sqlite3';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate, createKey } from '../../src/auth/keys.js';
@@ -11,8 +10,11 @@ import { loadFixture } from '../../src/vault-format/load.js';
 import { readVaultDir } from '../../src/vault-format/read.js';
 import type { VaultFixture } from '../../src/vault-format/schema.js';
 import { Service } from '../../src/service/invoke.js';
-import { openDb, storePath, type Db } from '../../src/store/db.js';
+import { openDb, storePath, type Db, loadSqlite } from '../../src/store/db.js';
 import { FIXTURE_DIRS, tempDir } from '../helpers.js';
+
+/** The better-sqlite3 this Node loads (src/store/db.ts: 13 from Node 22 on, 12 on Node 20). */
+const Database = loadSqlite();
 
 const NW = 'northwind-logistics';
 const MH = 'meridian-health';

@@ -58,9 +58,9 @@ export interface OAuthServer {
 /**
  * oidc-provider (and koa under it), loaded on the first listener that wants it: stdio start-up never pays for it.
  * Its notices are written with console.info, to stdout, which in stdio mode carries only MCP messages: they go to
- * our log (stderr) while it loads and builds its provider. Its one start-up warning on Node 20 ("Unsupported
- * runtime", it recommends 22) is logged at debug level: every OAuth test of this project passes on Node 20, which
- * package.json supports, and a warning on every `serve --http` would only alarm.
+ * our log (stderr) while it loads and builds its provider. Its one start-up warning ("Unsupported runtime": on
+ * Node 20, and on any release not tagged LTS, such as 26.10.0) is logged at debug level: the OAuth tests pass on
+ * every line package.json supports, and a warning on every `serve --http` would only alarm.
  */
 async function loadOidcProvider(): Promise<typeof import('oidc-provider')> {
   return onStderr(() => import('oidc-provider'));
