@@ -4,6 +4,7 @@
  */
 import './jitless.js'; // before the SDK (and zod) load
 import { App, applyDocumentTheme, applyHostStyleVariables, type McpUiHostContext } from '@modelcontextprotocol/ext-apps';
+import { BIDI_CONTROLS } from '../src/core/bidi.js'; // the set the server's printable() and quoted() escape
 
 export type Json = Record<string, unknown>;
 export interface ToolResult {
@@ -14,8 +15,6 @@ export interface ToolResult {
 
 type Child = Node | string | number | null | undefined | false;
 
-/** Bidirectional marks, embeddings, overrides and isolates: in a name they make the text read other than it is. */
-const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /**
  * Text from the vault as it may be shown: each bidi control becomes a visible `\u202e` (as the server's

@@ -52,8 +52,13 @@ export function writeChunksOfMeetings(db: Db, vaultId: string, meetings: readonl
   ensureWordIndex(db, vaultId); // its triggers then index these rows (a vault's first chunks create it)
   const remove = sql(db, 'DELETE FROM transcript_chunks WHERE vault_id = ? AND meeting_id = ?');
   for (const m of meetings) remove.run(vaultId, m.meetingId);
+  // A lone surrogate would reach SQLite through the JSON as its three CESU-8 bytes (read back as three U+FFFD),
+  // where a bound parameter stores one U+FFFD: the text is made well-formed first, so both paths store the same.
   const rows = meetings.flatMap(({ meetingId, chunks }) =>
-    chunks.map((c) => [meetingId, c.index, c.turnStart, c.turnEnd, json.write(c.speakers), c.startSeconds, c.text, contentHash(c.text)]),
+    chunks.map((c) => {
+      const text = (c.text as string & { toWellFormed(): string }).toWellFormed(); // Node 20+; lib ES2023 lacks its type
+      return [meetingId, c.index, c.turnStart, c.turnEnd, json.write(c.speakers), c.startSeconds, text, contentHash(text)];
+    }),
   );
   if (!rows.length) return 0;
   sql(

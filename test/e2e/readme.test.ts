@@ -152,14 +152,18 @@ describe('the README', () => {
     const [first, second] = commandLines(SH[0]!);
     expect(first).toMatch(/^npm ci && npm run demo -- --http 8787$/);
     expect(second).toBe('npm test');
-    const ci = readFileSync(join(ROOT, '.ci', 'run'), 'utf8').split('\n');
-    expect(ci).toContain('npm ci --no-audit --no-fund');
-    expect(ci.filter(Boolean).at(-1)).toBe(second);
+    // .ci/run times each part (`step CMD`): the install from scratch, then the README's test command, last.
+    const steps = readFileSync(join(ROOT, '.ci', 'run'), 'utf8').split('\n').filter((l) => l.startsWith('step ')).map((l) => l.slice('step '.length));
+    expect(steps).toContain('npm ci --no-audit --no-fund');
+    expect(steps.at(-1)).toBe(second);
   });
 
-  it('asks for the Node version package.json requires', () => {
+  it('names the Node lines package.json supports', () => {
+    // engines `^20.18.1 || ^22.0.0 || …` → "Runs on Node.js 26, 24, 22 and 20.18.1"
     const engines = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).engines.node as string;
-    expect(README).toContain(`Requires Node.js ${engines.replace(/^>=\s*/, '')} or newer`);
+    const lines = engines.split('||').map((c) => c.trim().replace(/^\^/, '').replace(/\.0\.0$/, '')).sort((a, b) => parseInt(b) - parseInt(a));
+    expect(lines.length).toBeGreaterThan(1);
+    expect(README).toContain(`Runs on Node.js ${lines.slice(0, -1).join(', ')} and ${lines.at(-1)}`);
   });
 
   it('names, for every block it does not run, the tests that cover it', () => {
