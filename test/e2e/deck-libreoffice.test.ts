@@ -4,8 +4,9 @@
  * one page per slide, the quotes and both claims of each open conflict in its text. A deck LibreOffice must
  * repair does not convert (it stops at the repair question, which headless cannot answer).
  *
- * .ci/run does not install LibreOffice (about 680 MB, three minutes on the shared machine): without it the
- * LibreOffice test is skipped and says why. The deck's XML is checked in test/unit/deck.test.ts either way.
+ * .ci/run installs LibreOffice when the machine lacks it (about 680 MB, two to three minutes). Where it is missing
+ * (a developer's machine), the LibreOffice test is skipped and says why; the deck's XML is checked in
+ * test/unit/deck.test.ts either way.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
