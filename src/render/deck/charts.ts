@@ -4,8 +4,9 @@
  * plain Vega-Lite spec with inline data; a chart with no data is left out rather than drawn empty.
  */
 import { renderChart } from '../chart/index.js';
-import { slideText } from './fit.js';
+import { mentionsChartSpec } from '../export/mentions-chart.js';
 import { typePlural, type DeckContent } from './content.js';
+import { dayMonth, monthYear } from '../../time.js';
 
 export interface DeckChart {
   title: string;
@@ -16,34 +17,16 @@ export interface DeckChart {
   source: string;
 }
 
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-const dayMonth = (iso: string) => `${Number(iso.slice(8, 10))} ${MONTHS[Number(iso.slice(5, 7)) - 1]}`;
-const monthYear = (iso: string) => `${MONTHS[Number(iso.slice(5, 7)) - 1]} ${iso.slice(0, 4)}`;
 
 /** The specs of the charts the content has data for, with their titles and sources. */
 export function deckChartSpecs(content: DeckContent): { title: string; spec: Record<string, unknown>; source: string }[] {
   const specs: { title: string; spec: Record<string, unknown>; source: string }[] = [];
   const { ranking, byType, meetings, discovery } = content.charts;
   if (ranking.bars.length > 0) {
-    // Names are data: cleaned of control and bidi characters; two findings with one name stay two bars.
-    const seen = new Map<string, number>();
-    const values = ranking.bars.map((b) => {
-      const name = slideText(b.name) || '(unnamed)';
-      const n = (seen.get(name) ?? 0) + 1;
-      seen.set(name, n);
-      return { name: n > 1 ? `${name} (${n})` : name, mentions: b.mentions };
-    });
     specs.push({
       title: `${typePlural(ranking.type)} by mentions`,
-      source: `list_findings type ${ranking.type}, sort mentions: the ${values.length} most mentioned`,
-      spec: {
-        data: { values },
-        mark: 'bar',
-        encoding: {
-          y: { field: 'name', type: 'nominal', sort: '-x', title: null },
-          x: { field: 'mentions', type: 'quantitative', title: 'Mentions in meetings' },
-        },
-      },
+      source: `list_findings type ${ranking.type}, sort mentions: the ${ranking.bars.length} most mentioned`,
+      spec: mentionsChartSpec(ranking.bars, 'Mentions in meetings'),
     });
   }
   if (byType.length > 0) {

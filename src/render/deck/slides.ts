@@ -9,6 +9,7 @@ import { typePlural, type DeckContent } from './content.js';
 import type { DeckConflict, FeaturedFinding, FeaturedQuote } from './featured.js';
 import { fit, heightOf, linesIn, slideText, wrapLines } from './fit.js';
 import { COLOR, FACE, GRID_IN, SIZE, SLIDE } from './look.js';
+import { longDate, shortDate } from '../../time.js';
 
 // pptxgenjs's types are CommonJS: under NodeNext their default export is the module, and its `default` the class.
 type Pres = PptxGen.default;
@@ -19,14 +20,6 @@ type TextRun = PptxGen.default.TextProps;
 export const MASTER = 'VAULT_CONTENT';
 export const COVER = 'VAULT_COVER';
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-/** "5 Oct 2026" (UTC), or '' when there is no date. */
-export function shortDate(iso: string | null | undefined): string {
-  if (!iso || Number.isNaN(Date.parse(iso))) return '';
-  const d = new Date(iso);
-  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]!.slice(0, 3)} ${d.getUTCFullYear()}`;
-}
-const longDate = (d: Date) => `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-GB')} ${n === 1 ? one : many}`;
 
 /** Text box defaults: the deck face, no inner margin (boxes are measured as they are), top-aligned. */

@@ -6,11 +6,13 @@
  * featured.ts; this module only lays it out, portrait A4, on pages of its own written as they are finished.
  */
 import { renderChart, type ChartImage } from '../chart/index.js';
+import { mentionsChartSpec } from './mentions-chart.js';
 import type { Featured, FeaturedFinding, FeaturedQuote } from './featured.js';
 import { Canvas, type PdfFile, type RGB } from './pdf-file.js';
 import { drawFigure, FIGURE_GAP, figureRows } from './pdf-figures.js';
 import { A4, INK, MARGIN_BOTTOM, MARGIN_TOP, MARGIN_X, MUTED, NAVY, RULE, ZEBRA } from './pdf-style.js';
 import { cleanText, wrapText, type FontStack } from './pdf-text.js';
+import { shortDate } from '../../time.js';
 
 /** What the summary draws: the featured choice, and the chart made from it (none when it could not be drawn). */
 export interface ReportSummary {
@@ -30,13 +32,9 @@ const style = { navy: NAVY, ink: INK, muted: MUTED, rule: RULE, zebra: ZEBRA };
 /** The chart's width in points: a slide-shaped chart (800 × 450) at about half size, its labels about 6 pt. */
 const CHART_WIDTH = 430;
 const GUTTER = 14;
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** "19 Nov 2026" from YYYY-MM-DD. */
-const dayOf = (date: string) => `${Number(date.slice(8, 10))} ${MONTHS[Number(date.slice(5, 7)) - 1]} ${date.slice(0, 4)}`;
 
 /** "Tom Becker, Current-state playback and validation, 19 Nov 2026" */
-const attribution = (q: FeaturedQuote) => [q.speaker, q.meeting, q.date && dayOf(q.date)].filter(Boolean).join(', ');
+const attribution = (q: FeaturedQuote) => [q.speaker, q.meeting, shortDate(q.date)].filter(Boolean).join(', ');
 
 /**
  * The chart of the summary: the most mentioned problems as horizontal bars, in the vault theme, by the
@@ -45,14 +43,7 @@ const attribution = (q: FeaturedQuote) => [q.speaker, q.meeting, q.date && dayOf
  */
 export async function summaryChart(featured: Featured, signal?: AbortSignal): Promise<ChartImage | undefined> {
   if (!featured.problemsByMentions.length) return undefined;
-  const spec = {
-    data: { values: featured.problemsByMentions },
-    mark: 'bar',
-    encoding: {
-      y: { field: 'name', type: 'nominal', sort: '-x', title: null },
-      x: { field: 'mentions', type: 'quantitative', title: 'Mentions' },
-    },
-  };
+  const spec = mentionsChartSpec(featured.problemsByMentions);
   try {
     const { png, width, height } = await renderChart(spec, { title: 'Problems by mentions', size: 'slide', signal });
     return { png, width, height };
