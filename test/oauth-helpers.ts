@@ -44,18 +44,32 @@ export class Browser {
     return { url, res };
   }
 
-  /** Opens the authorization URL, reads the consent page, submits the choice; the URL the browser is sent to then. */
+  /**
+   * Opens the authorization URL and answers the consent page as a person does: the key first (the page then lists
+   * the vaults it reaches), then the choice. The URL the browser is sent to at the end, and the last page.
+   */
   async consent(authorizeUrl: string, origin: string, choice: Choice): Promise<{ url: string; page: string; status: number }> {
     const opened = await this.follow(authorizeUrl, origin);
     if (!opened.res) return { url: opened.url, page: '', status: 0 };
     const page = await opened.res.text();
-    const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1];
+    const csrf = hidden(page, 'csrf');
     if (!csrf) return { url: opened.url, page, status: opened.res.status };
-    const form = new URLSearchParams({ key: choice.key, decision: 'approve' });
-    if (!choice.dropCsrf) form.set('csrf', csrf);
+    const post = (form: URLSearchParams) => {
+      if (!choice.dropCsrf) form.set('csrf', csrf);
+      return this.follow(opened.url, origin, { method: 'POST', body: form, headers: { 'content-type': 'application/x-www-form-urlencoded', origin } });
+    };
+    const step = await post(new URLSearchParams({ key: choice.key, decision: 'continue' }));
+    const chooser = step.res ? await step.res.text() : '';
+    const keyId = hidden(chooser, 'key_id');
+    const proof = hidden(chooser, 'proof');
+    if (!step.res || !keyId || !proof) return { url: step.url, page: chooser, status: step.res?.status ?? 303 };
+    const form = new URLSearchParams({ key_id: keyId, proof, decision: 'approve' });
     for (const v of choice.vaults) form.append('vault', v);
     if (choice.manager) form.set('manager', '1');
-    const sent = await this.follow(opened.url, origin, { method: 'POST', body: form, headers: { 'content-type': 'application/x-www-form-urlencoded', origin } });
+    const sent = await post(form);
     return { url: sent.url, page: sent.res ? await sent.res.text() : '', status: sent.res?.status ?? 303 };
   }
 }
+
+/** The value of a page's hidden form field. */
+export const hidden = (page: string, name: string): string | undefined => new RegExp(`name="${name}" value="([^"]+)"`).exec(page)?.[1];

@@ -115,17 +115,20 @@ export function revokeKey(db: Db, id: string): KeyInfo {
 function keyRecord(db: Db, hash: string): { row: KeyRow; principal: Principal } | undefined {
   return cachedRead(db, `key:${hash}`, () => {
     const row = keyRowByHash(db, hash);
-    if (!row) return undefined;
-    const info = toInfo(db, row);
-    const principal: Principal = {
-      keyId: row.id,
-      name: row.name,
-      role: row.role,
-      allVaults: info.vaults === '*',
-      vaultIds: new Set(info.vaults === '*' ? [] : info.vaults),
-    };
-    return { row, principal: Object.freeze(principal) };
+    return row && { row, principal: principalOfRow(db, row) };
   });
+}
+
+function principalOfRow(db: Db, row: KeyRow): Principal {
+  const info = toInfo(db, row);
+  const principal: Principal = {
+    keyId: row.id,
+    name: row.name,
+    role: row.role,
+    allVaults: info.vaults === '*',
+    vaultIds: new Set(info.vaults === '*' ? [] : info.vaults),
+  };
+  return Object.freeze(principal);
 }
 
 /** The principal behind a key string, or 401. The message never echoes the key. */
@@ -135,7 +138,20 @@ export function authenticate(db: Db, key: string | undefined, now = new Date()):
   }
   const record = keyRecord(db, hashKey(key.trim()));
   if (!record) throw new ServiceError('unauthorized', 'The key is not valid for this store. `vault-tools keys list` shows the keys it knows.');
-  const { row, principal } = record;
+  return activePrincipal(record.row, record.principal, now);
+}
+
+/**
+ * The principal of the key with this id, if it is still active: for a caller that proved the key earlier (the
+ * OAuth consent page's second step), so a key revoked or expired in between is refused as a key would be.
+ */
+export function principalOfKeyId(db: Db, keyId: string, now = new Date()): Principal {
+  const row = getKeyRow(db, keyId);
+  if (!row) throw new ServiceError('unauthorized', 'The key is no longer known to this store.');
+  return activePrincipal(row, principalOfRow(db, row), now);
+}
+
+function activePrincipal(row: KeyRow, principal: Principal, now: Date): Principal {
   if (row.revoked_at) throw new ServiceError('unauthorized', `The key ${row.key_prefix}… was revoked at ${row.revoked_at}.`);
   if (row.expires_at && Date.parse(row.expires_at) <= now.getTime()) {
     throw new ServiceError('unauthorized', `The key ${row.key_prefix}… expired at ${row.expires_at}.`);

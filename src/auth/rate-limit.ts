@@ -9,10 +9,17 @@ export interface RateLimit {
 
 export const DEFAULT_RATE_LIMIT: RateLimit = { perSecond: 50, burst: 100 };
 
+/** Buckets a limiter keeps at most: past this the least recently used is forgotten (it comes back full). */
+export const MAX_BUCKETS = 10_000;
+
 export class RateLimiter {
+  /** In order of last use, oldest first (a Map keeps insertion order; a use moves the key to the end). */
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
 
-  constructor(readonly limit: RateLimit) {}
+  constructor(
+    readonly limit: RateLimit,
+    private readonly maxBuckets = MAX_BUCKETS,
+  ) {}
 
   /**
    * Takes `cost` tokens for `key`, all or none; returns 0 when allowed, else the whole seconds until
@@ -22,7 +29,10 @@ export class RateLimiter {
     const b = this.buckets.get(key) ?? { tokens: this.limit.burst, at: now };
     b.tokens = Math.min(this.limit.burst, b.tokens + ((now - b.at) / 1000) * this.limit.perSecond);
     b.at = now;
+    this.buckets.delete(key);
     this.buckets.set(key, b);
+    // Memory stays bounded whatever keys callers bring (an address per request, say).
+    if (this.buckets.size > this.maxBuckets) this.buckets.delete(this.buckets.keys().next().value!);
     if (b.tokens >= cost) {
       b.tokens -= cost;
       return 0;
@@ -30,15 +40,9 @@ export class RateLimiter {
     return Math.max(1, Math.ceil((cost - b.tokens) / this.limit.perSecond));
   }
 
-  /**
-   * Forgets the buckets that have refilled (as good as new) once there are many: a limiter keyed by caller
-   * address would otherwise keep one entry for every address ever seen.
-   */
-  forgetFull(now = Date.now(), atLeast = 10_000): void {
-    if (this.buckets.size < atLeast) return;
-    for (const [key, b] of this.buckets) {
-      if (b.tokens + ((now - b.at) / 1000) * this.limit.perSecond >= this.limit.burst) this.buckets.delete(key);
-    }
+  /** How many buckets are kept now. */
+  get size(): number {
+    return this.buckets.size;
   }
 
   /**
@@ -46,6 +50,7 @@ export class RateLimiter {
    * how many seconds it refills (`RateLimit-Policy: 100;w=2`), the whole tokens left, and the seconds until
    * it is full again. A client that reads them can wait for a token rather than be refused.
    */
+
   headers(key: string): Record<string, string> {
     const { perSecond, burst } = this.limit;
     const tokens = this.buckets.get(key)?.tokens ?? burst;

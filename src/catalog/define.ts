@@ -101,6 +101,12 @@ export interface Tool {
   sync: SyncHints;
   /** The interactive view that shows this tool's result, if any (MCP Apps). */
   view?: ToolView;
+  /**
+   * The work a call asks for, in calls of the per-key rate limit (docs/security.md): 1 when absent. A tool whose
+   * cost grows with its arguments (search_transcripts: one per phrasing embedded) says so, so a key cannot buy
+   * several calls' work for the price of one.
+   */
+  cost?(args: Record<string, unknown>): number;
   run(args: any, ctx: ToolContext): unknown;
 }
 
@@ -130,6 +136,7 @@ export function defineTool<Shape extends z.ZodRawShape, Out extends z.ZodObject>
   view?: ToolView;
   input: Shape;
   output: Out;
+  cost?(args: z.output<z.ZodObject<Shape>>): number;
   run(args: z.output<z.ZodObject<Shape>>, ctx: ToolContext): z.input<Out> | Promise<z.input<Out>>;
 }): Tool {
   const vaultScoped = def.vaultScoped ?? true;
@@ -145,6 +152,7 @@ export function defineTool<Shape extends z.ZodRawShape, Out extends z.ZodObject>
     output: def.output,
     sync: def.sync ?? {},
     ...(def.view ? { view: def.view } : {}),
+    ...(def.cost ? { cost: def.cost as Tool['cost'] } : {}),
     run: def.run as Tool['run'],
   };
 }

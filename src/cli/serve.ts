@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { Command } from 'commander';
 import { authenticate } from '../auth/keys.js';
 import { DEFAULT_RATE_LIMIT } from '../auth/rate-limit.js';
@@ -32,6 +33,7 @@ export interface ServeOptions {
   /** false with --no-oauth */
   oauth: boolean;
   publicUrl?: string;
+  trustProxy: string[];
   /** serve only: sync with the configured remote every this many minutes */
   syncEvery?: string;
 }
@@ -53,7 +55,8 @@ export function addServeOptions(cmd: Command): Command {
     .option('--tools <names>', 'offer only these tools (comma-separated, repeatable)', collect, [] as string[])
     .option('--exclude-tools <names>', 'offer all tools but these (comma-separated, repeatable)', collect, [] as string[])
     .option('--no-oauth', 'with --http: accept keys only (no OAuth authorization server, no access tokens)')
-    .option('--public-url <url>', 'with --http: the https URL clients reach this listener at (a tunnel or proxy): the OAuth issuer and resource');
+    .option('--public-url <url>', 'with --http: the https URL clients reach this listener at (a tunnel or proxy): the OAuth issuer and resource')
+    .option('--trust-proxy <addresses>', "with --http: believe X-Forwarded-For from these proxies' addresses (comma-separated IPs, or loopback) for the OAuth endpoints' per-address limits; none by default", collect, [] as string[]);
 }
 
 /** `[host:]port`, with IPv6 hosts in brackets. */
@@ -67,6 +70,15 @@ export function parseListen(value: string): { host: string; port: number } {
 /** Whether a listen host is this machine only; a name other than localhost may resolve to anything. */
 function isLoopback(host: string): boolean {
   return /^(localhost|127(\.\d{1,3}){3}|::1|::ffff:127(\.\d{1,3}){3})$/i.test(host);
+}
+
+/** `--trust-proxy`: IP addresses, or `loopback`; anything else is refused by name. */
+export function parseTrustedProxies(values: string[]): string[] {
+  const list = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  for (const entry of list) {
+    if (entry !== 'loopback' && !isIP(entry)) throw new CliError(`--trust-proxy "${entry}": expected the IP address of the proxy or tunnel in front (e.g. 127.0.0.1), or loopback`, 2);
+  }
+  return list;
 }
 
 /** `--public-url`: https (a tunnel or proxy in front), or http on loopback; an origin, no path. */
@@ -112,6 +124,7 @@ export async function serveStore(db: Store, dataDir: string, opts: ServeOptions)
     const { host, port } = parseListen(opts.http);
     const perSecond = positiveInt('--rate-limit', opts.rateLimit, true);
     const publicUrl = parsePublicUrl(opts.publicUrl);
+    const trustedProxies = parseTrustedProxies(opts.trustProxy);
     // The issuer is https except on loopback: on a network address without --public-url, OAuth stays off.
     const oauthOn = opts.oauth !== false && (publicUrl !== undefined || isLoopback(host));
     if (opts.oauth !== false && !oauthOn) {
@@ -127,7 +140,7 @@ export async function serveStore(db: Store, dataDir: string, opts: ServeOptions)
         maxBodyBytes: positiveInt('--max-body', opts.maxBody),
         rateLimit: perSecond === 0 ? null : { perSecond, burst: perSecond * 2 },
         service: serviceOptions,
-        oauth: !oauthOn ? null : { publicUrl, allowLoopbackClientMetadata: process.env.VAULT_TOOLS_TEST_LOOPBACK_CLIENT_METADATA === '1' },
+        oauth: !oauthOn ? null : { publicUrl, trustedProxies, allowLoopbackClientMetadata: process.env.VAULT_TOOLS_TEST_LOOPBACK_CLIENT_METADATA === '1' },
       });
     } catch (err) {
       const e = err as NodeJS.ErrnoException;

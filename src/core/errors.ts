@@ -38,6 +38,8 @@ export class ServiceError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
+    /** seconds until a retry can succeed (`rate_limited`: the Retry-After header) */
+    readonly retryAfter?: number,
   ) {
     super(message);
     this.name = 'ServiceError';

@@ -10,7 +10,9 @@ export interface EmbedderLike {
   readonly dims: number;
   readonly windowChars?: number;
   readonly kernel?: 'native' | 'wasm';
-  embed(texts: string[], options?: { signal?: AbortSignal; background?: boolean }): Promise<Float32Array[]>;
+  /** How many query embeds it runs at once (USE lite: 1, its one query worker); see fair-share.ts. */
+  readonly queryLanes?: number;
+  embed(texts: string[], options?: { signal?: AbortSignal; background?: boolean; caller?: string }): Promise<Float32Array[]>;
 }
 
 /** A chunk cut into windows the model reads whole: whole "Speaker: words" lines where they fit, at most 8. */

@@ -65,7 +65,7 @@ export function distinctPhrasings(query: string, alternatives: readonly string[]
  */
 export async function phrasingRankings(db: Db, vaultId: string, texts: string[], options: Omit<SearchOptions, 'limit'>): Promise<{ rankings: SearchHit[][]; mode: SearchMode }> {
   const useMeaning = usesMeaning(db, vaultId, options);
-  const embedding = useMeaning ? queryVectorsOf(options.embedder!, texts) : undefined;
+  const embedding = useMeaning ? queryVectorsOf(options.embedder!, texts, options.caller) : undefined;
   embedding?.catch(() => {}); // awaited below; this only keeps an early rejection from going unhandled
   const plan = planSearch(db, vaultId, options);
   const words = texts.map((t) => wordsHalf(db, vaultId, t, plan));

@@ -245,7 +245,7 @@ const queryVectors = new WeakMap<EmbedderLike, Map<string, Float32Array>>();
  * costs the worker one round trip). Called before BM25 runs: the embedder posts the texts to its worker
  * synchronously, so both run at once.
  */
-export function queryVectorsOf(embedder: EmbedderLike, texts: string[]): Promise<Float32Array[]> {
+export function queryVectorsOf(embedder: EmbedderLike, texts: string[], caller?: string): Promise<Float32Array[]> {
   let cache = queryVectors.get(embedder);
   if (!cache) queryVectors.set(embedder, (cache = new Map()));
   const known = texts.map((t) => {
@@ -258,7 +258,7 @@ export function queryVectorsOf(embedder: EmbedderLike, texts: string[]): Promise
   });
   const missing = [...new Set(texts.filter((_, i) => !known[i]))];
   if (!missing.length) return Promise.resolve(known as Float32Array[]);
-  return embedder.embed(missing).then((vectors) => {
+  return embedder.embed(missing, { caller }).then((vectors) => {
     const fresh = new Map(missing.map((t, i) => [t, vectors[i]!]));
     for (const [t, v] of fresh) {
       cache.set(t, v);
@@ -283,6 +283,8 @@ export interface SearchOptions {
   mode?: SearchMode;
   embedder?: EmbedderLike;
   weights?: FusionWeights;
+  /** who searches (a key or grant id), so the query embedder is shared fairly among callers */
+  caller?: string;
 }
 
 /**
@@ -339,7 +341,7 @@ export function fusePhrasing(db: Db, vaultId: string, query: string, words: [num
 export async function searchChunks(db: Db, vaultId: string, query: string, options: SearchOptions): Promise<{ hits: SearchHit[]; mode: SearchMode }> {
   // The query is embedded in the embedder's worker while BM25 runs here: the two costs overlap.
   const useMeaning = usesMeaning(db, vaultId, options);
-  const embedding = useMeaning ? queryVectorsOf(options.embedder!, [query]) : undefined;
+  const embedding = useMeaning ? queryVectorsOf(options.embedder!, [query], options.caller) : undefined;
   embedding?.catch(() => {}); // awaited below; this only keeps an early rejection from going unhandled
   const plan = planSearch(db, vaultId, options);
   const words = wordsHalf(db, vaultId, query, plan);

@@ -16,6 +16,7 @@ import { log } from '../log.js';
 import { appendOutbox, findKeyedOutboxEntry, setOutboxResult } from '../store/outbox.js';
 import { KeyedCallsRunning, storedAnswer, type KeyedCall } from './idempotency.js';
 import type { EmbedderLike } from '../search/embed-chunks.js';
+import { shareFairly } from '../search/embedder/fair-share.js';
 
 export type InvokeResult =
   | {
@@ -26,7 +27,7 @@ export type InvokeResult =
       /** the answer of an earlier call with the same idempotency key */
       replayed?: boolean;
     }
-  | { ok: false; status: number; code: ErrorCode; message: string };
+  | { ok: false; status: number; code: ErrorCode; message: string; /** seconds, for `rate_limited` */ retryAfter?: number };
 
 export interface ServiceOptions {
   /** Base URL of the REST listener when one runs; links point at it. */
@@ -49,6 +50,12 @@ export interface CallOptions {
    * already made under this key is not run again: the first call's answer comes back instead (see idempotency.ts).
    */
   idempotencyKey?: string;
+  /**
+   * Charges the caller's rate limit for the work a call asks for beyond the request that carried it (a tool's
+   * `cost` less one): the HTTP listener passes its per-key limiter; it throws `rate_limited` when the key's budget
+   * cannot pay. Called once the arguments are valid, before the tool runs.
+   */
+  charge?: (units: number) => void;
 }
 
 /** Thrown inside a write's transaction when the caller's same idempotency key committed first (from another process). */
@@ -70,7 +77,8 @@ export class Service {
     this.tools = options.tools ? new Map(options.tools.map((t) => [t.name, t])) : toolsByName;
     this.now = options.now ?? (() => new Date());
     this.dataDir = options.dataDir ?? process.cwd();
-    this.embedder = options.embedder;
+    // Every caller's query embeddings take turns (one key cannot keep the model from the others).
+    this.embedder = options.embedder && shareFairly(options.embedder);
   }
 
   listTools(): Tool[] {
@@ -96,6 +104,7 @@ export class Service {
     const name = tool.name;
     try {
       const args = validateArgs(tool, rawArgs ?? {});
+      if (options.charge && tool.cost) options.charge(tool.cost(args) - 1);
       const vault = tool.vaultScoped ? resolveVault(this.db, principal, args.vault as string | undefined) : undefined;
       if (tool.access === 'manager' && principal.role !== 'manager') {
         throw new ServiceError('forbidden', `\`${tool.name}\` needs a manager key; this is a member key. Create one with \`vault-tools keys create --manager\`.`);
@@ -110,7 +119,7 @@ export class Service {
       // This caller's same key committed in another process while this call ran: its write was rolled back, and
       // the call is answered as a repeat now is (the first answer, or idempotency_key_reused).
       if (err instanceof AlreadyCommitted) return this.call(tool, rawArgs, principal, options);
-      if (err instanceof ServiceError) return { ok: false, status: err.status, code: err.code, message: err.message };
+      if (err instanceof ServiceError) return { ok: false, status: err.status, code: err.code, message: err.message, ...(err.retryAfter ? { retryAfter: err.retryAfter } : {}) };
       if (isStoreBusy(err)) {
         log.warn(`tool ${name}: the store stayed locked by another writer (${(err as Error).message})`);
         return { ok: false, status: ERROR_CODES.store_busy, code: 'store_busy', message: `The store is busy with another process's write (waited ${BUSY_TIMEOUT_MS / 1000} s for it); nothing was written. Retry in a moment.` };

@@ -60,6 +60,18 @@ export function countUnusedOAuthClients(db: Db, now = Date.now()): number {
   return (sql(db, "SELECT COUNT(*) AS n FROM oauth_records WHERE model = 'Client' AND expires_at > ?").get(now) as { n: number }).n;
 }
 
+/**
+ * Deletes the `n` oldest live records of a model that expire (unapproved clients, waiting authorizations): all of a
+ * model's records get the same lifetime, so the soonest to expire is the oldest. A client with a grant never expires
+ * and is never taken.
+ */
+export function evictOldestOAuthRecords(db: Db, model: string, n: number, now = Date.now()): number {
+  return sql(
+    db,
+    'DELETE FROM oauth_records WHERE model = ? AND id_hash IN (SELECT id_hash FROM oauth_records WHERE model = ? AND expires_at > ? ORDER BY expires_at, id_hash LIMIT ?)',
+  ).run(model, model, now, n).changes;
+}
+
 /** A registered client got a grant: it no longer expires. */
 export function keepOAuthClient(db: Db, idHash: string): void {
   sql(db, "UPDATE oauth_records SET expires_at = NULL WHERE model = 'Client' AND id_hash = ?").run(idHash);

@@ -2,7 +2,8 @@
  * Issue 36: the OAuth endpoints anyone can reach, behind `--public-url` (a tunnel in front: every caller on the
  * internet). What they can make the listener store is bounded (rate limits per address, size limits, caps), and
  * what the listener publishes comes from the public URL alone, whatever X-Forwarded-* a caller sends. One
- * listener for the file; each test speaks from its own address (X-Forwarded-For, as the tunnel would write it).
+ * listener for the file; each test speaks from its own address (X-Forwarded-For, as the tunnel would write it:
+ * the listener trusts the tunnel's loopback address with --trust-proxy). Issue 45: a full cap makes room.
  */
 import { join } from 'node:path';
 import { request } from 'node:http';
@@ -19,7 +20,7 @@ let store: DemoStore;
 let server: RunningServer;
 beforeAll(async () => {
   store = demoStore();
-  server = await startServer(store.dir, ['--public-url', PUBLIC, '--rate-limit', '0']);
+  server = await startServer(store.dir, ['--public-url', PUBLIC, '--trust-proxy', '127.0.0.1', '--rate-limit', '0']);
 }, 60_000);
 afterAll(async () => {
   await server?.stop();
@@ -108,23 +109,34 @@ describe('registration is bounded', () => {
     expect((await register(newAddress())).status).toBe(201);
   });
 
-  it('closes registration while 1,000 registered clients wait for their first grant', async () => {
+  it('keeps 1,000 registered clients waiting for their first grant: a new one makes room by forgetting the oldest', async () => {
     const db = storeDb();
     const add = db.prepare("INSERT INTO oauth_records (model, id_hash, payload, expires_at) VALUES ('Client', ?, '{}', ?)");
+    const soon = Date.now() + 60_000;
     db.transaction(() => {
-      for (let i = liveRows('Client'); i < 1000; i++) add.run(`filler-${i}`, Date.now() + 60_000);
+      // filler-0000 expires first: it is the oldest of the lot (every unused client lives a day from its registration).
+      for (let i = liveRows('Client'); i < 1000; i++) add.run(`filler-${String(i).padStart(4, '0')}`, soon + i);
     })();
     db.close();
+    const fillers = () => {
+      const check = storeDb();
+      try {
+        return check.prepare("SELECT id_hash FROM oauth_records WHERE model = 'Client' AND id_hash LIKE 'filler-%' ORDER BY id_hash").all().map((r) => (r as { id_hash: string }).id_hash);
+      } finally {
+        check.close();
+      }
+    };
     try {
+      const oldest = fillers()[0]!;
       const res = await register(newAddress());
-      expect(res.status).toBe(503);
-      expect(await res.json()).toMatchObject({ error: 'temporarily_unavailable', error_description: expect.stringContaining('1,000 registered clients are waiting') });
+      expect(res.status).toBe(201);
+      expect(liveRows('Client')).toBe(1000);
+      expect(fillers()).not.toContain(oldest);
     } finally {
       const cleanup = storeDb();
       cleanup.prepare("DELETE FROM oauth_records WHERE model = 'Client' AND id_hash LIKE 'filler-%'").run();
       cleanup.close();
     }
-    expect((await register(newAddress())).status).toBe(201);
   });
 });
 
@@ -159,24 +171,33 @@ describe('authorization is bounded', () => {
     expect((await authorize(newAddress(), params())).status).toBe(303);
   });
 
-  it('takes no new authorization while 1,000 wait for consent', async () => {
+  it('takes a new authorization while 1,000 wait for consent: the oldest waiting one makes room', async () => {
     const db = storeDb();
     const add = db.prepare("INSERT INTO oauth_records (model, id_hash, payload, uid, expires_at) VALUES ('Interaction', ?, '{}', ?, ?)");
+    const soon = Date.now() + 60_000;
     db.transaction(() => {
-      for (let i = liveRows('Interaction'); i < 1000; i++) add.run(`filler-${i}`, `filler-${i}`, Date.now() + 60_000);
+      for (let i = liveRows('Interaction'); i < 1000; i++) add.run(`filler-${String(i).padStart(4, '0')}`, `filler-${i}`, soon + i);
     })();
     db.close();
+    const oldestLeft = () => {
+      const check = storeDb();
+      try {
+        return (check.prepare("SELECT MIN(id_hash) AS id FROM oauth_records WHERE model = 'Interaction' AND id_hash LIKE 'filler-%'").get() as { id: string }).id;
+      } finally {
+        check.close();
+      }
+    };
     try {
+      const before = oldestLeft();
       const res = await authorize(newAddress(), params());
-      expect(res.status).toBe(503);
-      expect(res.headers.get('retry-after')).toBe('60');
-      expect(await res.text()).toContain('1,000 authorizations are waiting for consent');
+      expect(res.status).toBe(303);
+      expect(liveRows('Interaction')).toBe(1000);
+      expect(oldestLeft() > before).toBe(true);
     } finally {
       const cleanup = storeDb();
       cleanup.prepare("DELETE FROM oauth_records WHERE model = 'Interaction' AND id_hash LIKE 'filler-%'").run();
       cleanup.close();
     }
-    expect((await authorize(newAddress(), params())).status).toBe(303);
   });
 
   it('takes 60 token requests from one address at once, then two a second', async () => {

@@ -20,7 +20,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { cli, cliFails, demoStore, type DemoStore } from '../helpers.js';
 import { http, startServer, type RunningServer } from '../http-helpers.js';
-import { Browser } from '../oauth-helpers.js';
+import { Browser, hidden } from '../oauth-helpers.js';
 import { Chromium } from '../chromium-cdp.js';
 import { loadSqlite } from '../../src/store/db.js';
 
@@ -171,11 +171,16 @@ it('runs the whole flow with the v2 SDK client: DCR, consent in chromium, PKCE, 
     expect(page).toContain(`your browser goes back to ${new URL(callbacks.url).host}`);
     // Set VAULT_TOOLS_CONSENT_PNG to keep a screenshot of the page to look at.
     writeFileSync(process.env.VAULT_TOOLS_CONSENT_PNG ?? join(store.dir, 'consent.png'), await chromium.screenshot());
+    // No vault is named before a key is proven (anyone can open this page); then only the key's.
+    expect(page).not.toContain(one);
+    expect(page).not.toContain(other);
     const landed = callbacks.next();
-    const fill = `document.querySelector('#key').value = ${JSON.stringify(store.memberKey(one))};
-      document.querySelector('input[name=vault][value=${JSON.stringify(one)}]').checked = true;
-      document.querySelector('button[value=approve]').click();`;
-    await chromium.loading(() => chromium.evaluate(fill));
+    await chromium.loading(() => chromium.evaluate(`document.querySelector('#key').value = ${JSON.stringify(store.memberKey(one))}; document.querySelector('button[value=continue]').click();`));
+    const chooser = await chromium.evaluate<string>('document.body.innerText');
+    expect(chooser).toContain(`(${one})`);
+    expect(chooser).not.toContain(other);
+    const pick = `document.querySelector('input[name=vault][value=${JSON.stringify(one)}]').checked = true; document.querySelector('button[value=approve]').click();`;
+    await chromium.loading(() => chromium.evaluate(pick));
     callback = await landed;
   } finally {
     await chromium.close();
@@ -244,6 +249,14 @@ describe('hostile cases: the right OAuth error and nothing granted', () => {
     clientId = await register();
   });
   const grantCount = () => (JSON.parse(cli(['keys', 'list', '--json', '--data-dir', store.dir])) as { kind?: string }[]).filter((k) => k.kind === 'oauth_grant').length;
+  const keysListed = () => JSON.parse(cli(['keys', 'list', '--json', '--data-dir', store.dir])) as { id: string; name: string; kind?: string }[];
+  const keyIdOf = (name: string) => keysListed().find((k) => k.name === name)!.id;
+  /** A fresh member key of one vault, and its id. */
+  const memberKeyWithId = (vaultId: string) => {
+    const made = JSON.parse(cli(['keys', 'create', '--vault', vaultId, '--json', '--name', `consent ${randomBytes(4).toString('hex')}`, '--data-dir', store.dir])) as { key: string; id?: string; info?: { id: string } };
+    return { key: made.key, id: made.id ?? made.info!.id };
+  };
+  const vaultNames = () => (JSON.parse(cli(['call', 'list_vaults', '--data-dir', store.dir])) as { vaults: { id: string; name: string }[] }).vaults;
   const errorOf = (url: string) => new URL(url).searchParams.get('error');
 
   it('refuses an authorization without PKCE', async () => {
@@ -335,6 +348,55 @@ describe('hostile cases: the right OAuth error and nothing granted', () => {
       expect([401, 403]).toContain(done.status);
       expect(done.page).toContain('Nothing was granted');
     }
+    expect(grantCount()).toBe(grantsBefore);
+  });
+
+  it('names no vault before a key is proven, then only the vaults that key reaches; a forged or stale proof grants nothing', async () => {
+    const [one, other] = vaults as [string, string];
+    const names = vaultNames();
+    const browser = new Browser();
+    const opened = await browser.follow(authorizeUrl(clientId, { code_challenge: pkce().challenge }), server.url);
+    const first = await opened.res!.text();
+    expect(names.length).toBeGreaterThan(1);
+    for (const v of names) {
+      expect(first).not.toContain(v.id);
+      expect(first).not.toContain(v.name);
+    }
+    const csrf = hidden(first, 'csrf')!;
+    const post = (fields: Record<string, string>, vault?: string) => {
+      const body = new URLSearchParams({ csrf, ...fields });
+      if (vault) body.append('vault', vault);
+      return browser.request(opened.url, { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', origin: server.url } });
+    };
+    // A wrong key: still nothing of the store.
+    const wrong = await post({ key: 'vt_not-a-key-of-this-store', decision: 'continue' });
+    expect(wrong.status).toBe(401);
+    const wrongPage = await wrong.text();
+    for (const v of names) expect(wrongPage).not.toContain(v.id);
+    // A member key of one vault: that vault alone, and no manager box.
+    const { key, id } = memberKeyWithId(one);
+    const chooser = await post({ key, decision: 'continue' });
+    expect(chooser.status).toBe(200);
+    const chooserPage = await chooser.text();
+    expect(chooserPage).toContain(`value="${one}"`);
+    expect(chooserPage).not.toContain(other);
+    expect(chooserPage).not.toContain('name="manager"');
+    expect(chooserPage).not.toContain(key);
+    const proof = hidden(chooserPage, 'proof')!;
+    expect(hidden(chooserPage, 'key_id')).toBe(id);
+    const grantsBefore = grantCount();
+    // A proof for another key id, or a made-up one, is refused.
+    const owner = keyIdOf('owner');
+    for (const forged of [{ key_id: owner, proof }, { key_id: id, proof: `${proof.slice(0, -2)}AA` }]) {
+      const res = await post({ ...forged, decision: 'approve' }, other);
+      expect(res.status).toBe(401);
+      expect(await res.text()).toContain('Nothing was granted');
+    }
+    // The key revoked between the two steps: its proof no longer counts.
+    cli(['keys', 'revoke', id, '--data-dir', store.dir]);
+    const stale = await post({ key_id: id, proof, decision: 'approve' }, one);
+    expect(stale.status).toBe(401);
+    expect(await stale.text()).toContain('was revoked');
     expect(grantCount()).toBe(grantsBefore);
   });
 

@@ -2,14 +2,18 @@
  * What a caller without any credential can make the OAuth endpoints do, bounded (docs/oauth.md, "Bounds"):
  * registration, authorization and the token endpoint are rate limited per address; a registration's metadata
  * and an authorization request (its `state` above all) have size limits; registered clients that never got a
- * grant expire, and there are at most so many of them and of authorizations waiting for consent at a time.
+ * grant expire, and there are at most so many of them and of authorizations waiting for consent at a time. When a
+ * cap is reached the oldest waiting one makes room, so a few callers cannot close sign-in for everyone (issue 45).
  * The store cannot be grown without bound by anyone who can merely reach the listener (a tunnel makes that anyone).
  */
 import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
 import { RateLimiter, type RateLimit } from '../rate-limit.js';
 import type { Db } from '../../store/db.js';
-import { countLiveOAuthRecords, countUnusedOAuthClients } from '../../store/oauth.js';
+import { countLiveOAuthRecords, countUnusedOAuthClients, evictOldestOAuthRecords } from '../../store/oauth.js';
+import { log } from '../../log.js';
 
+/** Per address: what one caller may ask for; the caps below are shared, and full caps make room (OAuthBounds). */
 export const OAUTH_RATE_LIMITS: Readonly<Record<Endpoint, RateLimit>> = {
   /** real clients register once per connector: 20 at once, then one every 30 s */
   register: { perSecond: 1 / 30, burst: 20 },
@@ -51,16 +55,34 @@ const count = (n: number) => n.toLocaleString('en-US');
 const everySeconds = (l: RateLimit) => (l.perSecond >= 1 ? `${l.perSecond} a second` : `one every ${Math.round(1 / l.perSecond)} s`);
 
 /**
- * The caller's address: the connection's, or behind a tunnel or proxy (`--public-url`) the last entry of
- * X-Forwarded-For, the one the proxy in front of this listener wrote (earlier entries are the caller's to forge).
+ * The proxies whose X-Forwarded-For is believed (`--trust-proxy`): addresses, or `loopback` for 127.0.0.0/8 and
+ * ::1. Empty: none, and the caller is the connection's address, whatever headers it sends.
  */
-export function callerAddress(req: IncomingMessage, behindProxy: boolean): string {
-  if (behindProxy) {
-    const forwarded = ([] as string[]).concat(req.headers['x-forwarded-for'] ?? []).join(',');
-    const last = forwarded.split(',').map((s) => s.trim()).filter(Boolean).at(-1);
-    if (last) return last;
+export type TrustedProxies = readonly string[];
+
+/** An address as the limits key it: IPv4-mapped IPv6 (`::ffff:1.2.3.4`, how node names IPv4 peers on a dual-stack socket) as IPv4. */
+const plainAddress = (address: string) => (/^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address) ? address.slice(7) : address);
+
+function isTrusted(address: string, trusted: TrustedProxies): boolean {
+  return trusted.some((t) => t === address || (t === 'loopback' && (address === '::1' || /^127\./.test(address))));
+}
+
+/**
+ * The caller's address: the connection's; when that is a proxy the operator trusts (`--trust-proxy`), the entry
+ * of X-Forwarded-For that proxy wrote, and so on right to left while the hops are trusted proxies. Entries a
+ * trusted proxy did not write (those further left) are the caller's to forge and never decide; an entry that is
+ * not an IP address stops the walk (the proxy that passed it answers for it), so a header cannot mint buckets.
+ */
+export function callerAddress(req: IncomingMessage, trusted: TrustedProxies): string {
+  let address = plainAddress(req.socket.remoteAddress ?? 'unknown');
+  if (!trusted.length) return address;
+  const hops = ([] as string[]).concat(req.headers['x-forwarded-for'] ?? []).join(',').split(',');
+  for (let i = hops.length - 1; i >= 0 && isTrusted(address, trusted); i--) {
+    const hop = plainAddress(hops[i]!.trim());
+    if (!isIP(hop)) break;
+    address = hop;
   }
-  return req.socket.remoteAddress ?? 'unknown';
+  return address;
 }
 
 export class OAuthBounds {
@@ -72,7 +94,7 @@ export class OAuthBounds {
 
   constructor(
     private readonly db: Db,
-    private readonly behindProxy: boolean,
+    private readonly trustedProxies: TrustedProxies,
   ) {}
 
   /** Whether the request to `path` is the endpoint's page (authorize, shown in a browser) rather than JSON. */
@@ -85,8 +107,7 @@ export class OAuthBounds {
     const endpoint = ENDPOINTS[path];
     if (!endpoint) return undefined;
     const limiter = this.limiters[endpoint];
-    limiter.forgetFull();
-    const wait = limiter.take(callerAddress(req, this.behindProxy));
+    const wait = limiter.take(callerAddress(req, this.trustedProxies));
     if (wait > 0) {
       const { limit } = limiter;
       return { status: 429, error: 'temporarily_unavailable', retryAfter: wait, description: `Too many ${WHAT[endpoint]} from this address: ${limit.burst} at once, then ${everySeconds(limit)}. Retry after ${wait} s.` };
@@ -103,8 +124,11 @@ export class OAuthBounds {
     if (size > MAX_REGISTRATION_BYTES) {
       return { status: 413, error: 'invalid_client_metadata', description: `The client metadata is ${count(size)} bytes; at most ${count(MAX_REGISTRATION_BYTES)} are accepted.` };
     }
-    if (countUnusedOAuthClients(this.db) >= MAX_UNUSED_CLIENTS) {
-      return { status: 503, error: 'temporarily_unavailable', retryAfter: 600, description: `${count(MAX_UNUSED_CLIENTS)} registered clients are waiting for their first approval; registration is closed until some expire. Retry later.` };
+    const over = countUnusedOAuthClients(this.db) - MAX_UNUSED_CLIENTS + 1;
+    if (over > 0) {
+      // The oldest never-approved client makes room: a full cap must not close registration for everyone.
+      log.warn(`OAuth: ${count(MAX_UNUSED_CLIENTS)} registered clients are waiting for their first approval; forgot the oldest ${over} to register a new one`);
+      evictOldestOAuthRecords(this.db, 'Client', over);
     }
     return undefined;
   }
@@ -124,8 +148,11 @@ export class OAuthBounds {
         return { status: 400, error: 'invalid_request', description: `The authorization request is ${count(query.length)} characters; at most ${count(MAX_AUTHORIZE_REQUEST_CHARS)} are accepted.` };
       }
     }
-    if (countLiveOAuthRecords(this.db, 'Interaction') >= MAX_PENDING_INTERACTIONS) {
-      return { status: 503, error: 'temporarily_unavailable', retryAfter: 60, description: `${count(MAX_PENDING_INTERACTIONS)} authorizations are waiting for consent; no more are taken until some finish or expire (10 minutes). Retry later.` };
+    const over = countLiveOAuthRecords(this.db, 'Interaction') - MAX_PENDING_INTERACTIONS + 1;
+    if (over > 0) {
+      // The oldest waiting authorization makes room (its page then says it expired): a person signing in is never turned away.
+      log.warn(`OAuth: ${count(MAX_PENDING_INTERACTIONS)} authorizations are waiting for consent; ended the oldest ${over} to take a new one`);
+      evictOldestOAuthRecords(this.db, 'Interaction', over);
     }
     return undefined;
   }

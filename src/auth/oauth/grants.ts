@@ -7,7 +7,7 @@ import { ServiceError } from '../../core/errors.js';
 import type { Principal, Role } from '../../core/principal.js';
 import type { Db } from '../../store/db.js';
 import { claimOAuthOnce, insertOAuthGrant, keepOAuthClient, listOAuthGrantRows, oauthGrantRow, revokeOAuthGrantRow, touchOAuthGrant, type OAuthGrantRow } from '../../store/oauth.js';
-import { vaultIdsAndNames } from '../../store/vaults.js';
+import { reachableVaults } from '../../store/vaults.js';
 import { getKey, hashKey } from '../keys.js';
 
 export interface GrantInfo {
@@ -40,9 +40,13 @@ function toInfo(row: OAuthGrantRow): GrantInfo {
   };
 }
 
-/** What the consent page offers: every vault of the store (the key's reach is checked when the person submits). */
-export function vaultChoices(db: Db): { id: string; name: string }[] {
-  return vaultIdsAndNames(db);
+/**
+ * What the consent page offers once a key is proven: the vaults that key reaches, and no other. Before that it
+ * offers none: the page is open to anyone who registers a client, and a credential that cannot reach a vault
+ * learns nothing about it, not even that it exists (docs/oauth.md).
+ */
+export function vaultChoices(db: Db, principal: Principal): { id: string; name: string }[] {
+  return reachableVaults(db, principal).map((v) => ({ id: v.id, name: v.name }));
 }
 
 /** What a person approved on the consent page, under the library's grant id; its client, if registered here, stops expiring. */

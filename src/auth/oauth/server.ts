@@ -17,7 +17,7 @@ import type { Db } from '../../store/db.js';
 import { deleteExpiredOAuthRecords } from '../../store/oauth.js';
 import { getKey } from '../keys.js';
 import { sqliteAdapter } from './adapter.js';
-import { clientMetadataProblem, OAuthBounds, type Refusal } from './bounds.js';
+import { clientMetadataProblem, OAuthBounds, type Refusal, type TrustedProxies } from './bounds.js';
 import { escapeHtml, PAGE_HEADERS, pageHtml, sendPage } from './pages.js';
 import { printable } from '../../core/printable.js';
 import { grantPrincipal } from './grants.js';
@@ -36,8 +36,10 @@ const REFRESH_TOKEN_TTL_S = 30 * 24 * 60 * 60;
 export interface OAuthOptions {
   /** the URL clients reach this listener at: issuer and resource (https, or http on loopback) */
   publicUrl: string;
-  /** the listener sits behind a tunnel or proxy (--public-url): trust its X-Forwarded-* headers */
+  /** the listener sits behind a tunnel or proxy (--public-url): every URL it publishes comes from publicUrl */
   behindProxy?: boolean;
+  /** the proxies whose X-Forwarded-For names the caller (--trust-proxy); none by default */
+  trustedProxies?: TrustedProxies;
   /** test-only: fetch client ID metadata documents from loopback too (never on by default) */
   allowLoopbackClientMetadata?: boolean;
 }
@@ -173,7 +175,7 @@ export async function createOAuthServer(db: Db, options: OAuthOptions, mcpPath: 
   if (options.behindProxy) provider.proxy = true;
   const publicOrigin = new URL(issuer);
   const callback = provider.callback();
-  const bounds = new OAuthBounds(db, options.behindProxy ?? false);
+  const bounds = new OAuthBounds(db, options.trustedProxies ?? []);
   deleteExpiredOAuthRecords(db);
 
   const prm = (resource: string) => ({

@@ -86,7 +86,9 @@ export default defineTool({
     mode: z.enum(['hybrid', 'words', 'meaning']).describe('words: vectors are not built yet for this vault (or no embedder); meaning still comes when they are (`vault-tools reindex` builds them now)'),
     vectorCoverage: z.object({ chunks: z.number().int(), withVectors: z.number().int() }),
   }),
-  run: async (args, { db, vault, embedder, dataDir }) => {
+  // Each phrasing is one more query for the embedder and the indexes (about 3.5× the CPU with five): the rate limit counts it.
+  cost: (args) => 1 + (args.alternatives?.length ?? 0),
+  run: async (args, { db, vault, embedder, dataDir, principal }) => {
     if (args.meetingId && !getMeetingRow(db, vault.id, args.meetingId)) throw notFound('meeting', args.meetingId, vault.name);
     const after = asDatetime(args.after);
     const before = asDatetime(args.before);
@@ -98,7 +100,7 @@ export default defineTool({
       alternatives ? searchPhrasings(db, vault.id, args.query, alternatives, options) : searchChunks(db, vault.id, args.query, options);
     let found;
     try {
-      found = await search({ filters, limit: args.limit, embedder });
+      found = await search({ filters, limit: args.limit, embedder, caller: principal.keyId });
     } catch (err) {
       // The embedder failing (endpoint down, model not loadable) must not fail the search: fall back to words.
       log.warn('search by meaning failed; answering by words', err);

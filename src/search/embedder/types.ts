@@ -10,6 +10,8 @@ export interface EmbedOptions {
    * query's embedding never waits behind it (USE lite: worker threads of its own, one per core, at a lower OS priority).
    */
   background?: boolean;
+  /** Who asks (a key or grant id): query embeds are shared fairly among callers (fair-share.ts). */
+  caller?: string;
 }
 
 export interface Embedder {
@@ -20,6 +22,8 @@ export interface Embedder {
   readonly windowChars?: number;
   /** A model run on this machine: what ran its matrix products, once it has loaded (for logs; see describeKernel). */
   readonly kernel?: 'native' | 'wasm';
+  /** How many query embeds it runs at once; absent: several (an endpoint takes requests side by side). */
+  readonly queryLanes?: number;
   /** Embeds texts in order; vectors are L2-normalised Float32Arrays of length dims. Batches internally. */
   embed(texts: string[], options?: EmbedOptions): Promise<Float32Array[]>;
   close(): Promise<void>;

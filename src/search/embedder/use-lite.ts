@@ -132,6 +132,8 @@ export class UseLiteEmbedder implements Embedder {
   readonly dims = USE_LITE_DIMS;
   /** The model reads 128 tokens, about 450 characters of English. */
   readonly windowChars = 450;
+  /** Queries have one worker, which embeds one batch at a time. */
+  readonly queryLanes = 1;
   /** How many workers this embedder has started (each loads the model): 1 after any number of embeds, unless closed or crashed. */
   workerStarts = 0;
   /** Milliseconds the last worker took to load the model (after the worker thread itself started). */

@@ -1,9 +1,13 @@
 /**
  * The OAuth consent page (docs/oauth.md): a server-rendered form (no script, no CDN) that names the client and where
- * its redirect goes (the site's host, or the whole URI of an app's own scheme), asks for a key of this store (proof the person holds one; pasted, never kept by the
- * page), and lets them pick the vaults (a subset of the key's) and, for a manager key only, manager actions.
+ * its redirect goes (the site's host, or the whole URI of an app's own scheme), in two steps. First it asks for a
+ * key of this store (proof the person holds one; pasted, never kept by the page) and shows no vault: anyone can
+ * register a client and open this page, and a credential that cannot reach a vault learns nothing about it. Then
+ * it lists the vaults that key reaches, and manager actions for a manager key only, to pick from.
  * CSRF: the form carries an HMAC of the interaction id under a per-process secret, and the interaction
- * cookie oidc-provider set binds the POST to the browser that started the flow. Not frameable.
+ * cookie oidc-provider set binds the POST to the browser that started the flow. The second step carries the key's
+ * id and an HMAC binding it to this interaction (never the key): the key is re-read, so one revoked meanwhile fails.
+ * Not frameable.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -13,7 +17,7 @@ import type { Principal } from '../../core/principal.js';
 import { log } from '../../log.js';
 import type { Store } from '../../service/open.js';
 import { readBody } from './body.js';
-import { authenticate } from '../../auth/keys.js';
+import { authenticate, principalOfKeyId } from '../../auth/keys.js';
 import { OAUTH_SCOPE } from '../../auth/oauth/server.js';
 import { isLoopbackHost } from '../../auth/oauth/bounds.js';
 import { escapeHtml, pageHtml, sendPage } from '../../auth/oauth/pages.js';
@@ -24,12 +28,15 @@ const CONSENT_BODY_LIMIT = 16 * 1024;
 /** the scopes a grant carries when asked for (the provider knows no others) */
 const GRANTABLE_SCOPES = new Set(['openid', 'offline_access', OAUTH_SCOPE]);
 const secret = randomBytes(32);
-const csrfOf = (uid: string) => createHmac('sha256', secret).update(uid).digest('base64url');
+const macOf = (...parts: string[]) => createHmac('sha256', secret).update(parts.join('\n')).digest('base64url');
+const csrfOf = (uid: string) => macOf('csrf', uid);
+/** That the key `keyId` was proven on the first step of the consent form `uid`. */
+const proofOf = (uid: string, keyId: string) => macOf('key-proven', uid, keyId);
 
-function csrfMatches(uid: string, given: string | undefined): boolean {
-  const want = Buffer.from(csrfOf(uid));
-  const got = Buffer.from(given ?? '');
-  return got.length === want.length && timingSafeEqual(got, want);
+function macMatches(want: string, given: string | null): boolean {
+  const a = Buffer.from(want);
+  const b = Buffer.from(given ?? '');
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 interface ConsentRequest {
@@ -79,10 +86,13 @@ async function consentRequest(provider: Provider, req: IncomingMessage, res: Ser
 const CONSENT_STYLE = `label{display:block;margin:.3rem 0}input[type=password]{width:100%;box-sizing:border-box;padding:.4rem;font:inherit}fieldset{border:1px solid #ccc;border-radius:8px;margin:1rem 0}
 button{font:inherit;padding:.5rem 1.2rem;margin-right:.6rem;border-radius:6px;border:1px solid #888}button.ok{background:#1a5fd0;color:#fff;border-color:#1a5fd0}`;
 
-function page(res: ServerResponse, status: number, c: ConsentRequest, vaults: { id: string; name: string }[], error?: string): void {
-  const vaultBoxes = vaults
-    .map((v) => `<label><input type="checkbox" name="vault" value="${escapeHtml(v.id)}"> ${escapeHtml(v.name)} <small>(${escapeHtml(v.id)})</small></label>`)
-    .join('\n');
+/** The person's key, once proven on the first step: the second step shows what it reaches. */
+interface Proven {
+  principal: Principal;
+  vaults: { id: string; name: string }[];
+}
+
+function page(res: ServerResponse, status: number, c: ConsentRequest, proven: Proven | undefined, error?: string): void {
   const goes = c.destination.site
     ? `your browser goes back to <strong>${escapeHtml(c.destination.shown)}</strong>`
     : `your browser opens <code>${escapeHtml(c.destination.shown)}</code> (not a web site: whatever app on this device claimed that address)`;
@@ -91,15 +101,33 @@ function page(res: ServerResponse, status: number, c: ConsentRequest, vaults: { 
 ${error ? `<p class="err" role="alert">${escapeHtml(error)}</p>` : ''}
 <form method="post" autocomplete="off">
 <input type="hidden" name="csrf" value="${csrfOf(c.uid)}">
-<fieldset><legend>Prove you hold a key of this store</legend>
-<label for="key">Key (<code>vt_…</code>; <code>vault-tools keys create</code> makes one). It is checked once and not kept.</label>
-<input type="password" id="key" name="key" required></fieldset>
-<fieldset><legend>Vaults the client may reach (only those your key reaches count)</legend>
-${vaultBoxes || '<p>This store has no vaults yet.</p>'}</fieldset>
-<fieldset><legend>Manager actions</legend><label><input type="checkbox" name="manager" value="1"> Also allow manager-only actions (needs a manager key)</label></fieldset>
-<button class="ok" type="submit" name="decision" value="approve">Allow</button><button type="submit" name="decision" value="deny">Deny</button>
+${proven ? chooseStep(c, proven) : keyStep()}
+<button type="submit" name="decision" value="deny" formnovalidate>Deny</button>
 </form>`;
   sendPage(res, status, pageHtml(`Allow ${c.clientName}?`, body, CONSENT_STYLE));
+}
+
+/** Step one: a key, and nothing of the store. */
+const keyStep = () => `<fieldset><legend>Prove you hold a key of this store</legend>
+<label for="key">Key (<code>vt_…</code>; <code>vault-tools keys create</code> makes one). It is checked once and not kept. The vaults it reaches are shown next.</label>
+<input type="password" id="key" name="key" required></fieldset>
+<button class="ok" type="submit" name="decision" value="continue">Continue</button>`;
+
+/** Step two: the vaults the proven key reaches, and manager actions for a manager key. */
+function chooseStep(c: ConsentRequest, { principal, vaults }: Proven): string {
+  const boxes = vaults
+    .map((v) => `<label><input type="checkbox" name="vault" value="${escapeHtml(v.id)}"> ${escapeHtml(v.name)} <small>(${escapeHtml(v.id)})</small></label>`)
+    .join('\n');
+  const manager =
+    principal.role === 'manager'
+      ? '<fieldset><legend>Manager actions</legend><label><input type="checkbox" name="manager" value="1"> Also allow manager-only actions</label></fieldset>'
+      : '';
+  return `<input type="hidden" name="key_id" value="${escapeHtml(principal.keyId)}"><input type="hidden" name="proof" value="${proofOf(c.uid, principal.keyId)}">
+<p>Key <strong>${escapeHtml(principal.name)}</strong> (${principal.role}) is proven.</p>
+<fieldset><legend>Vaults the client may reach</legend>
+${boxes || '<p>Your key reaches no vault of this store yet.</p>'}</fieldset>
+${manager}
+<button class="ok" type="submit" name="decision" value="approve"${vaults.length ? '' : ' disabled'}>Allow</button>`;
 }
 
 /** A page that is not the form: an expired request, a form answered already. */
@@ -116,6 +144,19 @@ function checkChoice(principal: Principal, vaults: string[], manager: boolean): 
   return { vaults, role: manager ? 'manager' : 'member' };
 }
 
+/**
+ * The key behind a POST: the one pasted (step one, or a form that sends key and choice at once), or the one step
+ * one proved, by id and the proof bound to this form. Throws `unauthorized` with a sentence for the page.
+ */
+function provenKey(db: Store, c: ConsentRequest, form: URLSearchParams): Principal {
+  const keyId = form.get('key_id');
+  if (form.get('key') === null && keyId !== null) {
+    if (!macMatches(proofOf(c.uid, keyId), form.get('proof'))) throw new ServiceError('unauthorized', 'The key proof of this form is not valid; enter your key again.');
+    return principalOfKeyId(db, keyId);
+  }
+  return authenticate(db, form.get('key') ?? undefined);
+}
+
 /** GET and POST /oauth/consent/{uid}. */
 export async function handleConsent(db: Store, provider: Provider, req: IncomingMessage, res: ServerResponse): Promise<void> {
   let c: ConsentRequest;
@@ -125,24 +166,26 @@ export async function handleConsent(db: Store, provider: Provider, req: Incoming
     log.debug(`consent: ${printable((err as Error).message)}`);
     return notice(res, 400, 'Expired', 'This authorization request is unknown or has expired (10 minutes). Start again from the app.');
   }
-  const vaults = vaultChoices(db);
-  if (req.method === 'GET') return page(res, 200, c, vaults);
+  if (req.method === 'GET') return page(res, 200, c, undefined);
   if (req.method !== 'POST') throw new ServiceError('method_not_allowed', `${req.method} is not allowed on the consent page; use GET or POST.`);
   const form = new URLSearchParams((await readBody(req, CONSENT_BODY_LIMIT)).toString('utf8'));
-  if (!csrfMatches(c.uid, form.get('csrf') ?? undefined)) return page(res, 403, c, vaults, 'The form was not sent from this page (CSRF check failed). Nothing was granted. Reload and try again.');
+  if (!macMatches(csrfOf(c.uid), form.get('csrf'))) return page(res, 403, c, undefined, 'The form was not sent from this page (CSRF check failed). Nothing was granted. Reload and try again.');
   const answered = () => notice(res, 409, 'Already answered', 'This authorization request was answered already; a form is good for one answer. Nothing more was granted. Start again from the app.');
-  if (form.get('decision') === 'deny') {
+  const decision = form.get('decision');
+  if (decision === 'deny') {
     if (!answerOnce(db, c.uid, c.expiresAt)) return answered();
     return provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The person declined.' }, { mergeWithLastSubmission: false });
   }
   let principal: Principal;
   try {
-    principal = authenticate(db, form.get('key') ?? undefined);
+    principal = provenKey(db, c, form);
   } catch (err) {
-    return page(res, 401, c, vaults, `${(err as Error).message} Nothing was granted.`);
+    return page(res, 401, c, undefined, `${(err as Error).message} Nothing was granted.`);
   }
+  const proven = { principal, vaults: vaultChoices(db, principal) };
+  if (decision !== 'approve') return page(res, 200, c, proven);
   const choice = checkChoice(principal, form.getAll('vault'), form.get('manager') === '1');
-  if ('error' in choice) return page(res, 403, c, vaults, `${choice.error} Nothing was granted.`);
+  if ('error' in choice) return page(res, 403, c, proven, `${choice.error} Nothing was granted.`);
   // One answer per form: a second POST of the same form (a double click, a replay) grants nothing more.
   if (!answerOnce(db, c.uid, c.expiresAt)) return answered();
   const grant = new provider.Grant({ accountId: principal.keyId, clientId: c.clientId });

@@ -32,6 +32,8 @@ export interface RouteContext {
   requestId: string;
   /** charges the key's rate limit for an MCP batch of this many messages (the request paid for one) */
   chargeBatch(messages: number): void;
+  /** charges the key's rate limit for a call's work beyond the one call its request paid (Tool.cost) */
+  chargeWork(units: number): void;
 }
 
 interface Route {
@@ -45,7 +47,7 @@ interface Route {
 
 function sendResult(res: ServerResponse, requestId: string, result: InvokeResult): void {
   if (result.ok) sendJson(res, 200, { data: result.data }, requestId, result.replayed ? { 'Idempotent-Replayed': 'true' } : undefined);
-  else sendError(res, requestId, result.code, result.message);
+  else sendError(res, requestId, result.code, result.message, result.retryAfter ? { 'Retry-After': String(result.retryAfter) } : undefined);
 }
 
 /**
@@ -124,7 +126,7 @@ const ROUTES: Route[] = [
       const idempotencyKey = idempotencyKeyOf(req);
       const args = await readJsonObject(req, ctx.maxBodyBytes);
       // Reads answer in milliseconds and change nothing: only writes (exports, charts…) are worth cancelling.
-      if (tool.annotations.readOnlyHint) return sendRead(req, res, ctx.requestId, await ctx.service.call(tool, args, ctx.principal));
+      if (tool.annotations.readOnlyHint) return sendRead(req, res, ctx.requestId, await ctx.service.call(tool, args, ctx.principal, { charge: ctx.chargeWork }));
       // A client that hangs up before the answer cancels the call (a long export stops and stores nothing).
       // The response's 'close' is the signal: the request's own 'close' also fires once its body has been read.
       const abort = new AbortController();
@@ -133,7 +135,7 @@ const ROUTES: Route[] = [
       };
       res.on('close', onClose);
       try {
-        const result = await ctx.service.call(tool, args, ctx.principal, { idempotencyKey, signal: abort.signal });
+        const result = await ctx.service.call(tool, args, ctx.principal, { idempotencyKey, signal: abort.signal, charge: ctx.chargeWork });
         if (!result.ok && result.code === 'cancelled') log.info(`${name} cancelled: the client closed request ${ctx.requestId} before the answer; nothing was stored`);
         sendResult(res, ctx.requestId, result);
       } finally {
@@ -187,7 +189,7 @@ const ROUTES: Route[] = [
       // SDK still accepts batches for every version it speaks (2025-03-26 clients may send them), and
       // counting keeps those clients working while closing the bypass.
       if (Array.isArray(body)) ctx.chargeBatch(body.length);
-      await handleMcpHttp(ctx.service, ctx.currentPrincipal, req, res, body, ctx.requestId);
+      await handleMcpHttp(ctx.service, ctx.currentPrincipal, req, res, body, ctx.requestId, ctx.chargeWork);
     },
   },
   {

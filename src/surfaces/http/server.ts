@@ -32,7 +32,7 @@ export interface HttpOptions {
   rateLimit?: RateLimit | null;
   service?: Omit<ServiceOptions, 'baseUrl' | 'dataDir'>;
   /** the OAuth authorization server (on unless null): its public URL when clients reach the listener through a tunnel or proxy */
-  oauth?: { publicUrl?: string; allowLoopbackClientMetadata?: boolean } | null;
+  oauth?: { publicUrl?: string; trustedProxies?: string[]; allowLoopbackClientMetadata?: boolean } | null;
 }
 
 export interface HttpListener {
@@ -84,7 +84,11 @@ export async function startHttpServer(db: Store, options: HttpOptions): Promise<
   const policy = originPolicy(options.host, port, [...(options.allowHosts ?? []), ...(publicUrl ? [new URL(publicUrl).host] : [])], options.allowOrigins);
   if (publicUrl) policy.ownOrigins.add(new URL(publicUrl).origin.toLowerCase());
   const limiter = options.rateLimit === null ? undefined : new RateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT);
-  const oauth = options.oauth === null ? undefined : await createOAuthServer(db, { publicUrl: publicUrl ?? url, behindProxy: publicUrl !== undefined, allowLoopbackClientMetadata: options.oauth?.allowLoopbackClientMetadata }, PATHS.mcp);
+  const oauth = options.oauth === null ? undefined : await createOAuthServer(
+        db,
+        { publicUrl: publicUrl ?? url, behindProxy: publicUrl !== undefined, trustedProxies: options.oauth?.trustedProxies, allowLoopbackClientMetadata: options.oauth?.allowLoopbackClientMetadata },
+        PATHS.mcp,
+      );
   const ctx = { db, service, dataDir: options.dataDir, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, baseUrl: url, oauth };
   ready({ ctx, policy, limiter });
 
@@ -109,7 +113,7 @@ export async function startHttpServer(db: Store, options: HttpOptions): Promise<
 async function handle(
   req: IncomingMessage,
   res: ServerResponse,
-  base: Omit<RouteContext, 'principal' | 'currentPrincipal' | 'params' | 'requestId' | 'chargeBatch'> & { oauth?: OAuthServer },
+  base: Omit<RouteContext, 'principal' | 'currentPrincipal' | 'params' | 'requestId' | 'chargeBatch' | 'chargeWork'> & { oauth?: OAuthServer },
   policy: OriginPolicy,
   limiter: RateLimiter | undefined,
 ): Promise<void> {
@@ -131,6 +135,7 @@ async function handle(
     let principal: Principal | undefined;
     let currentPrincipal: () => Principal = () => principal!;
     let chargeBatch: (messages: number) => void = () => {};
+    let chargeWork: (units: number) => void = () => {};
     if (match.route.auth) {
       const credential = bearer(req);
       if (base.oauth && credential && !credential.startsWith(KEY_PREFIX)) {
@@ -149,16 +154,17 @@ async function handle(
         if (limiter) for (const [name, value] of Object.entries(limiter.headers(principal.keyId))) res.setHeader(name, value);
       }
       chargeBatch = batchCharger(limiter, principal.keyId);
+      chargeWork = workCharger(limiter, principal.keyId);
     }
     // Routes that write their own responses (files, MCP) get the request id header here; JSON ones send it with their body.
     if (match.route.streams) res.setHeader('X-Request-Id', requestId);
     const { db, service, dataDir, maxBodyBytes, baseUrl } = base;
-    await match.route.handle(req, res, { db, service, dataDir, maxBodyBytes, baseUrl, principal: principal!, currentPrincipal, params: match.params, requestId, chargeBatch });
+    await match.route.handle(req, res, { db, service, dataDir, maxBodyBytes, baseUrl, principal: principal!, currentPrincipal, params: match.params, requestId, chargeBatch, chargeWork });
   } catch (err) {
     if (res.headersSent) {
       log.error(`request ${requestId} failed after its response started`, err);
       res.destroy();
-    } else if (err instanceof RateLimited) {
+    } else if (err instanceof ServiceError && err.retryAfter) {
       sendError(res, requestId, err.code, err.message, { 'Retry-After': String(err.retryAfter) });
     } else if (err instanceof ServiceError && err.code === 'unauthorized' && base.oauth) {
       // RFC 9728 §5.1: the challenge names where a client finds how to get a token (MCP authorization).
@@ -174,16 +180,6 @@ async function handle(
   }
 }
 
-/** A refusal of the rate limiter: the error body, and the seconds to wait (Retry-After). */
-class RateLimited extends ServiceError {
-  constructor(
-    message: string,
-    readonly retryAfter: number,
-  ) {
-    super('rate_limited', message);
-  }
-}
-
 /**
  * Takes `calls` tokens from the key's bucket, all or none, or throws the 429. `batch` names the size of an
  * MCP batch whose other messages are being paid for, for the message.
@@ -193,7 +189,7 @@ function charge(limiter: RateLimiter | undefined, keyId: string, calls: number, 
   const wait = limiter.take(keyId, calls);
   if (wait === 0) return;
   const what = batch === undefined ? 'Too many requests for this key' : `Too many calls for this key (the batch holds ${batch})`;
-  throw new RateLimited(`${what}; retry after ${wait} s.`, wait);
+  throw new ServiceError('rate_limited', `${what}; retry after ${wait} s.`, wait);
 }
 
 /**
@@ -209,6 +205,21 @@ function batchCharger(limiter: RateLimiter | undefined, keyId: string): (message
       throw new ServiceError('invalid_request', `The batch holds ${messages} calls; a key may make at most ${burst} at once here (--rate-limit ${perSecond}, bursts of ${burst}). Send smaller batches.`);
     }
     charge(limiter, keyId, messages - 1, messages);
+  };
+}
+
+/**
+ * A call whose tool asks for more work than one call (search_transcripts with alternatives: see Tool.cost) pays
+ * the rest from the same bucket, after its request paid for one. Work the burst can never pay is refused outright.
+ */
+function workCharger(limiter: RateLimiter | undefined, keyId: string): (units: number) => void {
+  return (units) => {
+    if (!limiter || units <= 0) return;
+    if (units + 1 > limiter.limit.burst) {
+      throw new ServiceError('invalid_request', `The call asks for the work of ${units + 1} calls; a key may make at most ${limiter.limit.burst} at once here. Ask for less (fewer alternatives).`);
+    }
+    const wait = limiter.take(keyId, units);
+    if (wait > 0) throw new ServiceError('rate_limited', `Too many calls for this key: this one counts as ${units + 1} (one per phrasing searched); retry after ${wait} s.`, wait);
   };
 }
 

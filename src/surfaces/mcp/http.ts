@@ -13,6 +13,8 @@ import { createMcpServer } from './server.js';
 interface Caller {
   principal: () => Principal;
   requestId: string;
+  /** pays a call's work beyond one call from the key's rate limit */
+  charge: (units: number) => void;
 }
 
 type NodeHandler = (req: IncomingMessage & { auth?: unknown }, res: ServerResponse, body?: unknown) => Promise<void>;
@@ -24,7 +26,7 @@ async function handlerFor(service: Service): Promise<NodeHandler> {
   const [{ createMcpHandler }, { toNodeHandler }] = await Promise.all([import('@modelcontextprotocol/server'), import('@modelcontextprotocol/node')]);
   const handler = createMcpHandler(({ authInfo }) => {
     const caller = authInfo?.extra as unknown as Caller;
-    return createMcpServer(service, caller.principal, () => caller.requestId);
+    return createMcpServer(service, caller.principal, () => caller.requestId, caller.charge);
   }, { onerror: (err) => log.debug(`MCP over HTTP: ${err.message.slice(0, 500)}`) });
   return toNodeHandler(handler, { onerror: (err) => log.error('MCP over HTTP failed', err) }) as NodeHandler;
 }
@@ -40,10 +42,11 @@ export async function handleMcpHttp(
   res: ServerResponse,
   body: unknown,
   requestId: string,
+  charge: (units: number) => void,
 ): Promise<void> {
   let handler = handlers.get(service);
   if (!handler) handlers.set(service, (handler = handlerFor(service)));
-  const caller: Caller = { principal, requestId };
+  const caller: Caller = { principal, requestId, charge };
   const withAuth = Object.assign(req, { auth: { token: 'vault-tools-key', clientId: 'vault-tools', scopes: [], extra: caller } });
   await (await handler)(withAuth, res, body);
 }

@@ -49,8 +49,9 @@ const CACHE_HINTS = {
 /**
  * `principal()` is asked on every call, so a revoked or expired key stops working at once. `requestId()`
  * names each call in its error body and logs: over HTTP the request's X-Request-Id, over stdio a fresh id.
+ * `charge` (over HTTP) makes a call pay its work beyond one call from the key's rate limit (Tool.cost).
  */
-export function createMcpServer(service: Service, principal: () => Principal, requestId: () => string = randomUUID): Server {
+export function createMcpServer(service: Service, principal: () => Principal, requestId: () => string = randomUUID, charge?: (units: number) => void): Server {
   const server = new Server(
     { name: 'vault-tools', title: 'Vault Tools', version: PACKAGE_VERSION },
     {
@@ -96,6 +97,7 @@ export function createMcpServer(service: Service, principal: () => Principal, re
     if (picked.kind === 'chosen' && args.vault === undefined) args.vault = picked.vault;
     // ctx.mcpReq.signal fires on notifications/cancelled for this request, or when the connection closes.
     const result = await service.invoke(name, args, who, {
+      charge,
       signal: ctx.mcpReq.signal,
       progress: progressNotifier(ctx.mcpReq._meta?.progressToken, (n) => ctx.mcpReq.notify(n)),
     });
