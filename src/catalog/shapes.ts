@@ -57,6 +57,14 @@ export const claim = z.object({
   spokenAt: isoDatetime.nullable(),
 });
 
+/** Meetings not extracted yet that are newer than a record's evidence (src/catalog/knowledge-lag.ts). */
+export const laterMeetingsNotExtracted = z
+  .array(z.object({ meetingId: z.string(), meetingName: z.string(), date: isoDatetime, extractionStatus }))
+  .optional()
+  .describe(
+    'meetings held after the latest evidence this rests on whose transcripts are not extracted yet: this record predates them and may be out of date; search their transcripts (search_transcripts with meetingId). Absent when there are none',
+  );
+
 export const conflict = z.object({
   id: z.string(),
   entityId: z.string(),
@@ -67,6 +75,7 @@ export const conflict = z.object({
   claims: z.array(claim),
   createdAt: isoDatetime,
   updatedAt: isoDatetime,
+  laterMeetingsNotExtracted,
 });
 
 export const meetingSummary = z.object({
