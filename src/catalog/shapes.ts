@@ -111,6 +111,20 @@ export const task = z.object({
   milestoneTitle: z.string().nullable(),
   createdAt: isoDatetime,
   updatedAt: isoDatetime,
+  blockedBy: z
+    .array(
+      z.object({
+        kind: z.enum(['task', 'person', 'event']),
+        ref: z.string().nullable().describe('the blocking task\'s identifier (`NWL-16`) or the event\'s id; null for a person'),
+        name: z.string().describe('the blocking task\'s title, the person\'s name or the event\'s title'),
+        status: taskStatus.nullable().describe('the blocking task\'s status'),
+        note: z.string().nullable().describe('what is awaited'),
+        dueDate: isoDate.nullable().describe('when it is expected to clear'),
+        afterDueDate: z.boolean().describe('it is expected to clear after this task\'s own due date: that due date cannot hold'),
+      }),
+    )
+    .optional()
+    .describe('what holds this task up, where the board records it; absent when nothing is recorded'),
 });
 
 /** A calendar event as list_calendar and schedule_meeting return it. */

@@ -36,7 +36,7 @@ function readTurns(meeting: MeetingRow, vaultId: string, db: Parameters<typeof c
     at: t.at_seconds === null || Number.isNaN(began) ? null : isoUtc(began + t.at_seconds * 1000),
     asked: t.turn_index >= start && t.turn_index <= last,
   }));
-  const span = Math.max(1, last - start + 1);
+  const span = to - from + 1; // the next read shows as many turns as this one
   return {
     turns,
     totalTurns: total,
@@ -50,7 +50,7 @@ export default defineTool({
   view: 'transcript',
   title: 'Read a meeting transcript',
   description:
-    'The verbatim transcript of a recorded meeting. Read around an excerpt: pass `turnStart` and `turnEnd` (as a search_transcripts result or a quote gives them) and `context` (turns on each side, default 3): the turns in order, each with speaker, time and `asked`, and `before` / `after` saying what to pass to read further. ' +
+    'The verbatim transcript of a recorded meeting, read by turn (around a search excerpt or a quote) or paged by chunk. Read around an excerpt: pass `turnStart` and `turnEnd` (as a search_transcripts result or a quote gives them) and `context` (turns on each side, default 3): the turns in order, each with speaker, time and `asked`, and `before` / `after` saying what to pass to read further. ' +
     'Or page the whole transcript in sequential chunks of consecutive speaker turns ("Speaker: words" lines): `offset` = the previous `nextOffset` until it is null.',
   input: {
     meetingId: z.string().min(1).describe('from list_meetings, search_transcripts or a quote'),
