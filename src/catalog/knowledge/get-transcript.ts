@@ -16,7 +16,7 @@ const turnArg = z.number().int().min(0);
 
 /** Where to read next, as get_transcript's own arguments. */
 const readArgs = z
-  .object({ meetingId: z.string(), turnStart: z.number().int(), turnEnd: z.number().int() })
+  .object({ meetingId: z.string(), turnStart: z.number().int(), turnEnd: z.number().int(), context: z.literal(0) })
   .nullable()
   .describe('the arguments to pass to get_transcript to read the turns just before / after these; null at the start / end of the transcript');
 
@@ -40,8 +40,8 @@ function readTurns(meeting: MeetingRow, vaultId: string, db: Parameters<typeof c
   return {
     turns,
     totalTurns: total,
-    before: from > 0 ? { meetingId: meeting.id, turnStart: Math.max(0, from - span), turnEnd: from - 1 } : null,
-    after: to < total - 1 ? { meetingId: meeting.id, turnStart: to + 1, turnEnd: Math.min(total - 1, to + span) } : null,
+    before: from > 0 ? { meetingId: meeting.id, turnStart: Math.max(0, from - span), turnEnd: from - 1, context: 0 as const } : null,
+    after: to < total - 1 ? { meetingId: meeting.id, turnStart: to + 1, turnEnd: Math.min(total - 1, to + span), context: 0 as const } : null,
   };
 }
 
