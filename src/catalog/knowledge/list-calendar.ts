@@ -34,7 +34,7 @@ export default defineTool({
   run: ({ after, before, query }, { db, vault, now }) => {
     const from = after ? asDatetime(after) : isoUtc(now.getTime() - CALENDAR_DAYS_BACK * DAY_MS);
     const to = before ? asDatetime(before) : undefined;
-    if (to && to <= from) throw invalidArgument('before', `a date after \`after\` (${from})`);
+    if (to && to <= from) throw invalidArgument('before', `a date after the start of the window (${from}${after ? ', `after`' : ', 45 days back'})`);
     const events = to ? eventsBetween(db, vault.id, from, to, now) : eventsFrom(db, vault.id, from, now);
     return {
       window: { from, daysBack: after ? Math.floor((now.getTime() - Date.parse(from)) / DAY_MS) : CALENDAR_DAYS_BACK, ...(to ? { to } : {}) },
