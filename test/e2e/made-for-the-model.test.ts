@@ -7,7 +7,9 @@
  */
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectStdio, demoStore, fixture, type DemoStore } from '../helpers.js';
+import { cli, connectStdio, demoStore, fixture, FIXTURE_DIRS, tempDir, type DemoStore } from '../helpers.js';
+import { readVaultDir } from '../../src/vault-format/read.js';
+import { writeTinyVault, type TinyVault } from '../tiny-vault.js';
 
 const NW = 'northwind-logistics';
 const MH = 'meridian-health';
@@ -212,5 +214,22 @@ describe('knowledge that says it lags the transcripts', () => {
     const entity = await call('get_entity', { vault: MH, entityId: c.entityId });
     expect(entity.laterMeetingsNotExtracted.map((m: Data) => m.meetingId)).toEqual(pending.map((m) => m.id));
     expect(entity.conflicts.find((x: Data) => x.id === c.id).laterMeetingsNotExtracted.map((m: Data) => m.meetingId)).toEqual(pending.map((m) => m.id));
+  });
+
+  it('once that meeting is extracted, nothing is flagged', async () => {
+    // The same vault, the playback marked extracted, imported over the demo's copy in the store the server reads.
+    const v = readVaultDir(FIXTURE_DIRS.meridian);
+    v.meetings = v.meetings.map((m) => (m.extractionStatus === 'extracted' ? m : { ...m, extractionStatus: 'extracted' as const }));
+    const dir = tempDir('vt-extracted-');
+    try {
+      cli(['import', writeTinyVault(dir.dir, v as unknown as TinyVault), '--data-dir', store.dir]);
+    } finally {
+      dir.cleanup();
+    }
+    const { conflicts } = await call('list_conflicts', { vault: MH, status: 'all' });
+    expect(conflicts.length).toBe(mh.conflicts.length);
+    expect(conflicts.filter((c: Data) => c.laterMeetingsNotExtracted)).toEqual([]);
+    const c = mh.conflicts.find((x) => x.id === 'conf-discharges-before-noon')!;
+    expect((await call('get_entity', { vault: MH, entityId: c.entityId })).laterMeetingsNotExtracted).toBeUndefined();
   });
 });
