@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { evidenceQuote } from './shapes.js';
 import { evidenceOf, mentionsByMeeting } from '../store/entities.js';
 import { turnsBetween } from '../store/meetings.js';
+import { claimTurns } from '../store/conflicts.js';
 import type { Db } from '../store/db.js';
 
 export const quoteWithContext = evidenceQuote.extend({
@@ -57,10 +58,7 @@ export function sentencesHolding(turn: string, quote: string): string {
 
 /** An entity's quotes, each with its context (see sentencesHolding), and a summary of where it is mentioned. */
 export function evidenceWithContext(db: Db, vaultId: string, entity: { id: string; name: string; aliases: string[] }) {
-  const evidence = evidenceOf(db, vaultId, entity.id).map((q) => {
-    const turn = q.turnIndex === null ? undefined : turnsBetween(db, vaultId, q.meetingId, q.turnIndex, q.turnIndex)[0];
-    return { ...q, context: turn ? sentencesHolding(turn.text, q.quote) : null };
-  });
+  const evidence = evidenceOf(db, vaultId, entity.id).map((q) => ({ ...q, context: contextOf(db, vaultId, q.meetingId, q.turnIndex, q.quote) }));
   const quotedIn = new Map<string, number>();
   for (const q of evidence) quotedIn.set(q.meetingId, (quotedIn.get(q.meetingId) ?? 0) + 1);
   const byMeeting = mentionsByMeeting(db, vaultId, entity.id).map((m) => ({ ...m, quoted: quotedIn.get(m.meetingId) ?? 0 }));
@@ -78,4 +76,18 @@ export function evidenceWithContext(db: Db, vaultId: string, entity: { id: strin
           : 'Every mention is quoted; get_transcript with a quote\'s meetingId and turnIndex as turnStart reads around it.',
     },
   };
+}
+
+/** The sentences of `meetingId`'s turn `turnIndex` that hold `quote`; null when the turn is unknown. */
+function contextOf(db: Db, vaultId: string, meetingId: string | null, turnIndex: number | null, quote: string): string | null {
+  const turn = meetingId === null || turnIndex === null ? undefined : turnsBetween(db, vaultId, meetingId, turnIndex, turnIndex)[0];
+  return turn ? sentencesHolding(turn.text, quote) : null;
+}
+
+/** Each conflict's claims with their turn and `context` (see sentencesHolding): two figures read with their qualifiers. */
+export function withClaimContext<C extends { id: string; claims: { quote: string; meetingId: string | null }[] }>(db: Db, vaultId: string, conflicts: C[]): C[] {
+  return conflicts.map((c) => {
+    const turns = claimTurns(db, vaultId, c.id);
+    return { ...c, claims: c.claims.map((cl, i) => ({ ...cl, turnIndex: turns[i] ?? null, context: contextOf(db, vaultId, cl.meetingId, turns[i] ?? null, cl.quote) })) };
+  });
 }

@@ -55,6 +55,8 @@ export const claim = z.object({
   meetingId: z.string().nullable(),
   meetingName: z.string().nullable(),
   spokenAt: isoDatetime.nullable(),
+  turnIndex: z.number().int().nullable().optional().describe('the turn of its meeting (get_transcript turnStart reads around it)'),
+  context: z.string().nullable().optional().describe('the whole sentences of the turn the quote was clipped from: read the claim with its qualifiers; null when the turn is unknown'),
 });
 
 /** Meetings not extracted yet that are newer than a record's evidence (src/catalog/knowledge-lag.ts). */

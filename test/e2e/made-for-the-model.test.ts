@@ -134,6 +134,20 @@ describe('quotes with their context', () => {
     expect(entity.mentions.howToRead).toMatch(/search_transcripts.*get_transcript/);
   });
 
+  it('a conflict\'s claims come with their turn and sentences too', async () => {
+    const { conflicts } = await call('list_conflicts', { vault: NW, status: 'all' });
+    const claims = conflicts.flatMap((c: Data) => c.claims);
+    expect(claims.length).toBeGreaterThan(0);
+    for (const cl of claims) {
+      const turn = nw.meetings.find((m) => m.id === cl.meetingId)!.transcript[cl.turnIndex]!;
+      expect(turn.text).toContain(cl.quote);
+      expect(cl.context).toContain(cl.quote);
+      expect(turn.text).toContain(cl.context);
+    }
+    // A clipped claim gets its qualifier back ("… lines per hour at Daventry, for e-com").
+    expect(claims.some((cl: Data) => cl.context.length > cl.quote.length + 2)).toBe(true);
+  });
+
   it('without includeEvidence, no quotes and no mentions summary', async () => {
     const entity = await call('get_entity', { vault: NW, entityId: 'prob-detention-charges' });
     expect(entity.evidence).toBeUndefined();

@@ -3,7 +3,7 @@ import { defineTool } from '../define.js';
 import { conflict, edge, finding, isoDatetime, laterMeetingsNotExtracted } from '../shapes.js';
 import { getEntityRow, slimEdges, toFinding } from '../../store/entities.js';
 import { listConflicts } from '../../store/conflicts.js';
-import { evidenceWithContext, mentionsSummary, quoteWithContext } from '../evidence-context.js';
+import { evidenceWithContext, mentionsSummary, quoteWithContext, withClaimContext } from '../evidence-context.js';
 import { meetingsNotExtractedAfter, withLaterMeetings } from '../knowledge-lag.js';
 import { notFound } from '../../core/errors.js';
 import { DAY_MS } from '../../time.js';
@@ -32,7 +32,7 @@ export default defineTool({
     const row = getEntityRow(db, vault.id, entityId);
     if (!row) throw notFound('entity', entityId, vault.name);
     const f = toFinding(row);
-    const open = withLaterMeetings(db, vault.id, listConflicts(db, vault.id, { status: 'open', entityId }));
+    const open = withLaterMeetings(db, vault.id, withClaimContext(db, vault.id, listConflicts(db, vault.id, { status: 'open', entityId })));
     const later = meetingsNotExtractedAfter(db, vault.id, f.lastMentionedAt);
     const last = f.lastMentionedAt ? Date.parse(f.lastMentionedAt) : undefined;
     return {
