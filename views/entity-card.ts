@@ -7,7 +7,7 @@
  */
 import type { App } from '@modelcontextprotocol/ext-apps';
 import { callTool, h, when, words, type Json } from './common.js';
-import { chunksThrough, hasWord, markWords, turnList, turnsOf } from './transcript-reader.js';
+import { hasWord, markWords, turnList, turnsAround, turnsOf } from './transcript-reader.js';
 
 interface Edge { entityId: string; name: string; type: string; relation: string; direction: 'in' | 'out'; weight: number }
 interface Quote { quote: string; speaker?: string | null; meetingId?: string; meetingName?: string | null; spokenAt?: string | null; turnIndex?: number | null }
@@ -25,11 +25,9 @@ async function openInTranscript(app: App, vaultArgs: Json, anchor: HTMLElement, 
   const panel = h('div', { class: 'reader', 'data-role': 'in-transcript' }, h('p', { class: 'muted' }, 'Opening the transcript…'));
   anchor.append(panel);
   try {
-    const { page, chunks } = await chunksThrough(app, vaultArgs, meetingId, turn);
-    const turns = chunks.flatMap(turnsOf);
-    const at = turns.findIndex((t) => t.index === turn);
-    if (at < 0) throw new Error(`turn ${turn} is not in the transcript of ${page.meetingName || meetingId}`);
-    panel.replaceChildren(h('div', { class: 'muted' }, `${page.meetingName} · turns ${turns[Math.max(0, at - AROUND)]!.index + 1}–${turns[Math.min(turns.length - 1, at + AROUND)]!.index + 1}`), turnList(turns.slice(Math.max(0, at - AROUND), at + AROUND + 1), { phrase, focus: turn }));
+    const { meetingName, turns } = await turnsAround(app, vaultArgs, meetingId, turn, turn, AROUND);
+    if (!turns.some((t) => t.index === turn)) throw new Error(`turn ${turn} is not in the transcript of ${meetingName || meetingId}`);
+    panel.replaceChildren(h('div', { class: 'muted' }, `${meetingName} · turns ${turns[0]!.index + 1}–${turns[turns.length - 1]!.index + 1}`), turnList(turns, { phrase, focus: turn }));
     panel.querySelector('.focus')?.scrollIntoView({ block: 'nearest' });
   } catch (err) {
     panel.replaceChildren(h('p', { class: 'error' }, (err as Error).message));

@@ -1,7 +1,7 @@
 /**
  * Reading a transcript in a view: get_transcript's chunks as speaker turns (a colour per speaker, the time from
- * the meeting's start), with words marked; and finding the page of a meeting that holds a given turn, through
- * the host. Shared by the transcript view and the entity card's "in the transcript".
+ * the meeting's start), with words marked; and reading the turns around a given turn, through the host
+ * (get_transcript by turn). Shared by the transcript view and the entity card's "in the transcript".
  */
 import type { App } from '@modelcontextprotocol/ext-apps';
 import { VAULT_PALETTE } from '../src/render/chart/style.js';
@@ -104,19 +104,12 @@ export function pageOf(data: Json): TranscriptPage {
   };
 }
 
-/**
- * The chunks of a meeting up to the one holding `turn`, read page by page through the host (a search hit or a
- * quote names its turns, not the chunk's place: chunks are cut by length). A demo meeting is one call.
- */
-export async function chunksThrough(app: App, vaultArgs: Json, meetingId: string, turn: number): Promise<{ page: TranscriptPage; chunks: Chunk[] }> {
-  const chunks: Chunk[] = [];
-  let offset: number | null = 0;
-  let page: TranscriptPage | undefined;
-  while (offset !== null) {
-    page = pageOf(await callTool(app, 'get_transcript', { ...vaultArgs, meetingId, offset, limit: PAGE }));
-    chunks.push(...page.chunks);
-    if (page.chunks.some((c) => c.turnEnd >= turn)) break;
-    offset = page.nextOffset;
-  }
-  return { page: page!, chunks };
+/** Turns `turnStart`..`turnEnd` of a meeting and `context` turns on each side, read through the host (get_transcript by turn). */
+export async function turnsAround(app: App, vaultArgs: Json, meetingId: string, turnStart: number, turnEnd: number, context: number): Promise<{ meetingName: string; turns: Turn[] }> {
+  const data = await callTool(app, 'get_transcript', { ...vaultArgs, meetingId, turnStart, turnEnd, context });
+  const rows = Array.isArray(data.turns) ? (data.turns as { turnIndex: number; speaker: string; text: string; atSeconds: number | null }[]) : [];
+  return {
+    meetingName: String(data.meetingName ?? ''),
+    turns: rows.map((t) => ({ index: t.turnIndex, speaker: t.speaker, words: t.text, startSeconds: t.atSeconds })),
+  };
 }

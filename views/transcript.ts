@@ -8,7 +8,7 @@
  */
 import type { App } from '@modelcontextprotocol/ext-apps';
 import { callTool, h, show, startView, when, type Json } from './common.js';
-import { chunksThrough, markWords, pageOf, speakerColour, turnList, turnsOf, type Chunk, type TranscriptPage, type Turn } from './transcript-reader.js';
+import { markWords, turnsAround, pageOf, speakerColour, turnList, turnsOf, type Chunk, type TranscriptPage, type Turn } from './transcript-reader.js';
 
 interface Hit extends Chunk { meetingId: string; meetingName: string; date: string; score: number }
 
@@ -17,8 +17,8 @@ const vaultArgs = (): Json => (args.vault ? { vault: args.vault } : {});
 
 // ---- search_transcripts ----
 
-/** Chunks on each side of a hit that "More context" adds. */
-const CONTEXT_CHUNKS = 1;
+/** Turns on each side of a hit that "More context" adds. */
+const CONTEXT_TURNS = 4;
 
 function drawSearch(app: App, data: Json): void {
   const hits = (Array.isArray(data.results) ? data.results : []) as Hit[];
@@ -50,15 +50,13 @@ function hitBlock(app: App, hit: Hit, marks: string[]): HTMLElement {
   return h('div', { class: 'hit', 'data-role': 'hit', 'data-turns': `${hit.turnStart}-${hit.turnEnd}` }, h('div', { class: 'muted' }, `Turns ${hit.turnStart + 1}–${hit.turnEnd + 1}`), body, more);
 }
 
-/** The hit with the chunks before and after it, read through the host up to the one after it. */
+/** The hit with the turns before and after it, read through the host (get_transcript by turn). */
 async function widen(app: App, hit: Hit, marks: string[], body: HTMLElement, button: HTMLElement): Promise<void> {
   button.replaceChildren('Loading…');
   (button as HTMLButtonElement).disabled = true;
   try {
-    const { chunks } = await chunksThrough(app, vaultArgs(), hit.meetingId, hit.turnEnd + 1);
-    const at = chunks.findIndex((c) => c.turnStart <= hit.turnStart && c.turnEnd >= hit.turnStart);
-    const around = at < 0 ? [hit] : chunks.slice(Math.max(0, at - CONTEXT_CHUNKS), at + CONTEXT_CHUNKS + 1);
-    body.replaceChildren(turnList(around.flatMap(turnsOf), { words: marks, range: [hit.turnStart, hit.turnEnd] }));
+    const { turns } = await turnsAround(app, vaultArgs(), hit.meetingId, hit.turnStart, hit.turnEnd, CONTEXT_TURNS);
+    body.replaceChildren(turnList(turns.length ? turns : turnsOf(hit), { words: marks, range: [hit.turnStart, hit.turnEnd] }));
     button.remove();
   } catch (err) {
     button.replaceChildren('More context');

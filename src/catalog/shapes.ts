@@ -55,7 +55,17 @@ export const claim = z.object({
   meetingId: z.string().nullable(),
   meetingName: z.string().nullable(),
   spokenAt: isoDatetime.nullable(),
+  turnIndex: z.number().int().nullable().optional().describe('the turn of its meeting (get_transcript turnStart reads around it)'),
+  context: z.string().nullable().optional().describe('the whole sentences of the turn the quote was clipped from: read the claim with its qualifiers; null when the turn is unknown'),
 });
+
+/** Meetings not extracted yet that are newer than a record's evidence (src/catalog/knowledge-lag.ts). */
+export const laterMeetingsNotExtracted = z
+  .array(z.object({ meetingId: z.string(), meetingName: z.string(), date: isoDatetime, extractionStatus }))
+  .optional()
+  .describe(
+    'meetings held after the latest evidence this rests on whose transcripts are not extracted yet: this record predates them and may be out of date; search their transcripts (search_transcripts with meetingId). Absent when there are none',
+  );
 
 export const conflict = z.object({
   id: z.string(),
@@ -67,6 +77,7 @@ export const conflict = z.object({
   claims: z.array(claim),
   createdAt: isoDatetime,
   updatedAt: isoDatetime,
+  laterMeetingsNotExtracted,
 });
 
 export const meetingSummary = z.object({
@@ -102,6 +113,20 @@ export const task = z.object({
   milestoneTitle: z.string().nullable(),
   createdAt: isoDatetime,
   updatedAt: isoDatetime,
+  blockedBy: z
+    .array(
+      z.object({
+        kind: z.enum(['task', 'person', 'event']),
+        ref: z.string().nullable().describe('the blocking task\'s identifier (`NWL-16`) or the event\'s id; null for a person'),
+        name: z.string().describe('the blocking task\'s title, the person\'s name or the event\'s title'),
+        status: taskStatus.nullable().describe('the blocking task\'s status'),
+        note: z.string().nullable().describe('what is awaited'),
+        dueDate: isoDate.nullable().describe('when it is expected to clear'),
+        afterDueDate: z.boolean().describe('it is expected to clear after this task\'s own due date: that due date cannot hold'),
+      }),
+    )
+    .optional()
+    .describe('what holds this task up, where the board records it; absent when nothing is recorded'),
 });
 
 /** A calendar event as list_calendar and schedule_meeting return it. */

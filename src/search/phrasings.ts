@@ -36,6 +36,8 @@ export interface PhrasedHit extends SearchHit {
   chunkIds: number[];
   /** the phrasings whose own answer holds it (their top `limit`): 0 the query, i ≥ 1 the alternative passed at i − 1 */
   foundBy: number[];
+  /** the best score a phrasing's own hybrid search gave it: the scale of a search without alternatives (`score` is the fusion's) */
+  ownScore: number;
 }
 
 /**
@@ -89,8 +91,9 @@ export function fuseRankings(rankings: SearchHit[][], sources: number[][], fusio
     const weight = p === 0 ? fusion.queryWeight : sources[p]!.length;
     ranking.slice(0, fusion.depth).forEach((h, i) => {
       let f = hits.get(h.chunkId);
-      if (!f) hits.set(h.chunkId, (f = { chunkId: h.chunkId, chunkIds: [h.chunkId], score: 0, wordRank: null, meaningRank: null, foundBy: [], queryRank: Infinity }));
+      if (!f) hits.set(h.chunkId, (f = { chunkId: h.chunkId, chunkIds: [h.chunkId], score: 0, wordRank: null, meaningRank: null, foundBy: [], ownScore: -Infinity, queryRank: Infinity }));
       f.score += weight / (fusion.k + i + 1);
+      f.ownScore = Math.max(f.ownScore, h.score);
       if (i < foundWithin) f.foundBy.push(...sources[p]!);
       f.wordRank = best(f.wordRank, h.wordRank);
       f.meaningRank = best(f.meaningRank, h.meaningRank);
@@ -107,7 +110,7 @@ const best = (a: number | null, b: number | null) => (a === null ? b : b === nul
 /**
  * The first `limit` excerpts, a hit whose turns overlap a better one's in the same meeting (the pieces of one long
  * turn, which different phrasings may each find) merged into it: its chunks, phrasings and halves join the
- * better one's, which keeps its place and score.
+ * better one's, which keeps its place and fused score (its own score is the best of both).
  */
 export function mergeOverlapping(db: Db, hits: PhrasedHit[], limit: number): PhrasedHit[] {
   const head = hits.slice(0, limit * 4);
@@ -123,6 +126,7 @@ export function mergeOverlapping(db: Db, hits: PhrasedHit[], limit: number): Phr
       into.foundBy = [...new Set([...into.foundBy, ...h.foundBy])].sort((a, b) => a - b);
       into.wordRank = best(into.wordRank, h.wordRank);
       into.meaningRank = best(into.meaningRank, h.meaningRank);
+      into.ownScore = Math.max(into.ownScore, h.ownScore);
       into.start = Math.min(into.start, r.start);
       into.end = Math.max(into.end, r.end);
       continue;

@@ -31,6 +31,12 @@ export function eventsFrom(db: Db, vaultId: string, from: string, now: Date) {
   return rows.map((r) => toEvent(r, now));
 }
 
+/** Events starting at or after `from` and before `to`, in time order. */
+export function eventsBetween(db: Db, vaultId: string, from: string, to: string, now: Date) {
+  const rows = sql(db, 'SELECT * FROM calendar_events WHERE vault_id = ? AND start_at >= ? AND start_at < ? ORDER BY start_at, id').all(vaultId, from, to) as EventRow[];
+  return rows.map((r) => toEvent(r, now));
+}
+
 export function getEvent(db: Db, vaultId: string, id: string, now: Date) {
   const row = sql(db, 'SELECT * FROM calendar_events WHERE vault_id = ? AND id = ?').get(vaultId, id) as EventRow | undefined;
   return row && toEvent(row, now);

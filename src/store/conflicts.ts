@@ -15,6 +15,11 @@ interface ConflictRow {
 
 export type ConflictFilter = { status: 'open' | 'resolved' | 'dismissed' | 'all'; entityId?: string };
 
+/** Each claim's turn in its meeting, by position, for one conflict (what list_conflicts reads the claim's sentences from). */
+export function claimTurns(db: Db, vaultId: string, conflictId: string): (number | null)[] {
+  return sql(db, 'SELECT turn_index FROM conflict_claims WHERE vault_id = ? AND conflict_id = ? ORDER BY position').pluck().all(vaultId, conflictId) as (number | null)[];
+}
+
 export function listConflicts(db: Db, vaultId: string, filter: ConflictFilter) {
   // Only the conditions the filter has, so an entity's conflicts are found by its index (get_entity asks on every call).
   const where = ['c.vault_id = @v', filter.status === 'all' ? '' : 'c.status = @status', filter.entityId === undefined ? '' : 'c.entity_id = @entity'];

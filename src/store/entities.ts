@@ -232,6 +232,16 @@ export function evidenceOf(db: Db, vaultId: string, entityId: string) {
   return rows.map(({ id: _id, ...quote }) => quote);
 }
 
+/** How often each meeting mentions an entity, in the order the meetings took place. */
+export function mentionsByMeeting(db: Db, vaultId: string, entityId: string) {
+  return sql(
+    db,
+    `SELECT m.meeting_id AS meetingId, mt.name AS meetingName, mt.started_at AS date, m.count AS mentions FROM entity_mentions m
+     JOIN meetings mt ON mt.vault_id = m.vault_id AND mt.id = m.meeting_id
+     WHERE m.vault_id = ? AND m.entity_id = ? ORDER BY mt.started_at, mt.id`,
+  ).all(vaultId, entityId) as { meetingId: string; meetingName: string; date: string; mentions: number }[];
+}
+
 export interface NameRow {
   entity_id: string;
   name: string;

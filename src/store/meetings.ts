@@ -60,6 +60,26 @@ export function turnsOf(db: Db, vaultId: string, meetingId: string): TurnRow[] {
   ).all(vaultId, meetingId) as TurnRow[];
 }
 
+/** How many transcript turns a meeting has. */
+export const countTurns = (db: Db, vaultId: string, meetingId: string): number =>
+  sql(db, 'SELECT count(*) FROM transcript_turns WHERE vault_id = ? AND meeting_id = ?').pluck().get(vaultId, meetingId) as number;
+
+/** A meeting's turns `from` to `to` (both included), in order. */
+export function turnsBetween(db: Db, vaultId: string, meetingId: string, from: number, to: number): TurnRow[] {
+  return sql(
+    db,
+    'SELECT turn_index, speaker, text, at_seconds FROM transcript_turns WHERE vault_id = ? AND meeting_id = ? AND turn_index BETWEEN ? AND ? ORDER BY turn_index',
+  ).all(vaultId, meetingId, from, to) as TurnRow[];
+}
+
+/** Meetings held after `after` (every one when null) whose transcripts are not extracted yet, oldest first. */
+export function unextractedMeetingsAfter(db: Db, vaultId: string, after: string | null): MeetingRow[] {
+  return sql(
+    db,
+    "SELECT * FROM meetings WHERE vault_id = ? AND extraction_status <> 'extracted' AND started_at > ? ORDER BY started_at, id",
+  ).all(vaultId, after ?? '') as MeetingRow[];
+}
+
 /** Entities extracted from a meeting, with how often each was mentioned there. */
 export function entitiesOfMeeting(db: Db, vaultId: string, meetingId: string) {
   return sql(

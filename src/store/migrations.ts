@@ -663,4 +663,11 @@ CREATE TABLE IF NOT EXISTS oauth_grants (
   last_used_at TEXT
 );
 `,
+  /* 11 (issue 52): what blocks a task, where the board records it: a JSON array of {task (number) | person (name)
+     | eventId, note?, dueDate?} (src/vault-format/schema.ts, taskBlockerSchema); NULL when nothing is recorded.
+     The hosted service has no such field: a board synced from it has none. Written to run again safely. */
+  (db) => {
+    const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('tasks');
+    if (!columns.includes('blocked_by_json')) db.exec('ALTER TABLE tasks ADD COLUMN blocked_by_json TEXT');
+  },
 ];

@@ -16,8 +16,49 @@ interface TaskRow {
   due_date: string | null;
   milestone_id: string | null;
   milestone_title: string | null;
+  blocked_by_json: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** A blocker as the board records it (src/vault-format/schema.ts, taskBlockerSchema). */
+export interface TaskBlocker {
+  task?: number;
+  person?: string;
+  eventId?: string;
+  note?: string;
+  dueDate?: string;
+}
+
+/** Records what blocks a task (replacing what was recorded). */
+export function setTaskBlockers(db: Db, vaultId: string, taskId: string, blockers: readonly TaskBlocker[]): void {
+  sql(db, 'UPDATE tasks SET blocked_by_json = ? WHERE vault_id = ? AND id = ?').run(blockers.length ? json.write(blockers) : null, vaultId, taskId);
+}
+
+/**
+ * A task's blockers as list_tasks shows them: what each is (a task of the board with its title and status, a
+ * person, an event with its title), when it is expected to clear (the blocking task's due date, the event's
+ * day, or the date recorded), and whether that is after the blocked task's own due date.
+ */
+function blockersOf(db: Db, vaultId: string, t: TaskRow) {
+  if (!t.blocked_by_json) return undefined;
+  const taskBy = sql(db, 'SELECT identifier, title, status, due_date FROM tasks WHERE vault_id = ? AND number = ?');
+  const eventBy = sql(db, 'SELECT title, start_at FROM calendar_events WHERE vault_id = ? AND id = ?');
+  return json.read<TaskBlocker[]>(t.blocked_by_json).map((b) => {
+    const other = b.task === undefined ? undefined : (taskBy.get(vaultId, b.task) as { identifier: string; title: string; status: string; due_date: string | null } | undefined);
+    const event = b.eventId === undefined ? undefined : (eventBy.get(vaultId, b.eventId) as { title: string; start_at: string } | undefined);
+    const kind = b.task !== undefined ? ('task' as const) : b.eventId !== undefined ? ('event' as const) : ('person' as const);
+    const dueDate = b.dueDate ?? other?.due_date ?? event?.start_at.slice(0, 10) ?? null;
+    return {
+      kind,
+      ref: kind === 'task' ? (other?.identifier ?? String(b.task)) : kind === 'event' ? b.eventId! : null,
+      name: kind === 'task' ? (other?.title ?? `task ${b.task}`) : kind === 'event' ? (event?.title ?? b.eventId!) : b.person!,
+      status: other ? (other.status as 'todo') : null,
+      note: b.note ?? null,
+      dueDate,
+      afterDueDate: !!(dueDate && t.due_date && dueDate > t.due_date),
+    };
+  });
 }
 
 export function listTasks(db: Db, vaultId: string, filter: { status?: string; milestoneId?: string }) {
@@ -30,7 +71,7 @@ export function listTasks(db: Db, vaultId: string, filter: { status?: string; mi
        AND (@milestone IS NULL OR t.milestone_id = @milestone)
      ORDER BY t.number`,
   ).all({ v: vaultId, status: filter.status ?? null, milestone: filter.milestoneId ?? null }) as TaskRow[];
-  return rows.map(toTask);
+  return rows.map((r) => toTask(r, blockersOf(db, vaultId, r)));
 }
 
 /** A task by its id, board identifier (`ACME-5`, any case) or number. */
@@ -42,14 +83,14 @@ export function findTask(db: Db, vaultId: string, ref: { taskId?: string; identi
      WHERE t.vault_id = @v AND ((@id IS NOT NULL AND t.id = @id) OR (@identifier IS NOT NULL AND upper(t.identifier) = upper(@identifier))
        OR (@number IS NOT NULL AND t.number = @number))`,
   ).get({ v: vaultId, id: ref.taskId ?? null, identifier: ref.identifier ?? null, number: ref.number ?? null }) as TaskRow | undefined;
-  return row && toTask(row);
+  return row && toTask(row, blockersOf(db, vaultId, row));
 }
 
 export function nextTaskNumber(db: Db, vaultId: string): number {
   return (sql(db, 'SELECT coalesce(max(number), 0) + 1 FROM tasks WHERE vault_id = ?').pluck().get(vaultId) as number);
 }
 
-function toTask(t: TaskRow) {
+function toTask(t: TaskRow, blockedBy?: ReturnType<typeof blockersOf>) {
   return {
     id: t.id,
     identifier: t.identifier,
@@ -67,6 +108,7 @@ function toTask(t: TaskRow) {
     milestoneTitle: t.milestone_title,
     createdAt: t.created_at,
     updatedAt: t.updated_at,
+    ...(blockedBy ? { blockedBy } : {}),
   };
 }
 

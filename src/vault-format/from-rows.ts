@@ -68,7 +68,7 @@ export function fixtureFromRows(rows: VaultRows, today: string): Record<string, 
     tasks: rows.tasks.map((t) => ({
       number: t.number, title: t.title, description: opt(t.description), status: t.status, assigneeName: opt(t.assignee_name), estimate: opt(t.estimate),
       priority: t.priority, labels: list(t, 'labels_json'), checklist: list(t, 'checklist_json'), dueDate: opt(t.due_date), milestoneId: opt(t.milestone_id),
-      createdAt: t.created_at, updatedAt: t.updated_at,
+      blockedBy: t.blocked_by_json ? list(t, 'blocked_by_json') : undefined, createdAt: t.created_at, updatedAt: t.updated_at,
     })),
     'plan-steps': rows.planSteps.map((s) => ({
       id: s.id, title: s.title, description: opt(s.description), status: s.status, proposedBy: s.proposed_by, proposerName: opt(s.proposer_name),

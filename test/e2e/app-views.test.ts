@@ -171,7 +171,7 @@ it('findings: a page of the real findings; next page, a type filter and a row cl
     ['list_findings', { vault: NW, limit: 8, type: 'problem' }],
     ['get_entity', { vault: NW, entityId: clicked, includeEvidence: true }],
     ['search_transcripts', { vault: NW, query: entity.name, limit: 5 }],
-    ['get_transcript', { vault: NW, meetingId: quote.meetingId, offset: 0, limit: 50 }],
+    ['get_transcript', { vault: NW, meetingId: quote.meetingId, turnStart: quote.turnIndex, turnEnd: quote.turnIndex, context: 2 }],
   ]);
 }, 120_000);
 
@@ -289,14 +289,14 @@ it('transcript: search_transcripts draws its hits by meeting with the query word
   expect(report.meetings.flatMap((m: { hits: string[] }) => m.hits).sort()).toEqual(results.map((r) => `${r.turnStart}-${r.turnEnd}`).sort());
   expect(report.marks.length).toBeGreaterThan(0);
   for (const mark of report.marks) expect(['dock', 'congestion', 'leeds'].some((w) => mark.startsWith(w)), mark).toBe(true);
-  // More context on the first hit shown: one get_transcript call for its meeting, from the start up to it.
+  // More context on the first hit shown: one get_transcript call reading the hit's turns and four on each side.
   const [from, to] = (report.widened as string).split('-').map(Number);
   const widened = results.find((r) => r.turnStart === from && r.turnEnd === to)!;
-  expect(host.calls.map((c) => [c.name, c.arguments])).toEqual([['get_transcript', { vault: NW, meetingId: widened.meetingId, offset: 0, limit: 50 }]]);
+  expect(host.calls.map((c) => [c.name, c.arguments])).toEqual([['get_transcript', { vault: NW, meetingId: widened.meetingId, turnStart: from, turnEnd: to, context: 4 }]]);
   expect(report.hitTurns).toEqual(Array.from({ length: to! - from! + 1 }, (_, i) => from! + i));
   expect(report.turnsAfter).toBeGreaterThan(report.turnsBefore);
-  expect(Math.min(...report.contextTurns)).toBeLessThanOrEqual(from!);
-  expect(Math.max(...report.contextTurns)).toBeGreaterThan(to!);
+  expect(Math.min(...report.contextTurns)).toBe(Math.max(0, from! - 4));
+  expect(Math.max(...report.contextTurns)).toBe(to! + 4);
 }, 120_000);
 
 it('transcript: get_transcript reads as speaker turns with times and colours; find marks, Later pages through the host', async () => {

@@ -36,6 +36,10 @@ function excerpt(chunks: Row[]): Row {
   };
 }
 
+/** Positions in [query, ...alternatives] as the phrasings' own words, each once. */
+const phrasingTexts = (positions: number[], query: string, alternatives: string[]) =>
+  [...new Set(positions.map((i) => (i === 0 ? query : alternatives[i - 1]!.trim())))];
+
 const dateBound = z.union([z.iso.datetime({ offset: true }), z.iso.date()]).describe('ISO 8601 date (2026-11-01) or datetime with offset (2026-11-01T09:00:00Z)');
 const asDatetime = (v: string | undefined) => (v === undefined ? undefined : v.length === 10 ? `${v}T00:00:00Z` : new Date(v).toISOString());
 
@@ -44,9 +48,9 @@ export default defineTool({
   view: 'transcript',
   title: 'Search meeting transcripts',
   description:
-    'Semantic search over the meeting transcripts: finds what was said even when the question uses other words than the speakers did (hybrid of word and meaning search). Returns the most relevant verbatim excerpts with speakers, meeting name and id, date, turn range and score. ' +
-    'Pass `alternatives`: two or three rephrasings of the question the way the people in these meetings would have said it: the client\'s own names for its sites, systems, teams and roles (from get_brief or earlier results), plain spoken words ("the lorries sit outside for hours" for "carrier detention"). Rephrase only; never add facts, names or answers the question does not imply. Each phrasing is searched and the lists fused; `foundBy` says which found each excerpt. ' +
-    'Optional filters: meetingId, speaker, after, before. Read around an excerpt with get_transcript.',
+    'Semantic search over the meeting transcripts: finds what was said even when the question uses other words than the speakers did (hybrid of word and meaning search). Returns the most relevant verbatim excerpts, best first, with speakers, meeting name and id, date, turn range and score. ' +
+    'Pass `alternatives`: two or three rephrasings of the question the way the people in these meetings would have said it: the client\'s own names for its sites, systems, teams and roles (from get_brief or earlier results), plain spoken words ("the lorries sit outside for hours" for "carrier detention"). Rephrase only; never add facts, names or answers the question does not imply. Each phrasing is searched and the lists fused; `foundBy` quotes the phrasings that found each excerpt. ' +
+    'Optional filters: meetingId, speaker, after, before. Read around an excerpt: get_transcript with its meetingId, turnStart and turnEnd (and `context`, turns on each side).',
   input: {
     query: z.string().min(1).max(500).describe('a question or keywords'),
     alternatives: z
@@ -67,19 +71,23 @@ export default defineTool({
       z.object({
         meetingId: z.string(),
         meetingName: z.string(),
-        date: isoDatetime,
+        date: isoDatetime.describe('when the meeting started'),
         speakers: z.array(z.string()),
-        turnStart: z.number().int(),
-        turnEnd: z.number().int(),
-        startSeconds: z.number().int().nullable(),
+        turnStart: z.number().int().describe('first turn of the excerpt (0-based); to read around it, pass meetingId, turnStart and turnEnd to get_transcript'),
+        turnEnd: z.number().int().describe('last turn of the excerpt'),
+        startSeconds: z.number().int().nullable().describe('seconds from the start of the meeting to the first turn'),
         text: z.string().describe('verbatim "Speaker: words" lines'),
-        score: z.number(),
-        matchedBy: z.array(z.enum(['words', 'meaning'])),
+        score: z
+          .number()
+          .describe(
+            'relevance on one scale for every search, with or without alternatives: how far this excerpt stands above the average candidate of the search, in standard deviations (its word match and its meaning similarity, each standardised, weighted and summed). Higher is better; about 1 is a fair match, 3 or more stands out; not a probability. With `alternatives`, the best of the phrasings\' own scores; the order of the results is their fusion, so it may differ from the order of the scores',
+          ),
+        matchedBy: z.array(z.enum(['words', 'meaning'])).describe('words: its words match the query\'s; meaning: it is among the nearest in meaning'),
         foundBy: z
-          .array(z.number().int().min(0))
+          .array(z.string())
           .optional()
           .describe(
-            'only when `alternatives` were passed: the phrasings whose own search returns this excerpt in its top `limit` (0 for `query`, i for alternatives[i - 1]); empty when only their fusion ranked it this high',
+            'only when `alternatives` were passed: the phrasings, quoted as passed (`query` or an alternative), whose own search returns this excerpt in its top `limit`; empty when only their fusion ranked it this high',
           ),
       }),
     ),
@@ -122,9 +130,11 @@ export default defineTool({
           turnEnd: r.turn_end,
           startSeconds: r.start_seconds,
           text: r.text,
-          score: Math.round(h.score * 1e5) / 1e5,
+          // With alternatives, the fusion's own score (a sum of reciprocal ranks) is on another scale: the best
+          // phrasing's hybrid score is what a search without alternatives would have said of this excerpt.
+          score: Math.round(('ownScore' in h ? h.ownScore : h.score) * 1e5) / 1e5,
           matchedBy: [...(h.wordRank ? ['words' as const] : []), ...(h.meaningRank ? ['meaning' as const] : [])],
-          ...('foundBy' in h ? { foundBy: h.foundBy } : {}),
+          ...('foundBy' in h ? { foundBy: phrasingTexts(h.foundBy, args.query, alternatives!) } : {}),
         };
       }),
       mode: found.mode,

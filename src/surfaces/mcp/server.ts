@@ -25,7 +25,7 @@ export const SERVER_INSTRUCTIONS = [
   'Orientation order: list_vaults; when the user has not said which vault, suggest_vault_scope with the recent conversation',
   '(ask its clarification question if it returns one); then stats and get_brief for that vault.',
   'Pass the exact vault id as `vault` to every call when the key reaches more than one vault; never guess it or reuse one client\'s vault for another.',
-  'search_knowledge finds entities by name; search_transcripts finds what was said; get_entity with includeEvidence gives verbatim quotes.',
+  'search_knowledge finds entities by name; search_transcripts finds what was said, and get_transcript with a result\'s meetingId, turnStart and turnEnd reads around it; get_entity with includeEvidence gives verbatim quotes with their sentences.',
   "With search_transcripts, pass as `alternatives` two or three rephrasings of the question in the speakers' own terms (the client's names for sites, systems and roles, spoken words), never new facts.",
   'find_person is the only source of e-mail addresses.',
 ].join(' ');
