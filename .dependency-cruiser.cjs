@@ -10,8 +10,12 @@ const LAYERS = [
   { name: 'core', paths: ['^src/core/', '^src/(log|time|safe-path|package-info)\\.ts$'] },
   // every domain table, its reads and writes
   { name: 'store', paths: ['^src/store/'] },
-  // what works on the store: search indexes, rendering and exports, the vault format and its loader, keys
-  { name: 'domain', paths: ['^src/search/', '^src/render/', '^src/vault-format/', '^src/auth/'] },
+  // the vault folder format: its schema, reading, checking and writing folders; knows the store's rows, nothing above
+  { name: 'format', paths: ['^src/vault-format/'] },
+  // what works on the store: search indexes, rendering and exports, keys
+  { name: 'domain', paths: ['^src/search/', '^src/render/', '^src/auth/'] },
+  // writing a vault read from a folder into the store, its transcript chunks and word index with it, as sync does
+  { name: 'load', paths: ['^src/load/'] },
   // the tools, each declared once
   { name: 'catalog', paths: ['^src/catalog/'] },
   // the single call path (validation, access, errors), and sync, which replays through it

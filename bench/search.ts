@@ -23,7 +23,7 @@ import { ensureWordIndex } from '../src/search/word-index.js';
 import type { EmbedderLike } from '../src/search/embed-chunks.js';
 import { createDefaultEmbedder } from '../src/search/embedder/index.js';
 import { readVaultDir } from '../src/vault-format/read.js';
-import { loadFixture } from '../src/vault-format/load.js';
+import { loadFixture } from '../src/load/load.js';
 import { loadSqlite } from '../src/store/db.js';
 
 const Database = loadSqlite();

@@ -11,7 +11,7 @@ import { createKey, authenticate } from '../src/auth/keys.js';
 import { closeChartRenderer } from '../src/render/chart/index.js';
 import { Service } from '../src/service/invoke.js';
 import { openDb } from '../src/store/db.js';
-import { loadFixture } from '../src/vault-format/load.js';
+import { loadFixture } from '../src/load/load.js';
 import { readVaultDir } from '../src/vault-format/read.js';
 
 const DIR = 'docs/deck';

@@ -19,7 +19,7 @@ import { isDeepStrictEqual, parseArgs } from 'node:util';
 import { authenticate, createKey } from '../src/auth/keys.js';
 import type { Principal } from '../src/core/principal.js';
 import { tools } from '../src/catalog/index.js';
-import { loadFixture } from '../src/vault-format/load.js';
+import { loadFixture } from '../src/load/load.js';
 import { readVaultDir } from '../src/vault-format/read.js';
 import type { VaultFixture } from '../src/vault-format/schema.js';
 import { Service } from '../src/service/invoke.js';

@@ -5,7 +5,7 @@ import { mkdirSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { FIXTURES_DIR } from '../src/package-info.js';
 import { createEmbedder } from '../src/search/embedder/index.js';
-import { embedFixtureChunks, fixtureChunks } from '../src/search/fixture-chunk-vectors.js';
+import { embedFixtureChunks, fixtureChunks } from '../src/load/fixture-chunk-vectors.js';
 import { encodeVector, shippedVectorsPath, type ShippedVectors } from '../src/search/shipped-vectors.js';
 
 const dirs = readdirSync(FIXTURES_DIR, { withFileTypes: true })

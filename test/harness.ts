@@ -6,7 +6,7 @@
  */
 import { authenticate, createKey } from '../src/auth/keys.js';
 import type { Principal } from '../src/core/principal.js';
-import { loadFixture } from '../src/vault-format/load.js';
+import { loadFixture } from '../src/load/load.js';
 import { readVaultDir } from '../src/vault-format/read.js';
 import { closeChartRenderer } from '../src/render/chart/index.js';
 import { Service, type CallOptions, type InvokeResult, type ServiceOptions } from '../src/service/invoke.js';

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readVaultDir } from '../src/vault-format/read.js';
-import { shiftDates, shiftDaysFor } from '../src/vault-format/load.js';
+import { shiftDates, shiftDaysFor } from '../src/load/load.js';
 import type { VaultFixture } from '../src/vault-format/schema.js';
 
 export const ROOT = resolve(import.meta.dirname, '..');

@@ -3,9 +3,9 @@ import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 
 import { join, resolve } from 'node:path';
 import { createKey, ensureOwnerKey, isActiveKey } from '../auth/keys.js';
 import { readVaultDir } from '../vault-format/read.js';
-import { loadFixture, type LoadResult } from '../vault-format/load.js';
+import { loadFixture, type LoadResult } from '../load/load.js';
 import { describeCounts } from '../vault-format/summary.js';
-import { describeWork } from '../vault-format/target.js';
+import { describeWork } from '../load/target.js';
 import { BIN_PATH, FIXTURES_DIR } from '../package-info.js';
 import { hasVectorExtension, vectorExtensionError, type Store } from '../service/open.js';
 import { openStore, userDataDir } from './context.js';

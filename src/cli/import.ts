@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { readVaultDir, FixtureError } from '../vault-format/read.js';
-import { loadFixture } from '../vault-format/load.js';
+import { loadFixture } from '../load/load.js';
 import { describeCounts, summarizeFixture } from '../vault-format/summary.js';
-import { describeWork, LoadRefused, previewLoad } from '../vault-format/target.js';
+import { describeWork, LoadRefused, previewLoad } from '../load/target.js';
 import type { VaultFixture } from '../vault-format/schema.js';
 import { openStoreReadOnly, storeExists } from '../service/open.js';
 import { CliError, openStore, resolveDataDir } from './context.js';

@@ -16,7 +16,7 @@ import { filteredChunks, isFiltered, type SearchFilters } from './chunk-index.js
 
 /**
  * Fusion weights and the number of candidates each half brings, chosen by measurement on the tuning sets
- * (`npx tsx bench/search-fuse.ts`, docs/search.md). `meaning` is the weight of the meaning half's standardised
+ * (docs/search.md, "What was tried": the experiments of issue 19). `meaning` is the weight of the meaning half's standardised
  * cosine for a question whose words are all in the vault and whose BM25 head does not stand out;
  * `meaningWeight` moves it per question.
  */

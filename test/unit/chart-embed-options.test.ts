@@ -9,7 +9,7 @@ import type { Principal } from '../../src/core/principal.js';
 import { closeChartRenderer } from '../../src/render/chart/index.js';
 import { Service } from '../../src/service/invoke.js';
 import { openDb, type Db } from '../../src/store/db.js';
-import { loadFixture } from '../../src/vault-format/load.js';
+import { loadFixture } from '../../src/load/load.js';
 import { readVaultDir } from '../../src/vault-format/read.js';
 import { FIXTURE_DIRS, tempDir } from '../helpers.js';
 

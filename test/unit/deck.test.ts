@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harness, type Harness } from '../harness.js';
-import { loadFixture } from '../../src/vault-format/load.js';
+import { loadFixture } from '../../src/load/load.js';
 import { readVaultDir } from '../../src/vault-format/read.js';
 import { evidenceOf } from '../../src/store/entities.js';
 import { listConflicts } from '../../src/store/conflicts.js';

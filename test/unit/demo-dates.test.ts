@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDb, type Db } from '../../src/store/db.js';
-import { loadFixture, shiftDates, shiftDaysFor } from '../../src/vault-format/load.js';
+import { loadFixture, shiftDates, shiftDaysFor } from '../../src/load/load.js';
 import { readVaultDir } from '../../src/vault-format/read.js';
 import { shiftTextDates } from '../../src/vault-format/text-dates.js';
 import type { VaultFixture } from '../../src/vault-format/schema.js';

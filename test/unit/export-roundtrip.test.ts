@@ -14,7 +14,7 @@ import { tools } from '../../src/catalog/index.js';
 import { Service } from '../../src/service/invoke.js';
 import { openDb, type Db } from '../../src/store/db.js';
 import { exportVault } from '../../src/vault-format/export.js';
-import { loadFixture } from '../../src/vault-format/load.js';
+import { loadFixture } from '../../src/load/load.js';
 import { readVaultDir } from '../../src/vault-format/read.js';
 import type { VaultFixture } from '../../src/vault-format/schema.js';
 import { firstDifference, globalCalls, sortKeys, vaultCalls, type Call } from '../../scripts/read-tool-calls.js';

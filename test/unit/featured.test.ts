@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { featureFindings, oneLine, strongestQuote } from '../../src/render/export/featured.js';
 import { openDb } from '../../src/store/db.js';
 import { allVaults } from '../../src/store/vaults.js';
-import { loadFixture } from '../../src/vault-format/load.js';
+import { loadFixture } from '../../src/load/load.js';
 import { readVaultDir } from '../../src/vault-format/read.js';
 import { FIXTURE_DIRS, tempDir } from '../helpers.js';
 

@@ -2,11 +2,11 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDb, type Db } from '../../src/store/db.js';
-import { loadFixture, shiftDates, shiftDaysFor } from '../../src/vault-format/load.js';
+import { loadFixture, shiftDates, shiftDaysFor } from '../../src/load/load.js';
 import { readVaultDir } from '../../src/vault-format/read.js';
 import { countMentions, normalize } from '../../src/store/text.js';
 import { appendOutbox } from '../../src/store/outbox.js';
-import { LoadRefused } from '../../src/vault-format/target.js';
+import { LoadRefused } from '../../src/load/target.js';
 import { FIXTURE_DIRS, tempDir } from '../helpers.js';
 import { tinyVault, writeTinyVault } from '../tiny-vault.js';
 

@@ -8,7 +8,7 @@
  * spoken ones against their meeting's (moved) date, and checks the records they name.
  */
 import { describe, expect, it } from 'vitest';
-import { shiftDates, shiftDaysFor } from '../../src/vault-format/load.js';
+import { shiftDates, shiftDaysFor } from '../../src/load/load.js';
 import { readVaultDir } from '../../src/vault-format/read.js';
 import type { VaultFixture } from '../../src/vault-format/schema.js';
 import { FIXTURE_DIRS } from '../helpers.js';

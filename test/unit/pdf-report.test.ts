@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readVaultDir } from '../../src/vault-format/read.js';
-import { loadFixture } from '../../src/vault-format/load.js';
+import { loadFixture } from '../../src/load/load.js';
 import { datasetTable } from '../../src/render/datasets.js';
 import { writePdf, type Column, type TableExport } from '../../src/render/export/index.js';
 import { openDb } from '../../src/store/db.js';

@@ -17,7 +17,7 @@ import type { Principal } from '../../src/core/principal.js';
 import { indexPending } from '../../src/search/vector-indexing.js';
 import { Service } from '../../src/service/invoke.js';
 import { openDb, type Db } from '../../src/store/db.js';
-import { loadFixture } from '../../src/vault-format/load.js';
+import { loadFixture } from '../../src/load/load.js';
 import { readVaultDir } from '../../src/vault-format/read.js';
 import { distinctPhrasings, fuseRankings, mergeOverlapping } from '../../src/search/phrasings.js';
 import type { SearchHit } from '../../src/search/transcripts.js';

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDb, type Db } from '../../src/store/db.js';
-import { loadFixture } from '../../src/vault-format/load.js';
+import { loadFixture } from '../../src/load/load.js';
 import { readVaultDir } from '../../src/vault-format/read.js';
 import { indexPending, countPending } from '../../src/search/vector-indexing.js';
 import { ADAPT, FEEDBACK, FUSION, feedbackVector, fuse, meaningWeight, searchChunks, wordEvidence, wordTerms } from '../../src/search/transcripts.js';

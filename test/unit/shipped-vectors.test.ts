@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEmbedder } from '../../src/search/embedder/index.js';
-import { embedFixtureChunks, fixtureChunks } from '../../src/search/fixture-chunk-vectors.js';
+import { embedFixtureChunks, fixtureChunks } from '../../src/load/fixture-chunk-vectors.js';
 import { readShippedVectors } from '../../src/search/shipped-vectors.js';
 import { FIXTURE_DIRS } from '../helpers.js';
 

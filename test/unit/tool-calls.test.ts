@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate, createKey } from '../../src/auth/keys.js';
 import type { Principal } from '../../src/core/principal.js';
-import { loadFixture } from '../../src/vault-format/load.js';
+import { loadFixture } from '../../src/load/load.js';
 import { readVaultDir } from '../../src/vault-format/read.js';
 import type { VaultFixture } from '../../src/vault-format/schema.js';
 import { Service } from '../../src/service/invoke.js';

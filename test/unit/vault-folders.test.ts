@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { authenticate, createKey } from '../../src/auth/keys.js';
 import type { Principal } from '../../src/core/principal.js';
-import { loadFixture } from '../../src/vault-format/load.js';
+import { loadFixture } from '../../src/load/load.js';
 import { readVaultDir } from '../../src/vault-format/read.js';
 import { safeSegment } from '../../src/safe-path.js';
 import { Service } from '../../src/service/invoke.js';

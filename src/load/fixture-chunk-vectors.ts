@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDb } from '../store/db.js';
-import { loadFixture } from '../vault-format/load.js';
+import { loadFixture } from './load.js';
 import { readVaultDir } from '../vault-format/read.js';
-import { embedChunkTexts, type EmbedderLike } from './embed-chunks.js';
-import { pendingChunks } from './vector-indexing.js';
+import { embedChunkTexts, type EmbedderLike } from '../search/embed-chunks.js';
+import { pendingChunks } from '../search/vector-indexing.js';
 
 /** Every transcript chunk of the fixture vaults in `dirs`: its content hash and text. */
 export function fixtureChunks(dirs: string[]): { contentHash: string; text: string }[] {
