@@ -1,5 +1,5 @@
 /**
- * Writes one synthetic vault straight into a store, with the same statements as src/vault-format/load.ts
+ * Writes one synthetic vault straight into a store, with the same statements as src/load/load.ts
  * (vault, people, meetings and turns, retrieval chunks and their word index through
  * src/search/chunk-index.ts, entities with names, evidence, mentions and edges, conflicts, tasks, calendar,
  * files, briefs, mail, agent memory), in a few large transactions. Mentions are generated consistently

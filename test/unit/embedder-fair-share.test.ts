@@ -9,7 +9,7 @@ import { authenticate, createKey } from '../../src/auth/keys.js';
 import { indexPending } from '../../src/search/vector-indexing.js';
 import { Service } from '../../src/service/invoke.js';
 import { openDb, type Db } from '../../src/store/db.js';
-import { loadFixture } from '../../src/vault-format/load.js';
+import { loadFixture } from '../../src/load/load.js';
 import { readVaultDir } from '../../src/vault-format/read.js';
 import { HashEmbedder } from '../hash-embedder.js';
 import { FIXTURE_DIRS, tempDir } from '../helpers.js';
