@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { ServiceError } from '../core/errors.js';
 import { resolveVault } from '../service/invoke.js';
 import { exportVault, ExportRefused } from '../service/store-copy.js';
-import { CliError, openStore, principalFor, resolveDataDir, resolveKey } from './context.js';
+import { CliError, dataDirArg, openStore, principalFor, resolveDataDir, resolveKey } from './context.js';
 
 export function register(program: Command): void {
   program
@@ -23,7 +23,7 @@ export function register(program: Command): void {
         try {
           vault = resolveVault(db, principalFor(db, resolveKey(db, dir, opts.key)), vaultArg);
         } catch (err) {
-          if (err instanceof ServiceError) throw new CliError(`export: ${err.message.replace(/^`vault`: /, '').replace('list_vaults shows', '`vault-tools call list_vaults` shows')}`);
+          if (err instanceof ServiceError) throw new CliError(`export: ${err.message.replace(/^`vault`: /, '').replace('list_vaults shows', `\`vault-tools call list_vaults${dataDirArg(opts.dataDir)}\` shows`)}`);
           throw err;
         }
         let result;

@@ -101,7 +101,7 @@ export async function serveStore(db: Store, dataDir: string, opts: ServeOptions)
   const embedder = createEmbedder();
   let tools;
   try {
-    tools = selectTools({ readOnly: opts.readOnly, include: opts.tools, exclude: opts.excludeTools });
+    tools = selectTools({ readOnly: opts.readOnly, include: opts.tools, exclude: opts.excludeTools }, undefined, (w) => process.stderr.write(`vault-tools: warning: ${w}\n`));
   } catch (err) {
     if (err instanceof ToolSelectionError) throw new CliError(`--tools / --exclude-tools: ${err.message}`, 2);
     throw err;
