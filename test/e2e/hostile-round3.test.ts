@@ -211,7 +211,7 @@ describe('commands that once failed silently', () => {
     expect(r.status).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(
-      'vault-tools: keys create: no vault in this store has the id or name "nowhere"; check `vault-tools call list_vaults`, or add --allow-unknown-vault to grant that id to a vault not synced or imported yet\n',
+      `vault-tools: keys create: no vault in this store has the id or name "nowhere"; \`vault-tools call list_vaults --data-dir ${store.dir}\` lists all 2; or add --allow-unknown-vault to grant that id to a vault not synced or imported yet\n`,
     );
     expect(run('keys', 'list')).toBe(before);
     const later = JSON.parse(run('keys', 'create', '--vault', 'nowhere', '--allow-unknown-vault', '--json')) as { vaults: string[] };
