@@ -85,6 +85,12 @@ export interface SyncHints {
    * for sync to push, and so no Idempotency-Key (that record is the outbox entry; a repeat writes again).
    */
   localOnly?: true;
+  /**
+   * The hosted catalog has the tool, but a run here makes a file for the person at this machine from data
+   * upstream already holds (export_report): no outbox entry, so it never waits to be pushed nor blocks an import,
+   * and a pull keeps the file. It still takes an Idempotency-Key, as upstream's does; a repeat writes the file again.
+   */
+  staysLocal?: true;
 }
 
 export interface Tool {
