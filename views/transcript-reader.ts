@@ -5,6 +5,7 @@
  */
 import type { App } from '@modelcontextprotocol/ext-apps';
 import { VAULT_PALETTE } from '../src/render/chart/style.js';
+import { STOPWORDS } from '../src/search/stopwords.js';
 import { callTool, h, plain, type Json } from './common.js';
 
 export interface Chunk { index?: number; speakers: string[]; text: string; turnStart: number; turnEnd: number; startSeconds: number | null }
@@ -43,10 +44,9 @@ export function speakerColour(speaker: string): string {
   return speakerColours.get(speaker)!;
 }
 
-/** The words a query marks: its words of two letters or more, without the commonest little words. */
+/** The words a query marks: its words of two letters or more, without the stop words the search also leaves out. */
 export function markWords(query: string): string[] {
-  const skip = new Set(['the', 'and', 'for', 'with', 'what', 'who', 'how', 'why', 'was', 'were', 'are', 'is', 'of', 'to', 'in', 'on', 'at', 'a', 'an', 'about', 'did', 'do', 'does', 'we', 'they', 'it']);
-  return [...new Set(query.toLowerCase().split(/[^\p{L}\p{N}'-]+/u).filter((w) => w.length >= 2 && !skip.has(w)))];
+  return [...new Set(query.toLowerCase().split(/[^\p{L}\p{N}'-]+/u).filter((w) => w.length >= 2 && !STOPWORDS.has(w)))];
 }
 
 /**
@@ -70,8 +70,14 @@ export function marked(text: string, words: string[], phrase?: string): (Node | 
 }
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-/** A word as `marked` finds it: at a word's start, any ending. */
-const wordPattern = (w: string) => `(?<![\\p{L}\\p{N}])${escapeRegExp(w)}[\\p{L}\\p{N}]*`;
+/**
+ * A word as `marked` finds it: the whole word, or its plural or possessive ("truck" marks "trucks" and "truck's",
+ * "trucks" marks "truck"), never a longer word it starts ("so" is not in "some" or "sorry").
+ */
+const wordPattern = (w: string) => {
+  const stem = w.length > 3 && /s$/.test(w) && !/ss$/.test(w) ? w.slice(0, -1) : w;
+  return `(?<![\\p{L}\\p{N}])${escapeRegExp(stem)}(?:s|es|'s|’s)?(?![\\p{L}\\p{N}])`;
+};
 
 /** Whether `text` has one of `words`, as `marked` would mark it. */
 export const hasWord = (text: string, words: string[]): boolean => words.length > 0 && new RegExp(words.map(wordPattern).join('|'), 'iu').test(text);
