@@ -3,7 +3,7 @@
  * query "Why are trucks waiting so long at the dock?" marked "so", "some", "something" and "sorry").
  */
 import { describe, expect, it } from 'vitest';
-import { hasWord, markWords } from '../../views/transcript-reader.js';
+import { hasWord, markWords } from '../../views/words.js';
 
 describe('the words the transcript view marks', () => {
   const marks = markWords('Why are trucks waiting so long at the dock?');
