@@ -4,7 +4,9 @@
  * tools the credential reaches (a key that cannot reach a vault learns nothing about it).
  */
 import { describe, expect, it } from 'vitest';
-import { cliFails, connectStdio } from '../helpers.js';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { BIN, cliFails, connectStdio } from '../helpers.js';
 import { callTool, demoServer, startServer } from '../http-helpers.js';
 import { tools } from '../../src/catalog/index.js';
 
@@ -58,6 +60,25 @@ describe('on the command line', () => {
     } finally {
       await server.stop();
     }
+  });
+});
+
+describe('hints keep the store they ran on', () => {
+  // Without --data-dir, `vault-tools call list_vaults` answers from the default store: a new, empty one.
+  const onThisStore = () => `--data-dir ${running.store.dir}`;
+
+  it('export: a wrong vault, and the next step after an export', () => {
+    const wrong = cliFails(['export', 'northwind', join(running.store.dir, 'out-wrong'), '--data-dir', running.store.dir]);
+    expect(wrong.stderr).toBe(`vault-tools: export: no vault "northwind" is available to this key. Did you mean "Northwind Logistics" (${NW})? \`vault-tools call list_vaults ${onThisStore()}\` shows every vault it reaches.\n`);
+    const out = join(running.store.dir, 'out');
+    const done = spawnSync(process.execPath, [BIN, 'export', NW, out, '--data-dir', running.store.dir], { encoding: 'utf8', env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '' } });
+    expect(done.status).toBe(0);
+    expect(done.stderr).toContain(`\`vault-tools import ${out} ${onThisStore()}\` loads it`);
+  });
+
+  it('keys create: a vault the store does not have', () => {
+    const r = cliFails(['keys', 'create', '--vault', 'meridian', '--data-dir', running.store.dir]);
+    expect(r.stderr).toContain(`did you mean meridian-health ("Meridian Health Group")? \`vault-tools call list_vaults ${onThisStore()}\` lists all 2`);
   });
 });
 
