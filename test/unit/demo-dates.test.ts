@@ -68,7 +68,26 @@ function textDates(f: VaultFixture, today: number): TextDate[] {
     ...f['sent-emails'].map((e): [string, string] => [`sent ${e.id}`, e.body]),
     ...f.calendar.map((e): [string, string] => [`event ${e.id}`, e.description ?? '']),
     ...f.tasks.map((t): [string, string] => [`task ${t.number}`, t.description ?? '']),
+    // Every other string the vault writes (plan steps, milestones, files, conversations, entities, subjects…),
+    // transcripts aside (speech says days relative to the meeting: one-timeline.test.ts, spoken-days.test.ts).
+    ...otherProse(f),
   ], today);
+}
+
+const LISTED = new Set(['vault', 'briefs', 'meetings', 'conflicts', 'mailbox', 'sent-emails', 'calendar', 'tasks']);
+function otherProse(f: VaultFixture): [string, string][] {
+  const out: [string, string][] = [];
+  const walk = (v: unknown, where: string) => {
+    if (typeof v === 'string') out.push([where, v]);
+    else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${where}[${i}]`));
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, `${where}.${k}`);
+  };
+  for (const [family, records] of Object.entries(f)) if (!LISTED.has(family)) walk(records, family);
+  // The listed families' other strings: titles, subjects, names (not ids, not date fields).
+  for (const family of ['calendar', 'tasks', 'conflicts'] as const) for (const [i, r] of (f[family] as object[]).entries()) for (const key of ['title', 'name']) walk((r as Record<string, unknown>)[key], `${family}[${i}].${key}`);
+  for (const [i, t] of f.mailbox.entries()) walk(t.subject, `mailbox[${i}].subject`);
+  for (const [i, e] of f['sent-emails'].entries()) walk(e.subject, `sent-emails[${i}].subject`);
+  return out.filter(([where]) => !/\.(?:id|[a-zA-Z]+Id|\w+At|\w+Date|date)$/.test(where));
 }
 
 /** The days on which the vault has a record: meetings, events, briefs, tasks and milestones due, mail. */
