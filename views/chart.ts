@@ -12,6 +12,7 @@
 import embed from 'vega-embed';
 import { humanizeAxes } from '../src/render/chart/axes.js';
 import { orderCategoriesNaturally } from '../src/render/chart/order.js';
+import { labelPieShares } from '../src/render/chart/pie.js';
 import { GRID, INK, MUTED, RULE, TEXT, VALUE_TICKS, VAULT_PALETTE } from '../src/render/chart/style.js';
 import { toUtc } from '../src/render/chart/utc.js';
 import { labelRankingBars } from '../src/render/chart/value-labels.js';
@@ -63,6 +64,7 @@ function themeConfig(): Json {
 export function drawableSpec(s: Json): Json {
   const copy = structuredClone(s);
   humanizeAxes(copy);
+  labelPieShares(copy); // as the PNG: slices and legend by value, with percentages
   orderCategoriesNaturally(copy);
   labelRankingBars(copy); // reads usermeta.valueLabels, so before usermeta goes
   toUtc(copy);

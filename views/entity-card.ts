@@ -7,7 +7,8 @@
  */
 import type { App } from '@modelcontextprotocol/ext-apps';
 import { callTool, h, when, words, type Json } from './common.js';
-import { hasWord, markWords, turnList, turnsAround, turnsOf } from './transcript-reader.js';
+import { turnList, turnsAround, turnsOf } from './transcript-reader.js';
+import { hasWord, markWords } from './words.js';
 
 interface Edge { entityId: string; name: string; type: string; relation: string; direction: 'in' | 'out'; weight: number }
 interface Quote { quote: string; speaker?: string | null; meetingId?: string; meetingName?: string | null; spokenAt?: string | null; turnIndex?: number | null }

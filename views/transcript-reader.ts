@@ -5,6 +5,7 @@
  */
 import type { App } from '@modelcontextprotocol/ext-apps';
 import { VAULT_PALETTE } from '../src/render/chart/style.js';
+import { escapeRegExp, wordPattern } from './words.js';
 import { callTool, h, plain, type Json } from './common.js';
 
 export interface Chunk { index?: number; speakers: string[]; text: string; turnStart: number; turnEnd: number; startSeconds: number | null }
@@ -43,12 +44,6 @@ export function speakerColour(speaker: string): string {
   return speakerColours.get(speaker)!;
 }
 
-/** The words a query marks: its words of two letters or more, without the commonest little words. */
-export function markWords(query: string): string[] {
-  const skip = new Set(['the', 'and', 'for', 'with', 'what', 'who', 'how', 'why', 'was', 'were', 'are', 'is', 'of', 'to', 'in', 'on', 'at', 'a', 'an', 'about', 'did', 'do', 'does', 'we', 'they', 'it']);
-  return [...new Set(query.toLowerCase().split(/[^\p{L}\p{N}'-]+/u).filter((w) => w.length >= 2 && !skip.has(w)))];
-}
-
 /**
  * Text with every occurrence of `words` (case-insensitive, at a word start) or of the exact `phrase` in a
  * <mark>, as text nodes and elements only.
@@ -68,13 +63,6 @@ export function marked(text: string, words: string[], phrase?: string): (Node | 
   out.push(shown.slice(last));
   return out;
 }
-
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-/** A word as `marked` finds it: at a word's start, any ending. */
-const wordPattern = (w: string) => `(?<![\\p{L}\\p{N}])${escapeRegExp(w)}[\\p{L}\\p{N}]*`;
-
-/** Whether `text` has one of `words`, as `marked` would mark it. */
-export const hasWord = (text: string, words: string[]): boolean => words.length > 0 && new RegExp(words.map(wordPattern).join('|'), 'iu').test(text);
 
 /** Turns as a list: speaker in their colour, time where known, the words with marks; `focus` is outlined, `range` (a hit's turns) shaded. */
 export function turnList(turns: Turn[], options: { words?: string[]; phrase?: string; focus?: number; range?: [number, number] } = {}): HTMLElement {

@@ -8,7 +8,8 @@
  */
 import type { App } from '@modelcontextprotocol/ext-apps';
 import { callTool, h, show, startView, when, type Json } from './common.js';
-import { markWords, turnsAround, pageOf, speakerColour, turnList, turnsOf, type Chunk, type TranscriptPage, type Turn } from './transcript-reader.js';
+import { turnsAround, pageOf, speakerColour, turnList, turnsOf, type Chunk, type TranscriptPage, type Turn } from './transcript-reader.js';
+import { markWords } from './words.js';
 
 interface Hit extends Chunk { meetingId: string; meetingName: string; date: string; score: number }
 

@@ -85,6 +85,12 @@ export interface SyncHints {
    * for sync to push, and so no Idempotency-Key (that record is the outbox entry; a repeat writes again).
    */
   localOnly?: true;
+  /**
+   * The hosted catalog has the tool, but a run here makes a file for the person at this machine from data
+   * upstream already holds (export_report): no outbox entry, so it never waits to be pushed nor blocks an import,
+   * and a pull keeps the file. Without an entry there is no record to answer a repeat from: no Idempotency-Key.
+   */
+  staysLocal?: true;
 }
 
 export interface Tool {
@@ -110,8 +116,11 @@ export interface Tool {
   run(args: any, ctx: ToolContext): unknown;
 }
 
-/** Writes the hosted service also has take an Idempotency-Key (REST, OpenAPI); reads and local-only writes do not. */
-export const takesIdempotencyKey = (tool: Pick<Tool, 'annotations' | 'sync'>): boolean => !tool.annotations.readOnlyHint && !tool.sync.localOnly;
+/**
+ * Writes recorded in the outbox take an Idempotency-Key (REST, OpenAPI): that entry is the record a repeat is
+ * answered from. Reads do not, nor writes with no entry (export_deck, export_report): a repeat writes its file again.
+ */
+export const takesIdempotencyKey = (tool: Pick<Tool, 'annotations' | 'sync'>): boolean => !tool.annotations.readOnlyHint && !tool.sync.localOnly && !tool.sync.staysLocal;
 
 export const READ_ONLY: Annotations = {
   readOnlyHint: true,

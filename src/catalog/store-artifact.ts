@@ -67,9 +67,9 @@ export async function storeArtifact(
 }
 
 /**
- * storeArtifact for a tool the hosted service does not have (export_deck): the record is written in a
- * transaction of its own, with no outbox entry, since upstream could not make the file. A pull keeps it (see
- * isLocalOnlyArtifact).
+ * storeArtifact for a file only this machine keeps: a tool the hosted service does not have (export_deck), or one
+ * whose file is for the person here (export_report, sync.staysLocal). The record is written in a transaction of its
+ * own, with no outbox entry; a pull keeps it (artifactsMadeHereOnly).
  */
 export async function storeLocalArtifact(ctx: ToolContext, meta: ArtifactMeta, write: (absolutePath: string) => Promise<unknown>, tool = 'the call'): Promise<StoredArtifact> {
   return writeAndRecord(ctx, meta, write, tool, (insert) => writeTransaction(ctx.db, insert));

@@ -8,7 +8,7 @@ import { createEmbedder } from '../search/embedder/index.js';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
-import { CliError, openStore, principalFor, resolveDataDir, resolveKey } from './context.js';
+import { CliError, dataDirArg, openStore, principalFor, resolveDataDir, resolveKey } from './context.js';
 
 /** `--out DIR`: the artifact a call produced, read through the service (the caller's access) and copied next to the user's work. */
 function copyArtifact(service: Service, principal: Principal, result: Extract<InvokeResult, { ok: true }>, outDir: string): void {
@@ -73,7 +73,12 @@ export function register(program: Command): void {
         const principal = principalFor(db, resolveKey(db, dir, opts.key));
         const embedder = createEmbedder();
         const service = new Service(db, { dataDir: dir, embedder });
-        const result = await service.invoke(tool, args, principal).finally(() => embedder.close());
+        // A wrong name's hint names what lists them here, on this store: `vault-tools tools`, `call list_vaults --data-dir`.
+        const result: InvokeResult = await (service.tool(tool)
+          ? service.invoke(tool, args, principal)
+          : Promise.resolve<InvokeResult>({ ok: false, status: 404, code: 'tool_not_found', message: service.noSuchTool(tool, principal, '`vault-tools tools`') })
+        ).finally(() => embedder.close());
+        if (!result.ok && result.code === 'vault_not_found') result.message = result.message.replace('list_vaults shows', `\`vault-tools call list_vaults${dataDirArg(opts.dataDir)}\` shows`);
         if (result.ok) {
           process.stdout.write(`${JSON.stringify(result.data, null, 2)}\n`);
           if (opts.out) copyArtifact(service, principal, result, opts.out);

@@ -1,12 +1,13 @@
 /** What every command needs: the data dir, the store, the credential, and a clean way to fail. */
 import envPaths from 'env-paths';
 import { statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { authenticate, ensureOwnerKey } from '../auth/keys.js';
 import type { Principal } from '../core/principal.js';
 import { allVaults, findVault, openStore as openDataDirStore, type Store } from '../service/open.js';
 import { quoted, ServiceError } from '../core/errors.js';
 import { printable } from '../core/printable.js';
+import { closest } from '../core/closest.js';
 
 /** A failure the user can act on: printed as one line on stderr, exit code 1 (2 for usage). */
 export class CliError extends Error {
@@ -64,16 +65,34 @@ export function openStore(dir: string, why: string, { create = false, offersInit
   }
 }
 
+/** A word as a shell reads it back: quoted when it holds anything but safe characters. */
+export const shellWord = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+/**
+ * ` --data-dir DIR` (absolute) for a command a hint prints, so it reaches the store this one used: without it,
+ * `vault-tools call list_vaults` after `--data-dir ./demo-store` answers from another, empty store. Empty when
+ * the data dir came from VAULT_TOOLS_HOME or the platform default, which the hint's command finds alike.
+ */
+export function dataDirArg(option: string | undefined): string {
+  return option ? ` --data-dir ${shellWord(resolve(option))}` : '';
+}
+
+/** One or two sentences for a `--vault` that names no vault: the nearest ids or names, and how to list them all. */
+export function noSuchVault(db: Store, given: string, dataDir: string | undefined): string {
+  const all = allVaults(db);
+  if (!all.length) return `this store has no vault yet (\`vault-tools demo\`, \`import\` or \`sync\` fill it)`;
+  const near = closest(given, all, (v) => [v.id, v.name]).map((v) => `${v.id} ("${printable(v.name, 200)}")`);
+  return `${near.length ? `did you mean ${near.join(' or ')}? ` : ''}\`vault-tools call list_vaults${dataDirArg(dataDir)}\` lists all ${all.length}`;
+}
+
 /**
  * The vault a command's `--vault` names, by exact id or exact name, as `vault` works in `call` and every tool: a
- * name that is no vault here fails with the vaults there are, not with an empty answer.
+ * name that is no vault here fails with the nearest ones and how to list them, not with an empty answer.
  */
-export function vaultOption(db: Store, given: string, command: string): string {
+export function vaultOption(db: Store, given: string, command: string, dataDir: string | undefined): string {
   const found = findVault(db, given);
   if (found) return found.id;
-  const all = allVaults(db);
-  const choices = all.length ? `the vaults here are ${printable(all.map((v) => `${v.id} ("${v.name}")`).join(', '), 2000)}` : 'this store has no vault yet (`vault-tools demo`, `import` or `sync` fill it)';
-  throw new CliError(`${command}: --vault ${quoted(given)} is no vault's id or name; ${choices}`);
+  throw new CliError(`${command}: --vault ${quoted(given)} is no vault's id or name; ${noSuchVault(db, given, dataDir)}`);
 }
 
 /**

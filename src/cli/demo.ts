@@ -15,6 +15,7 @@ import { createEmbedder } from '../search/embedder/index.js';
 import { useShippedVectors } from '../search/shipped-vectors.js';
 import { addServeOptions, serveStore, type ServeOptions } from './serve.js';
 import { noticeEndOfLife } from './node-support.js';
+import { startedByClient } from './client-started.js';
 
 const DEMO_KEYS_FILE = 'demo-keys.json';
 
@@ -119,11 +120,6 @@ export function register(program: Command): void {
       const owner = ensureOwnerKey(db, dir);
       const members = demoMemberKeys(db, dir, loaded);
       const demoArgs = ['demo', ...(opts.dataDir ? ['--data-dir', dir] : [])];
-      // A client that starts the demo keeps its stderr in log files: the keys are for a person at a terminal.
-      if (clientWaits && !process.stderr.isTTY) {
-        process.stderr.write(`${search}\nDemo keys: not printed, as an MCP client started this demo (its log files keep stderr); run \`${BIN_PATH} ${[...demoArgs, '--no-serve'].map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}\` in a terminal to see them.\n`);
-        return void (await serveStore(db, dir, { ...opts, key: opts.key ?? owner.key }));
-      }
       const lines = [
         search,
         'Demo keys (this demo store only):',
@@ -134,7 +130,14 @@ export function register(program: Command): void {
         `Claude Code: ${clientSnippet('claude-code', demoArgs, DEMO_SERVER_NAME)}`,
         `Try: ${BIN_PATH} call stats --vault ${loaded[0]?.vaultId ?? '<vault>'} --data-dir ${dir}`,
       ];
-      process.stderr.write(`${lines.join('\n')}\n`);
+      const printKeys = () => process.stderr.write(`${lines.join('\n')}\n`);
+      // A client that starts the demo keeps its stderr in log files: the keys are for a person. A client is a
+      // pipe on stdin and one on stdout (client-started.ts); a stdin that then ends with nothing said was not one.
+      if (clientWaits && !process.stderr.isTTY && startedByClient()) {
+        process.stderr.write(`${search}\nDemo keys: not printed, as an MCP client started this demo (its log files keep stderr); run \`${BIN_PATH} ${[...demoArgs, '--no-serve'].map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}\` in a terminal to see them.\n`);
+        return void (await serveStore(db, dir, { ...opts, key: opts.key ?? owner.key, onNoClient: printKeys }));
+      }
+      printKeys();
       if (!opts.serve) return void db.close();
       if (process.stdin.isTTY && !opts.http) {
         process.stderr.write('stdin is a terminal, so there is no MCP client to serve: add --http 8787 for the REST API, or start it from a client.\n');

@@ -5,7 +5,7 @@ import { createEmbedder, describeKernel, nativeKernelOff, nativeKernelPath } fro
 import { checkStore, countLeftovers, describeLeftovers, leftoversIn, sqliteEngine, storeExists, storePath, vectorExtensionVersion } from '../service/open.js';
 import { FIXTURES_DIR, PACKAGE_ROOT, PACKAGE_VERSION } from '../package-info.js';
 import { checkDataDir, CliError, resolveDataDir } from './context.js';
-import { endOfLifeNotice, noticeEndOfLife, TESTED_NODE_LINES } from './node-support.js';
+import { endOfLifeNotice, TESTED_NODE_LINES } from './node-support.js';
 import { resolveRemote, storedRemote } from '../sync/config.js';
 
 interface Check {
@@ -206,7 +206,7 @@ export function register(program: Command): void {
     .option('--json', 'print JSON')
     .option('--fix', 'remove what interrupted writes left behind (unfinished .partial files, artifact folders without a row)')
     .action(async (opts: { dataDir?: string; json?: boolean; fix?: boolean }) => {
-      noticeEndOfLife();
+      // No separate notice on an ended Node line: the node check says it (text and JSON), once.
       const checks = await runChecks(opts.dataDir, { fix: opts.fix });
       const ok = checks.every((c) => c.ok);
       if (opts.json) process.stdout.write(`${JSON.stringify({ ok, checks }, null, 2)}\n`);

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { ServiceError } from '../core/errors.js';
 import { resolveVault } from '../service/invoke.js';
 import { exportVault, ExportRefused } from '../service/store-copy.js';
-import { CliError, openStore, principalFor, resolveDataDir, resolveKey } from './context.js';
+import { CliError, dataDirArg, openStore, shellWord, principalFor, resolveDataDir, resolveKey } from './context.js';
 
 export function register(program: Command): void {
   program
@@ -23,7 +23,7 @@ export function register(program: Command): void {
         try {
           vault = resolveVault(db, principalFor(db, resolveKey(db, dir, opts.key)), vaultArg);
         } catch (err) {
-          if (err instanceof ServiceError) throw new CliError(`export: ${err.message.replace(/^`vault`: /, '').replace('list_vaults shows', '`vault-tools call list_vaults` shows')}`);
+          if (err instanceof ServiceError) throw new CliError(`export: ${err.message.replace(/^`vault`: /, '').replace('list_vaults shows', `\`vault-tools call list_vaults${dataDirArg(opts.dataDir)}\` shows`)}`);
           throw err;
         }
         let result;
@@ -36,7 +36,7 @@ export function register(program: Command): void {
         process.stderr.write(
           `exported "${vault.name}" (${vault.id}) to ${result.dir}: ${result.files} files, ${result.meetings} meeting${result.meetings === 1 ? '' : 's'} with transcripts and evidence; dates kept as they are (shiftDates: false)` +
             `${result.draftsLeftOut ? `; ${result.draftsLeftOut} e-mail draft${result.draftsLeftOut === 1 ? '' : 's'} left out (the format holds sent mail only)` : ''}. ` +
-            `Keys and OAuth grants are not in it. \`vault-tools import ${dirArg}\` loads it.\n`,
+            `Keys and OAuth grants are not in it. \`vault-tools import ${shellWord(dirArg)}${dataDirArg(opts.dataDir)}\` loads it (into another store: name its --data-dir).\n`,
         );
       } finally {
         db.close();

@@ -30,10 +30,20 @@ const program = new Command()
   .name('vault-tools')
   .description('Local MCP server and REST twin of the Vault Knowledge and Actions Service')
   .version(PACKAGE_VERSION)
-  .showHelpAfterError()
+  // A usage error is one line in our own voice, commander's suggestion on it ("vault-tools: unknown command
+  // 'serv' (did you mean serve?)"), then where to see them all: not forty lines of help. Subcommands inherit this.
+  .configureOutput({ outputError: (str, write) => write(str.replace(/^error: /, 'vault-tools: ').replace(/\n\(Did you mean (.*)\?\)/, ' (did you mean $1?)')) })
   .exitOverride();
 
 for (const command of [serve, demo, importCmd, keys, call, toolsCmd, outbox, reindex, mcpConfig, doctor, sync, remote, backup, restore, exportCmd]) command.register(program);
+
+/** After a usage error, the command that lists what this one takes: `vault-tools keys --help`. */
+function pointToHelp(cmd: Command, path: string[]): void {
+  const what = cmd.commands.length ? 'its commands' : 'its options';
+  cmd.showHelpAfterError(`(\`${[...path, '--help'].join(' ')}\` lists ${path.length === 1 ? 'the commands' : what})`);
+  for (const sub of cmd.commands) pointToHelp(sub, [...path, sub.name()]);
+}
+pointToHelp(program, ['vault-tools']);
 
 try {
   await program.parseAsync(process.argv);

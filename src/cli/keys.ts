@@ -3,7 +3,7 @@ import { createKey, listKeys, resolveVaultGrants, revokeKey, type KeyInfo } from
 import { quoted, ServiceError } from '../core/errors.js';
 import { escapeUnprintable, printable } from '../core/printable.js';
 import { GRANT_ID_PREFIX, listGrants, revokeGrant, type GrantInfo } from '../auth/oauth/grants.js';
-import { CliError, openStore, resolveDataDir } from './context.js';
+import { CliError, noSuchVault, openStore, resolveDataDir } from './context.js';
 
 // Names and URIs come from outside (a key's label from whoever made it; an OAuth client's name, id and redirect
 // host from the client's own registration), so each is printable(): a CR, LF or escape sequence in them shows as
@@ -44,7 +44,7 @@ export function register(program: Command): void {
         if (grants?.unknown.length && !opts.allowUnknownVault) {
           const named = grants.unknown.map((v) => quoted(v)).join(', ');
           throw new CliError(
-            `keys create: no vault in this store has the id or name ${named}; check \`vault-tools call list_vaults\`, or add --allow-unknown-vault to grant that id to a vault not synced or imported yet`,
+            `keys create: no vault in this store has the id or name ${named}; ${grants.unknown.map((v) => noSuchVault(db, v, opts.dataDir)).join('; ')}; or add --allow-unknown-vault to grant that id to a vault not synced or imported yet`,
             2,
           );
         }

@@ -33,7 +33,7 @@ export function endOfLifeNotice(version = process.versions.node, now = new Date(
   return `vault-tools: Node.js ${version.replace(/^v/, '')} reached its end of life on ${end} and gets no security fixes; vault-tools still runs on it, but install Node.js ${lines} (supported and tested).`;
 }
 
-/** `demo` and `doctor`: the notice on stderr (stdout may be MCP's or JSON), once, when this Node's line has ended. */
+/** `demo`: the notice on stderr (stdout may be MCP's or JSON), once, when this Node's line has ended. */
 export function noticeEndOfLife(): void {
   const notice = endOfLifeNotice();
   if (notice) process.stderr.write(`${notice}\n`);

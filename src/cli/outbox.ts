@@ -20,7 +20,7 @@ export function register(program: Command): void {
       const db = openStore(dir, why);
       let entries;
       try {
-        entries = listOutbox(db, { vaultId: opts.vault === undefined ? undefined : vaultOption(db, opts.vault, 'outbox'), status: opts.status, limit });
+        entries = listOutbox(db, { vaultId: opts.vault === undefined ? undefined : vaultOption(db, opts.vault, 'outbox', opts.dataDir), status: opts.status, limit });
       } finally {
         db.close();
       }

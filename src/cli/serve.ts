@@ -36,6 +36,8 @@ export interface ServeOptions {
   trustProxy: string[];
   /** serve only: sync with the configured remote every this many minutes */
   syncEvery?: string;
+  /** demo: stdin ended before any MCP message while the HTTP listener keeps serving (no client started it) */
+  onNoClient?: () => void;
 }
 
 const collect = (v: string, acc: string[]) => [...acc, v];
@@ -111,7 +113,7 @@ export async function serveStore(db: Store, dataDir: string, opts: ServeOptions)
   const embedder = createEmbedder();
   let tools;
   try {
-    tools = selectTools({ readOnly: opts.readOnly, include: opts.tools, exclude: opts.excludeTools });
+    tools = selectTools({ readOnly: opts.readOnly, include: opts.tools, exclude: opts.excludeTools }, undefined, (w) => process.stderr.write(`vault-tools: warning: ${w}\n`));
   } catch (err) {
     if (err instanceof ToolSelectionError) throw new CliError(`--tools / --exclude-tools: ${err.message}`, 2);
     throw err;
@@ -172,12 +174,15 @@ export async function serveStore(db: Store, dataDir: string, opts: ServeOptions)
     principalFor(db, key); // fail now, clearly, if the key is wrong
     const stdinEnd = watchStdinEnd();
     await serveStdio(listener?.service ?? new Service(db, serviceOptions), () => authenticate(db, key));
-    saidWhy = stdinEnd(listener !== undefined);
+    const ended = stdinEnd(listener !== undefined);
+    saidWhy = ended !== undefined;
+    if (ended === 'never connected' && listener) {
+      opts.onNoClient?.();
+      await untilSignal();
+      saidWhy = false;
+    }
   } else {
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
+    await untilSignal();
   }
   if (!saidWhy) log.info('shutting down');
   await syncing?.stop();
@@ -187,6 +192,12 @@ export async function serveStore(db: Store, dataDir: string, opts: ServeOptions)
   db.close();
   release();
 }
+
+const untilSignal = () =>
+  new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
 
 /**
  * `--sync-every MINUTES`, checked before anything starts: the remote comes from the environment or `vault-tools remote set`.

@@ -5,11 +5,14 @@
  */
 import { log } from '../log.js';
 
+/** How stdin ended: the client said goodbye, or nothing ever came (no client was there). */
+export type StdinEnd = 'client closed' | 'never connected';
+
 /**
  * Starts watching stdin. The function returned, called once the stdio server has stopped, logs why if stdin
- * ended (`alsoHttp`: a REST listener stops with it) and says whether it did; a signal stops it otherwise.
+ * ended (`alsoHttp`: a REST listener keeps serving) and says how it ended; undefined when a signal stopped it.
  */
-export function watchStdinEnd(): (alsoHttp: boolean) => boolean {
+export function watchStdinEnd(): (alsoHttp: boolean) => StdinEnd | undefined {
   let readBeforeEnd: number | undefined;
   const ended = () => {
     // fs.ReadStream (a file such as /dev/null) and net.Socket (a pipe) both count the bytes they read.
@@ -18,14 +21,21 @@ export function watchStdinEnd(): (alsoHttp: boolean) => boolean {
   process.stdin.once('end', ended);
   process.stdin.once('close', ended);
   return (alsoHttp) => {
-    if (readBeforeEnd === undefined) return false;
-    if (readBeforeEnd > 0) log.info('the MCP client closed stdin: shutting down');
-    else log.warn(closedFromTheStart(alsoHttp));
-    return true;
+    if (readBeforeEnd === undefined) return undefined;
+    if (readBeforeEnd > 0) {
+      log.info('the MCP client closed stdin: shutting down');
+      return 'client closed';
+    }
+    log.warn(closedFromTheStart(alsoHttp));
+    return 'never connected';
   };
 }
 
+// With a listener, stdin that never carried a message means a person (a script, an IDE task, `&`, `< /dev/null`)
+// started the server for HTTP: stopping it then would leave them a dead port and no reason.
 const closedFromTheStart = (alsoHttp: boolean) =>
   'stdin is closed (it ended before any MCP message came: it is /dev/null, a closed pipe, or nothing was connected to it), ' +
-  `so there is nothing to read MCP messages from: the stdio server stops${alsoHttp ? ', and the HTTP listener with it' : ''}. ` +
-  'To serve HTTP only, use --http [HOST:]PORT --no-stdio; for MCP over stdio, let an MCP client (Claude Desktop, Claude Code) start vault-tools.';
+  (alsoHttp
+    ? 'so no MCP client started this: MCP over stdio is off, and the HTTP listener keeps serving until stopped (Ctrl-C, SIGINT or SIGTERM); --no-stdio starts it that way. For'
+    : 'so there is nothing to read MCP messages from: the stdio server stops. To serve HTTP only, use --http [HOST:]PORT --no-stdio; for') +
+  ' MCP over stdio, let an MCP client (Claude Desktop, Claude Code) start vault-tools.';

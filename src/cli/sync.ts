@@ -41,7 +41,7 @@ export function register(program: Command): void {
       try {
         if (opts.status) {
           // --vault narrows the status to those vaults of this store, by id or name; one it lacks is an error.
-          const only = new Set(opts.vault.map((v) => vaultOption(db, v, 'sync --status')));
+          const only = new Set(opts.vault.map((v) => vaultOption(db, v, 'sync --status', opts.dataDir)));
           return printStatus(syncStatus(db).filter((r) => !only.size || only.has(r.vault)), opts.json);
         }
         if (opts.pullOnly && opts.pushOnly) throw new CliError('--pull-only and --push-only exclude each other', 2);

@@ -11,3 +11,6 @@ export const PATHS = {
   file: '/v1/vaults/{vault}/files/{fileId}',
   artifact: '/v1/vaults/{vault}/artifacts/{artifactId}',
 } as const;
+
+/** The API reference page a person opens (Swagger UI, no key), and its copy of the OpenAPI document. */
+export const DOCS_PATH = '/docs';

@@ -87,6 +87,20 @@ export function resolveScope(conversation: string, vaults: ScopeVault[]): ScopeD
   const knownBy = new Map(names.map((n) => [n, vaults.filter((_, i) => tokens(n).every((w) => own[i]!.has(w)))]));
   const people = new Set(vaults.flatMap((v) => v.people.map(normalize)));
 
+  // A keyword one vault matches whose distinctive word another vault's keyword also holds ("agency spend" and
+  // "agency labour"): that word is what the conversation is about, and both engagements have it, so the match
+  // is split between them and cannot decide alone.
+  const keywordWords = (k: string) => tokens(k).filter((w) => w.length >= 4 && !STOP.has(w));
+  const sharedTopics = new Map<string, ScopeVault[]>();
+  for (const v of vaults) {
+    for (const k of v.keywords.filter((k) => has(text, k))) {
+      for (const w of keywordWords(k)) {
+        const holders = vaults.filter((x) => x.keywords.some((k2) => keywordWords(k2).includes(w)));
+        if (holders.length > 1) sharedTopics.set(w, holders);
+      }
+    }
+  }
+
   const named: ScopeVault[] = [];
   const candidates = vaults.map((v) => {
     const signals: string[] = [];
@@ -97,8 +111,13 @@ export function resolveScope(conversation: string, vaults: ScopeVault[]): ScopeD
       score += 10;
       signals.push(`names the vault ("${explicit}")`);
     }
+    const topics = [...sharedTopics].filter(([, holders]) => holders.includes(v)).map(([w, holders]) => ({ w, n: holders.length }));
+    for (const { w, n } of topics) {
+      score += 2 / n;
+      signals.push(`"${w}" (shared by ${n} vaults)`);
+    }
     for (const k of v.keywords) {
-      if (!has(text, k)) continue;
+      if (!has(text, k) || keywordWords(k).some((w) => sharedTopics.has(w))) continue;
       const shared = keywordHolders.get(normalize(k)) ?? 1;
       score += 2 / shared;
       signals.push(shared > 1 ? `keyword "${k}" (shared by ${shared} vaults)` : `keyword "${k}"`);

@@ -9,6 +9,7 @@
  */
 import { hasVectorExtension, type Db } from '../store/db.js';
 import { tokens } from '../store/text.js';
+import { STOPWORDS } from './stopwords.js';
 import { hasVectors, nearestChunks, rescore, storedVectors, vectorIndexOwner } from './vectors.js';
 import { type EmbedderLike } from './embed-chunks.js';
 import { bm25Ranked, bm25Ranking, matchesAny } from './word-index.js';
@@ -57,9 +58,6 @@ export function meaningWeight(base: number, evidence: WordEvidence): number {
   return (keywords * base * (1 + ADAPT.absent * evidence.absentShare)) / (1 + ADAPT.headSlope * Math.max(0, evidence.headRatio - ADAPT.head));
 }
 
-const STOPWORDS = new Set(
-  'a an and are as at be but by did do does for from had has have he her his how i if in into is it its me my no not of on or our she so than that the their them then there these they this to us was we were what when where which who why will with would you your about could should can any all been being just also very'.split(' '),
-);
 
 /**
  * The frame of a question about a meeting ("summarize the discussion of …", "what did the team think / say /

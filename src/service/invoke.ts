@@ -13,6 +13,7 @@ import { findReachableVault, reachableVaults, type Vault } from '../store/vaults
 import { ERROR_CODES, quoted, ServiceError, type ErrorCode } from '../core/errors.js';
 import { makeLinks, type Links } from '../core/links.js';
 import { log } from '../log.js';
+import { closest, didYouMean } from '../core/closest.js';
 import { appendOutbox, findKeyedOutboxEntry, setOutboxResult } from '../store/outbox.js';
 import { KeyedCallsRunning, storedAnswer, type KeyedCall } from './idempotency.js';
 import type { EmbedderLike } from '../search/embed-chunks.js';
@@ -90,12 +91,19 @@ export class Service {
     return this.tools.get(name);
   }
 
+  /**
+   * "No tool X. Did you mean Y?" and where all are listed (`listedBy`): the nearest among the tools this key is
+   * offered (a member key is not told of manager-only tools, as tools/list does not show them).
+   */
+  noSuchTool(name: string, principal: Principal, listedBy: string): string {
+    const offered = this.listTools().filter((t) => t.access === 'member' || principal.role === 'manager').map((t) => t.name);
+    return `No tool ${quoted(name)}.${didYouMean(name, offered)} ${listedBy} lists them all.`;
+  }
+
   /** A call by name, among the tools this service offers. */
   async invoke(name: string, rawArgs: unknown, principal: Principal, options: CallOptions = {}): Promise<InvokeResult> {
     const tool = this.tools.get(name);
-    if (!tool) {
-      return { ok: false, status: 404, code: 'tool_not_found', message: `No tool ${quoted(name)}. The tools are listed by tools/list (MCP) or GET /v1/tools.` };
-    }
+    if (!tool) return { ok: false, status: 404, code: 'tool_not_found', message: this.noSuchTool(name, principal, 'tools/list (MCP) or GET /v1/tools') };
     return this.call(tool, rawArgs, principal, options);
   }
 
@@ -239,7 +247,12 @@ function describeIssue(tool: Tool, issue: z.core.$ZodIssue, raw: Record<string, 
 export function resolveVault(db: Db, principal: Principal, wanted: string | undefined): Vault {
   if (wanted !== undefined) {
     const found = findReachableVault(db, principal, wanted);
-    if (!found) throw new ServiceError('vault_not_found', `\`vault\`: no vault ${quoted(wanted)} is available to this key; list_vaults shows the ones it reaches.`);
+    if (!found) {
+      // Suggested only among the vaults this key reaches: it learns nothing of the others.
+      const near = closest(wanted, reachableVaults(db, principal), (v) => [v.id, v.name]).map((v) => `"${v.name}" (${v.id})`);
+      const suggestion = near.length ? ` Did you mean ${near.join(' or ')}?` : '';
+      throw new ServiceError('vault_not_found', `\`vault\`: no vault ${quoted(wanted)} is available to this key.${suggestion} list_vaults shows every vault it reaches.`);
+    }
     return found;
   }
   const reachable = reachableVaults(db, principal);

@@ -113,6 +113,20 @@ export function artifactPaths(db: Db, vaultId: string): { id: string; path: stri
   return sql(db, 'SELECT id, path, mime_type AS mimeType FROM artifacts WHERE vault_id = ?').all(vaultId) as { id: string; path: string | null; mimeType: string }[];
 }
 
+/**
+ * Artifacts a tool made here that no outbox entry names (export_report, export_deck): upstream never had them
+ * and never will, so a pull that does not list them must not remove them. Rows a pull wrote say `created_by` sync.
+ */
+export function artifactsMadeHereOnly(db: Db, vaultId: string): Set<string> {
+  return new Set(
+    sql(
+      db,
+      `SELECT a.id FROM artifacts a WHERE a.vault_id = ? AND a.created_by IS NOT 'sync' AND a.path IS NOT NULL
+         AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.vault_id = a.vault_id AND o.result_json IS NOT NULL AND json_extract(o.result_json, '$.artifactId') = a.id)`,
+    ).pluck().all(vaultId) as string[],
+  );
+}
+
 /** Removes an artifact's row (its file is the caller's to remove, once the transaction committed). */
 export function deleteArtifact(db: Db, vaultId: string, id: string): void {
   sql(db, 'DELETE FROM artifacts WHERE vault_id = ? AND id = ?').run(vaultId, id);

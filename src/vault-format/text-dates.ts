@@ -19,13 +19,14 @@ const CALENDAR_REACH_DAYS = 183;
 /**
  * One pattern, three forms, tried in this order at each position:
  * 1. [weekday] day[-day] month [year]   "Friday 20 November", "16-20 November", "Wed 11 Nov", "6 Nov 2026"
- * 2. weekday day (no month)             "Mon 23, 13:00" (a week plan's own days)
+ * 2. weekday day (no month)             "Mon 23, 13:00", "Fri 27: sign-off" (a week plan's own days)
  * 3. ISO date                           "2026-11-17", also inside "Notice_2026-11-02"
  */
 export const TEXT_DATE = new RegExp(
   [
     `(?<![\\w-])(?:(?<wd>${WEEKDAY}),? )?(?<d1>\\d{1,2})(?:-(?<d2>\\d{1,2}))? (?<mon>${MONTH})(?: (?<year>\\d{4}))?(?![\\w-])`,
-    `(?<![\\w-])(?<wd2>${WEEKDAY}) (?<day>\\d{1,2})(?![\\w:.])`,
+    // a time ("Thu 07:00") is not a day, but a list's "Fri 27: sign-off" is
+    `(?<![\\w-])(?<wd2>${WEEKDAY}) (?<day>\\d{1,2})(?![\\w.]|:\\d)`,
     `(?<!\\d)(?<iy>\\d{4})-(?<im>\\d{2})-(?<id>\\d{2})(?!\\d)`,
   ].join('|'),
   'g',

@@ -192,7 +192,7 @@ describe('commands that once failed silently', () => {
     const r = fails('outbox', '--vault', 'nope');
     expect(r.status).toBe(1);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^vault-tools: outbox: --vault "nope" is no vault's id or name; the vaults here are .*northwind-logistics \("Northwind Logistics"\)/);
+    expect(r.stderr).toMatch(/^vault-tools: outbox: --vault "nope" is no vault's id or name; `vault-tools call list_vaults --data-dir \S+` lists all 2\n$/);
     // sync --status --vault, the other reader of the outbox, by the same rule.
     expect(run('sync', '--status', '--vault', 'Northwind Logistics')).toMatch(new RegExp(`^${NW}  remote -  .*pending 1  failed 0\n$`));
     expect(fails('sync', '--status', '--vault', 'nope').stderr).toMatch(/^vault-tools: sync --status: --vault "nope" is no vault's id or name/);
@@ -201,7 +201,7 @@ describe('commands that once failed silently', () => {
   it('reindex --vault nope is an error with exit 1, not "0 chunks embedded"', () => {
     const r = fails('reindex', '--vault', 'nope');
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/^vault-tools: reindex: --vault "nope" is no vault's id or name; the vaults here are /);
+    expect(r.stderr).toMatch(/^vault-tools: reindex: --vault "nope" is no vault's id or name; `vault-tools call list_vaults --data-dir \S+` lists all/);
     expect(r.stderr).not.toContain('chunks embedded');
   });
 
@@ -211,7 +211,7 @@ describe('commands that once failed silently', () => {
     expect(r.status).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(
-      'vault-tools: keys create: no vault in this store has the id or name "nowhere"; check `vault-tools call list_vaults`, or add --allow-unknown-vault to grant that id to a vault not synced or imported yet\n',
+      `vault-tools: keys create: no vault in this store has the id or name "nowhere"; \`vault-tools call list_vaults --data-dir ${store.dir}\` lists all 2; or add --allow-unknown-vault to grant that id to a vault not synced or imported yet\n`,
     );
     expect(run('keys', 'list')).toBe(before);
     const later = JSON.parse(run('keys', 'create', '--vault', 'nowhere', '--allow-unknown-vault', '--json')) as { vaults: string[] };

@@ -274,10 +274,10 @@ describe('OpenAPI', () => {
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const tool of tools) {
       const op = doc.paths[`/v1/tools/${tool.name}`].post;
-      const keyed = !tool.annotations.readOnlyHint && !tool.sync.localOnly;
+      const keyed = !tool.annotations.readOnlyHint && !tool.sync.localOnly && !tool.sync.staysLocal;
       expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '403', '404', ...(keyed ? ['409'] : []), '413', '429', '503']);
       // Writes take an Idempotency-Key (a repeat answers without running again); reads do not need one, nor a
-      // local-only write (export_deck), whose record of a call would be the outbox entry it does not have.
+      // write with no outbox entry (export_deck, export_report), whose record of a call would be that entry.
       expect((op.parameters ?? []).map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(keyed ? ['header:Idempotency-Key'] : []);
     }
     expect(doc.paths['/v1'].get.security).toEqual([]);

@@ -79,14 +79,15 @@ beforeAll(async () => {
 });
 afterAll(() => tmp?.cleanup());
 
-/** bash for a block: stop at the first failure; a server sent to the background is waited for, and stopped at the end. */
+/**
+ * bash for a block, its lines run one after the other as a person pastes them: nothing waits for a server sent
+ * to the background unless the block itself does. It stops at the first failure; servers are stopped at the end.
+ */
 function script(b: Block): string {
-  const lines = b.code.replace(/\b8787\b/g, String(port)).split('\n');
-  const waitForServer = `for i in $(seq 100); do curl -s -o /dev/null http://127.0.0.1:${port}/v1 && break; sleep 0.2; done`;
   return [
     'set -eo pipefail',
     "trap 'status=$?; for job in $(jobs -p); do kill $job 2>/dev/null || true; done; wait; exit $status' EXIT",
-    ...lines.flatMap((l) => (/&\s*(#.*)?$/.test(l) ? [l, waitForServer] : [l])),
+    b.code.replace(/\b8787\b/g, String(port)),
   ].join('\n');
 }
 

@@ -122,13 +122,39 @@ describe('stdin already closed', () => {
     expect(r.stderr).toContain('nothing to read MCP messages from: the stdio server stops. To serve HTTP only, use --http [HOST:]PORT --no-stdio');
   });
 
-  it('demo --http with a closed pipe for stdin says the listener stops with it', async () => {
-    const r = await runWithStdinClosed(['demo', '--data-dir', store.dir, '--http', '127.0.0.1:0'], 'closed pipe');
-    expect(r.code).toBe(0);
-    expect(r.stderr).toContain('REST API on http://127.0.0.1:');
-    expect(r.stderr).toContain('stdin is closed');
-    expect(r.stderr).toContain('the stdio server stops, and the HTTP listener with it. To serve HTTP only, use --http [HOST:]PORT --no-stdio');
-  });
+  /**
+   * `demo --http` as a script or an IDE task starts it (stdin /dev/null or a pipe that ends at once, stdout and
+   * stderr pipes): the keys reach the person, the listener keeps serving until SIGTERM, and says why.
+   */
+  it.each(['ignore', 'closed pipe'] as const)('demo --http with stdin %s prints the keys and keeps serving HTTP until stopped', async (stdin) => {
+    const child = spawn(process.execPath, [BIN, 'demo', '--data-dir', store.dir, '--http', '127.0.0.1:0'], {
+      stdio: [stdin === 'ignore' ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off', VAULT_TOOLS_LOG: 'warn' },
+    });
+    child.stdin?.end();
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    try {
+      // Wait for the condition: the sentence that says the listener stays (after stdin ended), and the keys.
+      await new Promise<void>((resolve, reject) => {
+        const check = () => /keeps serving until stopped/.test(stderr) && /manager, all vaults: vt_\w+\n/.test(stderr) && resolve();
+        child.stderr!.on('data', check);
+        void exited.then((code) => reject(new Error(`exited ${code}:\n${stderr}`)));
+      });
+      expect(stderr).toContain('stdin is closed');
+      expect(stderr).toMatch(/Demo keys \(this demo store only\):\n {2}manager, all vaults: vt_\w+/);
+      const url = /REST API on (http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(stderr)![1]!;
+      const index = (await (await fetch(`${url}/v1`)).json()) as { version: string };
+      expect(index.version).toBe('2026-09-02');
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+    }
+  }, 90_000);
 });
 
 describe('demo and import', () => {

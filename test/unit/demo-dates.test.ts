@@ -19,6 +19,11 @@ const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
  * read as its last day: this test's own reading, independent of the loader's.
  */
 const WRITTEN_DATE = /\b(?:(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? )?(?:\d{1,2}(?: [A-Z][a-z]+)?-)?(\d{1,2}) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*(?: (\d{4}))?\b/g;
+/**
+ * A week plan's weekday and day of the month with no month ("Mon 23, 13:00", "Fri 27: sign-off"), read as the
+ * day nearest `today` with that weekday and day; a time ("Thu 07:00") is not one.
+ */
+const WEEKDAY_AND_DAY = /\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]* (\d{1,2})\b(?! (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec))(?![.:]\d)/g;
 const day = (iso: string) => iso.slice(0, 10);
 
 interface TextDate {
@@ -38,6 +43,17 @@ function readDates(texts: [string, string][], today: number): TextDate[] {
       const ms = years.map((y) => Date.UTC(y, month, Number(m[2]))).sort((a, b) => Math.abs(a - today) - Math.abs(b - today))[0]!;
       return { where, written: m[0], weekday: m[1], date: new Date(ms).toISOString().slice(0, 10) };
     }),
+  ).concat(
+    texts.flatMap(([where, text]) =>
+      [...text.matchAll(WEEKDAY_AND_DAY)].map((m) => {
+        const days = Array.from({ length: 63 }, (_, i) => today + (i - 31) * DAY);
+        const ms = days
+          .filter((d) => new Date(d).getUTCDate() === Number(m[2]) && new Date(d).getUTCDay() === WEEKDAYS.indexOf(m[1]!))
+          .sort((a, b) => Math.abs(a - today) - Math.abs(b - today))[0];
+        // no such day within a month: written wrong, and reported as a date no record and no weekday agrees with
+        return { where, written: m[0], weekday: ms === undefined ? '(none)' : m[1], date: ms === undefined ? '0000-00-00' : new Date(ms).toISOString().slice(0, 10) };
+      }),
+    ),
   );
 }
 
@@ -52,7 +68,26 @@ function textDates(f: VaultFixture, today: number): TextDate[] {
     ...f['sent-emails'].map((e): [string, string] => [`sent ${e.id}`, e.body]),
     ...f.calendar.map((e): [string, string] => [`event ${e.id}`, e.description ?? '']),
     ...f.tasks.map((t): [string, string] => [`task ${t.number}`, t.description ?? '']),
+    // Every other string the vault writes (plan steps, milestones, files, conversations, entities, subjects…),
+    // transcripts aside (speech says days relative to the meeting: one-timeline.test.ts, spoken-days.test.ts).
+    ...otherProse(f),
   ], today);
+}
+
+const LISTED = new Set(['vault', 'briefs', 'meetings', 'conflicts', 'mailbox', 'sent-emails', 'calendar', 'tasks']);
+function otherProse(f: VaultFixture): [string, string][] {
+  const out: [string, string][] = [];
+  const walk = (v: unknown, where: string) => {
+    if (typeof v === 'string') out.push([where, v]);
+    else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${where}[${i}]`));
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, `${where}.${k}`);
+  };
+  for (const [family, records] of Object.entries(f)) if (!LISTED.has(family)) walk(records, family);
+  // The listed families' other strings: titles, subjects, names (not ids, not date fields).
+  for (const family of ['calendar', 'tasks', 'conflicts'] as const) for (const [i, r] of (f[family] as object[]).entries()) for (const key of ['title', 'name']) walk((r as Record<string, unknown>)[key], `${family}[${i}].${key}`);
+  for (const [i, t] of f.mailbox.entries()) walk(t.subject, `mailbox[${i}].subject`);
+  for (const [i, e] of f['sent-emails'].entries()) walk(e.subject, `sent-emails[${i}].subject`);
+  return out.filter(([where]) => !/\.(?:id|[a-zA-Z]+Id|\w+At|\w+Date|date)$/.test(where));
 }
 
 /** The days on which the vault has a record: meetings, events, briefs, tasks and milestones due, mail. */
@@ -104,7 +139,9 @@ describe.each(vaults.map((f) => [f.vault.id, f] as const))('the dates %s writes,
     const after = onRecords(moved, today);
     expect(after.length).toBe(before.length);
     expect(before.filter((t) => t.onRecord).length).toBeGreaterThan(20);
-    const lost = before.flatMap((t, i) => (t.onRecord && !after[i]!.onRecord ? [`${t.where}: "${t.written}" became "${after[i]!.written}"`] : []));
+    // on a record before, and on the same record after: moved by exactly the days the records moved
+    const movedTo = (t: TextDate) => new Date(Date.parse(`${t.date}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
+    const lost = before.flatMap((t, i) => (t.onRecord && (!after[i]!.onRecord || after[i]!.date !== movedTo(t)) ? [`${t.where}: "${t.written}" became "${after[i]!.written}"`] : []));
     expect(lost).toEqual([]);
   });
 
@@ -170,9 +207,9 @@ describe('a loaded demo vault', () => {
 
 describe('shifting the dates of a text', () => {
   it('keeps each style, recomputes weekdays, moves ranges, and leaves far-off facts alone', () => {
-    const text = 'Friday 20 November; Wed 11 Nov; w/e 6 Nov 2026; 16-20 November; 27-30 Nov; Mon 23, 13:00; Notice_2026-11-02; support ends 31 Dec 2027; CC-2026-1147; in September';
+    const text = 'Friday 20 November; Wed 11 Nov; w/e 6 Nov 2026; 16-20 November; 27-30 Nov; Mon 23, 13:00; Fri 27: sign-off; Thu 07:00; Notice_2026-11-02; support ends 31 Dec 2027; CC-2026-1147; in September';
     expect(shiftTextDates(text, 7, '2026-11-20')).toBe(
-      'Friday 27 November; Wed 18 Nov; w/e 13 Nov 2026; 23-27 November; 4-7 Dec; Mon 30, 13:00; Notice_2026-11-09; support ends 31 Dec 2027; CC-2026-1147; in September',
+      'Friday 27 November; Wed 18 Nov; w/e 13 Nov 2026; 23-27 November; 4-7 Dec; Mon 30, 13:00; Fri 4: sign-off; Thu 07:00; Notice_2026-11-09; support ends 31 Dec 2027; CC-2026-1147; in September',
     );
     expect(shiftTextDates(text, 0, '2026-11-20')).toBe(text);
   });

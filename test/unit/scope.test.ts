@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveScope, type ScopeVault } from '../../src/search/scope.js';
+import { readVaultDir } from '../../src/vault-format/read.js';
+import { FIXTURE_DIRS } from '../helpers.js';
 
 const vaults: ScopeVault[] = [
   { id: 'nw', name: 'Northwind Logistics', client: 'Northwind Logistics', keywords: ['warehouse', 'dock scheduling'], summary: 'Warehouse operations discovery across three distribution centres.', people: ['Ana Ruiz', 'Priya Natarajan'] },
@@ -75,5 +77,25 @@ describe('suggest_vault_scope never uses one client\'s vault for another', () =>
     expect(foreign.clarificationQuestion).toContain('Iberia Cold Chain');
     const generic = resolveScope("can you summarise the last meeting and list what's still open? I'd like it as a PDF", nwOnly);
     expect(generic.selectedVaultIds).toEqual(['nw']);
+  });
+});
+
+describe('a topic both shipped vaults have', () => {
+  // The shipped vaults as they advertise themselves (vault.json and the people registry).
+  const shipped: ScopeVault[] = (['northwind', 'meridian'] as const).map((name) => {
+    const f = readVaultDir(FIXTURE_DIRS[name]);
+    return { id: f.vault.id, name: f.vault.name, client: f.vault.client, keywords: f.vault.keywords, summary: f.vault.summary, people: f.people.map((p) => p.name) };
+  });
+
+  it('asks about agency spend (Meridian\'s "agency spend", Northwind\'s "agency labour") instead of picking one', () => {
+    const r = resolveScope('What did the client say about agency spend?', shipped);
+    expect(r.selectedVaultIds).toEqual([]);
+    expect(r.clarificationQuestion).toBe('"agency" appears in more than one engagement. Which engagement is this about: "Meridian Health Group" or "Northwind Logistics"?');
+    expect(r.candidates.map((c) => c.score)).toEqual([1, 1]);
+  });
+
+  it('still picks the vault a topic of its own fits', () => {
+    expect(resolveScope('What did the client say about dock scheduling?', shipped).selectedVaultIds).toEqual(['northwind-logistics']);
+    expect(resolveScope('How long do patients wait for bed turnaround?', shipped).selectedVaultIds).toEqual(['meridian-health']);
   });
 });

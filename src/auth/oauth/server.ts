@@ -20,6 +20,7 @@ import { sqliteAdapter } from './adapter.js';
 import { clientMetadataProblem, OAuthBounds, type Refusal, type TrustedProxies } from './bounds.js';
 import { escapeHtml, PAGE_HEADERS, pageHtml, sendPage } from './pages.js';
 import { printable } from '../../core/printable.js';
+import { DOCS_PATH } from '../../core/rest-paths.js';
 import { grantPrincipal } from './grants.js';
 
 export const OAUTH_PREFIX = '/oauth/';
@@ -184,7 +185,7 @@ export async function createOAuthServer(db: Db, options: OAuthOptions, mcpPath: 
     scopes_supported: [OAUTH_SCOPE],
     bearer_methods_supported: ['header'],
     resource_name: 'vault-tools',
-    resource_documentation: `${issuer}/v1/docs`,
+    resource_documentation: `${issuer}${DOCS_PATH}`,
   });
 
   return {

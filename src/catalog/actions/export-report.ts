@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { isoDatetime, storedFile } from '../shapes.js';
-import { fileNameFor, storeArtifact } from '../store-artifact.js';
+import { fileNameFor, storeLocalArtifact } from '../store-artifact.js';
 import { datasetTable } from '../../render/datasets.js';
 import { RowProgress } from '../../render/progress.js';
 
@@ -17,7 +17,8 @@ export default defineTool({
   description:
     "Exports the WHOLE findings or conflicts dataset of the vault as a stored file: `xlsx` (default; styled, frozen header, filters), `csv` (UTF-8, spreadsheet-safe) or `pdf` (a paginated report; the only tool that produces a PDF). Returns `url` and `artifactId` (send_email can attach it).",
   access: 'manager',
-  sync: { creates: { kind: 'artifact', field: 'artifactId' } },
+  // A file for the person here, made from data upstream already has: nothing to replay there (no outbox entry).
+  sync: { staysLocal: true },
   annotations: { readOnlyHint: false, idempotentHint: false },
   input: {
     dataset: z.enum(['findings', 'conflicts']).default('findings'),
@@ -26,7 +27,6 @@ export default defineTool({
   output: storedFile.extend({
     rows: z.number().int(),
     createdAt: isoDatetime,
-    outboxSeq: z.number().int(),
     warnings: z.array(z.string()).optional().describe('what the file could not show as asked: characters no font has (drawn as "\ufffd"), a sheet name made valid for Excel'),
   }),
   run: async ({ dataset, format }, ctx) => {
@@ -49,7 +49,7 @@ export default defineTool({
     const day = ctx.now.toISOString().slice(0, 10);
     let rows = 0;
     let warnings: string[] = [];
-    const stored = await storeArtifact(
+    const stored = await storeLocalArtifact(
       ctx,
       { kind, title: `${table.title} (${day})`, fileName: fileNameFor(`${ctx.vault.name} ${dataset} ${day}`, format), mimeType },
       async (path) => {

@@ -9,6 +9,7 @@ import { isObject, type JsonObject } from './json.js';
 import { layoutChart } from './layout.js';
 import { CHART_LIMITS, CHART_PIXEL_RATIO, type ChartLimits } from './limits.js';
 import { orderCategoriesNaturally } from './order.js';
+import { labelPieShares } from './pie.js';
 import { labelRankingBars } from './value-labels.js';
 import { toUtc } from './utc.js';
 import { AXIS_TITLE, BAR_BAND_SHARE, CHART_SIZES, DISCRETE_STEP, GRID, INK, LABEL, LEGEND, MUTED, PADDING, RULE, TEXT, TITLE, VALUE_TICKS, VAULT_PALETTE, type ChartSize } from './style.js';
@@ -161,6 +162,7 @@ export function prepareChartSpec(checked: JsonObject, title: string, size: Chart
   }
 
   notes.push(...showLonePoints(spec));
+  labelPieShares(spec); // before the natural order, which would list the slices alphabetically
   orderCategoriesNaturally(spec);
   const subtitleLines = subtitle === undefined ? 0 : Array.isArray(subtitle) ? subtitle.length : 1;
   const maxHeight = { units: limits.maxHeight / CHART_PIXEL_RATIO, px: limits.maxHeight };

@@ -8,9 +8,9 @@ import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { PATHS } from '../../core/rest-paths.js';
+import { DOCS_PATH, PATHS } from '../../core/rest-paths.js';
 
-export const DOCS_PATH = '/docs';
+export { DOCS_PATH };
 
 // Everything from 'self', nothing inline but Swagger UI's own style attributes.
 // Not frameable, like the OAuth pages (src/auth/oauth/pages.ts): a page of this listener is never shown inside another site's.

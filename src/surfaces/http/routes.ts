@@ -121,7 +121,7 @@ const ROUTES: Route[] = [
       const tool = ctx.service.tool(name);
       if (!tool) {
         req.resume(); // the body of an unknown tool is not worth reading
-        return sendError(res, ctx.requestId, 'tool_not_found', `No tool ${quoted(name)}. GET ${PATHS.tools} lists them.`);
+        return sendError(res, ctx.requestId, 'tool_not_found', ctx.service.noSuchTool(name, ctx.principal, `GET ${PATHS.tools}`));
       }
       const idempotencyKey = idempotencyKeyOf(req);
       const args = await readJsonObject(req, ctx.maxBodyBytes);

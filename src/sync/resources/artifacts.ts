@@ -10,7 +10,7 @@ import { mkdirSync, rmdirSync, rmSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { resolveInside, safeSegment } from '../../safe-path.js';
-import { artifactPaths, deleteArtifact, upsertArtifactFromUpstream } from '../../store/files.js';
+import { artifactPaths, artifactsMadeHereOnly, deleteArtifact, upsertArtifactFromUpstream } from '../../store/files.js';
 import { forgetLanded, landedFingerprints, setLandedFingerprint } from '../../store/sync-checkpoints.js';
 import { BodyTooLargeError } from '../remote.js';
 import { isLocalOnlyArtifact } from '../../core/vocabulary.js';
@@ -96,9 +96,9 @@ export async function pullArtifacts(ctx: PullContext, dataDir: string) {
       return items.map((a) => ({ ...a, id: a.artifactId }));
     },
     (records) => {
-      const keep = ctx.localOnly('artifact');
+      const keep = new Set([...ctx.localOnly('artifact'), ...artifactsMadeHereOnly(db, vaultId)]);
       const incoming = new Set(records.map((r) => r.item.artifactId));
-      // Kept: what local writes made and sync has not pushed yet, and files only this twin makes (decks).
+      // Kept: what local writes made and sync has not pushed yet, and files only this machine keeps (decks, exports).
       for (const { id, path } of artifactPaths(db, vaultId).filter((r) => !keep.has(r.id) && !incoming.has(r.id) && !isLocalOnlyArtifact(r.mimeType))) {
         deleteArtifact(db, vaultId, id);
         if (path === null) continue;
