@@ -60,6 +60,14 @@ export function turnsOf(db: Db, vaultId: string, meetingId: string): TurnRow[] {
   ).all(vaultId, meetingId) as TurnRow[];
 }
 
+/** A meeting's turns from `from` to `to` (inclusive), in order: the passage around a chunk, without the whole meeting. */
+export function turnsBetween(db: Db, vaultId: string, meetingId: string, from: number, to: number): TurnRow[] {
+  return sql(
+    db,
+    'SELECT turn_index, speaker, text, at_seconds FROM transcript_turns WHERE vault_id = ? AND meeting_id = ? AND turn_index BETWEEN ? AND ? ORDER BY turn_index',
+  ).all(vaultId, meetingId, from, to) as TurnRow[];
+}
+
 /** Entities extracted from a meeting, with how often each was mentioned there. */
 export function entitiesOfMeeting(db: Db, vaultId: string, meetingId: string) {
   return sql(

@@ -36,8 +36,8 @@ function excerpt(chunks: Row[]): Row {
   };
 }
 
-const dateBound = z.union([z.iso.datetime({ offset: true }), z.iso.date()]).describe('ISO 8601 date (2026-11-01) or datetime with offset (2026-11-01T09:00:00Z)');
-const asDatetime = (v: string | undefined) => (v === undefined ? undefined : v.length === 10 ? `${v}T00:00:00Z` : new Date(v).toISOString());
+export const dateBound = z.union([z.iso.datetime({ offset: true }), z.iso.date()]).describe('ISO 8601 date (2026-11-01) or datetime with offset (2026-11-01T09:00:00Z)');
+export const asDatetime = (v: string | undefined) => (v === undefined ? undefined : v.length === 10 ? `${v}T00:00:00Z` : new Date(v).toISOString());
 
 export default defineTool({
   name: 'search_transcripts',
