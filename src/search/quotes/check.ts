@@ -16,6 +16,7 @@ import { turnsBetween, type TurnRow } from '../../store/meetings.js';
 import { tokens } from '../../store/text.js';
 import { chunkRows, filteredChunks, isFiltered, type SearchFilters } from '../chunk-index.js';
 import { wordRanking } from '../transcripts.js';
+import { bm25Ranked, bm25Ranking } from '../word-index.js';
 import { diffAgainst, localCore, wordsOf, type DiffOp, type Word } from './align.js';
 
 /** The work one call may do, whatever the draft (the tool's description says them). */
@@ -81,11 +82,39 @@ function searchTerms(text: string): string {
   return (long.length >= 2 ? long : words).slice(0, 8).join(' ');
 }
 
+/** Words of a phrase query: its first and last few words as said find a quotation of common words, changed in the middle or not. */
+const PHRASE_WORDS = 5;
+
+/**
+ * Candidate chunks for a stretch: the chunks holding its first or last words as a phrase (an FTS5 phrase of
+ * letters and digits only, in double quotes: nothing in it is query syntax), then the best by BM25 for its
+ * longest words; at most QUOTE_LIMITS.candidates in all.
+ */
+function candidateChunks(s: QuoteSearch, text: string): number[] {
+  const words = tokens(text);
+  const ids = new Set<number>();
+  const phrases = words.length > PHRASE_WORDS ? [words.slice(0, PHRASE_WORDS), words.slice(-PHRASE_WORDS)] : [words];
+  for (const p of phrases) {
+    if (p.length < 2) continue;
+    for (const id of ranked(s, `"${p.join(' ')}"`, 2)) ids.add(id);
+  }
+  const terms = searchTerms(text);
+  if (terms) for (const id of wordRanking(s.db, s.vaultId, terms, s.filters, QUOTE_LIMITS.candidates, s.allowed)) if (ids.size < QUOTE_LIMITS.candidates) ids.add(id);
+  return [...ids];
+}
+
+/** The best `limit` chunks for an FTS5 query, among those that pass the filters. */
+function ranked(s: QuoteSearch, match: string, limit: number): number[] {
+  if (!s.allowed) return bm25Ranking(s.db, s.vaultId, match, limit).map(([id]) => id);
+  const out: number[] = [];
+  if (!s.allowed.size) return out;
+  for (const [id] of bm25Ranked(s.db, s.vaultId, match)) if (s.allowed.has(id) && out.push(id) >= limit) break;
+  return out;
+}
+
 /** The passages (per speaker) around the best chunks for these words. */
 function passages(s: QuoteSearch, text: string): Sequence[] {
-  const terms = searchTerms(text);
-  if (!terms) return [];
-  const ids = wordRanking(s.db, s.vaultId, terms, s.filters, QUOTE_LIMITS.candidates, s.allowed);
+  const ids = candidateChunks(s, text);
   if (!ids.length) return [];
   const rows = [...chunkRows(s.db, ids).values()];
   // Windows per meeting, merged where they overlap.
