@@ -1,7 +1,7 @@
 /**
  * check_quotes' search: each quotation of a draft looked up in the vault's transcripts. Candidates come from the
- * vault's word index (BM25 over the quotation's longest words: a bounded query per quotation part), each widened
- * to the passage around it (two turns each side); words are then aligned only within those passages, per
+ * vault's word index (a few phrase queries per stretch of a quotation, at most QUOTE_LIMITS.candidates chunks),
+ * each widened to the passage around it (two turns each side); words are then aligned only within those passages, per
  * speaker (a speaker's turns in a row, others' short interjections between them skipped), so a quotation of one
  * turn or of a speaker's consecutive turns reads as one stretch.
  *
@@ -15,8 +15,7 @@ import type { Db } from '../../store/db.js';
 import { turnsBetween, type TurnRow } from '../../store/meetings.js';
 import { tokens } from '../../store/text.js';
 import { chunkRows, filteredChunks, isFiltered, type SearchFilters } from '../chunk-index.js';
-import { wordRanking } from '../transcripts.js';
-import { bm25Ranked, bm25Ranking } from '../word-index.js';
+import { chunksMatching } from '../word-index.js';
 import { diffAgainst, localCore, wordsOf, type DiffOp, type Word } from './align.js';
 
 /** The work one call may do, whatever the draft (the tool's description says them). */
@@ -26,7 +25,7 @@ export const QUOTE_LIMITS = {
   /** words of a quotation compared; a longer one is checked on its first words */
   words: 200,
   /** chunks the word index brings per stretch searched */
-  candidates: 8,
+  candidates: 12,
   /** stretches one quotation may be found in (a merge of several things said) */
   parts: 3,
 } as const;
@@ -75,40 +74,57 @@ export function quoteSearch(db: Db, vaultId: string, filters: SearchFilters): Qu
   return { db, vaultId, filters, allowed: isFiltered(filters) ? filteredChunks(db, vaultId, filters) : undefined, turnCache: new Map() };
 }
 
-/** The longest distinct words of a stretch of text, as one OR query for the word index (quoted there: plain words). */
-function searchTerms(text: string): string {
-  const words = [...new Set(tokens(text))];
-  const long = words.filter((w) => w.length >= 4).sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
-  return (long.length >= 2 ? long : words).slice(0, 8).join(' ');
+/**
+ * The phrase queries of a stretch: its first and last four words, and up to four runs of three words between
+ * them. A quotation as said is found by any of them; one with a word changed by the others (a change touches
+ * one run); each half of a merge by its own end. Phrase queries read only the chunks holding all their words,
+ * in order, and stop at the first few: measured at 50,000 chunks, under a load of 15 on two cores, a four-word
+ * phrase takes 0.3 ms at the median and 8.5 ms at p95, where an OR query of five words (BM25 over every chunk
+ * holding any of them) took 25 ms and 150 ms.
+ */
+const EDGE_WORDS = 4;
+const RUN_WORDS = 3;
+const MIDDLE_RUNS = 4;
+const PER_PHRASE = 2;
+
+function phrasesOf(words: string[]): string[][] {
+  if (words.length <= 2 * EDGE_WORDS) {
+    const runs = [];
+    for (let i = 0; i + RUN_WORDS <= words.length; i += RUN_WORDS) runs.push(words.slice(i, i + RUN_WORDS));
+    if (words.length % RUN_WORDS && words.length > RUN_WORDS) runs.push(words.slice(-RUN_WORDS));
+    return [words, ...runs];
+  }
+  const middle = words.slice(EDGE_WORDS, -EDGE_WORDS);
+  const runs: string[][] = [];
+  const count = Math.min(MIDDLE_RUNS, Math.floor(middle.length / RUN_WORDS));
+  for (let k = 0; k < count; k++) {
+    const at = Math.floor((k * (middle.length - RUN_WORDS)) / Math.max(1, count - 1));
+    runs.push(middle.slice(at, at + RUN_WORDS));
+  }
+  return [words.slice(0, EDGE_WORDS), words.slice(-EDGE_WORDS), ...runs];
 }
 
-/** Words of a phrase query: its first and last few words as said find a quotation of common words, changed in the middle or not. */
-const PHRASE_WORDS = 5;
-
 /**
- * Candidate chunks for a stretch: the chunks holding its first or last words as a phrase (an FTS5 phrase of
- * letters and digits only, in double quotes: nothing in it is query syntax), then the best by BM25 for its
- * longest words; at most QUOTE_LIMITS.candidates in all.
+ * Candidate chunks for a stretch: the chunks holding one of its phrases (FTS5 phrases of letters and digits
+ * only, in double quotes: nothing in them is query syntax); at most QUOTE_LIMITS.candidates.
  */
 function candidateChunks(s: QuoteSearch, text: string): number[] {
-  const words = tokens(text);
   const ids = new Set<number>();
-  const phrases = words.length > PHRASE_WORDS ? [words.slice(0, PHRASE_WORDS), words.slice(-PHRASE_WORDS)] : [words];
-  for (const p of phrases) {
+  for (const p of phrasesOf(tokens(text))) {
     if (p.length < 2) continue;
-    for (const id of ranked(s, `"${p.join(' ')}"`, 2)) ids.add(id);
+    for (const id of matching(s, `"${p.join(' ')}"`, PER_PHRASE)) {
+      ids.add(id);
+      if (ids.size >= QUOTE_LIMITS.candidates) return [...ids];
+    }
   }
-  const terms = searchTerms(text);
-  if (terms) for (const id of wordRanking(s.db, s.vaultId, terms, s.filters, QUOTE_LIMITS.candidates, s.allowed)) if (ids.size < QUOTE_LIMITS.candidates) ids.add(id);
   return [...ids];
 }
 
-/** The best `limit` chunks for an FTS5 query, among those that pass the filters. */
-function ranked(s: QuoteSearch, match: string, limit: number): number[] {
-  if (!s.allowed) return bm25Ranking(s.db, s.vaultId, match, limit).map(([id]) => id);
+/** The first `limit` chunks matching an FTS5 query, among those that pass the filters. */
+function matching(s: QuoteSearch, match: string, limit: number): number[] {
   const out: number[] = [];
-  if (!s.allowed.size) return out;
-  for (const [id] of bm25Ranked(s.db, s.vaultId, match)) if (s.allowed.has(id) && out.push(id) >= limit) break;
+  if (s.allowed && !s.allowed.size) return out;
+  for (const id of chunksMatching(s.db, s.vaultId, match)) if ((!s.allowed || s.allowed.has(id)) && out.push(id) >= limit) break;
   return out;
 }
 
