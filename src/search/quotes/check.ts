@@ -87,12 +87,13 @@ const RUN_WORDS = 3;
 const MIDDLE_RUNS = 4;
 const PER_PHRASE = 2;
 
-function phrasesOf(words: string[]): string[][] {
+/** The phrases to try first (the whole of a short stretch, else its two ends), and the runs for when none is found. */
+function phrasesOf(words: string[]): { first: string[][]; then: string[][] } {
   if (words.length <= 2 * EDGE_WORDS) {
     const runs = [];
     for (let i = 0; i + RUN_WORDS <= words.length; i += RUN_WORDS) runs.push(words.slice(i, i + RUN_WORDS));
     if (words.length % RUN_WORDS && words.length > RUN_WORDS) runs.push(words.slice(-RUN_WORDS));
-    return [words, ...runs];
+    return { first: [words], then: runs };
   }
   const middle = words.slice(EDGE_WORDS, -EDGE_WORDS);
   const runs: string[][] = [];
@@ -101,21 +102,26 @@ function phrasesOf(words: string[]): string[][] {
     const at = Math.floor((k * (middle.length - RUN_WORDS)) / Math.max(1, count - 1));
     runs.push(middle.slice(at, at + RUN_WORDS));
   }
-  return [words.slice(0, EDGE_WORDS), words.slice(-EDGE_WORDS), ...runs];
+  return { first: [words.slice(0, EDGE_WORDS), words.slice(-EDGE_WORDS)], then: runs };
 }
 
 /**
  * Candidate chunks for a stretch: the chunks holding one of its phrases (FTS5 phrases of letters and digits
- * only, in double quotes: nothing in them is query syntax); at most QUOTE_LIMITS.candidates.
+ * only, in double quotes: nothing in them is query syntax), the runs only when the first phrases find nothing;
+ * at most QUOTE_LIMITS.candidates.
  */
 function candidateChunks(s: QuoteSearch, text: string): number[] {
   const ids = new Set<number>();
-  for (const p of phrasesOf(tokens(text))) {
-    if (p.length < 2) continue;
-    for (const id of matching(s, `"${p.join(' ')}"`, PER_PHRASE)) {
-      ids.add(id);
-      if (ids.size >= QUOTE_LIMITS.candidates) return [...ids];
+  const { first, then } = phrasesOf(tokens(text));
+  for (const round of [first, then]) {
+    for (const p of round) {
+      if (p.length < 2) continue;
+      for (const id of matching(s, `"${p.join(' ')}"`, PER_PHRASE)) {
+        ids.add(id);
+        if (ids.size >= QUOTE_LIMITS.candidates) return [...ids];
+      }
     }
+    if (ids.size) break;
   }
   return [...ids];
 }
