@@ -14,6 +14,7 @@ interface Quotation {
   text: string;
   start: number;
   end: number;
+  kind: 'inline' | 'block';
   attributedTo: string | null;
   attribution: string | null;
   verdict: 'verbatim' | 'close' | 'not_found';
@@ -34,13 +35,22 @@ function draftWithMarks(quotations: Quotation[]): HTMLElement {
   const parts: (Node | string)[] = [];
   let at = 0;
   for (const q of [...quotations].sort((a, b) => a.start - b.start)) {
-    if (q.start < at || q.end > draft.length || draft.slice(q.start, q.end) !== q.text) continue; // not this draft's
+    // Not this draft's (a result shown with other input): no marks. A block quote's words keep their `>` in the draft.
+    if (q.start < at || q.end > draft.length || (q.kind !== 'block' && draft.slice(q.start, q.end) !== q.text)) continue;
     parts.push(draft.slice(at, q.start));
-    parts.push(h('mark', { class: `q-${q.verdict}`, 'data-role': 'quote-mark', 'data-index': q.index, 'data-verdict': q.verdict, title: LABEL[q.verdict], onclick: () => document.querySelector(`[data-role=quotation][data-index="${q.index}"]`)?.scrollIntoView({ block: 'start' }) }, q.text));
+    parts.push(h('mark', { class: `q-${q.verdict}`, 'data-role': 'quote-mark', 'data-index': q.index, 'data-verdict': q.verdict, title: LABEL[q.verdict], onclick: () => focusCard(q.index) }, draft.slice(q.start, q.end)));
     at = q.end;
   }
   parts.push(draft.slice(at));
   return h('div', { class: 'draft', 'data-role': 'draft' }, ...parts);
+}
+
+/** Outlines a quotation's card and scrolls to it. */
+function focusCard(index: number): void {
+  for (const card of document.querySelectorAll('[data-role=quotation].focus')) card.classList.remove('focus');
+  const card = document.querySelector(`[data-role=quotation][data-index="${index}"]`);
+  card?.classList.add('focus');
+  card?.scrollIntoView({ block: 'start' });
 }
 
 /** The quotation in runs: as said, changed (the draft's words struck, the real ones after), added, missing. */
