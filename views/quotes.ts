@@ -53,22 +53,34 @@ function focusCard(index: number): void {
   card?.scrollIntoView({ block: 'start' });
 }
 
-/** The quotation in runs: as said, changed (the draft's words struck, the real ones after), added, missing. */
+/**
+ * The quotation as the draft has it (its punctuation kept), each run that differs from what was said marked:
+ * changed words struck with the real ones after them, added words struck, missing words inserted. A run's
+ * `quoted` is the draft's own text of its words, so it is found in order in the quotation.
+ */
 function differences(q: Quotation): HTMLElement {
   if (!q.differences.length) return h('blockquote', { 'data-role': 'quoted' }, `“${q.text}”`);
-  return h(
-    'blockquote',
-    { 'data-role': 'differences' },
-    '“',
-    ...q.differences.flatMap((d, i) => {
-      const gap = i ? ' ' : '';
-      if (d.op === 'same') return [gap, d.quoted];
-      if (d.op === 'changed') return [gap, h('del', { 'data-role': 'quoted-word', title: 'in the draft' }, d.quoted), ' ', h('ins', { 'data-role': 'said-word', title: 'as said' }, d.said)];
-      if (d.op === 'added') return [gap, h('del', { 'data-role': 'added', title: 'in the draft only' }, d.quoted)];
-      return [gap, h('ins', { 'data-role': 'missing', title: 'said, left out' }, d.said)];
-    }),
-    '”',
-  );
+  const out: (Node | string)[] = ['“'];
+  let at = 0;
+  const upTo = (run: string): string => {
+    const found = run ? q.text.indexOf(run, at) : -1;
+    if (found < 0) return '';
+    const before = q.text.slice(at, found);
+    at = found + run.length;
+    return before;
+  };
+  for (const d of q.differences) {
+    if (d.op === 'missing') {
+      out.push(h('ins', { 'data-role': 'missing', title: 'said, left out' }, d.said), ' ');
+      continue;
+    }
+    const before = upTo(d.quoted);
+    if (d.op === 'same') out.push(before, d.quoted);
+    else if (d.op === 'changed') out.push(before, h('del', { 'data-role': 'quoted-word', title: 'in the draft' }, d.quoted), ' ', h('ins', { 'data-role': 'said-word', title: 'as said' }, d.said));
+    else out.push(before, h('del', { 'data-role': 'added', title: 'in the draft only' }, d.quoted));
+  }
+  out.push(q.text.slice(at), '”');
+  return h('blockquote', { 'data-role': 'differences' }, ...out);
 }
 
 function sourceBlock(s: Source): HTMLElement {

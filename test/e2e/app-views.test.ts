@@ -80,7 +80,7 @@ it.runIf(!!process.env.APPS_SCREENSHOTS)('screenshots of every view, light and d
     ['conflicts', { view: 'conflicts', ...(await toolCall('list_conflicts', { vault: NW, status: 'all' })) }, 1000],
     ['transcript-search', { view: 'transcript', ...(await toolCall('search_transcripts', { vault: NW, query: 'dock congestion at Leeds', limit: 4 })) }, 1000],
     ['transcript', { view: 'transcript', ...(await toolCall('get_transcript', { vault: NW, meetingId: 'nwl-m01-kickoff', limit: 2 })) }, 1000],
-    ['quotes', { view: 'quotes', ...(await toolCall('check_quotes', { vault: NW, text: QUOTES_DRAFT })) }, 1400],
+    ['quotes', { view: 'quotes', ...(await toolCall('check_quotes', { vault: NW, text: QUOTES_DRAFT })) }, 1200],
   ];
   for (const [name, scenario, height] of shots) {
     for (const theme of ['light', 'dark'] as const) {
