@@ -3,7 +3,7 @@ import { defineTool } from '../define.js';
 import { isoDatetime } from '../shapes.js';
 import { asDatetime, dateBound } from './search-transcripts.js';
 import { getMeetingRow } from '../../store/meetings.js';
-import { invalidArgument, notFound } from '../../core/errors.js';
+import { invalidArgument, notFound, throwIfCancelled } from '../../core/errors.js';
 import { findQuotations } from '../../search/quotes/find.js';
 import { wordsOf } from '../../search/quotes/align.js';
 import { contextOf, findParts, namesSpeaker, QUOTE_LIMITS, quoteSearch, segments, sourceOf, type SourceSpan } from '../../search/quotes/check.js';
@@ -89,7 +89,7 @@ export default defineTool({
     const long = found.filter((f) => f.words.length >= args.minWords);
     const checked = long.slice(0, QUOTE_LIMITS.quotations);
     const quotations = checked.map(({ q, words: all }, index) => {
-      signal?.throwIfAborted();
+      throwIfCancelled(signal, 'check_quotes');
       const words = all.slice(0, QUOTE_LIMITS.words);
       const attributed = q.attribution?.speaker;
       const parts = findParts(search, q.text, words, 0, words.length, attributed);
