@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harness, type Harness } from '../harness.js';
 import { findQuotations } from '../../src/search/quotes/find.js';
 import type { Label } from '../quotes/make-quote-set.js';
+import { SERVER_INSTRUCTIONS } from '../../src/surfaces/mcp/server.js';
 
 const SET = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'quotes', 'quote-set.json'), 'utf8')) as { labels: Label[] };
 const NW = 'northwind-logistics';
@@ -139,6 +140,18 @@ describe('reading a draft', () => {
       ['verbatim', true, false, false],
     ]);
     expect(d.quotations[1].fix).toContain(meeting.name);
+  });
+});
+
+describe('when agents are told to call it', () => {
+  it('the server instructions and the tool description name the drafts that go out: send_email, export_report, a deck, the user', () => {
+    const description = h.service.tool('check_quotes')!.description;
+    for (const text of [SERVER_INSTRUCTIONS, description]) {
+      expect(text).toMatch(/check_quotes|before a draft/i);
+      for (const word of ['send_email', 'export_report', 'deck', 'user']) expect(text).toContain(word);
+    }
+    expect(h.service.tool('check_quotes')!.sync.localOnly).toBe(true);
+    expect(description).toMatch(/^LOCAL to vault-tools/);
   });
 });
 
