@@ -118,6 +118,17 @@ describe('reading a draft', () => {
     for (const q of found) if (q.kind === 'inline') expect(draft.slice(q.start, q.end)).toBe(q.text);
   });
 
+  it('reads a draft of 100,000 characters of unmatched or repeated marks in one pass (it used to rescan for each mark)', async () => {
+    expect(findQuotations('"a '.repeat(33_333))).toEqual([]);
+    expect(findQuotations('“a '.repeat(33_333))).toEqual([]);
+    const many = '"ab cd ef gh" — Tom Becker, '.repeat(3_500);
+    const found = findQuotations(many);
+    expect(found).toHaveLength(3_500);
+    expect(new Set(found.map((q) => `${q.text}|${q.attribution?.speaker}`))).toEqual(new Set(['ab cd ef gh|Tom Becker']));
+    const d = await h.ok('check_quotes', { vault: NW, text: many });
+    expect(d.summary).toMatchObject({ quotations: 50, unchecked: 3_450 });
+  });
+
   it('skips short quotations unless asked, and counts them', async () => {
     const text = 'They call it the “cage”. “Ninety minutes gate to gate.” — Lewis Harper';
     const d = await h.ok('check_quotes', { vault: NW, text });

@@ -91,36 +91,29 @@ const opensAt = (draft: string, i: number) => i === 0 || /[\s([{—–\-/]/u.tes
 /** …and closes after a word, before anything but a letter or digit (so "don't" and "it's" are not quotes). */
 const closesAt = (draft: string, i: number) => i > 0 && !/\s/u.test(draft[i - 1]!) && (i + 1 >= draft.length || !/[\p{L}\p{N}]/u.test(draft[i + 1]!));
 
-/** Spans between an opening mark and its closing mark; a quotation runs at most one paragraph. */
+/**
+ * Spans between an opening mark and its closing mark; a quotation runs at most one paragraph. One pass: the
+ * marks that may close and the paragraph breaks are listed once and walked with pointers, so a draft full of
+ * unmatched marks costs no more than one with none.
+ */
 function markedSpans(draft: string, open: string, close: string): Span[] {
+  const closers: number[] = [];
+  for (let j = draft.indexOf(close); j !== -1; j = draft.indexOf(close, j + 1)) if (closesAt(draft, j)) closers.push(j);
+  const breaks: number[] = [];
+  for (let b = draft.indexOf('\n\n'); b !== -1; b = draft.indexOf('\n\n', b + 1)) breaks.push(b);
   const spans: Span[] = [];
   const symmetric = open === close;
-  let i = 0;
-  while ((i = draft.indexOf(open, i)) !== -1) {
-    if (symmetric && !opensAt(draft, i)) {
-      i++;
-      continue;
-    }
-    if (/\s/u.test(draft[i + 1] ?? ' ')) {
-      i++;
-      continue;
-    }
-    let j = i + 1;
-    let found = -1;
-    while ((j = draft.indexOf(close, j)) !== -1) {
-      if (draft.slice(i + 1, j).includes('\n\n')) break;
-      if (closesAt(draft, j)) {
-        found = j;
-        break;
-      }
-      j++;
-    }
-    if (found < 0) {
-      i++;
-      continue;
-    }
+  let c = 0;
+  let b = 0;
+  for (let i = draft.indexOf(open); i !== -1; i = draft.indexOf(open, i + 1)) {
+    if ((symmetric && !opensAt(draft, i)) || /\s/u.test(draft[i + 1] ?? ' ')) continue;
+    while (c < closers.length && closers[c]! <= i) c++;
+    while (b < breaks.length && breaks[b]! < i) b++;
+    const found = closers[c];
+    if (found === undefined) break; // nothing closes after here
+    if (b < breaks.length && breaks[b]! < found) continue; // not closed within its paragraph
     spans.push({ open: i, start: i + 1, end: found, close: found + 1, kind: 'inline' });
-    i = found + 1;
+    i = found; // the next quotation opens after this one closes
   }
   return spans;
 }
