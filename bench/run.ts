@@ -4,7 +4,7 @@
  * in the same run, prints a table and writes `<out>/<date>.json` (default bench/results/).
  *
  *   --small       2 vaults, 2,000 entities, 100 meetings, 10,000 chunks; fewer calls (a few minutes)
- *   --only LIST   parts to run: generate, cold_start, stdio, chart, rest, export, sync, rss, backup, live
+ *   --only LIST   parts to run: generate, cold_start, stdio, quotes, chart, rest, export, sync, rss, backup, live
  *   --store DIR   reuse a store this generator made (its bench-manifest.json) instead of generating one
  *   --keep        keep the generated store (its path is printed)
  */
@@ -22,8 +22,9 @@ import { syncRows } from './sync.js';
 import { rssRows } from './rss.js';
 import { liveRows } from './live.js';
 import { backupRows } from './backup.js';
+import { quoteRows } from './quotes.js';
 
-const PARTS = ['generate', 'cold_start', 'stdio', 'chart', 'rest', 'export', 'sync', 'rss', 'backup', 'live'] as const;
+const PARTS = ['generate', 'cold_start', 'stdio', 'quotes', 'chart', 'rest', 'export', 'sync', 'rss', 'backup', 'live'] as const;
 type Part = (typeof PARTS)[number];
 
 const argv = process.argv.slice(2);
@@ -69,6 +70,7 @@ try {
   const parts: [Part, () => Promise<Row[]>][] = [
     ['cold_start', () => coldStart(ctx)],
     ['stdio', () => toolLatencies(ctx)],
+    ['quotes', () => quoteRows(ctx)],
     ['chart', () => chart(ctx)],
     ['rest', () => restThroughput(ctx)],
     ['export', () => exports(ctx)],

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const VIEWS = ['chart', 'findings', 'graph', 'conflicts', 'transcript'];
+export const VIEWS = ['chart', 'findings', 'graph', 'conflicts', 'transcript', 'quotes'];
 
 /**
  * The ext-apps `App` validates messages with zod, whose barrel of ~50 error-message locales (264 kB of the page)

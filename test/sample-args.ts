@@ -45,6 +45,10 @@ export function sampleArgs(tool: string, vaultId: keyof typeof VAULT_DIRS): Reco
     list_sent_emails: { vault, limit: 5 },
     find_email_thread: { vault, query: 'has:attachment newer_than:120d', limit: 10 },
     search_agent_memory: { vault, query: f.vault.keywords[0]!, limit: 5 },
+    check_quotes: {
+      vault,
+      text: `Notes for the steering committee.\n\n“${f.meetings[0]!.transcript![3]!.text}” — ${f.meetings[0]!.transcript![3]!.speaker}\n\n"We have already replaced every system on every site," said ${person.name}.`,
+    },
     resolve_conflict: { vault, conflictId: f.conflicts.find((c) => c.status === 'open')!.id, status: 'resolved', note: 'Validated with the client on site.' },
     add_task: { vault, title: 'Follow up on the open conflicts', priority: 'high', labels: ['follow-up'], milestoneId: f.milestones[0]!.id, dueDate: inDays(10).slice(0, 10) },
     update_task: { vault, identifier: `${f.vault.boardPrefix}-1`, status: 'doing', assigneeName: person.name },

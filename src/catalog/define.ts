@@ -69,7 +69,7 @@ export interface ArtifactRef {
  * The interactive views (MCP Apps) a tool's result can be shown in, where the host renders them; each is built
  * from views/<name>.ts. A tool names its view with `view`; hosts without the extension show the result as ever.
  */
-export const TOOL_VIEWS = ['chart', 'findings', 'graph', 'conflicts', 'transcript'] as const;
+export const TOOL_VIEWS = ['chart', 'findings', 'graph', 'conflicts', 'transcript', 'quotes'] as const;
 export type ToolView = (typeof TOOL_VIEWS)[number];
 
 export type RecordKind = 'task' | 'task-identifier' | 'event' | 'email' | 'artifact';
@@ -81,8 +81,8 @@ export interface SyncHints {
   /** Argument fields (a string or an array of strings) that name records, possibly ones created here. */
   references?: Record<string, RecordKind>;
   /**
-   * The hosted catalog has no such tool (export_deck): its writes stay on this machine, with no outbox entry
-   * for sync to push, and so no Idempotency-Key (that record is the outbox entry; a repeat writes again).
+   * The hosted catalog has no such tool (export_deck, check_quotes): its writes stay on this machine, with no outbox
+   * entry for sync to push, and so no Idempotency-Key (that record is the outbox entry; a repeat writes again).
    */
   localOnly?: true;
   /**

@@ -28,6 +28,7 @@ import findPerson from './knowledge/find-person.js';
 import listSentEmails from './knowledge/list-sent-emails.js';
 import findEmailThread from './knowledge/find-email-thread.js';
 import searchAgentMemory from './knowledge/search-agent-memory.js';
+import checkQuotes from './knowledge/check-quotes.js';
 import resolveConflict from './actions/resolve-conflict.js';
 import addTask from './actions/add-task.js';
 import updateTask from './actions/update-task.js';
@@ -65,6 +66,7 @@ export const tools: readonly Tool[] = [
   listSentEmails,
   findEmailThread,
   searchAgentMemory,
+  checkQuotes,
   resolveConflict,
   addTask,
   updateTask,

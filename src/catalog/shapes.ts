@@ -22,6 +22,11 @@ export const isoDate = z.string().describe('ISO 8601 date (YYYY-MM-DD)');
 /** An ISO 8601 datetime argument; an offset is required so the moment is unambiguous. */
 export const isoDatetimeArg = z.iso.datetime({ offset: true, message: 'expected an ISO 8601 datetime with a UTC offset, e.g. 2026-11-01T00:00:00Z' });
 
+/** A date bound of a filter: a day (its start, UTC) or a datetime with an offset. */
+export const dateBound = z.union([z.iso.datetime({ offset: true }), z.iso.date()]).describe('ISO 8601 date (2026-11-01) or datetime with offset (2026-11-01T09:00:00Z)');
+/** A dateBound as the UTC datetime the store compares with. */
+export const asDatetime = (v: string | undefined) => (v === undefined ? undefined : v.length === 10 ? `${v}T00:00:00Z` : new Date(v).toISOString());
+
 export const limitArg = (min: number, max: number, byDefault: number) =>
   z.number().int().min(min).max(max).default(byDefault).describe(`${min} to ${max}, default ${byDefault}`);
 

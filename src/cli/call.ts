@@ -6,7 +6,9 @@ import { ServiceError } from '../core/errors.js';
 import type { Principal } from '../core/principal.js';
 import { createEmbedder } from '../search/embedder/index.js';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, writeFileSync } from 'node:fs';
+import { toolsByName } from '../catalog/index.js';
+import { jsonSchema, type Tool } from '../catalog/define.js';
 import { basename, extname, join } from 'node:path';
 import { CliError, dataDirArg, openStore, principalFor, resolveDataDir, resolveKey } from './context.js';
 
@@ -45,6 +47,52 @@ export function writeNewFile(dir: string, fileName: string, data: string | Uint8
   }
 }
 
+/** A string field this long or longer takes a document (a draft, an e-mail body): what `--file` fills. */
+const DOCUMENT_CHARS = 10_000;
+
+/** The tool's field for a document, from its catalog schema: its longest string field, when it takes 10,000 characters or more. */
+export function documentField(tool: Tool): { name: string; maxLength: number } | undefined {
+  const props = (jsonSchema(tool.input, 'input').properties ?? {}) as Record<string, { type?: string; maxLength?: number }>;
+  const fields = Object.entries(props)
+    .filter(([, p]) => p.type === 'string' && (p.maxLength ?? 0) >= DOCUMENT_CHARS)
+    .sort((a, b) => b[1].maxLength! - a[1].maxLength!);
+  return fields[0] && { name: fields[0][0], maxLength: fields[0][1].maxLength! };
+}
+
+/**
+ * `--file PATH`: the file's text as the tool's document field. Read only up to what the field may hold (a
+ * character is at most 4 bytes in UTF-8), and as UTF-8 or not at all, so a wrong file gets a sentence, not a
+ * half-read argument.
+ */
+function readDocument(toolName: string, path: string): { field: string; text: string } {
+  const tool = toolsByName.get(toolName);
+  if (!tool) throw new CliError(`call: unknown tool "${toolName}" (see \`vault-tools tools\`)`, 2);
+  const field = documentField(tool);
+  if (!field) throw new CliError(`call --file: ${toolName} takes no document (no text field of ${DOCUMENT_CHARS.toLocaleString('en')} characters or more); pass its arguments as JSON`, 2);
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (err) {
+    throw new CliError(`call --file: cannot read ${JSON.stringify(path)} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, 2);
+  }
+  try {
+    if (!fstatSync(fd).isFile()) throw new CliError(`call --file: ${JSON.stringify(path)} is not a file`, 2);
+    const limit = field.maxLength * 4;
+    const bytes = Buffer.alloc(Math.min(fstatSync(fd).size, limit) + 1);
+    const read = readSync(fd, bytes, 0, bytes.length, 0);
+    if (read > limit) throw new CliError(`call --file: ${JSON.stringify(path)} is larger than \`${field.name}\` may be (${field.maxLength.toLocaleString('en')} characters)`, 2);
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, read)).replace(/^\uFEFF/, '');
+    } catch {
+      throw new CliError(`call --file: ${JSON.stringify(path)} is not UTF-8 text`, 2);
+    }
+    return { field: field.name, text };
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export function register(program: Command): void {
   program
     .command('call')
@@ -55,17 +103,23 @@ export function register(program: Command): void {
     .option('--key <key>', 'key to act with (default: $VAULT_TOOLS_KEY or the data dir owner key)')
     .option('--data-dir <dir>', 'data directory')
     .option('--out <dir>', 'also copy a produced artifact (chart, export) into this directory')
+    .option('--file <path>', "the tool's document field (its longest text field, e.g. check_quotes `text`, send_email `body`) from this UTF-8 file")
     .option('--init', 'create the data dir and a new store when the data dir does not exist yet')
-    .action(async (tool: string, argsJson: string, opts: { vault?: string; key?: string; dataDir?: string; out?: string; init?: boolean }) => {
+    .action(async (tool: string, argsJson: string, opts: { vault?: string; key?: string; dataDir?: string; out?: string; file?: string; init?: boolean }) => {
       let args: unknown;
       try {
         args = JSON.parse(argsJson);
       } catch (err) {
         throw new CliError(`call: the arguments are not valid JSON (${(err as Error).message}); pass an object such as '{"limit": 5}'`, 2);
       }
-      if (opts.vault !== undefined) {
+      if (opts.vault !== undefined || opts.file !== undefined) {
         if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new CliError('call: the arguments must be a JSON object', 2);
-        args = { ...(args as object), vault: opts.vault };
+        if (opts.vault !== undefined) args = { ...(args as object), vault: opts.vault };
+      }
+      if (opts.file !== undefined) {
+        const { field, text } = readDocument(tool, opts.file);
+        if (field in (args as object)) throw new CliError(`call: \`${field}\` is given twice, in the JSON and by --file; keep one`, 2);
+        args = { ...(args as object), [field]: text };
       }
       const { dir, why } = resolveDataDir(opts.dataDir);
       const db = openStore(dir, why, { create: opts.init, offersInit: true });

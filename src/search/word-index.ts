@@ -71,6 +71,12 @@ export function bm25Ranked(db: Db, vaultId: string, match: string): IterableIter
   return sql(db, `SELECT rowid, -bm25(${t}) FROM ${t} WHERE ${t} MATCH ? ORDER BY bm25(${t})`).raw().iterate(match) as IterableIterator<[number, number]>;
 }
 
+/** The vault's chunks matching an FTS5 query, in rowid order, read lazily (no ranking: a caller wanting a few stops early). */
+export function chunksMatching(db: Db, vaultId: string, match: string): IterableIterator<number> {
+  const t = ensureWordIndex(db, vaultId);
+  return sql(db, `SELECT rowid FROM ${t} WHERE ${t} MATCH ?`).pluck().iterate(match) as IterableIterator<number>;
+}
+
 /** A test of whether any chunk of the vault matches an FTS5 query (one indexed lookup each). */
 export function matchesAny(db: Db, vaultId: string): (match: string) => boolean {
   const t = ensureWordIndex(db, vaultId);

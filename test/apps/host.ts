@@ -222,6 +222,34 @@ export const SCENARIOS: Record<string, Steps> = {
       report.rangeAfter = text(doc().querySelector('[data-role=range]'));
     }
   },
+  async quotes(doc, report, shot) {
+    await find(doc, '[data-role=quotation], [data-role=empty]');
+    await painted();
+    report.summary = text(doc().querySelector('[data-role=summary]'));
+    report.draft = text(doc().querySelector('[data-role=draft]'));
+    report.marks = [...doc().querySelectorAll('[data-role=quote-mark]')].map((m) => ({ index: Number((m as HTMLElement).dataset.index), verdict: (m as HTMLElement).dataset.verdict, text: text(m), colour: getComputedStyle(m).backgroundColor }));
+    report.cards = [...doc().querySelectorAll('[data-role=quotation]')].map((c) => ({
+      index: Number((c as HTMLElement).dataset.index),
+      verdict: text(c.querySelector('[data-role=verdict]')),
+      misattributed: !!c.querySelector('[data-role=misattributed]'),
+      speakers: [...c.querySelectorAll('[data-role=source-speaker]')].map(text),
+      said: [...c.querySelectorAll('[data-role=said]')].map(text),
+      context: [...c.querySelectorAll('[data-role=before], [data-role=after]')].map(text),
+      quotedWords: [...c.querySelectorAll('[data-role=quoted-word]')].map(text),
+      saidWords: [...c.querySelectorAll('[data-role=said-word]')].map(text),
+      heading: text(c.querySelector('.source h3')),
+      fix: text(c.querySelector('[data-role=fix]')),
+    }));
+    if (shot) return;
+    // A mark in the draft takes the reader to its card.
+    const marks = [...doc().querySelectorAll('[data-role=quote-mark]')] as HTMLElement[];
+    const last = marks[marks.length - 1];
+    if (last) {
+      last.click();
+      report.focused = [...doc().querySelectorAll('[data-role=quotation].focus')].map((c) => Number((c as HTMLElement).dataset.index));
+      report.clickedMark = Number(last.dataset.index);
+    }
+  },
   async graph(doc, report, shot) {
     await find(doc, '[data-role=node]');
     await painted();

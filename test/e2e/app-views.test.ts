@@ -16,6 +16,15 @@ import { launchBrowser, type Browser } from '../apps/browser.js';
 const NW = 'northwind-logistics';
 const HOSTILE = '<img src=x onerror="window.__pwned=1">';
 
+/** A steering-committee draft with one quotation of each kind: right, right words wrong speaker, one word changed, made up. */
+const QUOTES_DRAFT = [
+  '# Leeds: what we heard',
+  'Lewis was clear about the carrier data: “Correct. Nicola sends me the invoices and asks me if they\'re right and I genuinely can\'t tell her.” — Lewis Harper',
+  'On turnaround, “Ninety minutes gate to gate. In the afternoons we hit it.” (Tom Becker)',
+  'Marcus defended the dock: “But once a trailer is on a door we\'re fast. Dock-to-stock is under four hours for ninety per cent of pallets.” — Marcus Obi',
+  '"We will replace LogiTrack before the Christmas peak and the board has signed it off," said Fiona Gallagher.',
+].join('\n\n');
+
 const running = demoServer();
 let client: McpTestClient;
 let host: ViewHost;
@@ -71,6 +80,7 @@ it.runIf(!!process.env.APPS_SCREENSHOTS)('screenshots of every view, light and d
     ['conflicts', { view: 'conflicts', ...(await toolCall('list_conflicts', { vault: NW, status: 'all' })) }, 1000],
     ['transcript-search', { view: 'transcript', ...(await toolCall('search_transcripts', { vault: NW, query: 'dock congestion at Leeds', limit: 4 })) }, 1000],
     ['transcript', { view: 'transcript', ...(await toolCall('get_transcript', { vault: NW, meetingId: 'nwl-m01-kickoff', limit: 2 })) }, 1000],
+    ['quotes', { view: 'quotes', ...(await toolCall('check_quotes', { vault: NW, text: QUOTES_DRAFT })) }, 1200],
   ];
   for (const [name, scenario, height] of shots) {
     for (const theme of ['light', 'dark'] as const) {
@@ -129,6 +139,7 @@ it("every view also draws under a permissive host's policy (with 'unsafe-eval');
     { view: 'graph', ...(await toolCall('expand_graph', { vault: NW, entityId: 'sys-logitrack' })) },
     { view: 'conflicts', ...(await toolCall('list_conflicts', { vault: NW, status: 'all' })) },
     { view: 'transcript', ...(await toolCall('search_transcripts', { vault: NW, query: 'dock congestion' })) },
+    { view: 'quotes', ...(await toolCall('check_quotes', { vault: NW, text: QUOTES_DRAFT })) },
   ];
   for (const scenario of scenarios) {
     const report = await runView(scenario, '&shot&csp=open');
@@ -333,4 +344,52 @@ it('transcript: a speaker named like markup and a line with a bidi override stay
   const read = await runView({ view: 'transcript', ...(await toolCall('get_transcript', { vault: 'hostile-talk', meetingId: 'm1' })) }, '&shot');
   expect(read.turns.map((t: { speaker: string }) => t.speaker)).toEqual([HOSTILE, 'Bo Lind']);
   expect(read.turns[1].words).toBe('Close Time is six days by my count, \\u202esyad net\\u202c.');
+}, 120_000);
+
+it('quotes: the draft with each quotation marked by verdict, and under it what was really said, where, by whom; a mark leads to its card', async () => {
+  const scenario: ViewScenario = { view: 'quotes', ...(await toolCall('check_quotes', { vault: NW, text: QUOTES_DRAFT })) };
+  const answer = scenario.result.structuredContent as { quotations: { index: number; text: string; verdict: string; misattributed: boolean; sources: { speaker: string; said: string }[]; differences: { op: string; quoted: string; said: string }[]; fix: string | null }[] };
+  // What the tool found is what the test expects of this draft (read from the fixture: test/unit/check-quotes.test.ts covers the rules).
+  expect(answer.quotations.map((q) => [q.verdict, q.misattributed])).toEqual([
+    ['verbatim', false],
+    ['verbatim', true],
+    ['close', false],
+    ['not_found', false],
+  ]);
+  const report = await runView(scenario);
+  expect(report.summary).toMatch(/^4 quotations\s*2 verbatim\s*1 close\s*1 not found\s*1 wrong speaker$/);
+  expect(report.draft).toBe(QUOTES_DRAFT);
+  expect(report.marks.map((m: { index: number; verdict: string; text: string }) => [m.index, m.verdict, m.text])).toEqual(answer.quotations.map((q) => [q.index, q.verdict, q.text]));
+  expect(new Set(report.marks.map((m: { colour: string }) => m.colour)).size).toBe(3); // one colour per verdict
+  expect(report.cards.map((c: { verdict: string; misattributed: boolean }) => [c.verdict, c.misattributed])).toEqual([
+    ['Verbatim', false],
+    ['Verbatim', true],
+    ['Close', false],
+    ['Not found', false],
+  ]);
+  answer.quotations.forEach((q, i) => {
+    const card = report.cards[i];
+    expect(card.speakers).toEqual(q.sources.map((s) => s.speaker));
+    expect(card.said).toEqual(q.sources.map((s) => `“${s.said}”`));
+    expect(card.fix).toBe(q.fix ? `Fix: ${q.fix}` : '');
+    if (q.sources.length) expect(card.heading).toBe('In the transcript');
+    if (q.sources.length) expect(card.context.length).toBeGreaterThan(0);
+  });
+  // The wrong speaker: the card names who said it; the changed word is struck, the real one beside it.
+  expect(report.cards[1].speakers).toEqual(['Lewis Harper']);
+  expect(report.cards[1].fix).toContain('Lewis Harper');
+  const changed = answer.quotations[2]!.differences.filter((d) => d.op === 'changed');
+  expect(changed.length).toBeGreaterThan(0);
+  expect(report.cards[2].quotedWords).toEqual(changed.map((d) => d.quoted));
+  expect(report.cards[2].saidWords).toEqual(changed.map((d) => d.said));
+  expect(report.focused).toEqual([report.clickedMark]);
+  expect(host.calls).toEqual([]); // everything is in the answer
+}, 120_000);
+
+it('quotes: a draft with markup, query syntax and bidi controls in and around its quotations stays text', async () => {
+  const text = `${HOSTILE} said: “${HOSTILE} NEAR(dock, 3) AND * ^ \u202Etxt.exe\u202C”\n\n> <script>window.__pwned=1</script> Ninety minutes gate to gate.\n> — ${HOSTILE}`;
+  const report = await runView({ view: 'quotes', ...(await toolCall('check_quotes', { vault: NW, text })) }, '&shot');
+  expect(report.marks.map((m: { verdict: string }) => m.verdict)).toEqual(['not_found', 'not_found']);
+  expect(report.draft).toBe(text.replace('\u202E', '\\u202e').replace('\u202C', '\\u202c'));
+  expect(JSON.stringify(report)).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
 }, 120_000);

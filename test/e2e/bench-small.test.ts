@@ -21,6 +21,8 @@ const EXPECTED = [
   'stdio.noop.p99',
   ...TOOLS.flatMap((t) => [`stdio.${t}.p50`, `stdio.${t}.p99`]),
   'stdio.search_transcripts.p95',
+  'stdio.check_quotes.p50',
+  'stdio.check_quotes.p95',
   'chart.cold',
   'chart.warm_p50',
   'rest.stats.rps',

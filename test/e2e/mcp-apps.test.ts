@@ -15,6 +15,7 @@ const VIEWS: Record<string, string[]> = {
   'ui://vault-tools/graph.html': ['get_entity', 'expand_graph'],
   'ui://vault-tools/conflicts.html': ['list_conflicts'],
   'ui://vault-tools/transcript.html': ['search_transcripts', 'get_transcript'],
+  'ui://vault-tools/quotes.html': ['check_quotes'],
 };
 const MAX_VIEW_BYTES = 1.5 * 1024 * 1024;
 
@@ -70,6 +71,7 @@ it('answers the tools with views exactly as before: the REST data as text, no _m
       ['list_conflicts', { vault: NW }],
       ['search_transcripts', { vault: NW, query: 'dock congestion at Leeds' }],
       ['get_transcript', { vault: NW, meetingId: 'nwl-m01-kickoff', limit: 3 }],
+      ['check_quotes', { vault: NW, text: '“Ninety minutes gate to gate. In the afternoons we hit it.” — Lewis Harper' }],
     ];
     for (const [name, args] of calls) {
       const result = await client.callTool({ name, arguments: args });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
-import { isoDatetime, limitArg } from '../shapes.js';
+import { asDatetime, dateBound, isoDatetime, limitArg } from '../shapes.js';
 import { chunkRows } from '../../search/chunk-index.js';
 import { searchChunks, type SearchHit, type SearchMode, type SearchOptions } from '../../search/transcripts.js';
 import { MAX_ALTERNATIVE_CHARS, MAX_ALTERNATIVES, searchPhrasings, type PhrasedHit } from '../../search/phrasings.js';
@@ -40,8 +40,6 @@ function excerpt(chunks: Row[]): Row {
 const phrasingTexts = (positions: number[], query: string, alternatives: string[]) =>
   [...new Set(positions.map((i) => (i === 0 ? query : alternatives[i - 1]!.trim())))];
 
-const dateBound = z.union([z.iso.datetime({ offset: true }), z.iso.date()]).describe('ISO 8601 date (2026-11-01) or datetime with offset (2026-11-01T09:00:00Z)');
-const asDatetime = (v: string | undefined) => (v === undefined ? undefined : v.length === 10 ? `${v}T00:00:00Z` : new Date(v).toISOString());
 
 export default defineTool({
   name: 'search_transcripts',

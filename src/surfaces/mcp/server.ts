@@ -28,6 +28,7 @@ export const SERVER_INSTRUCTIONS = [
   'search_knowledge finds entities by name; search_transcripts finds what was said, and get_transcript with a result\'s meetingId, turnStart and turnEnd reads around it; get_entity with includeEvidence gives verbatim quotes with their sentences.',
   "With search_transcripts, pass as `alternatives` two or three rephrasings of the question in the speakers' own terms (the client's names for sites, systems and roles, spoken words), never new facts.",
   'find_person is the only source of e-mail addresses.',
+  'Before a draft that quotes people goes into send_email, export_report, a deck or back to the user, pass it to check_quotes and use the words and speakers it gives for every quotation that is not verbatim or is misattributed.',
 ].join(' ');
 
 /**
