@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import * as sqliteVec from 'sqlite-vec';
 import { loadSqlite, openDb, SCHEMA_VERSION, storePath } from '../../src/store/db.js';
 import { migrations } from '../../src/store/migrations.js';
-import { inspectBackup, restoreBackup } from '../../src/store/restore.js';
+import { inspectBackup, restoreBackup } from '../../src/service/store-copy.js';
 import { backupStore } from '../../src/store/backup.js';
 import { tempDir } from '../helpers.js';
 
