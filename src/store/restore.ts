@@ -195,8 +195,8 @@ function copyExclusive(from: string, to: string): void {
 /** The private copy a restore works on: beside the store (the rename is atomic), under a name nobody can guess. */
 const tempPath = (dataDir: string) => join(dataDir, `.${STORE_FILE}.${randomBytes(12).toString('hex')}.restoring`);
 
-/** Opens the copy, migrates it and checks the result; keys the replaced store did not hold are revoked unless kept. */
-function prepareCopy(temp: string, from: number, runtime: RuntimeSchema[], held: Map<string, string>, keepKeys: boolean) {
+/** Opens the copy and migrates it to this build's schema, then checks the result is exactly this version's store. */
+function migrateCopy(temp: string, from: number, runtime: RuntimeSchema[]): void {
   let db: Db;
   try {
     db = openStoreFile(temp);
@@ -206,6 +206,18 @@ function prepareCopy(temp: string, from: number, runtime: RuntimeSchema[], held:
   try {
     const problems = schemaProblems(db, SCHEMA_VERSION, runtime);
     if (problems.length) throw new BackupRefused(`migrated from schema version ${from}, is not this version's store (${problems.join('; ')})`);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Sorts the copy's active keys into those the replaced store held too (same id and hash) and the others,
+ * which are revoked (with the OAuth grants they approved) unless kept. Leaves the copy a standalone file.
+ */
+function settleKeys(temp: string, held: Map<string, string>, keepKeys: boolean) {
+  const db = new (loadSqlite())(temp, { fileMustExist: true });
+  try {
     const hashes = new Map((db.prepare('SELECT id, key_hash FROM api_keys').all() as { id: string; key_hash: string }[]).map((k) => [k.id, k.key_hash]));
     const carried = activeKeys(db);
     const known = carried.filter((k) => held.get(k.id) === hashes.get(k.id));
@@ -219,9 +231,9 @@ function prepareCopy(temp: string, from: number, runtime: RuntimeSchema[], held:
         for (const k of foreign) (revoke.run(now, k.id), grants.run(now, k.id));
       }).immediate();
     }
-    const artifacts = db.prepare('SELECT path FROM artifacts WHERE path IS NOT NULL').pluck().all() as string[];
+    const artifactPaths = db.prepare('SELECT path FROM artifacts WHERE path IS NOT NULL').pluck().all() as string[];
     db.pragma('journal_mode = DELETE');
-    return { known, foreign, artifactPaths: artifacts };
+    return { known, foreign, artifactPaths };
   } finally {
     db.close();
   }
@@ -234,13 +246,15 @@ function prepareCopy(temp: string, from: number, runtime: RuntimeSchema[], held:
  */
 export function restoreBackup(dataDir: string, file: string, opts: { runtime: RuntimeSchema[]; keepKeys?: boolean }): RestoreResult {
   makePrivateDir(dataDir);
-  const held = settleCurrentStore(dataDir);
   const target = storePath(dataDir);
   const temp = tempPath(dataDir);
   try {
     copyExclusive(file, temp);
     const summary = inspectBackup(temp, opts.runtime, { whole: true });
-    const { known, foreign, artifactPaths } = prepareCopy(temp, summary.schemaVersion, opts.runtime, held, opts.keepKeys ?? false);
+    migrateCopy(temp, summary.schemaVersion, opts.runtime);
+    // The current store is touched only now, once the copy has passed every check and migrated.
+    const held = settleCurrentStore(dataDir);
+    const { known, foreign, artifactPaths } = settleKeys(temp, held, opts.keepKeys ?? false);
     // Stale -wal/-shm of the store being replaced would be read with the new file: gone before the rename.
     for (const suffix of ['-wal', '-shm', '-journal']) rmSync(`${target}${suffix}`, { force: true });
     renameSync(temp, target);
