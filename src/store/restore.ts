@@ -11,7 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, openSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { loadSqlite, openStoreFile, SCHEMA_VERSION, STORE_FILE, storePath, type Db } from './db.js';
 import { makePrivateDir, PRIVATE_FILE_MODE } from './private-files.js';
 import { schemaProblems, type RuntimeSchema } from './restore-schema.js';
@@ -259,7 +259,7 @@ export function restoreBackup(dataDir: string, file: string, opts: { runtime: Ru
     for (const suffix of ['-wal', '-shm', '-journal']) rmSync(`${target}${suffix}`, { force: true });
     renameSync(temp, target);
     syncFolder(dataDir);
-    const missingArtifacts = artifactPaths.filter((p) => !existsSync(join(dataDir, p))).length;
+    const missingArtifacts = artifactPaths.filter((p) => !existsSync(isAbsolute(p) ? p : join(dataDir, p))).length;
     return { summary: { ...summary, bytes: statSync(file).size }, known, foreign, foreignKept: opts.keepKeys ?? false, missingArtifacts };
   } catch (err) {
     for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${temp}${suffix}`, { force: true });

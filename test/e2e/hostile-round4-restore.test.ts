@@ -231,6 +231,35 @@ describe('issue 48: nothing goes missing quietly', () => {
   });
 });
 
+describe('issue 48: artifacts whose files a backup does not hold', () => {
+  it('are said at backup, flagged after restore (find_artifact fileMissing), and counted by doctor', () => {
+    const source = join(tmp.dir, 'with-artifact');
+    cli(['restore', good, '--data-dir', source, '--keep-keys']);
+    copyFileSync(join(store.dir, 'owner.key'), join(source, 'owner.key'));
+    const made = JSON.parse(
+      cli(['call', 'export_workbook', JSON.stringify({ vault: VAULT, title: 'Dock waits', sheets: [{ name: 'Waits', columns: [{ header: 'Dock', key: 'dock' }], rows: [{ dock: 'A' }] }] }), '--data-dir', source]),
+    );
+    const file = join(tmp.dir, 'with-artifact.backup');
+    const said = spawnSyncStderr(['backup', file, '--data-dir', source]);
+    expect(said).toMatch(/Not in it: the files of 1 artifact \(charts, exports under .*with-artifact\/artifacts\); a store restored from it lists it without its file \(find_artifact: fileMissing\)/);
+
+    const elsewhere = join(tmp.dir, 'artifact-restored');
+    const restored = spawnSyncStderr(['restore', file, '--data-dir', elsewhere, '--keep-keys']);
+    expect(restored).toMatch(/1 artifact \(charts, exports\) has its file missing here: a backup holds no files/);
+    copyFileSync(join(store.dir, 'owner.key'), join(elsewhere, 'owner.key'));
+    const found = JSON.parse(cli(['call', 'find_artifact', JSON.stringify({ vault: VAULT }), '--data-dir', elsewhere])).artifacts as { artifactId: string; fileMissing?: boolean }[];
+    expect(found.find((a) => a.artifactId === made.artifactId)).toMatchObject({ fileMissing: true });
+    // In the store it was made in, the file is there and nothing is flagged.
+    const there = JSON.parse(cli(['call', 'find_artifact', JSON.stringify({ vault: VAULT }), '--data-dir', source])).artifacts as { artifactId: string; fileMissing?: boolean }[];
+    expect(there.find((a) => a.artifactId === made.artifactId)?.fileMissing).toBeUndefined();
+
+    const doctor = JSON.parse(cli(['doctor', '--json', '--data-dir', elsewhere])) as { checks: { name: string; detail: string; warning?: boolean }[] };
+    const leftovers = doctor.checks.find((c) => c.name === 'leftovers')!;
+    expect(leftovers.detail).toMatch(/^1 artifact without its file \(a backup holds no files: restored from one\?\)/);
+    expect(leftovers.warning).toBe(true);
+  });
+});
+
 /** The CLI's stderr on success. */
 function spawnSyncStderr(args: string[]): string {
   const r = spawnSync(process.execPath, [BIN, ...args], {
