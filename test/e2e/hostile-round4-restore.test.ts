@@ -52,7 +52,8 @@ function craft(name: string, edit: (db: InstanceType<typeof Database>) => void):
 /** A data dir holding a restored copy of the good backup, and the sha of its store. */
 function target(name: string): { dir: string; before: string } {
   const dir = join(tmp.dir, name);
-  cli(['restore', good, '--data-dir', dir, '--keep-keys']);
+  mkdirSync(dir, { mode: 0o700 });
+  copyFileSync(good, storeFile(dir));
   copyFileSync(join(store.dir, 'owner.key'), join(dir, 'owner.key'));
   return { dir, before: sha(storeFile(dir)) };
 }
@@ -189,7 +190,7 @@ describe('item 5: a running/ entry counts only while its process is the vault-to
       'abc.json': 'not json at all',
     };
     for (const [name, body] of Object.entries(entries)) writeFileSync(join(dir, 'running', name), typeof body === 'string' ? body : JSON.stringify(body));
-    const said = spawnSyncStderr(['restore', good, '--data-dir', dir, '--force', '--keep-keys']);
+    const said = spawnSyncStderr(['restore', good, '--data-dir', dir, '--force']);
     expect(said).toMatch(new RegExp(`ignored running/${other.pid}\\.json: process ${other.pid} is not vault-tools \\(sleep 60\\)`));
     expect(said).toMatch(/ignored running\/0\.json: pid 0 is not a process id/);
     expect(said).toMatch(/ignored running\/-1\.json: .*not a process id/);
@@ -202,6 +203,13 @@ describe('item 5: a running/ entry counts only while its process is the vault-to
 describe('issue 48: nothing goes missing quietly', () => {
   it('backup then restore adds no key: one active owner, whichever way it is restored', () => {
     const before = activeKeys(store.dir);
+    const owners = (dir: string) => activeKeys(dir).filter((k) => k.name === 'owner' && !k.revoked_at).length;
+    // Into a new data dir, keys not kept: the backup's owner is revoked, and the new one is the only active owner.
+    const fresh = join(tmp.dir, 'fresh-owner');
+    cli(['restore', good, '--data-dir', fresh]);
+    cli(['call', 'stats', JSON.stringify({ vault: VAULT }), '--data-dir', fresh]);
+    expect(owners(fresh)).toBe(1);
+
     // Over the same data dir: its keys are the backup's, nothing is revoked or added.
     const same = join(tmp.dir, 'same');
     mkdirSync(same);
@@ -220,22 +228,14 @@ describe('issue 48: nothing goes missing quietly', () => {
     copyFileSync(join(store.dir, 'owner.key'), join(kept, 'owner.key'));
     cli(['call', 'stats', JSON.stringify({ vault: VAULT }), '--data-dir', kept]);
     expect(activeKeys(kept)).toEqual(before);
-    const owners = (dir: string) => activeKeys(dir).filter((k) => k.name === 'owner' && !k.revoked_at).length;
     expect(owners(kept)).toBe(1);
 
-    // Into a new data dir, keys not kept: the backup's owner is revoked, and the new one is the only active owner.
-    const fresh = join(tmp.dir, 'fresh-owner');
-    cli(['restore', good, '--data-dir', fresh]);
-    cli(['call', 'stats', JSON.stringify({ vault: VAULT }), '--data-dir', fresh]);
-    expect(owners(fresh)).toBe(1);
   });
 });
 
 describe('issue 48: artifacts whose files a backup does not hold', () => {
   it('are said at backup, flagged after restore (find_artifact fileMissing), and counted by doctor', () => {
-    const source = join(tmp.dir, 'with-artifact');
-    cli(['restore', good, '--data-dir', source, '--keep-keys']);
-    copyFileSync(join(store.dir, 'owner.key'), join(source, 'owner.key'));
+    const source = target('with-artifact').dir;
     const made = JSON.parse(
       cli(['call', 'export_workbook', JSON.stringify({ vault: VAULT, title: 'Dock waits', sheets: [{ name: 'Waits', columns: [{ header: 'Dock', key: 'dock' }], rows: [{ dock: 'A' }] }] }), '--data-dir', source]),
     );
