@@ -145,8 +145,10 @@ describe('items 8 and 9: export', () => {
   });
 
   it('writes every folder 0700 and every file 0600, like a backup, whatever the umask', () => {
+    const own = join(tmp.dir, 'private-data');
+    expect(run(['import', writeTinyVault(join(tmp.dir, 'private-src')), '--data-dir', own]).status).toBe(0);
     const out = join(tmp.dir, 'private-export');
-    const r = spawnSync('sh', ['-c', `umask 022; exec "${process.execPath}" "${BIN}" export tiny "${out}" --data-dir "${data}"`], {
+    const r = spawnSync('sh', ['-c', `umask 022; exec "${process.execPath}" "${BIN}" export tiny "${out}" --data-dir "${own}"`], {
       encoding: 'utf8',
       env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off' },
     });
