@@ -10,7 +10,7 @@
  * 4. only then renamed over the store. A failure at any step removes the copy; the old store works as before.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { loadSqlite, openStoreFile, SCHEMA_VERSION, STORE_FILE, storePath, type Db } from './db.js';
 import { makePrivateDir, PRIVATE_FILE_MODE } from './private-files.js';
@@ -195,6 +195,16 @@ function copyExclusive(from: string, to: string): void {
 /** The private copy a restore works on: beside the store (the rename is atomic), under a name nobody can guess. */
 const tempPath = (dataDir: string) => join(dataDir, `.${STORE_FILE}.${randomBytes(12).toString('hex')}.restoring`);
 
+/**
+ * Copies a killed restore left (as large as a store), and anything planted under such a name: the caller holds
+ * the restore lock, so none is in use. A link is removed itself, never followed.
+ */
+function removeStaleCopies(dataDir: string): void {
+  for (const name of readdirSync(dataDir)) {
+    if (name.startsWith(`.${STORE_FILE}.`) && /\.restoring(-wal|-shm|-journal)?$/.test(name)) rmSync(join(dataDir, name), { force: true });
+  }
+}
+
 /** Opens the copy and migrates it to this build's schema, then checks the result is exactly this version's store. */
 function migrateCopy(temp: string, from: number, runtime: RuntimeSchema[]): void {
   let db: Db;
@@ -246,6 +256,7 @@ function settleKeys(temp: string, held: Map<string, string>, keepKeys: boolean) 
  */
 export function restoreBackup(dataDir: string, file: string, opts: { runtime: RuntimeSchema[]; keepKeys?: boolean }): RestoreResult {
   makePrivateDir(dataDir);
+  removeStaleCopies(dataDir);
   const target = storePath(dataDir);
   const temp = tempPath(dataDir);
   try {
