@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { printable } from '../core/printable.js';
 import { isStoreBusy } from '../service/open.js';
 import { BackupRefused, hasStore, inspectBackup, restoreBackup, StoreRestoring, takeRestoreLock, type CarriedKey, type RestoreResult } from '../service/store-copy.js';
 import { CliError, checkDataDir, resolveDataDir } from './context.js';
@@ -9,7 +10,9 @@ import { dataDirHolders, describeHolders } from './data-dir-holders.js';
 const MB = 1024 * 1024;
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-const describeKey = (k: CarriedKey) => `"${k.name}" (${k.role}, ${k.vaults === '*' ? 'all vaults' : k.vaults.length ? k.vaults.join(', ') : 'no vault'}, ${k.prefix}…)`;
+/** A key as restore lists it; every part came from the backup, so it is printed escaped (core/printable.ts). */
+const describeKey = (k: CarriedKey) =>
+  printable(`"${k.name}" (${k.role}, ${k.vaults === '*' ? 'all vaults' : k.vaults.length ? k.vaults.join(', ') : 'no vault'}, ${k.prefix}…)`, 300);
 
 /** What restore says of the keys it brought: each by name and role, since each opens the store to whoever holds it. */
 function describeKeys(r: RestoreResult): string {
@@ -20,7 +23,7 @@ function describeKeys(r: RestoreResult): string {
   } else if (r.foreign.length) {
     lines.push(
       `  revoked ${plural(r.foreign.length, 'key')} the backup brought that this data dir did not hold: ${r.foreign.map(describeKey).join(', ')}.`,
-      '  If the backup is your own and you still use those keys, restore again with --keep-keys; new keys: `vault-tools keys create`.',
+      '  If the backup is your own and you still use those keys, restore again with --force --keep-keys; new keys: `vault-tools keys create`.',
     );
   }
   return lines.map((l) => `${l}\n`).join('');
@@ -79,7 +82,7 @@ export function register(program: Command): void {
       }
       const s = result.summary;
       process.stderr.write(
-        `restored ${file} into ${dir}: ${plural(s.vaults, 'vault')}, ${plural(s.unpushed, 'local write')} waiting for sync (${(s.bytes / MB).toFixed(1)} MB, schema version ${s.schemaVersion}, migrated to the current one)\n` +
+        `restored ${file} into ${dir}: ${plural(s.vaults, 'vault')}, ${plural(s.unpushed, 'local write')} waiting for sync (${(s.bytes / MB).toFixed(1)} MB, schema version ${s.schemaVersion}${s.schemaVersion < result.schemaVersionNow ? `, migrated to ${result.schemaVersionNow}` : ''})\n` +
           describeKeys(result) +
           (result.missingArtifacts
             ? `  ${plural(result.missingArtifacts, 'artifact')} (charts, exports) ${result.missingArtifacts === 1 ? 'has its' : 'have their'} file missing here: a backup holds no files. find_artifact marks ${result.missingArtifacts === 1 ? 'it' : 'them'} fileMissing; \`vault-tools doctor\` counts them; make them again with their tools.\n`

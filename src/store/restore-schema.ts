@@ -10,6 +10,7 @@
  * and kind only: their text comes from the SQLite or sqlite-vec build that made them, and they hold no code.
  */
 import * as sqliteVec from 'sqlite-vec';
+import { printable } from '../core/printable.js';
 import { loadSqlite, type Db } from './db.js';
 import { migrations } from './migrations.js';
 
@@ -62,7 +63,8 @@ function referenceSchema(version: number, extra: string[]): { objects: SchemaObj
   }
 }
 
-const kindOf = (o: SchemaObject) => `${o.type} ${o.name}${o.type === 'trigger' || o.type === 'index' ? ` on ${o.table}` : ''}`;
+/** An object as a message names it: its names come from the file, so they are printed escaped and cut. */
+const kindOf = (o: SchemaObject) => printable(`${o.type} ${o.name}${o.type === 'trigger' || o.type === 'index' ? ` on ${o.table}` : ''}`, 120);
 
 /**
  * What differs between the schema of `db` and the one this program makes at `version` (empty: the same), in

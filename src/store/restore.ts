@@ -52,6 +52,8 @@ export interface RestoreResult {
   foreignKept: boolean;
   /** artifacts whose file is not in the data dir (a backup holds no files) */
   missingArtifacts: number;
+  /** the schema version the restored store has now (migrated from summary.schemaVersion) */
+  schemaVersionNow: number;
 }
 
 /** The 100-byte header, and the size the header says the database has (0 when it does not say). */
@@ -271,7 +273,7 @@ export function restoreBackup(dataDir: string, file: string, opts: { runtime: Ru
     renameSync(temp, target);
     syncFolder(dataDir);
     const missingArtifacts = artifactPaths.filter((p) => !existsSync(isAbsolute(p) ? p : join(dataDir, p))).length;
-    return { summary: { ...summary, bytes: statSync(file).size }, known, foreign, foreignKept: opts.keepKeys ?? false, missingArtifacts };
+    return { summary: { ...summary, bytes: statSync(file).size }, known, foreign, foreignKept: opts.keepKeys ?? false, missingArtifacts, schemaVersionNow: SCHEMA_VERSION };
   } catch (err) {
     for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${temp}${suffix}`, { force: true });
     throw err;
