@@ -172,6 +172,15 @@ export function ensureOwnerKey(db: Db, dataDir: string): { key: string; created:
     const key = readFileSync(file, 'utf8').trim();
     if (isActiveKey(db, key)) return { key, created: false };
   }
+  // A restored store (restore --keep-keys) keeps its owner key, whose secret is in the owner.key of the data dir
+  // it came from: a second one made here would leave two "owner" keys, one nobody can name.
+  const carried = listKeyRows(db).find((k) => k.name === 'owner' && k.role === 'manager' && k.all_vaults && !k.revoked_at);
+  if (carried) {
+    throw new ServiceError(
+      'unauthorized',
+      `The store's owner key (${carried.key_prefix}…) is not the one in ${file}: it came with a restored backup. Copy owner.key from the data dir the backup was made from, pass --key, or revoke it (\`vault-tools keys revoke ${carried.id}\`) to have a new one made.`,
+    );
+  }
   const { key } = createKey(db, { name: 'owner', role: 'manager', vaults: '*' });
   writeFileSync(file, `${key}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);

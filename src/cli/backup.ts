@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { accessSync, constants, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { storeExists, storePath } from '../service/open.js';
+import { dirname, join, resolve } from 'node:path';
+import { artifactFiles, openStoreReadOnly, storeExists, storePath } from '../service/open.js';
 import { backupStore } from '../service/store-copy.js';
 import { CliError, checkDataDir, resolveDataDir } from './context.js';
 import { progressPrinter } from './progress.js';
@@ -76,6 +76,19 @@ export function register(program: Command): void {
       } catch (err) {
         throw new CliError(`backup: failed, nothing written to ${target} (the store is untouched): ${describeFailure(err)}`);
       }
-      process.stderr.write(`backed up ${dir} to ${target} (${(result.bytes / MB).toFixed(1)} MB, mode 0600).\n  ${BACKUP_CARRIES}\n  Restore it with \`vault-tools restore ${fileArg}\`.\n`);
+      process.stderr.write(`backed up ${dir} to ${target} (${(result.bytes / MB).toFixed(1)} MB, mode 0600).\n  ${BACKUP_CARRIES}\n${filesNotInBackup(dir)}  Restore it with \`vault-tools restore ${fileArg}\`.\n`);
     });
+}
+
+/** The artifact files the backup does not hold (issue 48): said, so a restore elsewhere is not a surprise. */
+function filesNotInBackup(dir: string): string {
+  const db = openStoreReadOnly(dir);
+  let total: number;
+  try {
+    total = artifactFiles(db, dir).total;
+  } finally {
+    db.close();
+  }
+  if (!total) return '';
+  return `  Not in it: the files of ${total} artifact${total === 1 ? '' : 's'} (charts, exports under ${join(dir, 'artifacts')}); a store restored from it lists ${total === 1 ? 'it' : 'them'} without ${total === 1 ? 'its file' : 'their files'} (find_artifact: fileMissing). Copy that folder along to keep them.\n`;
 }

@@ -102,7 +102,13 @@ export function vaultOption(db: Store, given: string, command: string, dataDir: 
 export function resolveKey(db: Store, dataDir: string, option: string | undefined): string {
   if (option) return option;
   if (process.env.VAULT_TOOLS_KEY) return process.env.VAULT_TOOLS_KEY;
-  const owner = ensureOwnerKey(db, dataDir);
+  let owner;
+  try {
+    owner = ensureOwnerKey(db, dataDir);
+  } catch (err) {
+    if (err instanceof ServiceError) throw new CliError(err.message);
+    throw err;
+  }
   if (owner.created) {
     process.stderr.write(
       `vault-tools: created the owner key of ${dataDir} (manager, all vaults). It is shown once and kept in ${join(dataDir, 'owner.key')}:\n  ${owner.key}\n`,

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { createEmbedder, describeKernel, nativeKernelOff, nativeKernelPath } from '../search/embedder/index.js';
-import { checkStore, countLeftovers, describeLeftovers, leftoversIn, sqliteEngine, storeExists, storePath, vectorExtensionVersion } from '../service/open.js';
+import { artifactFilesIn, checkStore, countLeftovers, describeLeftovers, leftoversIn, sqliteEngine, storeExists, storePath, vectorExtensionVersion } from '../service/open.js';
 import { FIXTURES_DIR, PACKAGE_ROOT, PACKAGE_VERSION } from '../package-info.js';
 import { checkDataDir, CliError, resolveDataDir } from './context.js';
 import { endOfLifeNotice, TESTED_NODE_LINES } from './node-support.js';
@@ -166,13 +166,19 @@ function privateDirCheck(dir: string, detail: string): Omit<Check, 'name'> {
 /** Unfinished `.partial` files and artifact folders without a row (see store/leftovers.ts); with `fix`, removed. */
 function leftoversCheck(dir: string, dataDirOption: string | undefined, fix = false): Omit<Check, 'name'> {
   const found = leftoversIn(dir, fix);
-  if (!countLeftovers(found)) return { ok: true, detail: 'none (no unfinished `.partial` file, no artifact folder without a row)' };
+  // The reverse of a leftover: a row whose file is gone (a store restored from a backup, which holds no files).
+  const { missing } = artifactFilesIn(dir);
+  const noFile = missing
+    ? `${missing} artifact${missing === 1 ? '' : 's'} without ${missing === 1 ? 'its' : 'their'} file (a backup holds no files: restored from one?); find_artifact marks ${missing === 1 ? 'it' : 'them'} fileMissing, make ${missing === 1 ? 'it' : 'them'} again with ${missing === 1 ? 'its tool' : 'their tools'}`
+    : '';
+  if (!countLeftovers(found)) return noFile ? { ok: true, warning: true, detail: noFile } : { ok: true, detail: 'none (no unfinished `.partial` file, no artifact folder without a row, no artifact without its file)' };
+  if (fix) return { ok: true, ...(noFile ? { warning: true } : {}), detail: `removed ${describeLeftovers(found)}${noFile ? `; ${noFile}` : ''}` };
   if (fix) return { ok: true, detail: `removed ${describeLeftovers(found)}` };
   const paths = [...found.partials, ...found.orphanFolders].map((p) => relative(dir, p));
   return {
     ok: true,
     warning: true,
-    detail: `${describeLeftovers(found)} left by interrupted writes: ${paths.slice(0, 3).join(', ')}${paths.length > 3 ? ', …' : ''}`,
+    detail: `${describeLeftovers(found)} left by interrupted writes: ${paths.slice(0, 3).join(', ')}${paths.length > 3 ? ', …' : ''}${noFile ? `; ${noFile}` : ''}`,
     fix: `vault-tools doctor --fix${dataDirOption ? ` --data-dir ${shellWord(dir)}` : ''} removes them (any command that opens the store, serve included, does too)`,
   };
 }

@@ -18,6 +18,7 @@ import * as backup from './backup.js';
 import * as restore from './restore.js';
 import * as exportCmd from './export.js';
 import { log } from '../log.js';
+import { ServiceError } from '../core/errors.js';
 
 // A reader that stops early (`vault-tools tools --json | head`, a client that quits) closes our stdout: its
 // choice, not our failure, so leave quietly instead of dying on an unhandled EPIPE with a stack trace.
@@ -53,6 +54,10 @@ try {
   } else if (err instanceof CliError) {
     process.stderr.write(`vault-tools: ${err.message}\n`);
     process.exitCode = err.exitCode;
+  } else if (err instanceof ServiceError) {
+    // A sentence written for a person (e.g. the owner key a restore brought, auth/keys.ts), not a failure to log.
+    process.stderr.write(`vault-tools: ${err.message}\n`);
+    process.exitCode = 1;
   } else {
     log.error('unexpected failure', err);
     process.exitCode = 1;

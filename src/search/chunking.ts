@@ -25,7 +25,14 @@ export const CHUNK_MAX_CHARS = 2000;
 
 const line = (speaker: string, text: string) => `${speaker}: ${text}`;
 
-/** A turn too long for one chunk, cut at sentence ends into pieces of at most `max` characters. */
+/**
+ * The least room a piece of a turn gets beside its speaker's name: a name longer than the chunk maximum (the
+ * fixture format bounds it, a synced one may not be) must not leave a piece of zero or negative length, which
+ * would never shorten what is left to cut.
+ */
+const MIN_PIECE_CHARS = 200;
+
+/** A turn too long for one chunk, cut at sentence ends into pieces of at most `max` characters (max ≥ 1). */
 function splitLongTurn(text: string, max: number): string[] {
   const sentences = text.match(/[^.!?]+[.!?]+["')\]]*\s*|[^.!?]+$/g) ?? [text];
   const pieces: string[] = [];
@@ -68,7 +75,7 @@ export function chunkTurns(turns: Turn[], target = CHUNK_TARGET_CHARS, max = CHU
     const l = line(turn.speaker, turn.text);
     if (l.length > max) {
       flush();
-      for (const piece of splitLongTurn(turn.text, max - turn.speaker.length - 2)) {
+      for (const piece of splitLongTurn(turn.text, Math.max(MIN_PIECE_CHARS, max - turn.speaker.length - 2))) {
         lines = [line(turn.speaker, piece)];
         members = [turn];
         flush();

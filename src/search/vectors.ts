@@ -54,6 +54,19 @@ const createTable = (db: Db, dims: number) =>
   db.exec(`CREATE VIRTUAL TABLE ${VECTOR_TABLE} USING vec0(vault_id text partition key, embedding bit[${bitDims(dims)}])`);
 
 /**
+ * The vector table's statement, when `sql` is one this module writes (bits) or wrote (floats, before the
+ * bit layout): restore's schema check makes the same table to compare a backup's with.
+ */
+export function vectorTableSchema(name: string, sql: string | null): string | undefined {
+  if (name !== VECTOR_TABLE || !sql) return undefined;
+  const forms = [
+    new RegExp(`^CREATE VIRTUAL TABLE ${VECTOR_TABLE} USING vec0\\(vault_id text partition key, embedding bit\\[\\d{1,5}\\]\\)$`),
+    new RegExp(`^CREATE VIRTUAL TABLE ${VECTOR_TABLE} USING vec0\\(vault_id text partition key, embedding float\\[\\d{1,5}\\] distance_metric=cosine\\)$`),
+  ];
+  return forms.some((f) => f.test(sql)) ? sql : undefined;
+}
+
+/**
  * Makes the vector table belong to this embedder; a different embedder (or dims) starts it afresh, and a float
  * table of this embedder (a store from before the bit layout) is converted without embedding anything again.
  */

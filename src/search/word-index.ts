@@ -20,6 +20,23 @@ export const vaultToken = (vaultId: string) => `v${createHash('sha1').update(vau
 /** The FTS5 table of a vault's chunks (its name is safe to splice into SQL: `v` and 16 hex digits). */
 export const wordTable = (vaultId: string) => `transcript_words_${vaultToken(vaultId)}`;
 
+/**
+ * The schema of one vault's word index: its FTS5 table and the two triggers that keep it current. Also what
+ * restore compares a backup's word indexes with (store/restore-schema.ts): a backup holds no other triggers.
+ */
+export function wordIndexSchema(token: string): string {
+  const table = `transcript_words_${token}`;
+  return `CREATE VIRTUAL TABLE ${table} USING fts5(text, content='transcript_chunks', content_rowid='id', ${TOKENIZE});
+      CREATE TRIGGER ${table}_ai AFTER INSERT ON transcript_chunks WHEN new.vault_token = '${token}' BEGIN
+        INSERT INTO ${table}(rowid, text) VALUES (new.id, new.text);
+      END;
+      CREATE TRIGGER ${table}_ad AFTER DELETE ON transcript_chunks WHEN old.vault_token = '${token}' BEGIN
+        INSERT INTO ${table}(${table}, rowid, text) VALUES ('delete', old.id, old.text);
+      END;`;
+}
+/** A word index table's name, with the vault token it is named by (`v` and 16 hex digits). */
+export const WORD_TABLE_NAME = /^transcript_words_(v[0-9a-f]{16})$/;
+
 const known = new WeakMap<Db, Set<string>>();
 
 /**
@@ -35,13 +52,7 @@ export function ensureWordIndex(db: Db, vaultId: string): string {
   const build = () => {
     if (sql(db, 'SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?').get('table', table) !== undefined) return;
     db.exec(`
-      CREATE VIRTUAL TABLE ${table} USING fts5(text, content='transcript_chunks', content_rowid='id', ${TOKENIZE});
-      CREATE TRIGGER ${table}_ai AFTER INSERT ON transcript_chunks WHEN new.vault_token = '${token}' BEGIN
-        INSERT INTO ${table}(rowid, text) VALUES (new.id, new.text);
-      END;
-      CREATE TRIGGER ${table}_ad AFTER DELETE ON transcript_chunks WHEN old.vault_token = '${token}' BEGIN
-        INSERT INTO ${table}(${table}, rowid, text) VALUES ('delete', old.id, old.text);
-      END;
+      ${wordIndexSchema(token)}
       INSERT INTO ${table}(rowid, text) SELECT id, text FROM transcript_chunks WHERE vault_token = '${token}' ORDER BY id;
       INSERT INTO ${table}(${table}) VALUES ('optimize');
     `);

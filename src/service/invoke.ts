@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { Principal } from '../core/principal.js';
 import { toolsByName } from '../catalog/index.js';
 import { takesIdempotencyKey, type ArtifactRef, type Tool, type ToolContext } from '../catalog/define.js';
-import { BUSY_TIMEOUT_MS, isStoreBusy, writeTransaction, type Db } from '../store/db.js';
+import { BUSY_TIMEOUT_MS, isStoreBusy, isStoreReplaced, writeTransaction, type Db } from '../store/db.js';
 import { expectedOf, schemaAt } from '../catalog/expected.js';
 import { findReachableVault, reachableVaults, type Vault } from '../store/vaults.js';
 import { ERROR_CODES, quoted, ServiceError, type ErrorCode } from '../core/errors.js';
@@ -128,6 +128,10 @@ export class Service {
       // the call is answered as a repeat now is (the first answer, or idempotency_key_reused).
       if (err instanceof AlreadyCommitted) return this.call(tool, rawArgs, principal, options);
       if (err instanceof ServiceError) return { ok: false, status: err.status, code: err.code, message: err.message, ...(err.retryAfter ? { retryAfter: err.retryAfter } : {}) };
+      if (isStoreReplaced(err)) {
+        log.error(`tool ${name}: ${(err as Error).message}`);
+        return { ok: false, status: ERROR_CODES.store_busy, code: 'store_busy', message: 'The store was replaced by a restore after this server started; nothing was written. The server must be restarted to use the restored store.' };
+      }
       if (isStoreBusy(err)) {
         log.warn(`tool ${name}: the store stayed locked by another writer (${(err as Error).message})`);
         return { ok: false, status: ERROR_CODES.store_busy, code: 'store_busy', message: `The store is busy with another process's write (waited ${BUSY_TIMEOUT_MS / 1000} s for it); nothing was written. Retry in a moment.` };

@@ -4,6 +4,8 @@
  * query of its own. Opening means: migrated to the latest schema, and swept of what interrupted writes left.
  */
 import { existsSync } from 'node:fs';
+import { allArtifactPaths } from '../store/files.js';
+import { artifactAbsolutePath } from '../render/artifacts.js';
 import { loadSqlite, openDb, storePath, type Db } from '../store/db.js';
 import { countLeftovers, describeLeftovers, findLeftovers, removeLeftovers, sweepLeftovers, type Leftovers } from '../store/leftovers.js';
 import { sqliteEngine, storeHealth, vectorExtensionVersion, type StoreHealth } from '../store/health.js';
@@ -63,3 +65,16 @@ export const leftoversIn = (dataDir: string, remove = false): Leftovers =>
     if (remove) removeLeftovers(dataDir, found);
     return found;
   });
+
+/**
+ * The artifacts (charts, exports) whose files live under the data dir, and how many of those files are
+ * missing: a backup holds the store, not these files (issue 48), so after a restore elsewhere they are listed
+ * without them; `backup`, `restore` and `doctor` say so.
+ */
+export function artifactFiles(db: Store, dataDir: string): { total: number; missing: number } {
+  const paths = allArtifactPaths(db);
+  return { total: paths.length, missing: paths.filter((p) => !existsSync(artifactAbsolutePath(dataDir, p))).length };
+}
+
+/** artifactFiles of the data dir's store (opened, so migrated). */
+export const artifactFilesIn = (dataDir: string) => withStore(dataDir, (db) => artifactFiles(db, dataDir));

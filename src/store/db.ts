@@ -1,10 +1,12 @@
 /** Opens the SQLite store of a data dir: WAL, busy timeout, foreign keys, migrations to the latest schema. */
 import type Database from 'better-sqlite3';
+import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import * as sqliteVec from 'sqlite-vec';
 import { migrations } from './migrations.js';
 import { prepareDataDir } from './private-files.js';
+import { assertNoRestore } from './restore-lock.js';
 
 export type Db = Database.Database;
 
@@ -49,18 +51,64 @@ export function loadSqlite(): typeof Database {
 /** How long a write waits for another connection's (or process's) write to finish before giving up. */
 export const BUSY_TIMEOUT_MS = 5000;
 
+/**
+ * Opens the data dir's store. Refused while a `restore` replaces it: checked before opening, and again after
+ * connecting (restore-lock.ts says why both).
+ */
 export function openDb(dataDir: string): Db {
-  const Sqlite = loadSqlite();
+  assertNoRestore(dataDir);
   prepareDataDir(dataDir, storePath(dataDir));
-  const db = new Sqlite(storePath(dataDir));
-  // First, so that switching a new store to WAL waits for another process opening it at the same moment.
-  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  db.pragma('journal_mode = WAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('synchronous = NORMAL');
-  loadVectorExtension(db);
-  migrate(db);
+  const db = openStoreFile(storePath(dataDir));
+  try {
+    assertNoRestore(dataDir);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  rememberIdentity(db);
   return db;
+}
+
+/** Opens a store file (WAL, busy timeout, foreign keys) and migrates it to the latest schema. */
+export function openStoreFile(path: string): Db {
+  const db = new (loadSqlite())(path);
+  try {
+    // First, so that switching a new store to WAL waits for another process opening it at the same moment.
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.pragma('journal_mode = WAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('synchronous = NORMAL');
+    loadVectorExtension(db);
+    migrate(db);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
+}
+
+/** The file each open store was when opened (device and inode), so a write never lands in a file restore replaced. */
+const identities = new WeakMap<Db, { path: string; id: string }>();
+const fileId = (path: string) => {
+  const s = statSync(path, { bigint: true, throwIfNoEntry: false });
+  return s ? `${s.dev}:${s.ino}` : 'gone';
+};
+function rememberIdentity(db: Db): void {
+  identities.set(db, { path: db.name, id: fileId(db.name) });
+}
+
+/** The store file was replaced (a `vault-tools restore`) while this connection had the old one open. */
+export class StoreReplaced extends Error {
+  readonly code = 'STORE_REPLACED';
+}
+export const isStoreReplaced = (err: unknown): boolean => err instanceof StoreReplaced;
+
+/** Throws StoreReplaced when the store's path no longer names the file this connection opened. */
+export function assertSameStoreFile(db: Db): void {
+  const known = identities.get(db);
+  if (known && fileId(known.path) !== known.id) {
+    throw new StoreReplaced(`the store file ${known.path} was replaced (by \`vault-tools restore\`?) after this process opened it; nothing was written. Restart this process to use the restored store`);
+  }
 }
 
 const withVectors = new WeakSet<Db>();
@@ -87,6 +135,7 @@ export const vectorExtensionError = () => vectorLoadError;
  * savepoint of that one.
  */
 export function writeTransaction<T>(db: Db, write: () => T): T {
+  if (!db.inTransaction) assertSameStoreFile(db);
   return db.transaction(write).immediate();
 }
 

@@ -127,6 +127,11 @@ export function artifactsMadeHereOnly(db: Db, vaultId: string): Set<string> {
   );
 }
 
+/** Where every artifact of the store that has a file in the data dir keeps it (relative to the data dir, or absolute). */
+export function allArtifactPaths(db: Db): string[] {
+  return sql(db, 'SELECT path FROM artifacts WHERE path IS NOT NULL').pluck().all() as string[];
+}
+
 /** Removes an artifact's row (its file is the caller's to remove, once the transaction committed). */
 export function deleteArtifact(db: Db, vaultId: string, id: string): void {
   sql(db, 'DELETE FROM artifacts WHERE vault_id = ? AND id = ?').run(vaultId, id);

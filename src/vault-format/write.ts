@@ -6,9 +6,11 @@
  */
 import { lstatSync, mkdirSync, readdirSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { quoted } from '../core/errors.js';
 import { resolveInside } from '../safe-path.js';
 import { FixtureError, readVaultDir } from './read.js';
-import { FIXTURE_FILES } from './schema.js';
+import { FIXTURE_FILES, meetingSchema } from './schema.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../store/private-files.js';
 import { MEETINGS_DIR } from './layout.js';
 
 /** A target the export will not write into, with why. */
@@ -29,7 +31,7 @@ function prepareTarget(target: string, force: boolean): void {
     stats = lstatSync(target);
   } catch {
     try {
-      mkdirSync(target);
+      mkdirSync(target, { mode: PRIVATE_DIR_MODE });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       throw new ExportRefused(code === 'ENOENT' ? `${target}: its parent folder does not exist` : `${target}: cannot be created (${code ?? (err as Error).message})`);
@@ -52,7 +54,8 @@ function prepareTarget(target: string, force: boolean): void {
 }
 
 function writeJson(path: string, value: unknown): void {
-  writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`, { flag: 'wx' });
+  // Private, like a backup: transcripts, quotes and e-mail are the client's, not every local user's.
+  writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`, { flag: 'wx', mode: PRIVATE_FILE_MODE });
 }
 
 /** The records in a folder: vault.json, one file per family (empty ones as `[]`), meetings/<id>.json. */
@@ -60,7 +63,7 @@ function writeRecords(dir: string, fixture: Record<string, unknown>): void {
   writeJson(join(dir, 'vault.json'), fixture.vault);
   for (const family of FIXTURE_FILES) writeJson(join(dir, `${family}.json`), fixture[family] ?? []);
   const meetings = join(dir, MEETINGS_DIR);
-  mkdirSync(meetings);
+  mkdirSync(meetings, { mode: PRIVATE_DIR_MODE });
   for (const m of fixture.meetings as { id: string }[]) writeJson(resolveInside(meetings, `${m.id}.json`), m);
 }
 
@@ -84,12 +87,25 @@ export interface WrittenVault {
  * target it will not write into, or when the vault does not make a folder `import` accepts (naming the
  * problems); in both cases nothing in the target has changed.
  */
+/**
+ * Meeting ids become file names (`meetings/<id>.json`): one the format does not allow (a synced id such as
+ * `../x`, `a/b`, a NUL, 300 characters) is refused by name before anything is written.
+ */
+function checkMeetingIds(fixture: Record<string, unknown>): void {
+  const bad = (fixture.meetings as { id: string }[]).map((m) => m.id).filter((id) => !meetingSchema.shape.id.safeParse(id).success);
+  if (!bad.length) return;
+  throw new ExportRefused(
+    `meeting id${bad.length === 1 ? '' : 's'} ${bad.slice(0, 5).map(quoted).join(', ')}${bad.length > 5 ? ` and ${bad.length - 5} more` : ''} cannot be a file name in the folder format (ids are letters, digits, ".", "_" or "-", at most 80, starting with a letter or digit); nothing was written`,
+  );
+}
+
 export function writeVaultDir(fixture: Record<string, unknown>, targetArg: string, { force = false } = {}): WrittenVault {
+  checkMeetingIds(fixture);
   const target = resolve(targetArg);
   prepareTarget(target, force);
   const staging = join(target, `.vault-tools-export-${process.pid}`);
   rmSync(staging, { recursive: true, force: true });
-  mkdirSync(staging);
+  mkdirSync(staging, { mode: PRIVATE_DIR_MODE });
   try {
     writeRecords(staging, fixture);
     try {

@@ -24,4 +24,16 @@ describe('transcript chunking', () => {
     expect(chunks.slice(0, -1).every((c) => c.turnStart === 0 && c.turnEnd === 0 && c.text.endsWith('.'))).toBe(true);
     expect(chunks.at(-1)!.text).toBe('Ben: Short reply.');
   });
+
+  it('a speaker name longer than a chunk (a synced one: the fixture format bounds it) ends, and keeps all the text (issue 45, item 6)', () => {
+    // It looped here, cutting a piece of negative length off the same text until the heap was gone.
+    const speaker = 'S'.repeat(2000);
+    const text = 'One sentence of the turn. '.repeat(400);
+    const chunks = chunkTurns([turn(0, speaker, text), turn(1, 'Ben', 'Short reply.')]);
+    const pieces = chunks.slice(0, -1);
+    expect(pieces.length).toBeGreaterThan(0);
+    for (const c of pieces) expect(c.text.startsWith(`${speaker}: `)).toBe(true);
+    expect(pieces.map((c) => c.text.slice(speaker.length + 2)).join(' ')).toBe(text.trim());
+    expect(chunks.at(-1)!.text).toBe('Ben: Short reply.');
+  });
 });

@@ -4,12 +4,14 @@
  * is never replayed over it.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { copyFileSync, existsSync, renameSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as sqliteVec from 'sqlite-vec';
-import { loadSqlite, openDb, SCHEMA_VERSION, storePath } from '../../src/store/db.js';
+import { loadSqlite, openDb, SCHEMA_VERSION, storePath, writeTransaction } from '../../src/store/db.js';
+import { ensureVectorTable } from '../../src/search/vectors.js';
+import { ensureWordIndex } from '../../src/search/word-index.js';
 import { migrations } from '../../src/store/migrations.js';
-import { inspectBackup, restoreBackup } from '../../src/store/restore.js';
+import { inspectBackup, restoreBackup } from '../../src/service/store-copy.js';
 import { backupStore } from '../../src/store/backup.js';
 import { tempDir } from '../helpers.js';
 
@@ -75,5 +77,48 @@ describe('restore', () => {
     } finally {
       after.close();
     }
+  });
+});
+
+describe('restore (issue 45)', () => {
+  it('accepts a store with the indexes search makes at run time: a word index per vault and the vector table', async () => {
+    const source = join(tmp.dir, 'indexed');
+    const db = openDb(source);
+    db.prepare("INSERT INTO vaults (id, name, origin, loaded_at) VALUES ('a', 'A', 'import', '2026-01-01T00:00:00Z')").run();
+    ensureWordIndex(db, 'a');
+    ensureVectorTable(db, { id: 'test-embedder', dims: 384 });
+    const made = db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'transcript_words_%' OR name LIKE 'chunk_vectors%'").pluck().all();
+    db.close();
+    expect(made.length).toBeGreaterThan(4);
+    const file = join(tmp.dir, 'indexed.backup');
+    await backupStore(source, file);
+    expect(inspectBackup(file)).toMatchObject({ schemaVersion: SCHEMA_VERSION, vaults: 1 });
+  });
+
+  it('item 4: never copies through a link planted at the name the copy once had (.vault-tools.db.<pid>.restoring)', async () => {
+    const source = join(tmp.dir, 'src4');
+    openDb(source).close();
+    const file = join(tmp.dir, 'four.backup');
+    await backupStore(source, file);
+    const dataDir = join(tmp.dir, 'restored-4');
+    const victim = join(tmp.dir, 'victim.txt');
+    writeFileSync(victim, 'keep me');
+    openDb(dataDir).close();
+    symlinkSync(victim, join(dataDir, `.vault-tools.db.${process.pid}.restoring`));
+    restoreBackup(dataDir, file);
+    expect(readFileSync(victim, 'utf8')).toBe('keep me');
+    // The planted link was removed (itself, not what it points to) with any copy a killed restore left.
+    expect(readdirSync(dataDir).filter((n) => n.includes('.restoring'))).toEqual([]);
+  });
+
+  it('item 3: a connection opened before its store file was replaced writes nothing into the replaced file', () => {
+    const dir = join(tmp.dir, 'replaced');
+    const db = openDb(dir);
+    const other = join(tmp.dir, 'other');
+    openDb(other).close();
+    renameSync(storePath(other), storePath(dir));
+    const write = () => writeTransaction(db, () => db.prepare("INSERT INTO settings (key, value) VALUES ('lost', 'write')").run());
+    expect(write).toThrow(/the store file .* was replaced \(by `vault-tools restore`\?\) after this process opened it; nothing was written/);
+    db.close();
   });
 });

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { artifactKind, isoDatetime, limitArg } from '../shapes.js';
@@ -26,6 +27,7 @@ export default defineTool({
         sizeBytes: z.number().int(),
         url: z.string(),
         createdAt: isoDatetime,
+        fileMissing: z.boolean().optional().describe('true when its file is not in this data dir (a store restored from a backup, which holds no files): make it again'),
       }),
     ),
   }),
@@ -39,6 +41,7 @@ export default defineTool({
       sizeBytes: a.size_bytes,
       url: a.remote_url ?? links.artifact(vault.id, a.id, artifactAbsolutePath(dataDir, a.path ?? '')),
       createdAt: a.created_at,
+      ...(!a.remote_url && a.path && !existsSync(artifactAbsolutePath(dataDir, a.path)) ? { fileMissing: true } : {}),
     })),
   }),
 });
