@@ -40,6 +40,11 @@ export function vaultCalls(key: string, f: VaultFixture, NOW: Date): Call[] {
       { query: linked.name, type: linked.type },
       { query: 'zzzz-no-such-word' },
     ],
+    // A quotation said in the first extracted meeting, one changed, and one nobody said.
+    check_quotes: [
+      { text: `As ${speaker} put it: "${meeting.transcript[0]!.text.split(/(?<=[.?!])\s/)[0]}"` },
+      { text: `"We have never had a problem with the dock doors at any site," said ${other.name}.`, meetingId: meeting.id },
+    ],
     search_transcripts: [
       { query: `what was said about ${k0}`, limit: 3 },
       { query: k1, limit: 10 },
