@@ -28,7 +28,7 @@ export default defineTool({
   output: storedFile.extend({
     mimeType: z.literal(PPTX_MIME_TYPE),
     slides: z.number().int().describe('slides in the deck'),
-    outline: z.array(z.string()).describe('what each slide is, in order (e.g. "Top problem", "Open conflict", "Chart: Findings by type")'),
+    outline: z.array(z.string()).describe('what each slide is, in order (e.g. "Top problem", "Open conflict", "Chart: Problems by how often they came up")'),
     featured: z.number().int().describe('findings featured with their quote'),
     conflicts: z.number().int().describe('open conflicts shown (at most 4; the rest are counted on the numbers slide)'),
     charts: z.number().int(),
