@@ -1,8 +1,8 @@
 /**
  * What goes into a deck, read from the store: the vault, the headline numbers, the featured findings and open
  * conflicts (featured.ts), the data of the charts, the next steps and the sources. Every read is bounded by
- * what a slide can show (top items, counts, grouped dates), so a vault of 100,000 findings reads as fast as
- * the demo's.
+ * what a slide can show (top items, counts, a page of tasks and plan steps), so a vault of 100,000 findings,
+ * conflicts, tasks or plan steps reads as fast as the demo's.
  */
 import type { Db } from '../../store/db.js';
 import { countsByType, pageFindings, type EntityType } from '../../store/entities.js';
@@ -79,9 +79,12 @@ export function deckContent(db: Db, vault: Vault, options: { title?: string; foc
   };
 }
 
-/** The most mentioned findings of a type, ties for the last bar kept (up to CHART_BARS_MAX) or counted. */
+/**
+ * The most mentioned findings of a type, ties for the last bar kept (up to CHART_BARS_MAX) or counted; findings
+ * never mentioned in a meeting (from documents, assumptions) are no bar: a zero says nothing about how often.
+ */
 function ranking(db: Db, vaultId: string, type: EntityType): Ranking {
-  const read = (n: number) => pageFindings(db, vaultId, { type }, 'mentions', n).map((r) => ({ name: r.name, mentions: r.mention_count }));
+  const read = (n: number) => pageFindings(db, vaultId, { type }, 'mentions', n).filter((r) => r.mention_count > 0).map((r) => ({ name: r.name, mentions: r.mention_count }));
   let bars = read(CHART_BARS);
   const last = bars.at(-1);
   if (bars.length < CHART_BARS || !last) return { type, bars, tiedLeftOut: 0 };

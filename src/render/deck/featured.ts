@@ -57,9 +57,11 @@ export function deckFeatured(db: Db, vaultId: string, options: DeckFeatureOption
   return {
     items,
     conflicts: open.conflicts.map((c) => {
-      // Named by its id, its finding's name, or what its title is about ("Bed turnaround: 2 hours vs 5 hours").
+      // Named by its id, its finding's name (or that name without a unit word: "Dock-to-Stock Time" is what a
+      // task calls "the dock-to-stock conflict"), or what its title is about ("Bed turnaround: 2 hours vs 5 hours").
       const lead = c.title.includes(':') ? c.title.slice(0, c.title.indexOf(':')) : '';
-      const nextStep = nextStepNaming(db, vaultId, [c.id, c.about, lead]);
+      const stem = c.about.replace(/\s+(time|times|rate|rates|size|level|count)$/i, '');
+      const nextStep = nextStepNaming(db, vaultId, [c.id, c.about, lead, ...(stem.length >= 8 ? [stem] : [])]);
       return { ...c, aboutDescription: descriptions.get(c.entityId) ?? '', kind: disagreementOf(c), ...(nextStep ? { nextStep } : {}) };
     }),
     openConflicts: open.total,
