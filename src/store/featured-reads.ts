@@ -129,3 +129,25 @@ export function nextStepNaming(db: Db, vaultId: string, names: readonly string[]
 export function findingsWithMentions(db: Db, vaultId: string, type: string, mentions: number): number {
   return (sql(db, 'SELECT count(*) AS n FROM entities WHERE vault_id = ? AND type = ? AND mention_count = ?').get(vaultId, type, mentions) as { n: number }).n;
 }
+
+/**
+ * Where the findings of `types` are: each department (a site is one) linked to them by an edge, either way,
+ * with how many of them it is linked to and their mentions added up, most mentioned first; the first `limit`.
+ * Empty when no finding of those types is linked to a department (neither demo vault links them).
+ */
+export function mentionsByDepartment(db: Db, vaultId: string, types: readonly string[], limit: number): { name: string; findings: number; mentions: number }[] {
+  if (!types.length) return [];
+  const inTypes = types.map((_, i) => `@t${i}`).join(', ');
+  return sql(
+    db,
+    `WITH departments AS (SELECT id, name FROM entities WHERE vault_id = @v AND type = 'department'),
+     links AS (
+       SELECT d.id AS department, d.name, e.target_id AS finding FROM departments d JOIN edges e ON e.vault_id = @v AND e.source_id = d.id
+       UNION
+       SELECT d.id, d.name, e.source_id FROM departments d JOIN edges e ON e.vault_id = @v AND e.target_id = d.id
+     )
+     SELECT l.name, count(*) AS findings, sum(f.mention_count) AS mentions
+     FROM links l JOIN entities f ON f.vault_id = @v AND f.id = l.finding AND f.type IN (${inTypes})
+     GROUP BY l.department ORDER BY mentions DESC, l.name LIMIT @limit`,
+  ).all({ v: vaultId, limit, ...Object.fromEntries(types.map((t, i) => [`t${i}`, t])) }) as { name: string; findings: number; mentions: number }[];
+}

@@ -180,6 +180,30 @@ describe('decks of other vaults pass the same checks', () => {
     expect(await checkPackage((await open(r.url)).bytes)).toEqual([]);
   });
 
+  it('a vault that links problems to its sites gets a chart by site, with the counts the edges give', async () => {
+    // Two departments with no edge yet to a problem or opportunity (the fixture links one opportunity to a department).
+    const [siteA, siteB] = h.db
+      .prepare(
+        `SELECT d.id FROM entities d WHERE d.vault_id = ? AND d.type = 'department' AND NOT EXISTS (
+           SELECT 1 FROM edges e JOIN entities f ON f.vault_id = e.vault_id AND f.id IN (e.source_id, e.target_id) AND f.type IN ('problem', 'opportunity')
+           WHERE e.vault_id = d.vault_id AND d.id IN (e.source_id, e.target_id)) ORDER BY d.id LIMIT 2`,
+      )
+      .all(MH) as { id: string }[];
+    const problems = h.db.prepare("SELECT id, mention_count AS m FROM entities WHERE vault_id = ? AND type = 'problem' ORDER BY id LIMIT 3").all(MH) as { id: string; m: number }[];
+    const edge = h.db.prepare("INSERT INTO edges (vault_id, source_id, target_id, relation) VALUES (?, ?, ?, 'affects')");
+    edge.run(MH, problems[0]!.id, siteA!.id);
+    edge.run(MH, problems[1]!.id, siteA!.id);
+    edge.run(MH, siteB!.id, problems[2]!.id);
+    const r = await h.ok('export_deck', { vault: MH });
+    const i = r.outline.indexOf('Chart: Problems and opportunities by site or department');
+    expect(i).toBeGreaterThan(0);
+    const deck = await open(r.url);
+    const name = (id: string) => h.db.prepare('SELECT name FROM entities WHERE vault_id = ? AND id = ?').pluck().get(MH, id) as string;
+    expect(deck.notes[i]).toContain(`${name(siteA!.id)} 2 linked, ${problems[0]!.m + problems[1]!.m} mentions`);
+    expect(deck.notes[i]).toContain(`${name(siteB!.id)} 1 linked, ${problems[2]!.m} mentions`);
+    expect(await checkPackage(deck.bytes)).toEqual([]);
+  });
+
   it('hostile names: "&" and "<" in the client, U+0001, U+000B, U+FFFE and lone surrogates in names, ids, title and descriptions', async () => {
     h.db.prepare('UPDATE vaults SET client = ?, description = ? WHERE id = ?').run('Procter & Gamble <Company>\u0001', 'Discovery \ufffe for P&G. Second sentence.', MH);
     const top = h.db.prepare("SELECT id FROM entities WHERE vault_id = ? AND type = 'problem' ORDER BY mention_count DESC, id LIMIT 1").pluck().get(MH) as string;

@@ -26,6 +26,27 @@ export interface DeckChart {
  * asks of a findings deck. Ties for the last bar are drawn, or said in the caption ("and 1 more with 2 mentions").
  */
 export function deckChartSpecs(content: DeckContent): { title: string; spec: Record<string, unknown>; source: string; caption?: string }[] {
+  return [...rankingSpecs(content), ...departmentSpecs(content)];
+}
+
+/**
+ * Where the focus types came up: the departments (sites) linked to them by the vault's edges, by the mentions of
+ * the linked findings; drawn when at least two departments are linked (one bar compares nothing).
+ */
+function departmentSpecs(content: DeckContent): { title: string; spec: Record<string, unknown>; source: string }[] {
+  const { types, bars } = content.charts.byDepartment;
+  if (bars.length < 2) return [];
+  const what = types.map((t) => typePlural(t).toLowerCase()).join(' and ');
+  return [
+    {
+      title: `${what[0]!.toUpperCase()}${what.slice(1)} by site or department`,
+      source: `get_entity edges: ${bars.map((b) => `${b.name} ${b.findings} linked, ${b.mentions} mentions`).join('; ')}`,
+      spec: mentionsChartSpec(bars.map((b) => ({ name: b.name, mentions: b.mentions })), `Mentions of the ${what} linked to it`),
+    },
+  ];
+}
+
+function rankingSpecs(content: DeckContent): { title: string; spec: Record<string, unknown>; source: string; caption?: string }[] {
   return content.charts.rankings
     .filter((r) => r.bars.length > 0)
     .map((r) => {

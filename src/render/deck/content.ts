@@ -6,7 +6,7 @@
  */
 import type { Db } from '../../store/db.js';
 import { countsByType, pageFindings, type EntityType } from '../../store/entities.js';
-import { findingsWithMentions, openTasksPage, planStepsAhead } from '../../store/featured-reads.js';
+import { findingsWithMentions, mentionsByDepartment, openTasksPage, planStepsAhead } from '../../store/featured-reads.js';
 import { latestMeetings, meetingCounts } from '../../store/meetings.js';
 import { taskCountsByStatus } from '../../store/plan.js';
 import type { Vault } from '../../store/vaults.js';
@@ -49,8 +49,11 @@ export interface DeckContent {
   focus: EntityType[];
   numbers: { findings: number; byType: { type: string; n: number }[]; meetings: number; openConflicts: number; openTasks: number };
   featured: DeckFeatured;
-  /** The first two focus types by how often they came up in meetings (problems and opportunities by default). */
-  charts: { rankings: Ranking[] };
+  /**
+   * The first two focus types by how often they came up in meetings (problems and opportunities by default),
+   * and where they came up: the departments (sites) linked to them, when the vault links any.
+   */
+  charts: { rankings: Ranking[]; byDepartment: { types: EntityType[]; bars: { name: string; findings: number; mentions: number }[] } };
   nextSteps: {
     /** The open tasks read (at most NEXT_TASKS), grouped by milestone in target date order; those without one last. */
     groups: { milestone: string | null; targetDate: string | null; tasks: NextTask[] }[];
@@ -73,7 +76,10 @@ export function deckContent(db: Db, vault: Vault, options: { title?: string; foc
     focus: options.focus,
     numbers: { findings: byType.reduce((a, t) => a + t.n, 0), byType, meetings: meetings.total, openConflicts: featured.openConflicts, openTasks },
     featured,
-    charts: { rankings: options.focus.slice(0, 2).map((type) => ranking(db, vault.id, type)) },
+    charts: {
+      rankings: options.focus.slice(0, 2).map((type) => ranking(db, vault.id, type)),
+      byDepartment: { types: options.focus.slice(0, 2), bars: mentionsByDepartment(db, vault.id, options.focus.slice(0, 2), CHART_BARS) },
+    },
     nextSteps: nextSteps(db, vault.id, openTasks),
     sources: { meetings: latestMeetings(db, vault.id, SOURCES), total: meetings.total },
   };
