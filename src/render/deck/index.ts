@@ -1,6 +1,7 @@
 /**
  * export_deck's writer: the deck's content (content.ts) and charts (charts.ts) as a 16:9 .pptx with pptxgenjs,
- * written to `<path>.partial` and renamed when complete (as every export). pptxgenjs loads on first use.
+ * written to `<path>.partial` and renamed when complete (as every export). pptxgenjs loads on first use; the
+ * package it writes is repaired and compressed (package.ts) so PowerPoint opens it without a repair prompt.
  *
  * The order of the slides: cover, the headline numbers, the featured findings (up to three a slide, grouped by
  * type), the open conflicts (one a slide, claims side by side), the charts, the next steps, the sources. A vault
