@@ -205,7 +205,7 @@ describe('decks of other vaults pass the same checks', () => {
   });
 
   it('hostile names: "&" and "<" in the client, U+0001, U+000B, U+FFFE and lone surrogates in names, ids, title and descriptions', async () => {
-    h.db.prepare('UPDATE vaults SET client = ?, description = ? WHERE id = ?').run('Procter & Gamble <Company>\u0001', 'Discovery \ufffe for P&G. Second sentence.', MH);
+    h.db.prepare('UPDATE vaults SET name = ?, client = ?, description = ? WHERE id = ?').run('Meridian\u0001 & <Health>', 'Procter & Gamble <Company>\u0001', 'Discovery \ufffe for P&G. Second sentence.', MH);
     const top = h.db.prepare("SELECT id FROM entities WHERE vault_id = ? AND type = 'problem' ORDER BY mention_count DESC, id LIMIT 1").pluck().get(MH) as string;
     h.db.prepare('UPDATE entities SET name = ?, description = ? WHERE vault_id = ? AND id = ?').run('ED \ufffeBoarding\u0001 \ud800', 'Held \uffff in ED \udc00 <b>&</b>', MH, top);
     insertConflict(h.db, MH, {
@@ -230,6 +230,8 @@ describe('decks of other vaults pass the same checks', () => {
     expect(text).toContain('Procter & Gamble <Company>');
     expect(text).toContain('ED Boarding');
     expect(text).toContain('title & <more>');
+    expect(deck.notes[0]).toContain('the vault "Meridian & <Health>"');
+    expect(await deck.zip.file('docProps/core.xml')!.async('string')).toContain('Findings of Meridian &amp; &lt;Health&gt;');
     expect(text).toContain('Board');
   });
 });
