@@ -1,9 +1,17 @@
 /**
  * Action tools: `render_chart` over stdio (first call, then warm p50), and `export_report` of a vault of
  * 100,000 findings (the `--small` preset: 10,000) to xlsx, csv and pdf, and `export_deck` of the same vault,
- * each in its own `vault-tools call` process, with wall time and peak RSS.
+ * each in its own `vault-tools call` process, with wall time and peak RSS; the deck's package checked as PowerPoint
+ * reads it (test/ooxml-check.ts), and the deck again once the vault holds 100,000 more open conflicts, tasks and
+ * plan steps (its reads are bounded: issue 45, item 13).
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openDb } from '../src/store/db.js';
+import { insertConflict } from '../src/store/conflicts.js';
+import { insertPlanStep, insertTask } from '../src/store/plan.js';
+import { checkPackage } from '../test/ooxml-check.js';
 import { generateStore } from './generate.js';
 import { BIN, runMeasured, TSX } from './lib/procs.js';
 import { StdioRpc } from './lib/rpc.js';
@@ -58,11 +66,46 @@ export async function exports(ctx: BenchContext): Promise<Row[]> {
   ctx.log('export: deck');
   const deck = await runMeasured([BIN, 'call', 'export_deck', '{}', '--vault', m.vaults[0]!.id, '--data-dir', dir, '--key', m.ownerKey]);
   if (deck.status !== 0) throw new Error(`export_deck failed: ${deck.stderr}`);
-  const d = JSON.parse(deck.stdout) as { slides: number; sizeBytes: number; charts: number };
+  const d = JSON.parse(deck.stdout) as { slides: number; sizeBytes: number; charts: number; url: string };
   const size = `${findings.toLocaleString('en')} findings → ${d.slides} slides (${d.charts} charts), ${(d.sizeBytes / 1e6).toFixed(2)} MB pptx; whole \`vault-tools call\` process`;
   rows.push(
     row({ metric: 'export.deck.seconds', value: deck.seconds, unit: 's', size, target: '< 10 s (100,000 findings)', maxValue: 10 }),
     row({ metric: 'export.deck.peak_rss', value: deck.peakMb, unit: 'MB', size }),
+    row({ metric: 'export.deck.package_failures', value: (await checkPackage(readFileSync(fileURLToPath(d.url)))).length, unit: 'checks', size: `${size}; test/ooxml-check.ts (issue 47)`, target: '0', maxValue: 0 }),
+  );
+  // The deck's reads are bounded (issue 45, item 13): 100,000 more open conflicts, tasks and plan steps change nothing.
+  const busy = ctx.small ? 10_000 : 100_000;
+  ctx.log(`export: deck of a vault with ${busy} open conflicts, tasks and plan steps`);
+  addOpenWork(dir, m.vaults[0]!.id, busy);
+  const b = await runMeasured([BIN, 'call', 'export_deck', '{}', '--vault', m.vaults[0]!.id, '--data-dir', dir, '--key', m.ownerKey]);
+  if (b.status !== 0) throw new Error(`export_deck failed: ${b.stderr}`);
+  const bd = JSON.parse(b.stdout) as { slides: number; sizeBytes: number; url: string };
+  const busySize = `${findings.toLocaleString('en')} findings and ${busy.toLocaleString('en')} more open conflicts, tasks and plan steps → ${bd.slides} slides, ${(bd.sizeBytes / 1e6).toFixed(2)} MB`;
+  rows.push(
+    row({ metric: 'export.deck_busy.seconds', value: b.seconds, unit: 's', size: busySize, target: '< 10 s', maxValue: 10 }),
+    row({ metric: 'export.deck_busy.peak_rss', value: b.peakMb, unit: 'MB', size: busySize }),
+    row({ metric: 'export.deck_busy.package_failures', value: (await checkPackage(readFileSync(fileURLToPath(bd.url)))).length, unit: 'checks', size: busySize, target: '0', maxValue: 0 }),
   );
   return rows;
+}
+
+/** `n` open conflicts (two claims each), open tasks and plan steps ahead, added to a generated vault. */
+function addOpenWork(dir: string, vaultId: string, n: number): void {
+  const db = openDb(dir);
+  try {
+    const entity = (db.prepare('SELECT id FROM entities WHERE vault_id = ? LIMIT 1').pluck().get(vaultId) as string);
+    const at = '2026-11-01T00:00:00Z';
+    db.transaction(() => {
+      for (let i = 0; i < n; i++) {
+        const claim = (k: number) => ({ meetingId: 'none', turnIndex: k, speaker: `Speaker ${k}`, quote: `Figure ${i * 2 + k}`, spokenAt: at });
+        insertConflict(db, vaultId, { id: `busy-conflict-${i}`, entityId: entity, title: `Busy conflict ${i}`, status: 'open', note: null, createdAt: at, updatedAt: at, claims: [claim(0), claim(1)] });
+        insertTask(db, vaultId, { id: `busy-task-${i}`, number: 1_000_000 + i, identifier: `BUSY-${i}`, title: `Busy task ${i}`, description: null, status: 'todo', assigneeName: null, estimate: null, priority: 'none', labels: [], checklist: [], dueDate: null, milestoneId: null, createdAt: at, updatedAt: at });
+        insertPlanStep(db, vaultId, { id: `busy-step-${i}`, position: 1_000_000 + i, title: `Busy step ${i}`, description: null, status: 'planned', proposedBy: 'person', proposerName: null, startDate: null, dueDate: null });
+      }
+    })();
+    // Checkpointed here, so the deck's run does not pay for writing this insert's WAL into the database (15 s).
+    db.pragma('wal_checkpoint(TRUNCATE)');
+  } finally {
+    db.close();
+  }
 }

@@ -1,7 +1,7 @@
-// `npm run deck:pictures`: the Northwind deck (export_deck on the shipped fixture, its clock pinned to
-// 2026-11-27 12:00 UTC) opened by LibreOffice headless and drawn slide by slide into docs/deck/slide-NN.png
-// (pdftoppm, 60 dpi: 800 × 450 px). Needs libreoffice-impress and poppler-utils. Look at every picture after a
-// change to the deck's layout or content.
+// `npm run deck:pictures`: the decks of both demo vaults (export_deck on the shipped fixtures, the clock pinned
+// to 2026-11-27 12:00 UTC) opened by LibreOffice headless and drawn slide by slide into
+// docs/deck/<vault>-NN.png (pdftoppm, 60 dpi: 800 × 450 px). Needs libreoffice-impress and poppler-utils. Look
+// at every picture after a change to the deck's layout or content.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,17 +19,19 @@ const NOW = new Date('2026-11-27T12:00:00Z');
 const work = mkdtempSync(join(tmpdir(), 'vt-deck-pictures-'));
 try {
   const db = openDb(work);
-  const { vaultId } = loadFixture(db, readVaultDir('fixtures/northwind'), { origin: 'fixture', now: NOW });
   const principal = authenticate(db, createKey(db, { name: 'deck pictures', role: 'manager', vaults: '*' }).key);
-  const result = await new Service(db, { dataDir: work, now: () => NOW }).invoke('export_deck', { vault: vaultId }, principal);
-  await closeChartRenderer();
-  if (!result.ok) throw new Error(`export_deck: ${result.code}: ${result.message}`);
-  const deck = join(work, 'northwind.pptx');
-  copyFileSync(fileURLToPath(result.data.url as string), deck);
-  execFileSync('soffice', ['--headless', '--norestore', `-env:UserInstallation=file://${work}/profile`, '--convert-to', 'pdf', '--outdir', work, deck], { stdio: 'ignore' });
   mkdirSync(DIR, { recursive: true });
   for (const file of readdirSync(DIR)) if (file.endsWith('.png')) rmSync(join(DIR, file));
-  execFileSync('pdftoppm', ['-r', '60', '-png', join(work, 'northwind.pdf'), join(DIR, 'slide')]);
+  for (const name of ['northwind', 'meridian']) {
+    const { vaultId } = loadFixture(db, readVaultDir(`fixtures/${name}`), { origin: 'fixture', now: NOW });
+    const result = await new Service(db, { dataDir: work, now: () => NOW }).invoke('export_deck', { vault: vaultId }, principal);
+    if (!result.ok) throw new Error(`export_deck: ${result.code}: ${result.message}`);
+    const deck = join(work, `${name}.pptx`);
+    copyFileSync(fileURLToPath(result.data.url as string), deck);
+    execFileSync('soffice', ['--headless', '--norestore', `-env:UserInstallation=file://${work}/profile`, '--convert-to', 'pdf', '--outdir', work, deck], { stdio: 'ignore' });
+    execFileSync('pdftoppm', ['-r', '60', '-png', join(work, `${name}.pdf`), join(DIR, name)]);
+  }
+  await closeChartRenderer();
   process.stderr.write(`${readdirSync(DIR).filter((f) => f.endsWith('.png')).length} slides in ${DIR}\n`);
   db.close();
 } finally {

@@ -110,12 +110,23 @@ export function datasetTable(db: Db, vault: Vault, dataset: Dataset, now: Date, 
       status: c.status,
       entity: c.entityName,
       title: c.title,
-      claims: c.claims.map((cl) => `${cl.speaker}${cl.meetingName ? ` (${cl.meetingName})` : ''}: “${cl.quote}”`).join('\n'),
+      claims: claimsCell(c.claims),
       note: c.note,
       updatedAt: c.updatedAt,
     })),
     total: conflicts.length,
   };
+}
+
+/**
+ * A conflict's claims as one cell: at most REPORT_CLAIMS of them, then how many more (docs/exports.md): a
+ * conflict of 15,000 claims would otherwise be a cell of megabytes, and pages of one row in the PDF.
+ */
+const REPORT_CLAIMS = 50;
+function claimsCell(claims: { speaker: string; quote: string; meetingName: string | null }[]): string {
+  const shown = claims.slice(0, REPORT_CLAIMS).map((cl) => `${cl.speaker}${cl.meetingName ? ` (${cl.meetingName})` : ''}: “${cl.quote}”`);
+  if (claims.length > REPORT_CLAIMS) shown.push(`… and ${(claims.length - REPORT_CLAIMS).toLocaleString('en')} more claims`);
+  return shown.join('\n');
 }
 
 /** The findings as a printed report: a summary of counts, then one section per type, each most mentioned first. */

@@ -138,8 +138,9 @@ describe('export_deck on the Northwind vault', () => {
     expect(nw.charts).toBeGreaterThanOrEqual(2);
     const chartSlides = nw.outline.flatMap((o: string, i: number) => (o.startsWith('Chart: ') ? [i] : []));
     expect(chartSlides).toHaveLength(nw.charts);
-    expect(nw.outline).toContain('Chart: Problems by mentions');
-    expect(nw.outline).toContain('Chart: Findings by type');
+    expect(nw.outline).toContain('Chart: Problems by how often they came up');
+    expect(nw.outline).toContain('Chart: Opportunities by how often they came up');
+    expect(nw.outline).not.toContain('Chart: Findings by type');
     for (const i of chartSlides) expect(deck.slides[i]).toMatch(/<p:pic>[\s\S]*r:embed="rId\d+"/);
     const pngs = deck.media.filter((m) => m.endsWith('.png'));
     expect(pngs.length).toBe(nw.charts);

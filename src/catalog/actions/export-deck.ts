@@ -10,7 +10,7 @@ export default defineTool({
   name: 'export_deck',
   title: 'Export the findings as a slide deck',
   description:
-    "LOCAL to vault-tools (the hosted service has no such tool, and sync does not push it): writes the vault's findings as a 16:9 PowerPoint deck (.pptx) in the vault theme. Slides: a cover, the headline numbers, the top findings of the `focus` types (default problems and opportunities), each with its description, mentions and strongest verbatim quote (speaker, meeting, date), the open conflicts with both claims side by side, charts drawn as render_chart draws them, the next steps (open tasks by milestone, plan steps) and the meetings as sources; speaker notes name the evidence. Returns `url` and `artifactId` (send_email can attach it).",
+    "LOCAL to vault-tools (the hosted service has no such tool, and sync does not push it): writes the vault's findings as a 16:9 PowerPoint deck (.pptx) in the vault theme. Slides: a cover, the headline numbers, the top findings of the `focus` types (default problems and opportunities), each with its description, mentions and strongest verbatim quote (speaker, meeting, date), the open conflicts with both claims side by side, the kind of disagreement and its next step, charts of the focus types by how often they came up (and by site where the vault links them), the next steps (open tasks by milestone, plan steps) and the meetings as sources; speaker notes name the evidence. Returns `url` and `artifactId` (send_email can attach it).",
   access: 'manager',
   sync: { localOnly: true },
   annotations: { readOnlyHint: false, idempotentHint: false },
@@ -28,7 +28,7 @@ export default defineTool({
   output: storedFile.extend({
     mimeType: z.literal(PPTX_MIME_TYPE),
     slides: z.number().int().describe('slides in the deck'),
-    outline: z.array(z.string()).describe('what each slide is, in order (e.g. "Top problem", "Open conflict", "Chart: Findings by type")'),
+    outline: z.array(z.string()).describe('what each slide is, in order (e.g. "Top problem", "Open conflict", "Chart: Problems by how often they came up")'),
     featured: z.number().int().describe('findings featured with their quote'),
     conflicts: z.number().int().describe('open conflicts shown (at most 4; the rest are counted on the numbers slide)'),
     charts: z.number().int(),

@@ -1,29 +1,44 @@
 /**
  * What goes into a deck, read from the store: the vault, the headline numbers, the featured findings and open
  * conflicts (featured.ts), the data of the charts, the next steps and the sources. Every read is bounded by
- * what a slide can show (top items, counts, grouped dates), so a vault of 100,000 findings reads as fast as
- * the demo's.
+ * what a slide can show (top items, counts, a page of tasks and plan steps), so a vault of 100,000 findings,
+ * conflicts, tasks or plan steps reads as fast as the demo's.
  */
 import type { Db } from '../../store/db.js';
 import { countsByType, pageFindings, type EntityType } from '../../store/entities.js';
-import { entitiesFirstSeenPerDay } from '../../store/entity-export.js';
-import { latestMeetings, meetingCounts, meetingsPerDay } from '../../store/meetings.js';
-import { listMilestones, listPlanSteps, listTasks, taskCountsByStatus } from '../../store/plan.js';
+import { findingsWithMentions, mentionsByDepartment, openTasksPage, planStepsAhead } from '../../store/featured-reads.js';
+import { latestMeetings, meetingCounts } from '../../store/meetings.js';
+import { taskCountsByStatus } from '../../store/plan.js';
 import type { Vault } from '../../store/vaults.js';
 import { deckFeatured, type DeckFeatured } from './featured.js';
 
 export { entityTypePlural as typePlural } from '../../core/vocabulary.js';
 
-/** The most a chart shows: bars of a ranking, and periods of the meetings chart. */
+/**
+ * The most a chart shows (bars of a ranking; ties for the last place are kept up to CHART_BARS_MAX, and any
+ * beyond are said under the chart), the meetings the appendix lists, the open conflicts shown one a slide, and
+ * the open tasks and plan steps read for the next steps (more than a slide holds; the rest are counted).
+ */
 const CHART_BARS = 10;
-const CHART_PERIODS = 26;
-/** The most meetings the appendix lists, tasks per milestone and milestones the next steps show before "N more". */
+const CHART_BARS_MAX = 14;
 const SOURCES = 24;
 const OPEN_CONFLICTS = 4;
+const NEXT_TASKS = 40;
+const NEXT_STEPS = 20;
 
-export interface Periods {
-  unit: 'week' | 'month';
-  periods: { start: string; n: number }[];
+/** A ranking for a chart: the bars, and the findings tied with the last bar that are not drawn. */
+export interface Ranking {
+  type: EntityType;
+  bars: { name: string; mentions: number }[];
+  /** Findings with the last bar's mentions left out (0 when every tie is drawn). */
+  tiedLeftOut: number;
+}
+
+export interface NextTask {
+  identifier: string;
+  title: string;
+  owner: string | null;
+  dueDate: string | null;
 }
 
 export interface DeckContent {
@@ -34,21 +49,17 @@ export interface DeckContent {
   focus: EntityType[];
   numbers: { findings: number; byType: { type: string; n: number }[]; meetings: number; openConflicts: number; openTasks: number };
   featured: DeckFeatured;
-  charts: {
-    /** The first focus type's most mentioned (the featured ranking, longer). */
-    ranking: { type: EntityType; bars: { name: string; mentions: number }[] };
-    byType: { type: string; n: number }[];
-    /** Meetings per week (or per month when they span more than CHART_PERIODS weeks), oldest first. */
-    meetings: Periods;
-    /** Findings by the week (or month) they were first seen: how discovery went. */
-    discovery: Periods;
-  };
+  /**
+   * The first two focus types by how often they came up in meetings (problems and opportunities by default),
+   * and where they came up: the departments (sites) linked to them, when the vault links any.
+   */
+  charts: { rankings: Ranking[]; byDepartment: { types: EntityType[]; bars: { name: string; findings: number; mentions: number }[] } };
   nextSteps: {
-    milestones: { title: string; targetDate: string | null; tasks: { identifier: string; title: string; owner: string | null; dueDate: string | null }[] }[];
-    /** Open tasks without a milestone. */
-    unplanned: { identifier: string; title: string; owner: string | null; dueDate: string | null }[];
+    /** The open tasks read (at most NEXT_TASKS), grouped by milestone in target date order; those without one last. */
+    groups: { milestone: string | null; targetDate: string | null; tasks: NextTask[] }[];
     openTasks: number;
     planSteps: { title: string; status: string; dueDate: string | null }[];
+    planStepsAhead: number;
   };
   sources: { meetings: { id: string; name: string; startedAt: string; attendees: number }[]; total: number };
 }
@@ -58,7 +69,6 @@ export function deckContent(db: Db, vault: Vault, options: { title?: string; foc
   const meetings = meetingCounts(db, vault.id);
   const openTasks = taskCountsByStatus(db, vault.id).filter((s) => s.status !== 'done').reduce((a, s) => a + s.n, 0);
   const featured = deckFeatured(db, vault.id, { types: options.focus, maxItems: options.maxItems, maxConflicts: OPEN_CONFLICTS });
-  const rankingType = options.focus[0]!;
   return {
     vault: { id: vault.id, name: vault.name, client: vault.client, description: vault.description },
     title: options.title ?? `${vault.name}: what we found`,
@@ -67,62 +77,36 @@ export function deckContent(db: Db, vault: Vault, options: { title?: string; foc
     numbers: { findings: byType.reduce((a, t) => a + t.n, 0), byType, meetings: meetings.total, openConflicts: featured.openConflicts, openTasks },
     featured,
     charts: {
-      ranking: { type: rankingType, bars: pageFindings(db, vault.id, { type: rankingType }, 'mentions', CHART_BARS).map((r) => ({ name: r.name, mentions: r.mention_count })) },
-      byType,
-      meetings: periodsOf(meetingsPerDay(db, vault.id)),
-      discovery: periodsOf(entitiesFirstSeenPerDay(db, vault.id)),
+      rankings: options.focus.slice(0, 2).map((type) => ranking(db, vault.id, type)),
+      byDepartment: { types: options.focus.slice(0, 2), bars: mentionsByDepartment(db, vault.id, options.focus.slice(0, 2), CHART_BARS) },
     },
     nextSteps: nextSteps(db, vault.id, openTasks),
     sources: { meetings: latestMeetings(db, vault.id, SOURCES), total: meetings.total },
   };
 }
 
-/** Monday of the UTC week of a day (YYYY-MM-DD). */
-function weekStart(day: string): string {
-  const d = new Date(`${day}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() - ((d.getUTCDay() + 6) % 7));
-  return d.toISOString().slice(0, 10);
-}
-
-/** Counts per day as counts per week, or per month when the weeks would be more than a chart shows; the latest CHART_PERIODS periods. */
-function periodsOf(days: { day: string; n: number }[]): Periods {
-  const group = (key: (day: string) => string) => {
-    const periods = new Map<string, number>();
-    for (const { day, n } of days) periods.set(key(day), (periods.get(key(day)) ?? 0) + n);
-    return [...periods].map(([start, n]) => ({ start, n }));
-  };
-  const first = days[0]?.day;
-  const last = days.at(-1)?.day;
-  const spanWeeks = first && last ? (Date.parse(last) - Date.parse(first)) / (7 * 86_400_000) : 0;
-  if (spanWeeks < CHART_PERIODS) {
-    // Every week between the first and the last, the empty ones too: a gap in the engagement shows.
-    const counted = new Map(group(weekStart).map((p) => [p.start, p.n]));
-    const periods: { start: string; n: number }[] = [];
-    if (first && last) {
-      for (let d = new Date(`${weekStart(first)}T00:00:00Z`); d.toISOString().slice(0, 10) <= last; d.setUTCDate(d.getUTCDate() + 7)) {
-        const start = d.toISOString().slice(0, 10);
-        periods.push({ start, n: counted.get(start) ?? 0 });
-      }
-    }
-    return { unit: 'week', periods };
-  }
-  return { unit: 'month', periods: group((day) => `${day.slice(0, 7)}-01`).slice(-CHART_PERIODS) };
+/**
+ * The most mentioned findings of a type, ties for the last bar kept (up to CHART_BARS_MAX) or counted; findings
+ * never mentioned in a meeting (from documents, assumptions) are no bar: a zero says nothing about how often.
+ */
+function ranking(db: Db, vaultId: string, type: EntityType): Ranking {
+  const read = (n: number) => pageFindings(db, vaultId, { type }, 'mentions', n).filter((r) => r.mention_count > 0).map((r) => ({ name: r.name, mentions: r.mention_count }));
+  let bars = read(CHART_BARS);
+  const last = bars.at(-1);
+  if (bars.length < CHART_BARS || !last) return { type, bars, tiedLeftOut: 0 };
+  const tied = findingsWithMentions(db, vaultId, type, last.mentions);
+  const drawn = bars.filter((b) => b.mentions === last.mentions).length;
+  if (tied > drawn) bars = read(Math.min(CHART_BARS_MAX, CHART_BARS + tied - drawn));
+  return { type, bars, tiedLeftOut: tied - bars.filter((b) => b.mentions === last.mentions).length };
 }
 
 function nextSteps(db: Db, vaultId: string, openTasks: number): DeckContent['nextSteps'] {
-  const open = listTasks(db, vaultId, { status: 'open' });
-  const task = (t: (typeof open)[number]) => ({ identifier: t.identifier, title: t.title, owner: t.owner, dueDate: t.dueDate });
-  const byMilestone = new Map<string, ReturnType<typeof task>[]>();
-  for (const t of open) if (t.milestoneId) byMilestone.set(t.milestoneId, [...(byMilestone.get(t.milestoneId) ?? []), task(t)]);
-  const milestones = listMilestones(db, vaultId)
-    .filter((m) => byMilestone.has(m.id))
-    .map((m) => ({ title: m.title, targetDate: m.targetDate, tasks: byMilestone.get(m.id)! }));
-  return {
-    milestones,
-    unplanned: open.filter((t) => !t.milestoneId).map(task),
-    openTasks,
-    planSteps: listPlanSteps(db, vaultId)
-      .filter((s) => !(['done', 'skipped'] as string[]).includes(s.status))
-      .map((s) => ({ title: s.title, status: s.status, dueDate: s.dueDate })),
-  };
+  const groups: DeckContent['nextSteps']['groups'] = [];
+  for (const t of openTasksPage(db, vaultId, NEXT_TASKS)) {
+    let group = groups.at(-1);
+    if (!group || group.milestone !== t.milestoneTitle) groups.push((group = { milestone: t.milestoneTitle, targetDate: t.milestoneTarget, tasks: [] }));
+    group.tasks.push({ identifier: t.identifier, title: t.title, owner: t.owner, dueDate: t.dueDate });
+  }
+  const ahead = planStepsAhead(db, vaultId, NEXT_STEPS);
+  return { groups, openTasks, planSteps: ahead.steps, planStepsAhead: ahead.total };
 }

@@ -23,13 +23,13 @@ const ELLIPSIS = '…';
 /**
  * Text as a slide shows it: control characters and invisible formatting removed (cleanText), and also the
  * bidirectional isolates (U+2066–U+2069), which like the embeddings and overrides would reorder the text
- * around a name; characters XML cannot carry (U+FFFE, U+FFFF) dropped. The writer escapes what is left, so
- * a name like `<b>x</b>` stays those characters.
+ * around a name; characters XML cannot carry (U+FFFE, U+FFFF, C0) dropped by cleanText's xmlSafe. The writer
+ * escapes what is left, so a name like `<b>x</b>` stays those characters.
  */
 export function slideText(text: string | null | undefined): string {
   if (!text) return '';
   return cleanText(text.length > MAX_CHARS ? text.slice(0, MAX_CHARS) : text)
-    .replace(/[\u2066-\u2069\ufffe\uffff]/g, '')
+    .replace(/[\u2066-\u2069]/g, '')
     .trim();
 }
 

@@ -1,13 +1,17 @@
 /**
  * export_deck's writer: the deck's content (content.ts) and charts (charts.ts) as a 16:9 .pptx with pptxgenjs,
- * written to `<path>.partial` and renamed when complete (as every export). pptxgenjs loads on first use.
+ * written to `<path>.partial` and renamed when complete (as every export). pptxgenjs loads on first use; the
+ * package it writes is repaired and compressed (package.ts) so PowerPoint opens it without a repair prompt.
  *
  * The order of the slides: cover, the headline numbers, the featured findings (up to three a slide, grouped by
  * type), the open conflicts (one a slide, claims side by side), the charts, the next steps, the sources. A vault
  * with nothing extracted gets the cover, the numbers that say so, the next steps and the sources.
  */
 import { writeFile } from 'node:fs/promises';
+import { xmlEscape } from '../../core/xml-text.js';
 import { writeAtomically } from '../export/atomic.js';
+import { slideText } from './fit.js';
+import { repairDeckPackage } from './package.js';
 import type { DeckChart } from './charts.js';
 import type { DeckContent } from './content.js';
 import type { FeaturedFinding } from './featured.js';
@@ -28,10 +32,12 @@ export interface WrittenDeck {
 export async function writeDeck(path: string, content: DeckContent, charts: DeckChart[]): Promise<WrittenDeck> {
   const pres = new (await loadPptxGenJS())();
   pres.layout = 'LAYOUT_WIDE';
-  pres.title = content.title;
-  pres.company = content.vault.client;
+  // pptxgenjs escapes the title and subject but writes <Company> as it is given ("Procter & Gamble" would break
+  // docProps/app.xml): the company is escaped here, and every property is cleaned as slide text is.
+  pres.title = slideText(content.title);
+  pres.company = xmlEscape(slideText(content.vault.client));
   pres.author = 'vault-tools';
-  pres.subject = `Findings of ${content.vault.name}`;
+  pres.subject = slideText(`Findings of ${content.vault.name}`);
   defineMasters(pres, content);
   const outline: string[] = [];
   coverSlide(pres, content);
@@ -58,7 +64,7 @@ export async function writeDeck(path: string, content: DeckContent, charts: Deck
   outline.push('Next steps');
   sourcesSlide(pres, content);
   outline.push('Sources');
-  const bytes = (await pres.write({ outputType: 'nodebuffer', compression: true })) as Buffer;
+  const bytes = await repairDeckPackage((await pres.write({ outputType: 'nodebuffer' })) as Buffer);
   await writeAtomically(path, (partial) => writeFile(partial, bytes));
   return { slides: outline.length, outline };
 }

@@ -3,27 +3,16 @@
  * through fit() (safe, and shortened at a word boundary to its box), and every slide's speaker notes name the
  * evidence behind it: entity ids, meetings and turns, the tool call that shows more.
  */
-import type PptxGen from 'pptxgenjs';
 import type { DeckChart } from './charts.js';
 import { typePlural, type DeckContent } from './content.js';
-import type { DeckConflict, FeaturedFinding, FeaturedQuote } from './featured.js';
-import { fit, heightOf, linesIn, slideText, wrapLines } from './fit.js';
+import type { FeaturedFinding, FeaturedQuote } from './featured.js';
+import { fit, heightOf, slideText, wrapLines } from './fit.js';
+import { attribution, base, COVER, evidenceLine, MASTER, plural, quoteText, titled, type Pres, type Slide, type TableCell, type TableCellProps } from './kit.js';
 import { COLOR, FACE, GRID_IN, SIZE, SLIDE } from './look.js';
 import { longDate, shortDate } from '../../time.js';
 
-// pptxgenjs's types are CommonJS: under NodeNext their default export is the module, and its `default` the class.
-type Pres = PptxGen.default;
-type Slide = PptxGen.default.Slide;
-type TextProps = PptxGen.default.TextPropsOptions;
-type TextRun = PptxGen.default.TextProps;
-
-export const MASTER = 'VAULT_CONTENT';
-export const COVER = 'VAULT_COVER';
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-GB')} ${n === 1 ? one : many}`;
-
-/** Text box defaults: the deck face, no inner margin (boxes are measured as they are), top-aligned. */
-const base = (o: TextProps): TextProps => ({ fontFace: FACE, margin: 0, valign: 'top', color: COLOR.text, ...o });
+export { conflictSlide } from './conflict-slide.js';
+export { nextStepsSlide } from './next-steps-slide.js';
 
 /** The two masters: the cover (navy) and the content slides (accent rule at the top, footer, slide number). */
 export function defineMasters(pres: Pres, content: DeckContent): void {
@@ -39,12 +28,6 @@ export function defineMasters(pres: Pres, content: DeckContent): void {
     ],
     slideNumber: { x: SLIDE.w - GRID_IN.x - 0.6, y: GRID_IN.footerY, w: 0.6, h: GRID_IN.footerH, fontFace: FACE, fontSize: SIZE.footer, color: COLOR.muted, align: 'right', margin: 0 } as never,
   });
-}
-
-function titled(pres: Pres, title: string): Slide {
-  const slide = pres.addSlide({ masterName: MASTER });
-  slide.addText(fit(title, { w: GRID_IN.w, h: GRID_IN.titleH, size: SIZE.title, bold: true, maxLines: 2 }), base({ x: GRID_IN.x, y: GRID_IN.titleY, w: GRID_IN.w, h: GRID_IN.titleH, fontSize: SIZE.title, bold: true, color: COLOR.ink, valign: 'middle' }));
-  return slide;
 }
 
 /** The engagement in a line: the vault description's first sentence (a full stop followed by a capital). */
@@ -132,8 +115,10 @@ export function featuredSlide(pres: Pres, c: DeckContent, type: string, items: F
     slide.addText(fit(item.name, { w: colW, h: rows.name.h, size: SIZE.name, bold: true, maxLines: 2 }), base({ x, y: rows.name.y, w: colW, h: rows.name.h, fontSize: SIZE.name, bold: true, color: COLOR.ink, valign: 'bottom' }));
     const meta = `${typePlural(item.type).replace(/s$/, '').replace(/ie$/, 'y')} · ${plural(item.mentions, 'mention')} · ${plural(item.quotes, 'quote')}`;
     slide.addText(fit(meta, { w: colW, h: rows.meta.h, size: SIZE.small, maxLines: 1 }), base({ x, y: rows.meta.y, w: colW, h: rows.meta.h, fontSize: SIZE.small, color: COLOR.muted }));
-    slide.addText(fit(item.description || NO_DESCRIPTION, { w: colW, h: rows.description.h, size: SIZE.body, maxLines: descriptionLines }), base({ x, y: rows.description.y, w: colW, h: rows.description.h, fontSize: SIZE.body, color: COLOR.text }));
-    quoteBox(slide, item, { x, y: rows.quote.y, w: colW, h: quoteBoxH });
+    // A finding with no quote gets no quote box (an empty box says nothing to a client): its description takes the room.
+    const description = item.quote ? { h: rows.description.h, maxLines: descriptionLines } : { h: GRID_IN.bottom - rows.description.y, maxLines: undefined };
+    slide.addText(fit(item.description || NO_DESCRIPTION, { w: colW, size: SIZE.body, ...description }), base({ x, y: rows.description.y, w: colW, h: description.h, fontSize: SIZE.body, color: COLOR.text }));
+    if (item.quote) quoteBox(slide, item.quote, { x, y: rows.quote.y, w: colW, h: quoteBoxH });
   });
   slide.addNotes(items.map(itemNotes).join('\n\n'));
 }
@@ -145,182 +130,36 @@ const QUOTE_PAD = 0.22;
 const QUOTE_GAP = 0.12;
 /** Speaker on one line, date and meeting on up to two. */
 const ATTRIBUTION_H = heightOf(3, SIZE.small) + 0.04;
-const quoteText = (quote: string) => `“${slideText(quote)}”`;
 
 /** The strongest quote in a tinted box with an accent rule, its speaker, date and meeting under it. */
-function quoteBox(slide: Slide, item: FeaturedFinding, box: { x: number; y: number; w: number; h: number }): void {
+function quoteBox(slide: Slide, q: FeaturedQuote, box: { x: number; y: number; w: number; h: number }): void {
   slide.addShape('rect', { ...box, fill: { color: COLOR.quoteFill }, line: { color: COLOR.quoteFill, width: 0 } });
   slide.addShape('rect', { x: box.x, y: box.y, w: 0.07, h: box.h, fill: { color: COLOR.accent }, line: { color: COLOR.accent, width: 0 } });
   const w = box.w - 2 * QUOTE_PAD;
   const quoteH = box.h - 2 * QUOTE_PAD - ATTRIBUTION_H - QUOTE_GAP;
-  const q = item.quote;
-  if (!q) {
-    slide.addText('No verbatim quote recorded for this finding.', base({ x: box.x + QUOTE_PAD, y: box.y + QUOTE_PAD, w, h: quoteH, fontSize: SIZE.body, italic: true, color: COLOR.muted }));
-    return;
-  }
   slide.addText(fit(quoteText(q.quote), { w, h: quoteH, size: SIZE.quote }), base({ x: box.x + QUOTE_PAD, y: box.y + QUOTE_PAD, w, h: quoteH, fontSize: SIZE.quote, italic: true, color: COLOR.ink }));
   slide.addText(attribution(q, w, SIZE.small), base({ x: box.x + QUOTE_PAD, y: box.y + box.h - QUOTE_PAD - ATTRIBUTION_H, w, h: ATTRIBUTION_H, fontSize: SIZE.small, color: COLOR.muted, valign: 'bottom' }));
-}
-
-/** "— Speaker" in bold, then the date and the meeting (the date first, so a long meeting name never hides it). */
-function attribution(q: FeaturedQuote, w: number, size: number): TextRun[] {
-  const where = [shortDate(q.date), slideText(q.meeting)].filter(Boolean).join(' · ');
-  return [
-    { text: fit(`— ${slideText(q.speaker) || 'Unknown speaker'}`, { w, h: 1, size, bold: true, maxLines: 1 }), options: { bold: true, color: COLOR.ink, breakLine: true } },
-    { text: fit(where || 'Meeting not recorded', { w, h: 1, size, maxLines: 2 }), options: {} },
-  ];
-}
-
-/** A quote as the notes cite it: the words, who, which meeting (name and id), the turn and the day. */
-function evidenceLine(q: FeaturedQuote): string {
-  const where = [slideText(q.meeting) || 'no meeting', q.meetingId ? `meeting ${q.meetingId}` : '', q.turn === undefined ? '' : `turn ${q.turn}`, q.date ?? ''].filter(Boolean).join(', ');
-  return `"${slideText(q.quote)}" (${slideText(q.speaker)}, ${where})`;
 }
 
 function itemNotes(item: FeaturedFinding): string {
   const lines = [`${slideText(item.name)} (${item.type}, entity ${item.id}): ${plural(item.mentions, 'mention')}, ${plural(item.quotes, 'quote')}.`];
   if (item.quote) lines.push(`Quote: ${evidenceLine(item.quote)}.`);
-  lines.push(`All quotes: get_entity {"entityId": "${item.id}", "includeEvidence": true}.`);
+  lines.push(item.quote ? `All quotes: get_entity {"entityId": "${item.id}", "includeEvidence": true}.` : 'No verbatim quote is recorded for it yet.');
   return lines.join('\n');
-}
-
-/** One open conflict: its title, and its first two claims side by side with who said them, where and when. */
-export function conflictSlide(pres: Pres, c: DeckContent, conflict: DeckConflict): void {
-  const slide = titled(pres, conflict.title);
-  slide.addText(fit(`Open conflict about ${slideText(conflict.about)}: the claims cannot both be true.`, { w: GRID_IN.w, h: 0.35, size: SIZE.body, maxLines: 1 }), base({ x: GRID_IN.x, y: GRID_IN.top - 0.1, w: GRID_IN.w, h: 0.35, fontSize: SIZE.body, color: COLOR.muted }));
-  const gap = 0.7;
-  const panelW = (GRID_IN.w - gap) / 2;
-  const top = GRID_IN.top + 0.45;
-  const extra = conflict.claims.length - 2;
-  const maxH = GRID_IN.bottom - top - (extra > 0 ? 0.4 : 0);
-  const quoteRoom = { w: panelW - 2 * PANEL_PAD, h: maxH - 2 * PANEL_PAD - PANEL_ATTRIBUTION_H - 0.25 };
-  const lines = Math.max(2, ...conflict.claims.slice(0, 2).map((cl) => wrapLines(fit(quoteText(cl.quote), { ...quoteRoom, size: SIZE.claim }), { w: quoteRoom.w, size: SIZE.claim }).length));
-  const panelH = Math.min(maxH, Math.max(2.6, 2 * PANEL_PAD + heightOf(lines, SIZE.claim) + 0.25 + PANEL_ATTRIBUTION_H));
-  const colors = [COLOR.accent, COLOR.second];
-  conflict.claims.slice(0, 2).forEach((claim, i) => claimPanel(slide, claim, { x: GRID_IN.x + i * (panelW + gap), y: top, w: panelW, h: panelH }, colors[i]!));
-  if (conflict.claims.length < 2) {
-    slide.addText('Only one claim is recorded for this conflict.', base({ x: GRID_IN.x + panelW + gap, y: top + 0.3, w: panelW, h: 0.5, fontSize: SIZE.body, italic: true, color: COLOR.muted }));
-  }
-  // "vs" between the panels.
-  slide.addShape('ellipse', { x: GRID_IN.x + panelW + gap / 2 - 0.3, y: top + panelH / 2 - 0.3, w: 0.6, h: 0.6, fill: { color: COLOR.white }, line: { color: COLOR.rule, width: 1 } });
-  slide.addText('vs', base({ x: GRID_IN.x + panelW + gap / 2 - 0.3, y: top + panelH / 2 - 0.3, w: 0.6, h: 0.6, fontSize: SIZE.body, bold: true, color: COLOR.muted, align: 'center', valign: 'middle' }));
-  // Under the claims, what the vault knows about the thing they disagree on.
-  const contextY = top + panelH + 0.35;
-  const contextH = GRID_IN.bottom - contextY - (extra > 0 ? 0.4 : 0);
-  if (contextH > 0.6 && slideText(conflict.aboutDescription)) {
-    const name = `${slideText(conflict.about)}: `;
-    const context = fit(`${name}${slideText(conflict.aboutDescription)}`, { w: GRID_IN.w, h: contextH, size: SIZE.body, maxLines: 4 });
-    const runs: TextRun[] = context.startsWith(name)
-      ? [{ text: name, options: { bold: true, color: COLOR.ink } }, { text: context.slice(name.length), options: {} }]
-      : [{ text: context, options: {} }];
-    slide.addText(runs, base({ x: GRID_IN.x, y: contextY, w: GRID_IN.w, h: contextH, fontSize: SIZE.body, color: COLOR.text }));
-  }
-  if (extra > 0) {
-    slide.addText(`${plural(extra, 'more claim')} in the speaker notes.`, base({ x: GRID_IN.x, y: GRID_IN.bottom - 0.32, w: GRID_IN.w, h: 0.32, fontSize: SIZE.small, italic: true, color: COLOR.muted }));
-  }
-  slide.addNotes(
-    [
-      `Open conflict ${conflict.id} about ${slideText(conflict.about)} (entity ${conflict.entityId}).`,
-      ...conflict.claims.map((cl, i) => `Claim ${i + 1}: ${evidenceLine(cl)}.`),
-      `Resolve it with resolve_conflict {"conflictId": "${conflict.id}", "status": "resolved", "note": "…"} once validated.`,
-    ].join('\n'),
-  );
-}
-
-const PANEL_PAD = 0.3;
-const PANEL_ATTRIBUTION_H = heightOf(3, SIZE.body) + 0.04;
-
-function claimPanel(slide: Slide, claim: FeaturedQuote, box: { x: number; y: number; w: number; h: number }, color: string): void {
-  slide.addShape('rect', { ...box, fill: { color: COLOR.panelFill }, line: { color: COLOR.rule, width: 0.75 } });
-  slide.addShape('rect', { x: box.x, y: box.y, w: box.w, h: 0.08, fill: { color }, line: { color, width: 0 } });
-  const w = box.w - 2 * PANEL_PAD;
-  const quoteH = box.h - 2 * PANEL_PAD - PANEL_ATTRIBUTION_H - 0.25;
-  slide.addText(fit(quoteText(claim.quote), { w, h: quoteH, size: SIZE.claim }), base({ x: box.x + PANEL_PAD, y: box.y + PANEL_PAD + 0.05, w, h: quoteH, fontSize: SIZE.claim, color: COLOR.ink }));
-  slide.addText(attribution(claim, w, SIZE.body), base({ x: box.x + PANEL_PAD, y: box.y + box.h - PANEL_PAD - PANEL_ATTRIBUTION_H, w, h: PANEL_ATTRIBUTION_H, fontSize: SIZE.body, color: COLOR.muted, valign: 'bottom' }));
 }
 
 /** A chart drawn by the render_chart renderer, filling the content area at its own 16:9. */
 export function chartSlide(pres: Pres, chart: DeckChart): void {
   const slide = pres.addSlide({ masterName: MASTER });
-  const room = { w: GRID_IN.w, h: GRID_IN.bottom - 0.3 };
+  const captionH = chart.caption ? 0.4 : 0;
+  const room = { w: GRID_IN.w, h: GRID_IN.bottom - 0.3 - captionH };
   const scale = Math.min(room.w / chart.width, room.h / chart.height);
   const w = chart.width * scale;
   const h = chart.height * scale;
-  slide.addImage({ data: `image/png;base64,${chart.png.toString('base64')}`, x: (SLIDE.w - w) / 2, y: 0.3 + (room.h - h) / 2, w, h, altText: chart.title });
+  const y = 0.3 + (room.h - h) / 2;
+  slide.addImage({ data: `image/png;base64,${chart.png.toString('base64')}`, x: (SLIDE.w - w) / 2, y, w, h, altText: slideText(chart.title) });
+  if (chart.caption) slide.addText(chart.caption, base({ x: (SLIDE.w - w) / 2, y: y + h + 0.05, w, h: captionH - 0.05, fontSize: SIZE.body, italic: true, color: COLOR.muted, align: 'center' }));
   slide.addNotes(`${chart.title}. Source: ${chart.source}. Drawn by the render_chart renderer in the vault theme.`);
-}
-
-interface ListLine {
-  text: string;
-  size: number;
-  bold?: boolean;
-  color?: string;
-  /** Indent in inches (a task under its milestone). */
-  indent?: number;
-  /** Space above, in points. */
-  before?: number;
-}
-
-/**
- * A column of lines (a heading, items) as one text box, cut where the box is full: each line is fitted to at
- * most two lines of its width, and when the next would not fit, `more(rest)` says what was left out.
- */
-function listBox(slide: Slide, lines: ListLine[], box: { x: number; y: number; w: number; h: number }, more: (left: number) => string): void {
-  const runs: TextRun[] = [];
-  let used = 0;
-  const room = box.h * 72;
-  const moreRoom = SIZE.small * 1.2 + 6;
-  for (let i = 0; i < lines.length; i++) {
-    const l = lines[i]!;
-    const w = box.w - (l.indent ?? 0);
-    const text = fit(l.text, { w, h: 10, size: l.size, bold: l.bold, maxLines: 2 });
-    const height = wrapLines(text, { w, size: l.size, bold: l.bold }).length * l.size * 1.2 + (l.before ?? 0);
-    const last = i === lines.length - 1;
-    if (used + height > room - (last ? 0 : moreRoom)) {
-      runs.push({ text: more(lines.slice(i).filter((x) => x.indent).length || lines.length - i), options: { fontSize: SIZE.small, italic: true, color: COLOR.muted, paraSpaceBefore: 6, breakLine: true } });
-      break;
-    }
-    used += height;
-    runs.push({ text, options: { fontSize: l.size, bold: l.bold, color: l.color ?? COLOR.text, indentLevel: l.indent ? 1 : 0, paraSpaceBefore: l.before ?? 0, breakLine: true } });
-  }
-  slide.addText(runs, base({ ...box, lineSpacingMultiple: 1.0 }));
-}
-
-/** What comes next: open tasks grouped by milestone (target date order), and the plan steps not done yet. */
-export function nextStepsSlide(pres: Pres, c: DeckContent): void {
-  const slide = titled(pres, 'Next steps');
-  const ns = c.nextSteps;
-  const colW = (GRID_IN.w - GRID_IN.gap * 2) / 2;
-  const h = GRID_IN.bottom - GRID_IN.top;
-  const heading = (text: string): ListLine => ({ text, size: SIZE.heading, bold: true, color: COLOR.ink });
-  const task = (t: { identifier: string; title: string; owner: string | null; dueDate: string | null }): ListLine => ({
-    text: `${t.identifier}  ${slideText(t.title)}${t.owner || t.dueDate ? ` (${[slideText(t.owner), t.dueDate ? `due ${shortDate(t.dueDate)}` : ''].filter(Boolean).join(', ')})` : ''}`,
-    size: SIZE.small,
-    indent: 0.3,
-  });
-  const left: ListLine[] = [heading(`Open tasks by milestone (${ns.openTasks})`)];
-  for (const m of ns.milestones) {
-    left.push({ text: `${slideText(m.title)}${m.targetDate ? `, by ${shortDate(m.targetDate)}` : ''}`, size: SIZE.body, bold: true, color: COLOR.ink, before: 8 });
-    left.push(...m.tasks.map(task));
-  }
-  if (ns.unplanned.length) {
-    left.push({ text: 'Without a milestone', size: SIZE.body, bold: true, color: COLOR.ink, before: 8 });
-    left.push(...ns.unplanned.map(task));
-  }
-  if (ns.openTasks === 0) left.push({ text: 'No open tasks on the board.', size: SIZE.body, before: 8 });
-  listBox(slide, left, { x: GRID_IN.x, y: GRID_IN.top, w: colW, h }, (n) => `… and ${plural(n, 'more open task')}: list_tasks {"status": "open"} lists them all.`);
-  const right: ListLine[] = [heading(`Plan steps ahead (${ns.planSteps.length})`)];
-  for (const s of ns.planSteps) {
-    right.push({ text: `${slideText(s.title)}${s.dueDate ? `, due ${shortDate(s.dueDate)}` : ''}${s.status !== 'planned' ? ` (${s.status.replace('-', ' ')})` : ''}`, size: SIZE.body, before: 6 });
-  }
-  if (!ns.planSteps.length) right.push({ text: 'No plan steps ahead.', size: SIZE.body, before: 8 });
-  listBox(slide, right, { x: GRID_IN.x + colW + GRID_IN.gap * 2, y: GRID_IN.top, w: colW, h }, (n) => `… and ${plural(n, 'more step')}: list_plan_steps lists them all.`);
-  slide.addNotes(
-    [
-      `Open tasks: ${ns.milestones.map((m) => `${slideText(m.title)}: ${m.tasks.map((t) => t.identifier).join(', ')}`).join('; ') || 'none'}${ns.unplanned.length ? `; without a milestone: ${ns.unplanned.map((t) => t.identifier).join(', ')}` : ''}.`,
-      'Sources: list_tasks {"status": "open"}, list_milestones, list_plan_steps.',
-    ].join('\n'),
-  );
 }
 
 /** Appendix: the meetings the evidence comes from, latest first, in two columns. */
@@ -340,7 +179,7 @@ export function sourcesSlide(pres: Pres, c: DeckContent): void {
   const tables = meetings.length > perTable ? 2 : 1;
   const tableW = (GRID_IN.w - (tables - 1) * GRID_IN.gap) / tables;
   const widths = [1.45, tableW - 1.45 - 1.25, 1.25];
-  const cell = (text: string, o: PptxGen.default.TableCellProps = {}): PptxGen.default.TableCell => ({ text, options: { fontFace: FACE, fontSize: SIZE.body, color: COLOR.text, valign: 'middle', ...o } });
+  const cell = (text: string, o: TableCellProps = {}): TableCell => ({ text, options: { fontFace: FACE, fontSize: SIZE.body, color: COLOR.text, valign: 'middle', ...o } });
   const header = ['Date', 'Meeting', 'Attendees'].map((h, i) => cell(h, { bold: true, color: COLOR.white, fill: { color: COLOR.navy }, align: i === 2 ? 'right' : 'left' }));
   for (let t = 0; t < tables; t++) {
     const part = meetings.slice(t * perTable, (t + 1) * perTable);

@@ -5,9 +5,9 @@
  * (pdf-summary.ts) draws it; a deck export can take the same choice. Reads a few rows, never the whole
  * dataset: the detail that follows is streamed by the writer.
  */
-import { listConflicts } from '../../store/conflicts.js';
 import { evidenceOf } from '../../store/entities.js';
 import { entityCountsByTypeDesc, entityPage } from '../../store/entity-export.js';
+import { openConflictsPage } from '../../store/featured-reads.js';
 import { meetingCounts } from '../../store/meetings.js';
 import type { Db } from '../../store/db.js';
 import type { Vault } from '../../store/vaults.js';
@@ -48,8 +48,15 @@ export interface FeaturedConflict {
   /** the finding it is about */
   about: string;
   title: string;
-  /** in the order they were recorded; usually two */
+  /** what the team knows about it so far (the conflict's note), when recorded */
+  note: string | null;
+  /** YYYY-MM-DD: when it was raised and last updated */
+  raised: string;
+  updated: string;
+  /** the first CLAIMS_READ, in the order they were recorded; usually two */
   claims: FeaturedQuote[];
+  /** claims the conflict holds, shown or not */
+  claimCount: number;
 }
 
 export interface Featured {
@@ -57,7 +64,10 @@ export interface Featured {
   headline: { label: string; value: string }[];
   problems: FeaturedFinding[];
   opportunities: FeaturedFinding[];
+  /** the first SUMMARY_CONFLICTS open conflicts by title */
   openConflicts: FeaturedConflict[];
+  /** open conflicts in the vault, shown or not */
+  openConflictCount: number;
   /** the most mentioned problems, for a bar chart */
   problemsByMentions: { name: string; mentions: number }[];
 }
@@ -70,6 +80,13 @@ export interface FeatureOptions {
 }
 
 const ONE_LINE_CHARS = 170;
+/**
+ * The limits that keep a deliverable's size and memory bounded whatever the vault holds (docs/exports.md): the
+ * claims read of one conflict (a conflict of 15,000 claims made a 358 MB deck and a PDF that ran out of memory)
+ * and the open conflicts the PDF's summary lists.
+ */
+export const CLAIMS_READ = 10;
+export const SUMMARY_CONFLICTS = 12;
 const number = (n: number) => n.toLocaleString('en');
 
 /** The choice of what a findings deliverable features, for `vault`. */
@@ -77,17 +94,18 @@ export function featureFindings(db: Db, vault: Pick<Vault, 'id'>, options: Featu
   const top = options.top ?? 3;
   const byType = entityCountsByTypeDesc(db, vault.id);
   const count = (type: string) => byType.find((t) => t.type === type)?.n ?? 0;
-  const openConflicts = featureOpenConflicts(db, vault.id);
+  const openConflicts = featureOpenConflicts(db, vault.id, SUMMARY_CONFLICTS);
   return {
     headline: [
       { label: 'Findings', value: number(byType.reduce((a, b) => a + b.n, 0)) },
       ...['problem', 'opportunity'].map((t) => ({ label: entityTypePlural(t), value: number(count(t)) })),
-      { label: 'Open conflicts', value: number(openConflicts.length) },
+      { label: 'Open conflicts', value: number(openConflicts.total) },
       { label: 'Meetings', value: number(meetingCounts(db, vault.id).total) },
     ],
     problems: featureType(db, vault.id, 'problem', top),
     opportunities: featureType(db, vault.id, 'opportunity', top),
-    openConflicts,
+    openConflicts: openConflicts.conflicts,
+    openConflictCount: openConflicts.total,
     problemsByMentions: entityPage(db, vault.id, options.chartBars ?? 8, undefined, 'problem').map((e) => ({ name: e.name, mentions: e.mention_count })),
   };
 }
@@ -109,17 +127,30 @@ export function featureType(db: Db, vaultId: string, type: string, top: number):
   });
 }
 
-/** The open conflicts with their claims, by title. */
-export function featureOpenConflicts(db: Db, vaultId: string): FeaturedConflict[] {
-  return listConflicts(db, vaultId, { status: 'open' })
-    .map((c) => ({
+/** The first `limit` open conflicts by title, each with its first CLAIMS_READ claims, and how many are open. */
+export function featureOpenConflicts(db: Db, vaultId: string, limit: number): { total: number; conflicts: FeaturedConflict[] } {
+  const page = openConflictsPage(db, vaultId, limit, CLAIMS_READ);
+  return {
+    total: page.total,
+    conflicts: page.conflicts.map((c) => ({
       id: c.id,
       entityId: c.entityId,
       about: c.entityName,
       title: c.title,
-      claims: c.claims.map((cl) => ({ quote: cl.quote, speaker: cl.speaker, meeting: cl.meetingName ?? undefined, date: cl.spokenAt?.slice(0, 10), ...(cl.meetingId ? { meetingId: cl.meetingId } : {}) })),
-    }))
-    .sort((a, b) => a.title.localeCompare(b.title));
+      note: c.note,
+      raised: c.createdAt.slice(0, 10),
+      updated: c.updatedAt.slice(0, 10),
+      claims: c.claims.map((cl) => ({
+        quote: cl.quote,
+        speaker: cl.speaker,
+        meeting: cl.meetingName ?? undefined,
+        date: cl.spokenAt?.slice(0, 10),
+        ...(cl.meetingId ? { meetingId: cl.meetingId } : {}),
+        ...(cl.turnIndex === null ? {} : { turn: cl.turnIndex }),
+      })),
+      claimCount: c.claimCount,
+    })),
+  };
 }
 
 /**

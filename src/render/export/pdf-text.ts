@@ -14,6 +14,7 @@
 import type { Font as FontkitFont } from '@pdf-lib/fontkit';
 import type { PDFRef } from 'pdf-lib';
 import { Face, repairCffHeader, REPLACEMENT, type Embedder } from './pdf-face.js';
+import { xmlSafe } from '../../core/xml-text.js';
 
 type PdfLib = typeof import('pdf-lib');
 type Fontkit = typeof import('@pdf-lib/fontkit');
@@ -187,20 +188,18 @@ export class FontStack {
 }
 
 /**
- * Text as the report draws it: NFC, line breaks as '\n', tabs as spaces, other control and invisible
- * formatting characters removed (they have no glyph and would show as boxes); the joiners (ZWJ, ZWNJ) and
- * variation selectors stay, for shaping. Lone surrogates become U+FFFD.
+ * Text as the report draws it: what XML cannot carry removed first (xmlSafe: the same rule as the deck and the
+ * workbooks; lone surrogates become U+FFFD, U+FFFE and U+FFFF go), then NFC, line breaks as '\n', tabs as
+ * spaces, other control and invisible formatting characters removed (they have no glyph and would show as
+ * boxes); the joiners (ZWJ, ZWNJ) and variation selectors stay, for shaping.
  */
 export function cleanText(text: string): string {
   let s = text;
   if (/[^\u0020-\u007e]/.test(s)) {
-    s = s
+    s = xmlSafe(s)
       .replace(/\r\n?/g, '\n')
-      .replace(/[\t\u000b\u000c]/g, ' ')
-      .replace(/[\u0000-\u0008\u000e-\u001f\u007f-\u009f\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\ufeff]/g, (c) =>
-        c === '\u2028' || c === '\u2029' ? '\n' : '',
-      )
-      .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
+      .replace(/\t/g, ' ')
+      .replace(/[\u007f-\u009f\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\ufeff]/g, (c) => (c === '\u2028' || c === '\u2029' ? '\n' : ''))
       .normalize('NFC');
   }
   return s;

@@ -5,6 +5,8 @@
  * A name that breaks the rule is made valid (forbidden characters replaced, cut at 31 characters) and the
  * tool says so in its warnings; only a name with nothing left in it is refused (export_workbook).
  */
+import { xmlSafe } from '../../core/xml-text.js';
+
 export const MAX_SHEET_NAME = 31;
 export const SHEET_NAME_RULE = 'a sheet name has at most 31 characters and none of : \\ / ? * [ ]';
 
@@ -15,7 +17,7 @@ export interface SheetName {
 }
 
 export function sheetName(requested: string): SheetName {
-  let name = requested
+  let name = xmlSafe(requested)
     .replace(/[\u0000-\u001f\u007f]/g, ' ')
     .replace(/\s*[:\\/?*[\]]+\s*/g, ' - ')
     .replace(/\s+/g, ' ')

@@ -13,6 +13,7 @@ import type { Alignment, Style, stream as ExcelStream, Worksheet } from 'exceljs
 import { writeAtomically } from './atomic.js';
 import { RowReader, yieldToLoop } from './rows.js';
 import { sheetName } from './sheet-name.js';
+import { xmlSafe } from '../../core/xml-text.js';
 import type { CellValue, TableExport } from './types.js';
 import {
   type ColumnType,
@@ -81,8 +82,12 @@ export function columnLetter(n: number): string {
   return s;
 }
 
-/** A value as exceljs takes it: Dates and numbers typed, long text cut to Excel's cell limit. */
-function excelValue(value: CellValue): CellValue {
+/**
+ * A value as exceljs takes it: Dates and numbers typed, text cleared of what XML cannot carry (xmlSafe: exceljs
+ * writes U+FFFE or U+0001 as they are, and Excel then refuses the whole file), long text cut to Excel's cell limit.
+ */
+function excelValue(raw: CellValue): CellValue {
+  const value = typeof raw === 'string' ? xmlSafe(raw) : raw;
   if (typeof value === 'string' && value.length > MAX_CELL_TEXT) {
     let cut = MAX_CELL_TEXT - TRUNCATED.length;
     // do not split a surrogate pair
@@ -199,7 +204,7 @@ export async function writeDataSheet(
   );
   const plan = planColumns(typed, sample);
   const lastColumn = columnLetter(columns.length);
-  const headers = columns.map((c) => c.header);
+  const headers = columns.map((c) => xmlSafe(c.header));
   const keys = columns.map((c) => c.key);
   const types = typed.map((c) => c.type);
   const n = columns.length;
@@ -270,7 +275,7 @@ async function closeSheet(sheet: Worksheet, lastColumn: string, rows: number): P
   await drain(sheet);
 }
 
-const escapeHeaderFooter = (text: string) => text.replace(/&/g, '&&').slice(0, 200);
+const escapeHeaderFooter = (text: string) => xmlSafe(text).replace(/&/g, '&&').slice(0, 200);
 
 /**
  * Backpressure. exceljs writes each committed row into a buffer piped (through a PassThrough the archiver
@@ -310,10 +315,10 @@ export async function openWorkbook(path: string, properties: { title: string; su
   const ExcelJS = await loadExcel();
   const out: WriteStream = createWriteStream(path);
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
-  workbook.creator = properties.creator ?? 'vault-tools';
+  workbook.creator = xmlSafe(properties.creator ?? 'vault-tools');
   workbook.lastModifiedBy = workbook.creator;
-  workbook.title = properties.title;
-  if (properties.subject) workbook.subject = properties.subject;
+  workbook.title = xmlSafe(properties.title);
+  if (properties.subject) workbook.subject = xmlSafe(properties.subject);
   let outError: Error | undefined;
   out.on('error', (error) => (outError = error));
   return {
@@ -359,7 +364,7 @@ export function writeInfoSheet(workbook: WorkbookWriter, name: string, title: st
   sheet.addRow([]).commit();
   for (const entry of entries) {
     const value = excelValue(entry.value);
-    const row = sheet.addRow([entry.label, value]);
+    const row = sheet.addRow([xmlSafe(entry.label), value]);
     row.getCell(1).style = { font: { ...FONT, bold: true }, alignment: { vertical: 'top', wrapText: true } };
     row.getCell(2).style =
       value instanceof Date
