@@ -9,7 +9,7 @@ import { closeChartRenderer } from '../src/render/chart/index.js';
 import { Service } from '../src/service/invoke.js';
 import { openDb } from '../src/store/db.js';
 import { insertConflict } from '../src/store/conflicts.js';
-import { loadFixture } from '../src/vault-format/load.js';
+import { loadFixture } from '../src/load/load.js';
 import { readVaultDir } from '../src/vault-format/read.js';
 const [what, n] = [process.argv[2]!, Number(process.argv[3] ?? 15000)];
 const NOW = new Date('2026-11-27T12:00:00Z');

@@ -14,7 +14,7 @@ import { harness, type Harness } from '../harness.js';
 import { checkPackage } from '../ooxml-check.js';
 import { FIXTURE_DIRS } from '../helpers.js';
 import { insertConflict } from '../../src/store/conflicts.js';
-import { loadFixture } from '../../src/vault-format/load.js';
+import { loadFixture } from '../../src/load/load.js';
 import { readVaultDir } from '../../src/vault-format/read.js';
 
 const NW = 'northwind-logistics';
