@@ -30,7 +30,7 @@ export default defineTool({
     const { db, vault } = ctx;
     if (args.milestoneId && !milestoneExists(db, vault.id, args.milestoneId)) throw notFound('milestone', args.milestoneId, vault.name);
     const at = ctx.now.toISOString();
-    const { result: id, outboxSeq } = ctx.commit(() => {
+    return ctx.commit(() => {
       const number = nextTaskNumber(db, vault.id);
       const identifier = `${vault.boardPrefix}-${number}`;
       insertTask(db, vault.id, {
@@ -39,7 +39,6 @@ export default defineTool({
         checklist: args.checklist ?? [], dueDate: args.dueDate ?? null, milestoneId: args.milestoneId ?? null, createdAt: at, updatedAt: at,
       });
       return identifier;
-    });
-    return { ...findTask(db, vault.id, { taskId: id })!, outboxSeq };
+    }, (id, outboxSeq) => ({ ...findTask(db, vault.id, { taskId: id })!, outboxSeq }));
   },
 });

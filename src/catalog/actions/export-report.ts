@@ -49,7 +49,7 @@ export default defineTool({
     const day = ctx.now.toISOString().slice(0, 10);
     let rows = 0;
     let warnings: string[] = [];
-    const stored = await storeArtifact(
+    return storeArtifact(
       ctx,
       { kind, title: `${table.title} (${day})`, fileName: fileNameFor(`${ctx.vault.name} ${dataset} ${day}`, format), mimeType },
       async (path) => {
@@ -58,7 +58,7 @@ export default defineTool({
         ({ rows, warnings = [] } = written);
       },
       'export_report',
+      (stored) => ({ ...stored, rows, ...(warnings.length ? { warnings } : {}) }),
     );
-    return { ...stored, rows, ...(warnings.length ? { warnings } : {}) };
   },
 });

@@ -28,12 +28,15 @@ export default defineTool({
     // The spec's state table: any state → resolved or dismissed; resolved or dismissed → open.
     if (status === 'open' && current === 'open') throw invalidArgument('status', `conflict ${quoted(conflictId)} is already open; only a resolved or dismissed conflict can be reopened`);
     const at = ctx.now.toISOString();
-    const { outboxSeq } = ctx.commit(() => {
-      setConflictStatus(db, vault.id, conflictId, { status, note: note ?? null, at });
-      appendConflictHistory(db, vault.id, conflictId, { at, fromStatus: current, toStatus: status, note: note ?? null, by: ctx.principal.name });
-      return { conflictId, status };
-    });
-    const updated = listConflicts(db, vault.id, { status: 'all', entityId: undefined }).find((c) => c.id === conflictId)!;
-    return { ...updated, previousStatus: current, history: conflictHistory(db, vault.id, conflictId), outboxSeq };
+    return ctx.commit(
+      () => {
+        setConflictStatus(db, vault.id, conflictId, { status, note: note ?? null, at });
+        appendConflictHistory(db, vault.id, conflictId, { at, fromStatus: current, toStatus: status, note: note ?? null, by: ctx.principal.name });
+      },
+      (_, outboxSeq) => {
+        const updated = listConflicts(db, vault.id, { status: 'all', entityId: undefined }).find((c) => c.id === conflictId)!;
+        return { ...updated, previousStatus: current, history: conflictHistory(db, vault.id, conflictId), outboxSeq };
+      },
+    );
   },
 });

@@ -33,7 +33,7 @@ export default defineTool({
       throw invalidArgument('attendees', `not in the people registry of "${vault.name}": ${unknown.join(', ')} (find_person lists the addresses; never guess one)`);
     }
     const id = `evt_${randomBytes(8).toString('hex')}`;
-    const { outboxSeq } = ctx.commit(() => {
+    return ctx.commit(() => {
       insertEvent(db, vault.id, {
         id,
         title: args.title,
@@ -45,8 +45,6 @@ export default defineTool({
         description: args.description ?? null,
         createdAt: now.toISOString(),
       });
-      return { eventId: id };
-    });
-    return { ...getEvent(db, vault.id, id, now)!, pendingSync: true, outboxSeq };
+    }, (_, outboxSeq) => ({ ...getEvent(db, vault.id, id, now)!, pendingSync: true, outboxSeq }));
   },
 });

@@ -46,10 +46,9 @@ export default defineTool({
     if (args.milestoneId && !milestoneExists(db, vault.id, args.milestoneId)) throw notFound('milestone', args.milestoneId, vault.name);
     const changed = FIELDS.filter((k) => args[k] !== undefined);
     if (!changed.length) throw invalidArgument('identifier', `nothing to change: give at least one of ${FIELDS.join(', ')}`);
-    const { outboxSeq } = ctx.commit(() => {
-      updateTask(db, vault.id, before.id, args, ctx.now.toISOString());
-      return { identifier: before.identifier, changed };
-    });
-    return { ...findTask(db, vault.id, { taskId: before.id })!, changed, outboxSeq };
+    return ctx.commit(
+      () => updateTask(db, vault.id, before.id, args, ctx.now.toISOString()),
+      (_, outboxSeq) => ({ ...findTask(db, vault.id, { taskId: before.id })!, changed, outboxSeq }),
+    );
   },
 });
