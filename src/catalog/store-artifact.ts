@@ -12,6 +12,7 @@ import { writeTransaction } from '../store/db.js';
 import { insertArtifact } from '../store/files.js';
 import { keepPrivate, makePrivateDir } from '../store/private-files.js';
 import type { ArtifactRef, ToolContext } from './define.js';
+import { isoUtc } from '../time.js';
 
 export type ArtifactKind = 'chart' | 'workbook' | 'csv' | 'report';
 
@@ -96,7 +97,7 @@ async function writeAndRecord<R>(
     // the SDK drops the answer (the protocol accepts this race).
     throwIfCancelled(ctx.signal, tool);
     const sizeBytes = statSync(absolute).size;
-    const createdAt = new Date().toISOString();
+    const createdAt = isoUtc(ctx.now);
     const { image, ...described } = meta;
     const stored = { artifactId, ...described, sizeBytes, createdAt, url: ctx.links.artifact(vault.id, artifactId, absolute) };
     const answer = record(() => {

@@ -16,6 +16,7 @@ import { log } from '../log.js';
 import { appendOutbox, findKeyedOutboxEntry, setOutboxResult } from '../store/outbox.js';
 import { KeyedCallsRunning, storedAnswer, type KeyedCall } from './idempotency.js';
 import type { EmbedderLike } from '../search/embed-chunks.js';
+import { isoUtc } from '../time.js';
 
 export type InvokeResult =
   | {
@@ -207,7 +208,7 @@ class CallContext implements ToolContext {
     const committed = writeTransaction(db, () => {
       const written = write();
       if (keyed && findKeyedOutboxEntry(db, keyed.keyId, keyed.key)) throw new AlreadyCommitted(); // rolls the write back
-      const entry = appendOutbox(db, { vaultId: this.resolvedVault!.id, tool: tool.name, args: rest, result: written, principal: this.principal, at: this.now.toISOString(), idempotencyKey: keyed?.key });
+      const entry = appendOutbox(db, { vaultId: this.resolvedVault!.id, tool: tool.name, args: rest, result: written, principal: this.principal, at: isoUtc(this.now), idempotencyKey: keyed?.key });
       // The whole answer (what a replay returns, and what a push maps ids from) is stored in the write's own
       // transaction: there is no moment when the write exists and its answer does not.
       const whole = answer(written, entry.seq);

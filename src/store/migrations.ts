@@ -663,4 +663,25 @@ CREATE TABLE IF NOT EXISTS oauth_grants (
   last_used_at TEXT
 );
 `,
+  /* 11 (issue 53): one format for every stored moment; see wholeSecondTimes below */
+  (db) => wholeSecondTimes(db),
 ];
+
+/**
+ * Migration 11 (issue 53): one format for every stored moment, UTC to the whole second ("2026-11-26T12:40:00Z", as
+ * fixtures and the hosted service write them; src/time.ts isoUtc), so text order is time order. Local writes
+ * stored milliseconds ("…:05.123Z", which sorts before "…:05Z") and upstream times were kept as sent (an offset,
+ * milliseconds): every TEXT column named `at` or `…_at` is rewritten to that format where it holds a date-time
+ * SQLite reads. Self-contained (it lists the columns itself), so it runs the same on any store; running it again
+ * changes nothing.
+ */
+export function wholeSecondTimes(db: Database.Database): void {
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[];
+  for (const table of tables) {
+    const columns = db.prepare('SELECT name, type FROM pragma_table_info(?)').all(table) as { name: string; type: string }[];
+    for (const { name } of columns.filter((c) => /^(.+_)?at$/.test(c.name) && c.type.toUpperCase() === 'TEXT')) {
+      const whole = `strftime('%Y-%m-%dT%H:%M:%SZ', "${name}")`;
+      db.exec(`UPDATE "${table}" SET "${name}" = ${whole} WHERE "${name}" GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T*' AND ${whole} IS NOT NULL AND "${name}" <> ${whole}`);
+    }
+  }
+}

@@ -3,6 +3,7 @@ import { defineTool } from '../define.js';
 import { conflict, conflictStatus, isoDatetime } from '../shapes.js';
 import { appendConflictHistory, conflictHistory, getConflictStatus, listConflicts, setConflictStatus } from '../../store/conflicts.js';
 import { invalidArgument, notFound, quoted } from '../../core/errors.js';
+import { isoUtc } from '../../time.js';
 
 export default defineTool({
   name: 'resolve_conflict',
@@ -27,7 +28,7 @@ export default defineTool({
     if (!current) throw notFound('conflict', conflictId, vault.name);
     // The spec's state table: any state → resolved or dismissed; resolved or dismissed → open.
     if (status === 'open' && current === 'open') throw invalidArgument('status', `conflict ${quoted(conflictId)} is already open; only a resolved or dismissed conflict can be reopened`);
-    const at = ctx.now.toISOString();
+    const at = isoUtc(ctx.now);
     return ctx.commit(
       () => {
         setConflictStatus(db, vault.id, conflictId, { status, note: note ?? null, at });

@@ -43,7 +43,7 @@ export default defineTool({
         // A placeholder under the reserved .invalid domain until the connected calendar issues the real link.
         videoLink: `https://meet.invalid/${encodeURIComponent(vault.id)}/${id}`,
         description: args.description ?? null,
-        createdAt: now.toISOString(),
+        createdAt: isoUtc(now),
       });
     }, (_, outboxSeq) => ({ ...getEvent(db, vault.id, id, now)!, pendingSync: true, outboxSeq }));
   },

@@ -4,6 +4,7 @@ import { task, taskEstimate, taskPriority, taskStatus } from '../shapes.js';
 import { findTask, milestoneExists, TASK_COLUMNS, updateTask } from '../../store/plan.js';
 import { invalidArgument, notFound, quoted } from '../../core/errors.js';
 import { checklistArg } from './add-task.js';
+import { isoUtc } from '../../time.js';
 
 /** The fields a caller may change, in the order `changed` lists them. */
 const FIELDS = Object.keys(TASK_COLUMNS) as (keyof typeof TASK_COLUMNS)[];
@@ -47,7 +48,7 @@ export default defineTool({
     const changed = FIELDS.filter((k) => args[k] !== undefined);
     if (!changed.length) throw invalidArgument('identifier', `nothing to change: give at least one of ${FIELDS.join(', ')}`);
     return ctx.commit(
-      () => updateTask(db, vault.id, before.id, args, ctx.now.toISOString()),
+      () => updateTask(db, vault.id, before.id, args, isoUtc(ctx.now)),
       (_, outboxSeq) => ({ ...findTask(db, vault.id, { taskId: before.id })!, changed, outboxSeq }),
     );
   },

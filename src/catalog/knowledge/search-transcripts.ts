@@ -8,6 +8,7 @@ import { vectorCoverage, vectorIndexOwner } from '../../search/vectors.js';
 import { getMeetingRow } from '../../store/meetings.js';
 import { invalidArgument, notFound } from '../../core/errors.js';
 import { log } from '../../log.js';
+import { isoUtc } from '../../time.js';
 
 /** Vaults whose words-only answers were already explained in the log: once a process is enough. */
 const wordsOnlyNoted = new Set<string>();
@@ -37,7 +38,7 @@ function excerpt(chunks: Row[]): Row {
 }
 
 const dateBound = z.union([z.iso.datetime({ offset: true }), z.iso.date()]).describe('ISO 8601 date (2026-11-01) or datetime with offset (2026-11-01T09:00:00Z)');
-const asDatetime = (v: string | undefined) => (v === undefined ? undefined : v.length === 10 ? `${v}T00:00:00Z` : new Date(v).toISOString());
+const asDatetime = (v: string | undefined) => (v === undefined ? undefined : v.length === 10 ? `${v}T00:00:00Z` : isoUtc(Date.parse(v)));
 
 export default defineTool({
   name: 'search_transcripts',

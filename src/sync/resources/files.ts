@@ -10,7 +10,7 @@ import { fileText, replaceFilesFromUpstream, setFileText } from '../../store/fil
 import { forgetLanded, landedFingerprints, setLandedFingerprint } from '../../store/sync-checkpoints.js';
 import { LIMIT_SETTINGS } from '../limits.js';
 import { BodyTooLargeError } from '../remote.js';
-import { describeId, fingerprint, optionalString, orDefault, pullList, type PullContext, readTool } from './common.js';
+import { describeId, fingerprint, optionalString, orDefault, pullList, type PullContext, readTool, wireTime } from './common.js';
 
 const file = {
   id: z.string(),
@@ -19,7 +19,7 @@ const file = {
   mimeType: optionalString,
   sizeBytes: z.number().int().nullish().transform((v) => v ?? null),
   downloadUrl: optionalString,
-  createdAt: z.string(),
+  createdAt: wireTime,
 };
 
 export async function pullFiles(ctx: PullContext) {

@@ -10,18 +10,18 @@ import { deleteMeeting, meetingExists, meetingIds, replaceMeetingMentions, repla
 import { forgetLanded, landedFingerprints, setLandedFingerprint } from '../../store/sync-checkpoints.js';
 import { writeChunksOfMeetings, type StoredChunk } from '../../search/chunk-index.js';
 import { LIMIT_SETTINGS, LimitError, PageWalk } from '../limits.js';
-import { ahead, describeId, fingerprint, optionalString, orDefault, parseEach, readTool, stringList, type PullContext } from './common.js';
+import { ahead, describeId, fingerprint, optionalString, orDefault, parseEach, readTool, stringList, type PullContext, wireTime, optionalWireTime } from './common.js';
 
 const TRANSCRIPT_PAGE = 50;
 
 const meeting = {
   id: z.string(),
   name: z.string(),
-  date: z.string(),
+  date: wireTime,
   durationMinutes: z.number().int().nullish().transform((v) => v ?? null),
   attendees: stringList,
   extractionStatus: orDefault(z.string(), 'pending'),
-  createdAt: optionalString,
+  createdAt: optionalWireTime,
 };
 type Meeting = z.output<z.ZodObject<typeof meeting>>;
 

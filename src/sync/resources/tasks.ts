@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { replaceTasksFromUpstream } from '../../store/plan.js';
 import { setBoardPrefix } from '../../store/vaults.js';
-import { optionalString, orDefault, pullList, readTool, stringList, type PullContext } from './common.js';
+import { optionalString, orDefault, pullList, readTool, stringList, type PullContext, wireTime } from './common.js';
 
 const task = {
   id: z.string(),
@@ -18,8 +18,8 @@ const task = {
   checklist: orDefault(z.array(z.object({ text: z.string(), done: orDefault(z.boolean(), false) })), []),
   dueDate: optionalString,
   milestoneId: optionalString,
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: wireTime,
+  updatedAt: wireTime,
 };
 
 export function pullTasks(ctx: PullContext) {
