@@ -5,9 +5,10 @@
  * Every vault-scoped table is keyed by (vault_id, id) and cascades from `vaults`, so ids coming from the
  * hosted service or from fixtures never collide across vaults and dropping a vault drops all of it.
  * JSON columns (`*_json`) hold small arrays that are always read whole.
- * A step is SQL, or a function where the new values are computed in JavaScript (e.g. hashes).
+ * A step is SQL, or a function where the new values are computed in JavaScript (e.g. hashes). What a step computes
+ * is copied beside it and frozen (migration-8-content-hash.ts), never imported from code that keeps changing.
  */
-import { contentHash } from './embedding-text.js';
+import { contentHashV8 } from './migration-8-content-hash.js';
 import type Database from 'better-sqlite3';
 
 export const migrations: (string | ((db: Database.Database) => void))[] = [
@@ -613,7 +614,7 @@ CREATE TABLE IF NOT EXISTS search_versions (
       if (!rows.length) break;
       after = rows.at(-1)!.id;
       for (const r of rows) {
-        const key = contentHash(r.text);
+        const key = contentHashV8(r.text);
         if (key !== r.content_hash) (rekey.run(key, r.id), changed++);
       }
     }
