@@ -28,7 +28,7 @@ export const ERROR_CODES = {
   // The store's write lock stayed taken by another process (a second `serve`, a `sync`, an import) for longer
   // than the busy timeout: nothing was written, and the same call succeeds once that write is done.
   store_busy: 503,
-  internal_error: 500, // a bug: logged with its stack on stderr, never shown to the caller
+  internal_error: 500, // a bug: logged on stderr (its stack with VAULT_TOOLS_LOG=debug), never shown to the caller
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
