@@ -105,7 +105,6 @@ function score(ranker: Ranker, ps: Prepared[]): [number, number] {
 
 const wordsOnly: Ranker = (p) => ids(p.words);
 const baseline = Object.fromEntries(SETS.map((s) => [s, score(wordsOnly, data[s]!)]));
-const plain = Object.fromEntries(SETS.map((s) => [s, score((p) => p.plain, data[s]!)]));
 
 /** One line per variant: tuning columns, report columns, and whether it ever falls below words alone. */
 function report(name: string, ranker: Ranker) {
@@ -165,7 +164,6 @@ const cosOf = (p: Prepared) => {
   return m;
 };
 const absent = (p: Prepared) => p.evidence.absentShare;
-const keyword = (p: Prepared) => (p.evidence.functionShare ?? 1) < 0.15;
 const vgap = (p: Prepared) => (p.vec.length >= 10 ? p.vec[0]![1] - p.vec[9]![1] : 0);
 const sortDesc = (m: Map<number, number>) => [...m.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([id]) => id);
 
@@ -1199,11 +1197,9 @@ if (only?.test('speakers')) {
     });
   };
   const shippedHits = (p: Prepared) => fusedHits(p);
-  let named = 0;
   const counted = new Set<string>();
   const boosted = (useTitles: boolean, t: number, beta: number, useLabels = true) => (p: Prepared) => {
     const people = mentioned(p, useTitles, t, useLabels);
-    if (!counted.has(`${useTitles}|${t}|${p.query}`) && people.length) named++;
     counted.add(`${useTitles}|${t}|${p.query}`);
     const hits = shippedHits(p);
     if (!people.length) return hits.map((h) => h.chunkId);

@@ -30,7 +30,7 @@ const LABEL = /^[^:\n]{1,60}:\s+/;
  * apostrophe, "n't" after a space, whitespace other than single spaces between words, a line's leading or trailing
  * space, an empty line, speech that starts with punctuation; or a repeat (REPEATED_WORD, REPEATED_PAIR) or a filler.
  */
-const MAY_CHANGE = /[{[(]|\s[,.?!;:]|\s'(?:s|re|ve|ll|d|m)\b|\sn't\b|[^\S \n]|  |^ | $|^$|^[,.;:]|: [,.;:]/im;
+const MAY_CHANGE = /[{[(]|\s[,.?!;:]|\s'(?:s|re|ve|ll|d|m)\b|\sn't\b|[^\S \n]| {2}|^ | $|^$|^[,.;:]|: [,.;:]/im;
 const HAS_REPEAT = /\b(\w+(?: \w+)?) \1\b/i; // not global: test() keeps no position between calls
 const mayChange = (text: string) => MAY_CHANGE.test(text) || HAS_REPEAT.test(text) || HAS_FILLER.test(text);
 

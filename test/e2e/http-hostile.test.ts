@@ -39,8 +39,7 @@ function rpcMessages(r: RawResponse): any[] {
   return r.body
     .split('\n')
     .filter((l) => l.startsWith('data: '))
-    .map((l) => JSON.parse(l.slice(6)))
-    .flat();
+    .flatMap((l) => JSON.parse(l.slice(6)));
 }
 
 const toolCall = (id: number, name: string, args: object) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });

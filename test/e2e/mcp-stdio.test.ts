@@ -2,7 +2,7 @@
  * The built binary, driven by the MCP SDK's own client over a real stdio pipe, on the shipped fixture
  * vaults. Every knowledge tool is called with realistic arguments and checked against the fixture files.
  */
-import { Client } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectStdio as connect, demoStore, fixture, type DemoStore } from '../helpers.js';
 import { tools } from '../../src/catalog/index.js';
@@ -277,7 +277,7 @@ describe('meetings and calendar', () => {
     while (offset !== null) {
       const page: Data = await ok(owner, 'get_transcript', { vault: MH, meetingId: m.id, offset, limit: 3 });
       total = page.totalChunks;
-      text += page.chunks.map((c: Data) => c.text).join('\n') + '\n';
+      text += `${page.chunks.map((c: Data) => c.text).join('\n')}\n`;
       offset = page.nextOffset;
     }
     expect(total).toBeGreaterThan(1);

@@ -242,7 +242,7 @@ describe('ranking', () => {
 describe('embedding windows', () => {
   it('cuts a chunk into whole lines that fit the model, and a long line at a space', async () => {
     const { embeddingWindows } = await import('../../src/search/embed-chunks.js');
-    const text = ['Ana: short line one.', 'Ben: ' + 'word '.repeat(40).trim(), 'Ana: closing line.'].join('\n');
+    const text = ['Ana: short line one.', `Ben: ${'word '.repeat(40).trim()}`, 'Ana: closing line.'].join('\n');
     const windows = embeddingWindows(text, 100);
     expect(windows.every((w) => w.length <= 100)).toBe(true);
     expect(windows[0]!.startsWith('Ana: short line one.')).toBe(true);

@@ -22,7 +22,7 @@ type Bidi = ReturnType<typeof import('bidi-js').default>;
 /** Characters that draw nothing themselves but steer shaping: joiners, variation selectors, tags. */
 const isJoinControl = (cp: number) => cp === 0x200c || cp === 0x200d || (cp >= 0xfe00 && cp <= 0xfe0f) || (cp >= 0xe0020 && cp <= 0xe007f) || (cp >= 0xe0100 && cp <= 0xe01ef);
 /** Text that needs OpenType shaping: right-to-left scripts, combining marks, joiners, emoji modifiers. */
-const NEEDS_SHAPING = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u200c\u200d\ufe00-\ufe0f]|\p{M}|\ud83c[\udffb-\udfff]|\udb40[\udc20-\udc7f\udd00-\uddef]/u;
+const NEEDS_SHAPING = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]|[\ufe00-\ufe0f]|\u200c|\u200d|\p{M}|[\u{1f3fb}-\u{1f3ff}]|[\u{e0020}-\u{e007f}]|[\u{e0100}-\u{e01ef}]/u;
 /** Strong right-to-left characters (Hebrew, Arabic, Syriac, Thaana, N'Ko…, their presentation forms; RTL astral blocks). */
 const HAS_RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]|[\ud802\ud803\ud83a\ud83b][\udc00-\udfff]/;
 const combining = /\p{M}/u;

@@ -8,7 +8,6 @@ import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { PATHS } from '../../core/rest-paths.js';
 
 export const DOCS_PATH = '/docs';
 

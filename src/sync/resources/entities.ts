@@ -11,7 +11,7 @@ import { deleteEntity, entityIds, replaceEntityEdges, replaceEntityEvidence, ups
 import { forgetExtra, forgetLanded, keepExtra, landedFingerprints, setLandedFingerprint } from '../../store/sync-checkpoints.js';
 import { RemoteError } from '../remote.js';
 import { PageWalk } from '../limits.js';
-import { ahead, fingerprint, optionalString, orDefault, parseEach, stringList, type Parsed, type PullContext, wireTime, optionalWireTime } from './common.js';
+import { ahead, fingerprint, orDefault, parseEach, stringList, type Parsed, type PullContext, wireTime, optionalWireTime } from './common.js';
 
 const ENTITY_TYPES = ['department', 'person', 'process', 'system', 'problem', 'opportunity', 'kpi'] as const;
 const PAGE = 200;

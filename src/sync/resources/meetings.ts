@@ -10,7 +10,7 @@ import { deleteMeeting, meetingExists, meetingIds, replaceMeetingMentions, repla
 import { forgetLanded, landedFingerprints, setLandedFingerprint } from '../../store/sync-checkpoints.js';
 import { writeChunksOfMeetings, type StoredChunk } from '../../search/chunk-index.js';
 import { LIMIT_SETTINGS, LimitError, PageWalk } from '../limits.js';
-import { ahead, describeId, fingerprint, optionalString, orDefault, parseEach, readTool, stringList, type PullContext, wireTime, optionalWireTime } from './common.js';
+import { ahead, describeId, fingerprint, orDefault, parseEach, readTool, stringList, type PullContext, wireTime, optionalWireTime } from './common.js';
 
 const TRANSCRIPT_PAGE = 50;
 
