@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { parseCsv, readPdf } from '../readers.js';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import {
   type CellValue,
   type Column,
@@ -178,7 +178,8 @@ describe('writeXlsx', () => {
       try {
         for (let i = 0; i < 3000; i++) {
           if (i === 2500) {
-            await new Promise((resolve) => setTimeout(resolve, 20));
+            // The writer streams while the source is paused here: wait until rows reached the disk.
+            await vi.waitFor(() => expect(statSync(`${path}.partial`).size).toBeGreaterThan(0), { timeout: 10_000 });
             partialSizeMidway = statSync(`${path}.partial`).size;
           }
           state.pulled++;

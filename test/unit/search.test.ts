@@ -233,6 +233,7 @@ describe('ranking', () => {
     expect(hits.length).toBeGreaterThan(0);
     for (const r of chunkRows(db, hits.map((h) => h.chunkId)).values()) expect(r.meeting_id).toBe(meeting);
     const bySpeaker = await searchChunks(db, NW, 'dock yard carriers inventory', { limit: 20, embedder, filters: { speaker: 'ana ruiz' } });
+    expect(bySpeaker.hits.length).toBeGreaterThan(0);
     for (const r of chunkRows(db, bySpeaker.hits.map((h) => h.chunkId)).values()) expect(r.speakers).toContain('Ana Ruiz');
     const future = await searchChunks(db, NW, 'dock', { limit: 5, embedder, filters: { after: '2999-01-01T00:00:00Z' } });
     expect(future.hits).toEqual([]);
