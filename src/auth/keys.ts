@@ -28,12 +28,15 @@ export interface KeyInfo {
   lastUsedAt: string | null;
 }
 
+/** What every personal key starts with: the HTTP listener routes a bearer credential by it (else an OAuth token). */
+export const KEY_PREFIX = 'vt_';
+
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 export const OWNER_KEY_FILE = 'owner.key';
 
 function randomKey(): string {
   const bytes = randomBytes(32);
-  let out = 'vt_';
+  let out = KEY_PREFIX;
   for (const b of bytes) out += BASE62[b % 62]; // 256 % 62 bias is negligible at this length
   return out;
 }

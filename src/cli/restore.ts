@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
-import { isStoreBusy, openStore as openDataDirStore } from '../service/open.js';
+import { isStoreBusy, openDataDirStore } from '../service/open.js';
 import { BackupRefused, hasStore, inspectBackup, restoreBackup } from '../service/store-copy.js';
 import { CliError, checkDataDir, resolveDataDir } from './context.js';
 import { dataDirHolders, describeHolders } from './data-dir-holders.js';

@@ -4,6 +4,7 @@
  * The codes are documented in docs/errors.md; the list below is that contract.
  */
 import { escapeUnprintable } from './printable.js';
+import { formatCount } from './numbers.js';
 
 export const ERROR_CODES = {
   invalid_request: 400, // the request itself is malformed (body, JSON, content type)
@@ -53,7 +54,7 @@ export class ServiceError extends Error {
  */
 export function quoted(value: string): string {
   if (value.length <= QUOTED_CHARS + 20) return escapeUnprintable(JSON.stringify(value));
-  return `${escapeUnprintable(JSON.stringify(value.slice(0, QUOTED_CHARS))).slice(0, -1)}…" of ${value.length.toLocaleString('en-US')} characters`;
+  return `${escapeUnprintable(JSON.stringify(value.slice(0, QUOTED_CHARS))).slice(0, -1)}…" of ${formatCount(value.length)} characters`;
 }
 const QUOTED_CHARS = 60;
 

@@ -9,6 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import { RateLimiter, type RateLimit } from '../rate-limit.js';
 import type { Db } from '../../store/db.js';
 import { countLiveOAuthRecords, countUnusedOAuthClients } from '../../store/oauth.js';
+import { formatCount } from '../../core/numbers.js';
 
 export const OAUTH_RATE_LIMITS: Readonly<Record<Endpoint, RateLimit>> = {
   /** real clients register once per connector: 20 at once, then one every 30 s */
@@ -47,7 +48,7 @@ export interface Refusal {
   retryAfter?: number;
 }
 
-const count = (n: number) => n.toLocaleString('en-US');
+const count = formatCount;
 const everySeconds = (l: RateLimit) => (l.perSecond >= 1 ? `${l.perSecond} a second` : `one every ${Math.round(1 / l.perSecond)} s`);
 
 /**

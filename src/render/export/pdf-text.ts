@@ -14,6 +14,7 @@
 import type { Font as FontkitFont } from '@pdf-lib/fontkit';
 import type { PDFRef } from 'pdf-lib';
 import { Face, repairCffHeader, REPLACEMENT, type Embedder } from './pdf-face.js';
+import { INVISIBLE } from '../../core/bidi.js';
 
 type PdfLib = typeof import('pdf-lib');
 type Fontkit = typeof import('@pdf-lib/fontkit');
@@ -187,9 +188,10 @@ export class FontStack {
 }
 
 /**
- * Text as the report draws it: NFC, line breaks as '\n', tabs as spaces, other control and invisible
- * formatting characters removed (they have no glyph and would show as boxes); the joiners (ZWJ, ZWNJ) and
- * variation selectors stay, for shaping. Lone surrogates become U+FFFD.
+ * Text as the report, the deck and the charts draw it: NFC, line breaks as '\n', tabs as spaces, other control
+ * characters and the invisible ones (core/bidi's INVISIBLE: bidi controls, zero width space, BOM…) removed (they
+ * have no glyph and would show as boxes, or reorder the text); the joiners (ZWJ, ZWNJ) and variation selectors
+ * stay, for shaping. Lone surrogates become U+FFFD.
  */
 export function cleanText(text: string): string {
   let s = text;
@@ -197,9 +199,8 @@ export function cleanText(text: string): string {
     s = s
       .replace(/\r\n?/g, '\n')
       .replace(/[\t\u000b\u000c]/g, ' ')
-      .replace(/[\u0000-\u0008\u000e-\u001f\u007f-\u009f\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\ufeff]/g, (c) =>
-        c === '\u2028' || c === '\u2029' ? '\n' : '',
-      )
+      .replace(/[\u0000-\u0008\u000e-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => (c === '\u2028' || c === '\u2029' ? '\n' : ''))
+      .replace(INVISIBLE, '')
       .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
       .normalize('NFC');
   }
