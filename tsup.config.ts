@@ -16,5 +16,10 @@ export default defineConfig({
     // @ts-expect-error: a plain .mjs build script, also run on its own (node scripts/build-views.mjs)
     const { buildViews } = await import('./scripts/build-views.mjs');
     await buildViews();
+    // What this build was made from, for the test suite's check that dist/ is fresh (test/global-setup.ts).
+    // @ts-expect-error: a plain .mjs script
+    const { sourceHash, SOURCE_HASH_FILE } = await import('./scripts/source-hash.mjs');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(`dist/${SOURCE_HASH_FILE}`, `${sourceHash(process.cwd())}\n`);
   },
 });

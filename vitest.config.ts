@@ -22,8 +22,11 @@ class LongestFirst extends BaseSequencer {
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/global-setup.ts'], // rebuilds a stale dist/ first
     testTimeout: 30_000,
-    hookTimeout: 900_000, // the package test installs the packed tarball on four Node lines (a native build each)
+    // A hook that hangs fails in three minutes. The files that install or pack (package.test.ts, bundle.test.ts)
+    // give their own hooks the long timeouts they need.
+    hookTimeout: 180_000,
     // End-to-end suites spawn real processes; two cores, so run files two at a time.
     pool: 'forks',
     maxWorkers: 2,

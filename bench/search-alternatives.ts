@@ -118,8 +118,8 @@ async function main() {
     say(`  … worst: ${rows.slice(-3).map(([f, s]) => `k ${f.k} w ${f.queryWeight} d ${f.depth} ${cell(s)}`).join('; ')}`);
   }
 
-  say('\n| MRR@10 / hit@5 | ' + named.map(([key, name]) => `${name} (${prepared.get(key)!.length})`).join(' | ') + ' |');
-  say('|---|' + named.map(() => '---|').join(''));
+  say(`\n| MRR@10 / hit@5 | ${named.map(([key, name]) => `${name} (${prepared.get(key)!.length})`).join(' | ')} |`);
+  say(`|---|${named.map(() => '---|').join('')}`);
   const methods: [string, (p: Prepared) => number[][]][] = [
     ['hybrid, without alternatives (as shipped)', without],
     ['**hybrid, with the 3 alternatives (fused)**', withAlternatives(PHRASING_FUSION)],

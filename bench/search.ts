@@ -222,7 +222,7 @@ async function main() {
     `embedder ${model.id}: ${indexed.embedded} chunks embedded, ${indexed.reused} reused from cache, in ${seconds.toFixed(1)} s` +
       (indexed.embedded ? ` (${(indexed.embedded / seconds).toFixed(1)} chunks/s)` : ''),
   ];
-  const table: string[] = ['', '| MRR@10 / hit@5 | ' + sets.map((s) => `${s.name} (${s.queries.length})`).join(' | ') + ' |', '|---|' + sets.map(() => '---|').join('')];
+  const table: string[] = ['', `| MRR@10 / hit@5 | ${sets.map((s) => `${s.name} (${s.queries.length})`).join(' | ')} |`, `|---|${sets.map(() => '---|').join('')}`];
   for (const [method, label] of METHODS) {
     const cells: string[] = [];
     for (const set of sets) {

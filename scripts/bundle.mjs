@@ -44,7 +44,7 @@ if (args.node !== undefined && !(/^\d+$/.test(args.node) && NODE_VERSIONS[args.n
 const MODERN = 22;
 if (args.node !== undefined && Number(args.node) < MODERN) fail(`--node ${args.node}: the bundle's better-sqlite3 needs Node ${MODERN} or newer (Claude Desktop runs a current Node)`);
 /** The Node that checks the bundle opens a database: the line --node asks for, else this one when it can. */
-const checkMajor = args.node !== undefined ? Number(args.node) : ownMajor >= MODERN ? ownMajor : MODERN;
+const checkMajor = args.node !== undefined ? Number(args.node) : Math.max(ownMajor , MODERN);
 const checkBin = checkMajor === ownMajor ? dirname(process.execPath) : nodeBin(checkMajor);
 
 if (!existsSync(join(ROOT, 'dist', 'cli.js'))) {

@@ -21,7 +21,6 @@ import type { Principal } from '../src/core/principal.js';
 import { tools } from '../src/catalog/index.js';
 import { loadFixture } from '../src/load/load.js';
 import { readVaultDir } from '../src/vault-format/read.js';
-import type { VaultFixture } from '../src/vault-format/schema.js';
 import { Service } from '../src/service/invoke.js';
 import { openDb } from '../src/store/db.js';
 import { firstDifference, globalCalls, sortKeys, vaultCalls } from './read-tool-calls.js';
@@ -29,8 +28,6 @@ import { firstDifference, globalCalls, sortKeys, vaultCalls } from './read-tool-
 const NOW = new Date('2026-06-01T00:00:00Z');
 const ROOT = resolve(import.meta.dirname, '..');
 const VAULTS = { northwind: 'fixtures/northwind', meridian: 'fixtures/meridian' } as const;
-
-type Args = Record<string, unknown>;
 
 /**
  * Artifacts made by write tools before the dump, so find_artifact has something to find. Their ids are random

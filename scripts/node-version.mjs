@@ -18,7 +18,7 @@
  *   node scripts/node-version.mjs --list            prints the majors it knows, newest first
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /** The Node releases the project is tested on (CI: the suite on the newest, the package test on all). */

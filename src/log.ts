@@ -1,6 +1,8 @@
 /**
  * Logging, always to stderr: in stdio mode stdout carries only MCP protocol messages.
- * VAULT_TOOLS_LOG=debug|info|warn|error|silent sets the level (info by default).
+ * VAULT_TOOLS_LOG=debug|info|warn|error|silent sets the level (info by default). An error's stack is written at the
+ * debug level only: below it, a log line names the error in one sentence (issue 53: no stack reaches a person
+ * unless they asked for it).
  */
 import { inspect } from 'node:util';
 
@@ -11,8 +13,15 @@ const threshold = LEVELS[(process.env.VAULT_TOOLS_LOG as Level) in LEVELS ? (pro
 
 function write(level: Exclude<Level, 'silent'>, message: string, detail?: unknown): void {
   if (LEVELS[level] < threshold) return;
-  const extra = detail === undefined ? '' : ` ${detail instanceof Error ? (detail.stack ?? detail.message) : inspect(detail, { depth: 4 })}`;
+  const extra = detail === undefined ? '' : ` ${detail instanceof Error ? describeError(detail) : inspect(detail, { depth: 4 })}`;
   process.stderr.write(`[vault-tools] ${level}: ${message}${extra}\n`);
+}
+
+/** An error as a log line tells it: its stack at the debug level, else its first line and how to see the stack. */
+function describeError(err: Error): string {
+  if (threshold <= LEVELS.debug) return err.stack ?? err.message;
+  const cause = err.cause instanceof Error ? ` (cause: ${err.cause.message.split('\n')[0]})` : '';
+  return `${err.name}: ${err.message.split('\n')[0]}${cause} (VAULT_TOOLS_LOG=debug logs the stack)`;
 }
 
 export const log = {

@@ -1,4 +1,8 @@
-/** Time helpers: the store keeps UTC ISO strings without milliseconds, so text order is time order. */
+/**
+ * Time helpers. The store keeps every moment as a UTC ISO string to the whole second ("2026-11-26T12:40:00Z", as
+ * fixtures and the hosted service write them), written through isoUtc: one format, so text order is time order
+ * ("…:05.123Z" would sort before "…:05Z", and a `since` at a whole second would skip a write made in it).
+ */
 export const DAY_MS = 86_400_000;
 
 /** `promise`, or the error `onTimeout` makes if it has not settled within `ms`. */
@@ -11,8 +15,17 @@ export async function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout:
   }
 }
 
-export function isoUtc(ms: number): string {
-  return new Date(ms).toISOString().replace('.000Z', 'Z');
+/** A moment (ms since the epoch, or a Date: the call's clock) as the store keeps it: UTC, whole seconds. */
+export function isoUtc(at: number | Date): string {
+  return `${new Date(typeof at === 'number' ? at : at.getTime()).toISOString().slice(0, 19)}Z`;
+}
+
+const ISO_DATETIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)$/;
+
+/** A date-time from outside (upstream records) as the store keeps it (isoUtc); anything else comes back unchanged. */
+export function storedTimeOf(text: string): string {
+  const ms = ISO_DATETIME.test(text) ? Date.parse(text) : Number.NaN;
+  return Number.isNaN(ms) ? text : isoUtc(ms);
 }
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];

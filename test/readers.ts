@@ -1,7 +1,7 @@
 /** Readers for produced files, shared by the export unit tests and the end-to-end tests. */
 import { readFileSync } from 'node:fs';
 import { inflateSync } from 'node:zlib';
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRawStream, PDFRef, type PDFObject } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, type PDFRawStream, PDFRef, type PDFObject } from 'pdf-lib';
 
 // ------------------------------------------------------------------------------------------------
 // A strict RFC 4180 parser (records end with CRLF; CR or LF alone only inside quotes)

@@ -67,7 +67,7 @@ export class TextMaker {
       let s = this.word();
       s = s[0]!.toUpperCase() + s.slice(1);
       for (let i = 1; i < n; i++) s += ` ${this.word()}`;
-      out += (out ? ' ' : '') + s + '.';
+      out += `${(out ? ' ' : '') + s}.`;
     }
     return out;
   }

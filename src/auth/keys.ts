@@ -13,6 +13,7 @@ import { getKeyRow, insertKey, keyRowByHash, keyVaultIds, listKeyRows, revokeKey
 import { vaultIdsAndNames } from '../store/vaults.js';
 import { ServiceError } from '../core/errors.js';
 import type { Principal, Role } from '../core/principal.js';
+import { isoUtc } from '../time.js';
 
 
 export interface KeyInfo {
@@ -27,12 +28,15 @@ export interface KeyInfo {
   lastUsedAt: string | null;
 }
 
+/** What every personal key starts with: the HTTP listener routes a bearer credential by it (else an OAuth token). */
+export const KEY_PREFIX = 'vt_';
+
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 export const OWNER_KEY_FILE = 'owner.key';
 
 function randomKey(): string {
   const bytes = randomBytes(32);
-  let out = 'vt_';
+  let out = KEY_PREFIX;
   for (const b of bytes) out += BASE62[b % 62]; // 256 % 62 bias is negligible at this length
   return out;
 }
@@ -44,10 +48,11 @@ export const hashKey = (key: string): string => (oneShot ? oneShot('sha256', key
 export function createKey(
   db: Db,
   opts: { name: string; role: Role; vaults: string[] | '*'; expiresAt?: string | null },
+  now = new Date(),
 ): { key: string; info: KeyInfo } {
   const key = randomKey();
   const id = `key_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-  const createdAt = new Date().toISOString();
+  const createdAt = isoUtc(now);
   insertKey(db, { id, name: opts.name, keyHash: hashKey(key), prefix: key.slice(0, 10), role: opts.role, vaults: opts.vaults, createdAt, expiresAt: opts.expiresAt ?? null });
   return { key, info: getKey(db, id)! };
 }
@@ -100,8 +105,8 @@ export function listKeys(db: Db): KeyInfo[] {
   return listKeyRows(db).map((r) => toInfo(db, r));
 }
 
-export function revokeKey(db: Db, id: string): KeyInfo {
-  const revoked = revokeKeyRow(db, id, new Date().toISOString());
+export function revokeKey(db: Db, id: string, now = new Date()): KeyInfo {
+  const revoked = revokeKeyRow(db, id, isoUtc(now));
   const info = getKey(db, id);
   if (!info) throw new ServiceError('not_found', `No key "${id}". \`vault-tools keys list\` shows the key ids.`);
   if (!revoked) throw new ServiceError('invalid_arguments', `Key "${id}" was already revoked at ${info.revokedAt}.`);

@@ -35,9 +35,11 @@ export interface ToolContext {
   embedder?: EmbedderLike;
   /**
    * Runs a write tool's store changes in one transaction together with its outbox entry, so a write is
-   * either whole and queued for upstream, or absent. Returns what `write` returns, plus the outbox seq.
+   * either whole and queued for upstream, or absent. `answer` builds the call's whole answer from what `write`
+   * returned and the outbox seq, inside that transaction: the outbox keeps it (what a replay returns and what a
+   * push maps ids from), so the answer is committed with the write. The tool returns it as it is.
    */
-  commit<T>(write: () => T): { result: T; outboxSeq: number };
+  commit<T, A>(write: () => T, answer: (written: T, outboxSeq: number) => A): A;
   /**
    * Fires when the caller cancels (MCP notifications/cancelled, an HTTP client hanging up). Long tools check it
    * between pages of work and then throw `cancelled` (service/errors.ts) before storing anything.

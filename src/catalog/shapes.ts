@@ -1,5 +1,6 @@
 /** Wire shapes shared by several tools: enums of the catalog and the records more than one tool returns. */
 import { z } from 'zod';
+import { isoUtc } from '../time.js';
 import {
   BRIEF_KINDS, CONFLICT_STATUSES, ENTITY_SOURCES, ENTITY_TYPES, EXTRACTION_STATUSES, PLAN_STEP_STATUSES,
   TASK_ESTIMATES, TASK_PRIORITIES, TASK_STATUSES,
@@ -25,7 +26,7 @@ export const isoDatetimeArg = z.iso.datetime({ offset: true, message: 'expected 
 /** A date bound of a filter: a day (its start, UTC) or a datetime with an offset. */
 export const dateBound = z.union([z.iso.datetime({ offset: true }), z.iso.date()]).describe('ISO 8601 date (2026-11-01) or datetime with offset (2026-11-01T09:00:00Z)');
 /** A dateBound as the UTC datetime the store compares with. */
-export const asDatetime = (v: string | undefined) => (v === undefined ? undefined : v.length === 10 ? `${v}T00:00:00Z` : new Date(v).toISOString());
+export const asDatetime = (v: string | undefined) => (v === undefined ? undefined : v.length === 10 ? `${v}T00:00:00Z` : isoUtc(Date.parse(v)));
 
 export const limitArg = (min: number, max: number, byDefault: number) =>
   z.number().int().min(min).max(max).default(byDefault).describe(`${min} to ${max}, default ${byDefault}`);

@@ -12,6 +12,7 @@ import { writeTransaction } from '../store/db.js';
 import { insertArtifact } from '../store/files.js';
 import { keepPrivate, makePrivateDir } from '../store/private-files.js';
 import type { ArtifactRef, ToolContext } from './define.js';
+import { isoUtc } from '../time.js';
 
 export type ArtifactKind = 'chart' | 'workbook' | 'csv' | 'report';
 
@@ -50,20 +51,18 @@ export interface ArtifactMeta {
 /**
  * Writes an artifact with `write` and records it; the call's answer declares it (see ArtifactRef), with
  * `image` as the picture shown inline when there is one. The record goes with an outbox entry (ctx.commit), so
- * sync makes the same file upstream.
+ * sync makes the same file upstream; `answer` makes the tool's whole answer from the stored artifact, in that
+ * transaction (see ToolContext.commit), and is what this returns.
  */
-export async function storeArtifact(
+export async function storeArtifact<A>(
   ctx: ToolContext,
   meta: ArtifactMeta,
   write: (absolutePath: string) => Promise<unknown>,
   /** The tool's name, for the `cancelled` message. */
-  tool = 'the call',
-): Promise<StoredArtifact & { outboxSeq: number }> {
-  let outboxSeq = 0;
-  const stored = await writeAndRecord(ctx, meta, write, tool, (insert) => {
-    ({ outboxSeq } = ctx.commit(insert));
-  });
-  return { ...stored, outboxSeq };
+  tool: string,
+  answer: (stored: StoredArtifact & { outboxSeq: number }) => A,
+): Promise<A> {
+  return writeAndRecord(ctx, meta, write, tool, (insert, stored) => ctx.commit(insert, (_, outboxSeq) => answer({ ...stored, outboxSeq })));
 }
 
 /**
@@ -72,17 +71,20 @@ export async function storeArtifact(
  * own, with no outbox entry; a pull keeps it (artifactsMadeHereOnly).
  */
 export async function storeLocalArtifact(ctx: ToolContext, meta: ArtifactMeta, write: (absolutePath: string) => Promise<unknown>, tool = 'the call'): Promise<StoredArtifact> {
-  return writeAndRecord(ctx, meta, write, tool, (insert) => writeTransaction(ctx.db, insert));
+  return writeAndRecord(ctx, meta, write, tool, (insert, stored) => {
+    writeTransaction(ctx.db, insert);
+    return stored;
+  });
 }
 
-async function writeAndRecord(
+async function writeAndRecord<R>(
   ctx: ToolContext,
   meta: ArtifactMeta,
   write: (absolutePath: string) => Promise<unknown>,
   tool: string,
-  /** Runs `insert` (the artifact's row) in a transaction: with an outbox entry or without. */
-  record: (insert: () => void) => void,
-): Promise<StoredArtifact> {
+  /** Runs `insert` (the artifact's row) in a transaction, with an outbox entry or without, and answers. */
+  record: (insert: () => unknown, stored: StoredArtifact) => R,
+): Promise<R> {
   const vault = ctx.vault;
   const artifactId = `art_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
   const { absolute, relative: storedPath } = vaultFilePath(ctx.dataDir, 'artifacts', vault.id, artifactId, meta.fileName);
@@ -95,14 +97,15 @@ async function writeAndRecord(
     // the SDK drops the answer (the protocol accepts this race).
     throwIfCancelled(ctx.signal, tool);
     const sizeBytes = statSync(absolute).size;
-    const createdAt = new Date().toISOString();
-    record(() => {
+    const createdAt = isoUtc(ctx.now);
+    const { image, ...described } = meta;
+    const stored = { artifactId, ...described, sizeBytes, createdAt, url: ctx.links.artifact(vault.id, artifactId, absolute) };
+    const answer = record(() => {
       insertArtifact(ctx.db, { vaultId: vault.id, id: artifactId, kind: meta.kind, title: meta.title, fileName: meta.fileName, mimeType: meta.mimeType, sizeBytes, path: storedPath, createdBy: ctx.principal.name, createdAt });
       return { artifactId, kind: meta.kind, title: meta.title, fileName: meta.fileName, sizeBytes };
-    });
-    const { image, ...described } = meta;
+    }, stored);
     ctx.declareArtifact({ vaultId: vault.id, artifactId, fileName: meta.fileName, title: meta.title, mimeType: meta.mimeType, sizeBytes, image });
-    return { artifactId, ...described, sizeBytes, createdAt, url: ctx.links.artifact(vault.id, artifactId, absolute) };
+    return answer;
   } catch (err) {
     rmSync(dirname(absolute), { recursive: true, force: true });
     throw err;

@@ -4,7 +4,7 @@ import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { authenticate, ensureOwnerKey } from '../auth/keys.js';
 import type { Principal } from '../core/principal.js';
-import { allVaults, findVault, openStore as openDataDirStore, type Store } from '../service/open.js';
+import { allVaults, findVault, openDataDirStore, type Store } from '../service/open.js';
 import { quoted, ServiceError } from '../core/errors.js';
 import { printable } from '../core/printable.js';
 import { closest } from '../core/closest.js';

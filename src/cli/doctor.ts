@@ -187,7 +187,8 @@ function leftoversCheck(dir: string, dataDirOption: string | undefined, fix = fa
 async function remoteCheck(dataDir: string): Promise<Check> {
   const remote = resolveRemote(dataDir, {}); // reads nothing but two files, absent when no remote was set
   if (typeof remote === 'string') {
-    return process.env.VAULT_TOOLS_REMOTE_URL || storedRemote(dataDir).url
+    const stored = storedRemote(dataDir);
+    return process.env.VAULT_TOOLS_REMOTE_URL || stored.url || stored.broken
       ? { name: 'remote', ok: false, detail: remote, fix: 'vault-tools remote set URL --key KEY' }
       : { name: 'remote', ok: true, detail: 'no remote configured (sync is optional)' };
   }

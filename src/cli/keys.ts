@@ -4,6 +4,7 @@ import { quoted, ServiceError } from '../core/errors.js';
 import { escapeUnprintable, printable } from '../core/printable.js';
 import { GRANT_ID_PREFIX, listGrants, revokeGrant, type GrantInfo } from '../auth/oauth/grants.js';
 import { CliError, noSuchVault, openStore, resolveDataDir } from './context.js';
+import { isoUtc } from '../time.js';
 
 // Names and URIs come from outside (a key's label from whoever made it; an OAuth client's name, id and redirect
 // host from the client's own registration), so each is printable(): a CR, LF or escape sequence in them shows as
@@ -55,7 +56,7 @@ export function register(program: Command): void {
           name: opts.name,
           role: opts.manager ? 'manager' : 'member',
           vaults: grants?.ids ?? '*',
-          expiresAt: opts.expires ? new Date(opts.expires).toISOString() : null,
+          expiresAt: opts.expires ? isoUtc(Date.parse(opts.expires)) : null,
         });
       } catch (err) {
         if (err instanceof ServiceError) throw new CliError(`keys create: ${err.message}`, 2);

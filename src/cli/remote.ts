@@ -32,6 +32,7 @@ export function register(program: Command): void {
     .option('--data-dir <dir>', 'data directory')
     .action((opts: { dataDir?: string }) => {
       const stored = storedRemote(resolveDataDir(opts.dataDir).dir);
+      if (stored.broken) throw new CliError(stored.broken, 1);
       process.stdout.write(stored.url ? `${stored.url}  key: ${stored.hasKey ? 'stored' : 'missing'}\n` : 'no remote set\n');
     });
   remote

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { printable } from '../core/printable.js';
-import { isStoreBusy } from '../service/open.js';
+import { isStoreBusy, openDataDirStore } from '../service/open.js';
 import { BackupRefused, hasStore, inspectBackup, restoreBackup, StoreRestoring, takeRestoreLock, type CarriedKey, type RestoreResult } from '../service/store-copy.js';
 import { CliError, checkDataDir, resolveDataDir } from './context.js';
 import { dataDirHolders, describeHolders } from './data-dir-holders.js';

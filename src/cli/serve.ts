@@ -157,7 +157,7 @@ export async function serveStore(db: Store, dataDir: string, opts: ServeOptions)
       );
     }
     process.stderr.write(
-      `vault-tools: REST API on ${listener.url}${PATHS.index} (OpenAPI ${listener.url}${PATHS.openapi}, MCP ${listener.url}${PATHS.mcp}); send Authorization: Bearer <key>${!oauthOn ? '' : ', or an OAuth access token (authorization server ' + (publicUrl ?? listener.url) + ')'}\n`,
+      `vault-tools: REST API on ${listener.url}${PATHS.index} (OpenAPI ${listener.url}${PATHS.openapi}, MCP ${listener.url}${PATHS.mcp}); send Authorization: Bearer <key>${!oauthOn ? '' : `, or an OAuth access token (authorization server ${publicUrl ?? listener.url})`}\n`,
     );
   }
   const indexingOn = opts.index && process.env.VAULT_TOOLS_INDEX !== 'off';

@@ -10,3 +10,16 @@ export const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 export function stripBidiControls(text: string): string {
   return text.replace(BIDI_CONTROLS, '');
 }
+
+/**
+ * Every invisible character text from outside is cleaned of before a person sees it, in one set for every place
+ * that draws text (the consent page, the PDF report, the deck, the charts): the bidi controls above, the zero
+ * width space U+200B, the word joiner and invisible operators U+2060–U+2064, and the byte order mark U+FEFF. They
+ * draw nothing and hide or reorder what is there. The joiners U+200C/U+200D and variation selectors stay: they
+ * shape scripts and emoji.
+ */
+export const INVISIBLE = new RegExp(`${BIDI_CONTROLS.source}|[\\u200b\\u2060-\\u2064\\ufeff]`, 'g');
+
+export function stripInvisible(text: string): string {
+  return text.replace(INVISIBLE, '');
+}

@@ -4,6 +4,7 @@
  * The codes are documented in docs/errors.md; the list below is that contract.
  */
 import { escapeUnprintable } from './printable.js';
+import { formatCount } from './numbers.js';
 
 export const ERROR_CODES = {
   invalid_request: 400, // the request itself is malformed (body, JSON, content type)
@@ -28,7 +29,7 @@ export const ERROR_CODES = {
   // The store's write lock stayed taken by another process (a second `serve`, a `sync`, an import) for longer
   // than the busy timeout: nothing was written, and the same call succeeds once that write is done.
   store_busy: 503,
-  internal_error: 500, // a bug: logged with its stack on stderr, never shown to the caller
+  internal_error: 500, // a bug: logged on stderr (its stack with VAULT_TOOLS_LOG=debug), never shown to the caller
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -55,7 +56,7 @@ export class ServiceError extends Error {
  */
 export function quoted(value: string): string {
   if (value.length <= QUOTED_CHARS + 20) return escapeUnprintable(JSON.stringify(value));
-  return `${escapeUnprintable(JSON.stringify(value.slice(0, QUOTED_CHARS))).slice(0, -1)}…" of ${value.length.toLocaleString('en-US')} characters`;
+  return `${escapeUnprintable(JSON.stringify(value.slice(0, QUOTED_CHARS))).slice(0, -1)}…" of ${formatCount(value.length)} characters`;
 }
 const QUOTED_CHARS = 60;
 

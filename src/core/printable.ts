@@ -1,4 +1,5 @@
 import { BIDI_CONTROLS } from './bidi.js';
+import { formatCount } from './numbers.js';
 
 /**
  * Text from outside (a sync remote's error message, an OAuth client's name, say) made safe to print, or to store
@@ -10,7 +11,7 @@ import { BIDI_CONTROLS } from './bidi.js';
 const UNPRINTABLE = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]|${BIDI_CONTROLS.source}`, 'g');
 
 export function printable(text: string, maxChars = 500): string {
-  const shown = text.length > maxChars ? `${text.slice(0, maxChars)}… (${text.length.toLocaleString('en-US')} characters)` : text;
+  const shown = text.length > maxChars ? `${text.slice(0, maxChars)}… (${formatCount(text.length)} characters)` : text;
   return escapeUnprintable(shown);
 }
 

@@ -10,7 +10,7 @@ import { hasVectorExtension, vectorExtensionError } from '../store/db.js';
 import { log } from '../log.js';
 import { describeKernel } from './embedder/types.js';
 import { indexPending } from './vector-indexing.js';
-import { type EmbedderLike } from './embed-chunks.js';
+import type { EmbedderLike } from './embed-chunks.js';
 import { ensureWordIndex, vaultsWithChunks } from './word-index.js';
 
 /**

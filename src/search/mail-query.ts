@@ -38,7 +38,6 @@
  *
  * Normalization is the one rule of `src/store/text.ts`, shared with every other text match.
  */
-import { normalize, tokens as words } from '../store/text.js';
 export { MailQueryError, type MailMessage, type MailQuery, type MailQueryNode } from './mail-query-ast.js';
 export { parseMailQuery } from './mail-query-parse.js';
 export { matchesMessage } from './mail-query-match.js';

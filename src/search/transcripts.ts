@@ -11,7 +11,7 @@ import { hasVectorExtension, type Db } from '../store/db.js';
 import { tokens } from '../store/text.js';
 import { STOPWORDS } from './stopwords.js';
 import { hasVectors, nearestChunks, rescore, storedVectors, vectorIndexOwner } from './vectors.js';
-import { type EmbedderLike } from './embed-chunks.js';
+import type { EmbedderLike } from './embed-chunks.js';
 import { bm25Ranked, bm25Ranking, matchesAny } from './word-index.js';
 import { filteredChunks, isFiltered, type SearchFilters } from './chunk-index.js';
 

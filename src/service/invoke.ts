@@ -18,6 +18,7 @@ import { appendOutbox, findKeyedOutboxEntry, setOutboxResult } from '../store/ou
 import { KeyedCallsRunning, storedAnswer, type KeyedCall } from './idempotency.js';
 import type { EmbedderLike } from '../search/embed-chunks.js';
 import { shareFairly } from '../search/embedder/fair-share.js';
+import { isoUtc } from '../time.js';
 
 export type InvokeResult =
   | {
@@ -61,6 +62,16 @@ export interface CallOptions {
 
 /** Thrown inside a write's transaction when the caller's same idempotency key committed first (from another process). */
 class AlreadyCommitted extends Error {}
+
+/** An error thrown after the call's write committed (the outbox entry `outboxSeq` holds its answer). */
+class AfterCommit extends Error {
+  constructor(
+    readonly outboxSeq: number,
+    cause: unknown,
+  ) {
+    super(`failed after the write of outbox entry ${outboxSeq} committed`, { cause });
+  }
+}
 
 export class Service {
   readonly links: Links;
@@ -132,6 +143,10 @@ export class Service {
         log.error(`tool ${name}: ${(err as Error).message}`);
         return { ok: false, status: ERROR_CODES.store_busy, code: 'store_busy', message: 'The store was replaced by a restore after this server started; nothing was written. The server must be restarted to use the restored store.' };
       }
+      if (err instanceof AfterCommit) {
+        log.error(`tool ${name} failed after its write was committed (outbox entry ${err.outboxSeq})`, err.cause);
+        return { ok: false, status: 500, code: 'internal_error', message: `The write was committed (outbox entry ${err.outboxSeq}) but its answer failed afterwards; do not send it again as a new call: list the records to see it, or repeat it with the same Idempotency-Key to get its answer.` };
+      }
       if (isStoreBusy(err)) {
         log.warn(`tool ${name}: the store stayed locked by another writer (${(err as Error).message})`);
         return { ok: false, status: ERROR_CODES.store_busy, code: 'store_busy', message: `The store is busy with another process's write (waited ${BUSY_TIMEOUT_MS / 1000} s for it); nothing was written. Retry in a moment.` };
@@ -143,10 +158,15 @@ export class Service {
 
   private async run(tool: Tool, args: Record<string, unknown>, vault: Vault | undefined, principal: Principal, options: CallOptions, keyed?: KeyedCall): Promise<InvokeResult> {
     const ctx = new CallContext(this, tool, args, vault, principal, this.now(), options, keyed);
-    const data = (await tool.run(args, ctx)) as Record<string, unknown>;
-    // The outbox keeps the tool's whole answer (what a replay returns, and what a push maps ids from), not
-    // just what the write step returned. Until this lands it holds the write's own result.
-    if (ctx.outboxSeq !== undefined) setOutboxResult(this.db, ctx.outboxSeq, data);
+    let data: Record<string, unknown>;
+    try {
+      data = (await tool.run(args, ctx)) as Record<string, unknown>;
+    } catch (err) {
+      // Whatever fails once the write committed (its outbox entry holds the answer) must not be told as "nothing
+      // was written": a caller who retries would write twice.
+      if (ctx.outboxSeq !== undefined) throw new AfterCommit(ctx.outboxSeq, err);
+      throw err;
+    }
     return ctx.artifacts.length > 0 ? { ok: true, data, artifacts: ctx.artifacts } : { ok: true, data };
   }
 }
@@ -203,16 +223,21 @@ class CallContext implements ToolContext {
     this.artifacts.push(artifact);
   };
 
-  readonly commit = <T>(write: () => T): { result: T; outboxSeq: number } => {
+  readonly commit = <T, A>(write: () => T, answer: (written: T, outboxSeq: number) => A): A => {
     const { db, tool, keyed } = this;
     const { vault: _v, ...rest } = this.args;
-    return writeTransaction(db, () => {
-      const result = write();
+    const committed = writeTransaction(db, () => {
+      const written = write();
       if (keyed && findKeyedOutboxEntry(db, keyed.keyId, keyed.key)) throw new AlreadyCommitted(); // rolls the write back
-      const entry = appendOutbox(db, { vaultId: this.resolvedVault!.id, tool: tool.name, args: rest, result, principal: this.principal, at: this.now.toISOString(), idempotencyKey: keyed?.key });
-      this.outboxSeq = entry.seq;
-      return { result, outboxSeq: entry.seq };
+      const entry = appendOutbox(db, { vaultId: this.resolvedVault!.id, tool: tool.name, args: rest, result: written, principal: this.principal, at: isoUtc(this.now), idempotencyKey: keyed?.key });
+      // The whole answer (what a replay returns, and what a push maps ids from) is stored in the write's own
+      // transaction: there is no moment when the write exists and its answer does not.
+      const whole = answer(written, entry.seq);
+      setOutboxResult(db, entry.seq, whole);
+      return { whole, seq: entry.seq };
     });
+    this.outboxSeq = committed.seq;
+    return committed.whole;
   };
 }
 

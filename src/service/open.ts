@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { allArtifactPaths } from '../store/files.js';
 import { artifactAbsolutePath } from '../render/artifacts.js';
-import { loadSqlite, openDb, storePath, type Db } from '../store/db.js';
+import { connect, loadSqlite, openDb, storePath, type Db } from '../store/db.js';
 import { countLeftovers, describeLeftovers, findLeftovers, removeLeftovers, sweepLeftovers, type Leftovers } from '../store/leftovers.js';
 import { sqliteEngine, storeHealth, vectorExtensionVersion, type StoreHealth } from '../store/health.js';
 import { log } from '../log.js';
@@ -24,7 +24,7 @@ export { allVaults, findVault } from '../store/vaults.js';
 export const storeExists = (dataDir: string): boolean => existsSync(storePath(dataDir));
 
 /** The data dir's store, created and migrated as needed, with stale leftovers of interrupted writes removed. */
-export function openStore(dataDir: string): Store {
+export function openDataDirStore(dataDir: string): Store {
   const db = openDb(dataDir);
   sweepOnOpen(db, dataDir);
   return db;
@@ -42,7 +42,7 @@ function sweepOnOpen(db: Db, dir: string): void {
 
 /** The existing store, opened read-only (not even a migration is written): for checks that must change nothing. */
 export function openStoreReadOnly(dataDir: string): Store {
-  return new (loadSqlite())(storePath(dataDir), { readonly: true, fileMustExist: true });
+  return connect(storePath(dataDir), { readonly: true, fileMustExist: true });
 }
 
 /** Opens the store, runs `check`, closes it. */

@@ -69,16 +69,26 @@ export function openDb(dataDir: string): Db {
   return db;
 }
 
+/**
+ * A connection to a store file with the settings every connection needs, whatever it is for (openDb's store, a
+ * read-only check, a copy): it waits for another process's write (busy_timeout) instead of failing at once, keeps
+ * foreign keys, and has the vector extension when it loads. Nothing opens a store without it.
+ */
+export function connect(file: string, options: Database.Options = {}): Db {
+  const db = new (loadSqlite())(file, options);
+  // First, so that switching a new store to WAL waits for another process opening it at the same moment.
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  db.pragma('foreign_keys = ON');
+  loadVectorExtension(db);
+  return db;
+}
+
 /** Opens a store file (WAL, busy timeout, foreign keys) and migrates it to the latest schema. */
 export function openStoreFile(path: string): Db {
-  const db = new (loadSqlite())(path);
+  const db = connect(path);
   try {
-    // First, so that switching a new store to WAL waits for another process opening it at the same moment.
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.pragma('journal_mode = WAL');
-    db.pragma('foreign_keys = ON');
     db.pragma('synchronous = NORMAL');
-    loadVectorExtension(db);
     migrate(db);
   } catch (err) {
     db.close();

@@ -33,7 +33,7 @@ const LABEL = /^[^:\n]{1,60}:\s+/;
  * apostrophe, "n't" after a space, whitespace other than single spaces between words, a line's leading or trailing
  * space, an empty line, speech that starts with punctuation; or a repeat (REPEATED_WORD, REPEATED_PAIR) or a filler.
  */
-const MAY_CHANGE = /[{[(]|\s[,.?!;:]|\s'(?:s|re|ve|ll|d|m)\b|\sn't\b|[^\S \n]|  |^ | $|^$|^[,.;:]|: [,.;:]/im;
+const MAY_CHANGE = /[{[(]|\s[,.?!;:]|\s'(?:s|re|ve|ll|d|m)\b|\sn't\b|[^\S \n]| {2}|^ | $|^$|^[,.;:]|: [,.;:]/im;
 const HAS_REPEAT = /\b(\w+(?: \w+)?) \1\b/i; // not global: test() keeps no position between calls
 const mayChange = (text: string) => MAY_CHANGE.test(text) || HAS_REPEAT.test(text) || HAS_FILLER.test(text);
 
@@ -73,6 +73,8 @@ export function embeddingText(text: string): string {
 /**
  * The key of a chunk's vector (its content_hash): the SHA-256 of the text the embedder reads of it, so a vector is
  * reused exactly while what the model sees is unchanged, and a change to what it reads re-embeds only the chunks
- * it changes (migration 8 re-keys a store).
+ * it changes. Changing what embeddingText returns for any text is a new migration that re-keys stores with a
+ * frozen copy of the new function, as migration 8 does (migration-8-content-hash.ts; test/unit/migrations-frozen.test.ts
+ * holds the live function to the newest copy).
  */
 export const contentHash = (text: string): string => createHash('sha256').update(embeddingText(text)).digest('hex');

@@ -41,7 +41,7 @@ export function findArtifacts(db: Db, vaultId: string, opts: { words: string[]; 
   return sql(
     db,
     `SELECT * FROM artifacts WHERE vault_id = @v AND (@kind IS NULL OR kind = @kind) ${clauses}
-     ORDER BY created_at DESC, id LIMIT ${limitParam('@limit')}`,
+     ORDER BY created_at DESC, rowid DESC LIMIT ${limitParam('@limit')}`,
   ).all(params) as ArtifactRow[];
 }
 
@@ -49,7 +49,7 @@ export function findArtifacts(db: Db, vaultId: string, opts: { words: string[]; 
 export function recentArtifacts(db: Db, vaultIds: string[], limit: number): (ArtifactRow & { vault_id: string })[] {
   return sql(
     db,
-    `SELECT * FROM artifacts WHERE vault_id IN (SELECT value FROM json_each(?)) ORDER BY created_at DESC, id LIMIT ${limitParam('?')}`,
+    `SELECT * FROM artifacts WHERE vault_id IN (SELECT value FROM json_each(?)) ORDER BY created_at DESC, rowid DESC LIMIT ${limitParam('?')}`,
   ).all(JSON.stringify(vaultIds), limit) as (ArtifactRow & { vault_id: string })[];
 }
 
@@ -170,12 +170,12 @@ const COMPLETION_SCAN = 2000;
 export function artifactIdsStartingWith(db: Db, vaultId: string, typed: string, limit: number): string[] {
   const byId = sql(
     db,
-    `SELECT id, created_at FROM artifacts WHERE vault_id = ? AND substr(id, 1, length(?)) = ? ORDER BY created_at DESC, id LIMIT ${limitParam('?')}`,
+    `SELECT id, created_at FROM artifacts WHERE vault_id = ? AND substr(id, 1, length(?)) = ? ORDER BY created_at DESC, rowid DESC LIMIT ${limitParam('?')}`,
   ).all(vaultId, typed, typed, limit) as { id: string; created_at: string }[];
   const lower = typed.toLowerCase();
   const byWord = !lower
     ? []
-    : (sql(db, `SELECT id, created_at, kind, title, file_name FROM artifacts WHERE vault_id = ? ORDER BY created_at DESC, id LIMIT ${limitParam('?')}`).all(vaultId, COMPLETION_SCAN) as (ArtifactRow & { created_at: string })[])
+    : (sql(db, `SELECT id, created_at, kind, title, file_name FROM artifacts WHERE vault_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ${limitParam('?')}`).all(vaultId, COMPLETION_SCAN) as (ArtifactRow & { created_at: string })[])
         .filter((a) => `${a.kind} ${a.title} ${a.file_name}`.toLowerCase().split(/[^\p{L}\p{N}]+/u).some((w) => w.startsWith(lower)));
   const seen = new Set<string>();
   return [...byId, ...byWord]

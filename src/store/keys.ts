@@ -50,7 +50,7 @@ export function keyRowByHash(db: Db, keyHash: string): KeyRow | undefined {
 
 /** Oldest first. */
 export function listKeyRows(db: Db): KeyRow[] {
-  return sql(db, 'SELECT * FROM api_keys ORDER BY created_at, id').all() as KeyRow[];
+  return sql(db, 'SELECT * FROM api_keys ORDER BY created_at, rowid').all() as KeyRow[];
 }
 
 /** Marks a key revoked at `at`; false when there is no such key or it was revoked already. */

@@ -5,9 +5,10 @@
  * Every vault-scoped table is keyed by (vault_id, id) and cascades from `vaults`, so ids coming from the
  * hosted service or from fixtures never collide across vaults and dropping a vault drops all of it.
  * JSON columns (`*_json`) hold small arrays that are always read whole.
- * A step is SQL, or a function where the new values are computed in JavaScript (e.g. hashes).
+ * A step is SQL, or a function where the new values are computed in JavaScript (e.g. hashes). What a step computes
+ * is copied beside it and frozen (migration-8-content-hash.ts), never imported from code that keeps changing.
  */
-import { contentHash } from './embedding-text.js';
+import { contentHashV8 } from './migration-8-content-hash.js';
 import type Database from 'better-sqlite3';
 
 export const migrations: (string | ((db: Database.Database) => void))[] = [
@@ -613,7 +614,7 @@ CREATE TABLE IF NOT EXISTS search_versions (
       if (!rows.length) break;
       after = rows.at(-1)!.id;
       for (const r of rows) {
-        const key = contentHash(r.text);
+        const key = contentHashV8(r.text);
         if (key !== r.content_hash) (rekey.run(key, r.id), changed++);
       }
     }
@@ -670,4 +671,25 @@ CREATE TABLE IF NOT EXISTS oauth_grants (
     const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('tasks');
     if (!columns.includes('blocked_by_json')) db.exec('ALTER TABLE tasks ADD COLUMN blocked_by_json TEXT');
   },
+  /* 12 (issue 53): one format for every stored moment; see wholeSecondTimes below */
+  (db) => wholeSecondTimes(db),
 ];
+
+/**
+ * Migration 11 (issue 53): one format for every stored moment, UTC to the whole second ("2026-11-26T12:40:00Z", as
+ * fixtures and the hosted service write them; src/time.ts isoUtc), so text order is time order. Local writes
+ * stored milliseconds ("…:05.123Z", which sorts before "…:05Z") and upstream times were kept as sent (an offset,
+ * milliseconds): every TEXT column named `at` or `…_at` is rewritten to that format where it holds a date-time
+ * SQLite reads. Self-contained (it lists the columns itself), so it runs the same on any store; running it again
+ * changes nothing.
+ */
+export function wholeSecondTimes(db: Database.Database): void {
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[];
+  for (const table of tables) {
+    const columns = db.prepare('SELECT name, type FROM pragma_table_info(?)').all(table) as { name: string; type: string }[];
+    for (const { name } of columns.filter((c) => /^(.+_)?at$/.test(c.name) && c.type.toUpperCase() === 'TEXT')) {
+      const whole = `strftime('%Y-%m-%dT%H:%M:%SZ', "${name}")`;
+      db.exec(`UPDATE "${table}" SET "${name}" = ${whole} WHERE "${name}" GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T*' AND ${whole} IS NOT NULL AND "${name}" <> ${whole}`);
+    }
+  }
+}

@@ -117,7 +117,7 @@ export function oauthGrantRow(db: Db, id: string): OAuthGrantRow | undefined {
 
 /** Oldest first. */
 export function listOAuthGrantRows(db: Db): OAuthGrantRow[] {
-  return sql(db, 'SELECT * FROM oauth_grants ORDER BY created_at, id').all() as OAuthGrantRow[];
+  return sql(db, 'SELECT * FROM oauth_grants ORDER BY created_at, rowid').all() as OAuthGrantRow[];
 }
 
 /** Marks a grant revoked and deletes all its codes and tokens, at once; false when it was revoked already or is unknown. */

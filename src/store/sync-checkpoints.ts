@@ -5,6 +5,7 @@
  * Every write runs inside the caller's transaction.
  */
 import { sql, type Db } from './db.js';
+import { isoUtc } from '../time.js';
 
 export interface SyncStateRow {
   vault_id: string;
@@ -56,7 +57,7 @@ export function checkpoint(db: Db, vaultId: string, resource: string): string | 
 }
 
 export function setCheckpoint(db: Db, vaultId: string, resource: string, cursor: string): void {
-  sql(db, 'INSERT OR REPLACE INTO sync_checkpoints (vault_id, resource, cursor, updated_at) VALUES (?, ?, ?, ?)').run(vaultId, resource, cursor, new Date().toISOString());
+  sql(db, 'INSERT OR REPLACE INTO sync_checkpoints (vault_id, resource, cursor, updated_at) VALUES (?, ?, ?, ?)').run(vaultId, resource, cursor, isoUtc(Date.now()));
 }
 
 /** The fingerprint each record of a resource (`entity`, `meeting`, `file`, `artifact`) last landed with, by id. */

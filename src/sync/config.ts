@@ -17,10 +17,24 @@ export interface RemoteConfig {
 const urlFile = (dataDir: string) => join(dataDir, 'remote.json');
 const keyFile = (dataDir: string) => join(dataDir, 'remote.key');
 
-export function storedRemote(dataDir: string): { url?: string; hasKey: boolean } {
-  let url: string | undefined;
-  if (existsSync(urlFile(dataDir))) url = (JSON.parse(readFileSync(urlFile(dataDir), 'utf8')) as { url?: string }).url;
-  return { url, hasKey: existsSync(keyFile(dataDir)) };
+/**
+ * What `remote set` stored. `broken` is a sentence when remote.json is there but unusable (not JSON, no `url`
+ * string: edited by hand, cut short), so every command says so plainly instead of failing on it.
+ */
+export function storedRemote(dataDir: string): { url?: string; hasKey: boolean; broken?: string } {
+  const hasKey = existsSync(keyFile(dataDir));
+  const file = urlFile(dataDir);
+  if (!existsSync(file)) return { hasKey };
+  const fix = 'fix it, or write it again with `vault-tools remote set URL --key KEY`';
+  let stored: unknown;
+  try {
+    stored = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    return { hasKey, broken: `${file} is not valid JSON (${(err as Error).message.split('\n')[0]}): ${fix}` };
+  }
+  const url = (stored as { url?: unknown } | null)?.url;
+  if (typeof url !== 'string' || !url) return { hasKey, broken: `${file} has no "url" string: ${fix}` };
+  return { url, hasKey };
 }
 
 export function saveRemote(dataDir: string, url: string, key: string | undefined): void {
@@ -51,6 +65,7 @@ export function resolveRemote(dataDir: string, options: { remote?: string; remot
       : stored.hasKey
         ? [readFileSync(keyFile(dataDir), 'utf8').trim(), keyFile(dataDir)]
         : [undefined, ''];
+  if (!url && stored.broken) return stored.broken;
   if (!url) return 'no remote configured: pass --remote URL, set VAULT_TOOLS_REMOTE_URL, or run `vault-tools remote set URL --key KEY`';
   if (!key) return `no key for ${url}: pass --remote-key KEY, set VAULT_TOOLS_REMOTE_KEY, or run \`vault-tools remote set ${url} --key KEY\``;
   return { url, key, urlFrom, keyFrom };

@@ -17,6 +17,7 @@ import { LIMIT_SETTINGS, syncLimits, type SyncLimits } from './limits.js';
 import { printable } from '../core/printable.js';
 import { processAlive } from '../core/process-alive.js';
 import { dropUnreachable, fetchVaults, upsertVault } from './resources/vaults.js';
+import { isoUtc } from '../time.js';
 
 export interface SyncOptions {
   url: string;
@@ -72,7 +73,7 @@ export async function runSync(db: Db, options: SyncOptions): Promise<SyncReport>
       await withBulkWrites(db, async () => {
         for (const v of wanted) {
           try {
-            upsertVault(db, v, new Date().toISOString());
+            upsertVault(db, v, isoUtc(Date.now()));
             ensureSyncState(db, v.id, options.url);
             const before = remote.stats.requests;
             let localOnly: ReturnType<typeof localOnlyIds> | undefined; // read from the outbox once per vault

@@ -5,6 +5,7 @@
  */
 import { quoted } from '../core/errors.js';
 import { fingerprint } from './fingerprint.js';
+import { formatCount } from '../core/numbers.js';
 
 export interface SyncLimits {
   /** Pages one paginated walk follows (list_findings, changes_since, one meeting's transcript). */
@@ -76,7 +77,7 @@ export class PageWalk {
   /** Called with a page's next cursor (or offset) before it is followed; throws a LimitError instead. */
   follow(cursor: string | number): void {
     if (++this.pages > this.maxPages) {
-      throw new LimitError(`${this.what}: more than ${this.maxPages.toLocaleString('en-US')} pages (${LIMIT_SETTINGS.maxPages.env}), so the walk stopped there`);
+      throw new LimitError(`${this.what}: more than ${formatCount(this.maxPages)} pages (${LIMIT_SETTINGS.maxPages.env}), so the walk stopped there`);
     }
     // Kept as a digest: a cursor is the server's to size.
     const key = fingerprint(cursor);

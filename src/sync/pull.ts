@@ -21,6 +21,7 @@ import { pullMilestones } from './resources/milestones.js';
 import { pullPeople } from './resources/people.js';
 import { pullPlanSteps } from './resources/plan-steps.js';
 import { pullTasks } from './resources/tasks.js';
+import { isoUtc } from '../time.js';
 
 /** How far before the previous pull's start `changes_since` looks, for clock skew between here and upstream. */
 const SINCE_MARGIN_MS = 10 * 60_000;
@@ -66,7 +67,7 @@ async function pullInventory(ctx: PullContext): Promise<number> {
 
 export async function pullVault(ctx: PullContext & { dataDir: string }, options: { full?: boolean } = {}): Promise<PullSummary> {
   const { db, vaultId, remote } = ctx;
-  const startedAt = new Date().toISOString();
+  const startedAt = isoUtc(Date.now());
   const previous = lastPullStartedAt(db, vaultId);
   const incremental = !!previous && !options.full;
 
@@ -83,7 +84,7 @@ export async function pullVault(ctx: PullContext & { dataDir: string }, options:
     meetingDetails = await fetchingDetails;
   } else {
     meetingDetails = await fetchingDetails;
-    const since = new Date(Date.parse(previous!) - SINCE_MARGIN_MS).toISOString();
+    const since = isoUtc(Date.parse(previous!) - SINCE_MARGIN_MS);
     const [ids, stats] = await Promise.all([changedEntityIds(ctx, since), remote.tool<{ entities?: { total?: number } }>('stats', { vault: vaultId })]);
     // Entities of a meeting that is new or changed (say, extraction just finished) have new counts and quotes.
     for (const d of meetingDetails) for (const m of d.mentions ?? []) ids.add(m.id);
@@ -109,7 +110,7 @@ export async function pullVault(ctx: PullContext & { dataDir: string }, options:
     pullArtifacts(ctx, ctx.dataDir),
   ]);
 
-  markPulled(db, vaultId, startedAt, new Date().toISOString());
+  markPulled(db, vaultId, startedAt, isoUtc(Date.now()));
   return {
     vaultId,
     mode: incremental ? 'incremental' : 'full',

@@ -12,6 +12,7 @@ import { toolsByName } from '../catalog/index.js';
 import type { RecordKind } from '../catalog/define.js';
 import { RemoteAuthError, RemoteError, type RemoteClient } from './remote.js';
 import { printable } from '../core/printable.js';
+import { isoUtc } from '../time.js';
 
 export interface PushReport {
   pushed: number;
@@ -42,7 +43,7 @@ export async function pushOutbox(
   const entries = listOutbox(db, { status: 'pending', limit: 1_000_000 }).filter((e) => !options.vaultIds || options.vaultIds.has(e.vaultId));
   const report: PushReport = { pushed: 0, failed: [], pending: entries.length };
   for (const [i, entry] of entries.entries()) {
-    const at = new Date().toISOString();
+    const at = isoUtc(Date.now());
     try {
       const answer = await remote.tool<Record<string, unknown>>(entry.tool, { ...mapIds(db, entry), vault: entry.vaultId }, { 'Idempotency-Key': entry.idempotencyId });
       writeTransaction(db, () => {

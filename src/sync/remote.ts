@@ -15,6 +15,7 @@ import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PACKAGE_VERSION } from '../package-info.js';
 import { printable } from '../core/printable.js';
+import { backoffMs, retryAfterMs } from '../core/retry.js';
 import { parseRemoteUrl } from './config.js';
 import { LIMIT_SETTINGS, numberSetting } from './limits.js';
 import { MAX_WAIT_MS, Pacer } from './pacer.js';
@@ -323,9 +324,8 @@ export class RemoteClient {
     };
   }
 
-  /** Exponential backoff with jitter: unit × 2^(attempt-1), from half to all of it, capped. */
   private backoff(attempt: number): number {
-    return Math.min(MAX_WAIT_MS, this.backoffMs * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
+    return backoffMs(attempt, this.backoffMs, MAX_WAIT_MS);
   }
 
   /** The service's error body `{error:{code,message}}`, or the status when the body is something else. */
@@ -358,15 +358,6 @@ export function formatMs(ms: number): string {
 
 function formatBytes(n: number): string {
   return n >= 1024 * 1024 && n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MiB` : `${n} bytes`;
-}
-
-/** Retry-After as seconds or an HTTP date, in ms; undefined when absent or unreadable. */
-export function retryAfterMs(header: string | string[] | undefined): number | undefined {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (!value) return undefined;
-  if (/^\d+(\.\d+)?$/.test(value.trim())) return Number(value) * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
 
 /** Network-level failures worth another attempt: resets, timeouts, bodies cut short. */

@@ -98,7 +98,8 @@ export async function launchBrowser(): Promise<Browser> {
       }),
     screenshot: (url, file, width, height) =>
       withPage(url, { width, height }, async (session) => {
-        await sleep(300); // the host's resize and the last paint
+        // The host's resize and the last paint: two animation frames after everything so far has been laid out.
+        await send('Runtime.evaluate', { expression: 'new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))', awaitPromise: true }, session);
         const { data } = await send('Page.captureScreenshot', { format: 'png' }, session);
         writeFileSync(file, Buffer.from(data as string, 'base64'));
       }),

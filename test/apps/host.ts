@@ -38,6 +38,12 @@ function withPolicy(html: string): string {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Polls `condition` until it holds (true) or `ms` pass (false): waiting for what the view does, not for the clock. */
+async function until(condition: () => boolean, ms = 5000): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await sleep(20)) if (condition()) return true;
+  return condition();
+}
+
 /** The first element matching `selector` in the view, waiting for it (up to ~10 s). */
 async function find(doc: () => Document, selector: string, test: (e: Element) => boolean = () => true): Promise<Element> {
   for (let i = 0; i < 200; i++) {
@@ -119,13 +125,14 @@ export const SCENARIOS: Record<string, Steps> = {
       const at = { bubbles: true, clientX: box.x + box.width / 2, clientY: box.y + box.height / 2 };
       bar.dispatchEvent(new PointerEvent('pointermove', at));
       bar.dispatchEvent(new MouseEvent('mousemove', at));
-      await sleep(200);
-      report.tooltip = text(doc().querySelector('#vg-tooltip-element'));
+      const tooltip = () => text(doc().querySelector('#vg-tooltip-element'));
+      await until(() => tooltip() !== '');
+      report.tooltip = tooltip();
     }
     const toggle = (await find(doc, '[data-role=toggle-data]')) as HTMLButtonElement;
     report.tableHiddenBefore = (doc().querySelector('[data-role=data-table]') as HTMLElement | null)?.hidden ?? null;
     toggle.click();
-    await sleep(50);
+    await until(() => (doc().querySelector('[data-role=data-table]') as HTMLElement | null)?.hidden === false);
     const table = doc().querySelector('[data-role=data-table]') as HTMLElement;
     report.tableHiddenAfter = table.hidden;
     report.tableRows = [...table.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map(text));

@@ -74,6 +74,6 @@ export async function startViewHost(client: McpTestClient): Promise<ViewHost> {
 /** What the host page saw (its #report), from chromium's dumped DOM. */
 export function reportOf(dom: string): Record<string, any> {
   const m = /<pre id="report"[^>]*>([A-Za-z0-9+/=]*)<\/pre>/.exec(dom);
-  if (!m || !m[1]) throw new Error(`the host page wrote no report:\n${dom.slice(0, 2000)}`);
+  if (!m?.[1]) throw new Error(`the host page wrote no report:\n${dom.slice(0, 2000)}`);
   return JSON.parse(Buffer.from(m[1], 'base64').toString('utf8'));
 }

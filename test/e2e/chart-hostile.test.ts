@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BIN, demoStore, type DemoStore } from '../helpers.js';
 
 type Data = Record<string, any>;
@@ -73,6 +73,12 @@ async function rendersNormally(): Promise<void> {
 }
 
 /** The renderer process the server started: its child whose command line sets the renderer's heap. */
+/** CPU time a process has used, in clock ticks (user + system, /proc/<pid>/stat fields 14 and 15). */
+function cpuTicks(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
 function rendererPids(): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
@@ -139,8 +145,10 @@ describe('render_chart with hostile specs, on one server process', () => {
       mark: 'line',
       encoding: { x: { field: 'x', type: 'quantitative' }, y: { field: 'y', type: 'quantitative' } },
     };
+    const before = cpuTicks(renderer!);
     const dying = chart(slow);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Killed while drawing: once the renderer has spent a tenth of a second of CPU on this chart.
+    await vi.waitFor(() => expect(cpuTicks(renderer!)).toBeGreaterThan(before + 10), { timeout: 20_000, interval: 20 });
     process.kill(renderer!, 'SIGKILL'); // as the kernel's out-of-memory killer would
     const r = await dying;
     expect(r.error?.code).toBe('invalid_arguments');

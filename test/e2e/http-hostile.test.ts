@@ -5,7 +5,8 @@
  */
 import { spawn } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readdirSync, readlinkSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BIN, demoStore, type DemoStore } from '../helpers.js';
 import { http, startServer, type RawResponse, type RunningServer } from '../http-helpers.js';
 
@@ -39,8 +40,7 @@ function rpcMessages(r: RawResponse): any[] {
   return r.body
     .split('\n')
     .filter((l) => l.startsWith('data: '))
-    .map((l) => JSON.parse(l.slice(6)))
-    .flat();
+    .flatMap((l) => JSON.parse(l.slice(6)));
 }
 
 const toolCall = (id: number, name: string, args: object) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
@@ -127,6 +127,7 @@ describe('shutdown with hostile clients', () => {
     const { hostname, port } = new URL(s.url);
     const host = `${hostname}:${port}`;
     const sockets: Socket[] = [];
+    let answered = 0;
     const open = (text: string) =>
       new Promise<void>((resolve, reject) => {
         const socket = connect({ host: hostname, port: Number(port) }, () => {
@@ -135,8 +136,19 @@ describe('shutdown with hostile clients', () => {
         });
         socket.on('error', () => {}); // the server is expected to hang up on us
         socket.once('error', reject);
+        socket.once('data', () => answered++);
         sockets.push(socket);
       });
+    // The server's open sockets (Linux): its listener and every connection it has accepted.
+    const serverSockets = () =>
+      readdirSync(`/proc/${s.child.pid}/fd`).filter((fd) => {
+        try {
+          return readlinkSync(`/proc/${s.child.pid}/fd/${fd}`).startsWith('socket:');
+        } catch {
+          return false; // closed while listed
+        }
+      }).length;
+    const before = serverSockets();
     const auth = `Authorization: Bearer ${store.ownerKey}\r\n`;
     try {
       for (let i = 0; i < 6; i++) await open(`POST /v1/tools/stats HTTP/1.1\r\nHost: ${host}\r\n${auth}`); // headers never finished
@@ -144,7 +156,11 @@ describe('shutdown with hostile clients', () => {
       for (let i = 0; i < 4; i++) await open(`GET /v1/mcp HTTP/1.1\r\nHost: ${host}\r\n${auth}Accept: text/event-stream\r\n\r\n`); // would-be event streams
       for (let i = 0; i < 4; i++) await open(`GET /v1 HTTP/1.1\r\nHost: ${host}\r\nConnection: keep-alive\r\n\r\n`); // answered, then idle
       expect(sockets).toHaveLength(20);
-      await new Promise((r) => setTimeout(r, 300)); // let the server take them all in
+      // The server has taken them all in: accepted all 20, and answered the 4 GET /v1 and the 4 event streams.
+      await vi.waitFor(() => {
+        expect(serverSockets()).toBeGreaterThanOrEqual(before + 20);
+        expect(answered).toBeGreaterThanOrEqual(8);
+      }, { timeout: 20_000, interval: 20 });
 
       const started = Date.now();
       const exited = new Promise<number | null>((resolve) => s.child.once('exit', (code) => resolve(code)));

@@ -9,6 +9,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -340,13 +341,24 @@ describe('MCP over Streamable HTTP', () => {
 describe('shutdown', () => {
   it('finishes in-flight requests on SIGTERM and exits cleanly', async () => {
     const s = await startServer(store.dir, ['--rate-limit', '0']);
-    const pending = callTool(s.url, 'list_findings', { vault: NW, limit: 200 }, keys.manager);
-    // Long enough for the request to reach the server: shutdown now closes connections that are still idle.
-    await new Promise((r) => setTimeout(r, 30));
+    // The request is in flight once the server has read its headers: with `Expect: 100-continue` it says so
+    // (100 Continue) and waits for the body, which is sent only after SIGTERM. Shutdown closes idle connections only.
+    const body = JSON.stringify({ vault: NW, limit: 200 });
+    const { hostname, port } = new URL(s.url);
+    const req = request({ hostname, port, method: 'POST', path: '/v1/tools/list_findings', headers: { authorization: `Bearer ${keys.manager}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' } });
+    const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      req.on('response', (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d) => (text += d)).on('end', () => resolve({ status: res.statusCode!, text }));
+      });
+      req.on('error', reject);
+    });
+    await new Promise<void>((resolve) => req.once('continue', () => resolve()));
     const exit = s.stop();
-    const r = await pending;
+    req.end(body);
+    const r = await answer;
     expect(r.status).toBe(200);
-    expect(r.json().data.findings.length).toBeGreaterThan(50);
+    expect(JSON.parse(r.text).data.findings.length).toBeGreaterThan(50);
     expect(await exit).toBe(0);
   });
 });

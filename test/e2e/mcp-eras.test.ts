@@ -5,7 +5,7 @@
  * completions offer only the key's vaults; a member key is not shown manager-only tools; a call without `vault`
  * asks the person where the connection can carry the question, and fails with the clear error where it cannot.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { tools } from '../../src/catalog/index.js';
 import { demoStore, type DemoStore } from '../helpers.js';
 import { startServer, type RunningServer } from '../http-helpers.js';
@@ -101,7 +101,8 @@ describe('completion/complete', () => {
       for (let i = 0; i < 2; i++) {
         const r = await client.callTool({ name: 'export_report', arguments: { vault: NW, dataset: 'findings', format: 'pdf' } });
         ids.push(r.structuredContent.artifactId as string);
-        await new Promise((resolve) => setTimeout(resolve, 1100)); // another second on the clock
+        const second = Math.floor(Date.now() / 1000);
+        await vi.waitFor(() => expect(Math.floor(Date.now() / 1000)).toBeGreaterThan(second), { timeout: 5000, interval: 20 }); // another second on the clock
       }
       const { resources } = await client.listResources();
       const listed = ids.map((id) => resources.find((r: { uri: string }) => r.uri.endsWith(id)) as { uri: string; title: string });

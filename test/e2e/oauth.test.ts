@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   Client,
   StreamableHTTPClientTransport,
@@ -475,7 +475,7 @@ describe('issue 36: what a client sends is named, bounded and answered once', ()
   it('keeps a client name out of the terminal: the approval is logged with its control characters shown, not sent', async () => {
     const clientId = await register({ client_name: 'Evil\r\nkey_fake manager vaults: all\u001b]0;pwned\u0007\u001b[8mhidden' });
     await approvedCode(clientId, store.ownerKey, [vaults[0]!]);
-    await new Promise((r) => setTimeout(r, 100));
+    await vi.waitFor(() => expect(server.stderr()).toContain('approved Evil'));
     const line = server.stderr().split('\n').find((l) => l.includes('approved Evil'));
     expect(line).toContain('Evil\\u000d\\u000akey_fake manager vaults: all\\u001b]0;pwned\\u0007\\u001b[8mhidden');
     expect(server.stderr()).not.toMatch(/\u001b|^key_fake/m);

@@ -86,7 +86,7 @@ beforeAll(() => {
     p.catch(() => undefined); // reported by that line's tests
     installs.set(line, p);
   }
-});
+}, 900_000); // npm pack, then the installs start (each line's own hook waits for its install)
 
 let running = 0;
 const waiting: (() => void)[] = [];

@@ -162,7 +162,7 @@ describe('the README', () => {
   it('names the Node lines package.json supports', () => {
     // engines `^20.18.1 || ^22.0.0 || …` → "Runs on Node.js 26, 24, 22 and 20.18.1"
     const engines = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).engines.node as string;
-    const lines = engines.split('||').map((c) => c.trim().replace(/^\^/, '').replace(/\.0\.0$/, '')).sort((a, b) => parseInt(b) - parseInt(a));
+    const lines = engines.split('||').map((c) => c.trim().replace(/^\^/, '').replace(/\.0\.0$/, '')).sort((a, b) => parseInt(b, 10) - parseInt(a, 10));
     expect(lines.length).toBeGreaterThan(1);
     expect(README).toContain(`Runs on Node.js ${lines.slice(0, -1).join(', ')} and ${lines.at(-1)}`);
   });

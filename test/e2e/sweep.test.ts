@@ -16,12 +16,15 @@ const ENV = { VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off
 const TWO_HOURS_AGO = new Date(Date.now() - 2 * 3600_000);
 
 let store: DemoStore;
-let real: string[] = [];
+const real: string[] = [];
 let canary: string;
 
 /** Sets `path` and everything under it back two hours (links themselves, not what they point at). */
 function age(path: string): void {
-  if (lstatSync(path).isSymbolicLink()) return lutimesSync(path, TWO_HOURS_AGO, TWO_HOURS_AGO);
+  if (lstatSync(path).isSymbolicLink()) {
+    lutimesSync(path, TWO_HOURS_AGO, TWO_HOURS_AGO);
+    return;
+  }
   if (lstatSync(path).isDirectory()) for (const name of readdirSync(path)) age(join(path, name));
   utimesSync(path, TWO_HOURS_AGO, TWO_HOURS_AGO);
 }

@@ -24,8 +24,8 @@ async function textsOf(spec: Spec, size: 'slide' | 'portrait' = 'slide'): Promis
   const view = new vega.View(vega.parse(vl.compile(prepared as unknown as vl.TopLevelSpec).spec), { renderer: 'none' });
   const svg = await view.toSVG();
   view.finalize();
-  const unescape = (s: string) => s.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#x27;|&apos;/g, "'").replace(/&quot;/g, '"');
-  return [...svg.matchAll(/<(?:text|tspan)\b[^>]*>([^<]*)(?=<)/g)].map((m) => unescape(m[1]!)).filter((t) => t.trim() !== '');
+  const unescapeXml = (s: string) => s.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#x27;|&apos;/g, "'").replace(/&quot;/g, '"');
+  return [...svg.matchAll(/<(?:text|tspan)\b[^>]*>([^<]*)(?=<)/g)].map((m) => unescapeXml(m[1]!)).filter((t) => t.trim() !== '');
 }
 
 const ranking = (extra: Spec = {}): Spec => ({

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   createDefaultEmbedder,
   createEmbedder,
@@ -41,9 +41,7 @@ describe('default embedder (USE lite, worker thread)', () => {
     expect(embedder.dims).toBe(512);
     expect(embedder.workerStarts).toBe(0);
 
-    const t0 = performance.now();
     const vectors = await embedder.embed(['The quarterly review is on Friday.', 'Invoices are paid within thirty days.', 'The cat sleeps on the sofa.']);
-    const first = performance.now() - t0;
     expect(vectors).toHaveLength(3);
     for (const v of vectors) {
       expect(v).toBeInstanceOf(Float32Array);
@@ -53,12 +51,9 @@ describe('default embedder (USE lite, worker thread)', () => {
     }
     expect(dot(vectors[0]!, vectors[1]!)).toBeLessThan(0.99);
 
-    // The second embed reuses the worker and its loaded model: no new start, and far faster than the cold one.
-    const t1 = performance.now();
+    // The second embed reuses the worker and its loaded model: no new start (how much faster: npm run bench).
     await embedder.embed(['A short follow-up sentence.']);
-    const second = performance.now() - t1;
     expect(embedder.workerStarts).toBe(1);
-    expect(second).toBeLessThan(first / 2);
   });
 
   it("gives the library's own vectors (the worker's faster attention kernel changes no result)", async () => {
@@ -108,10 +103,8 @@ describe('default embedder (USE lite, worker thread)', () => {
 
   it('handles empty texts, and huge texts at the cost of a chunk', async () => {
     const huge = 'Inbound trailers queue at gate four while the yard marshal assigns doors. '.repeat(1400); // ~100,000 chars
-    const t0 = performance.now();
+    // Uncut, the tokenizer alone is quadratic in the length (its time is measured by npm run bench, not here).
     const vectors = await embedder.embed(['a sentence', '', huge, '']);
-    // Uncut, the tokenizer alone (quadratic in the length) would take far longer than this.
-    expect(performance.now() - t0).toBeLessThan(5000);
     expect(vectors).toHaveLength(4);
     for (const v of vectors) expect(Math.abs(dot(v, v) - 1)).toBeLessThan(1e-5);
     expect(Array.from(vectors[1]!)).toEqual(Array.from(vectors[3]!));
@@ -145,16 +138,20 @@ describe('default embedder (USE lite, worker thread)', () => {
     expect(embedder.workerStarts).toBe(starts + 1);
 
     // Kill the worker behind the embedder's back: the next embed starts a new one.
-    const [slot] = (embedder as unknown as { slots: [{ worker: { terminate(): Promise<number> } } | undefined, unknown] }).slots; // the query worker
+    const [slot] = slotsOf(embedder); // the query worker
     expect(slot).toBeDefined();
     await slot!.worker.terminate();
-    await new Promise((r) => setTimeout(r, 20));
+    await vi.waitFor(() => expect(slotsOf(embedder)[0]).toBeUndefined()); // the embedder saw it exit
     const [w] = await embedder.embed(['After a crash.']);
     expect(w!.length).toBe(512);
     expect(embedder.workerStarts).toBe(starts + 2);
   });
 });
 
+
+/** The embedder's worker slots (0: queries, 1…: background), to wait for what it does with them. */
+type SlotView = { worker: { terminate(): Promise<number> }; pending: Map<number, unknown>; idleTimer?: unknown } | undefined;
+const slotsOf = (e: UseLiteEmbedder) => (e as unknown as { slots: SlotView[] }).slots;
 // ---------------------------------------------------------------------------------------------------------------
 
 interface Seen {
@@ -308,11 +305,9 @@ describe('OpenAI-compatible embedder', () => {
   it('times out a request that never answers, without retrying it', async () => {
     handler = () => {}; // never answers
     const e = createOpenAiEmbedder({ url: `${base}/v1`, model: 'm', timeoutMs: 200 });
-    const t0 = performance.now();
     const error = await rejection(e.embed(['t1']));
     expect(error).toBeInstanceOf(EmbedderError);
     expect(error.message).toMatch(/did not answer within 0.2 s/);
-    expect(performance.now() - t0).toBeLessThan(2000);
     expect(seen).toHaveLength(1);
   });
 
@@ -397,7 +392,7 @@ describe('default embedder: background work (the indexer) apart from queries', (
 
     const order: string[] = [];
     const bulk = embedder.embed(texts, { background: true }).then(() => order.push('background'));
-    await new Promise((resolve) => setTimeout(resolve, 20)); // the bulk batch is in the worker
+    await vi.waitFor(() => expect(slotsOf(embedder)[1]?.pending.size).toBeGreaterThan(0)); // the bulk batch is in the worker
     await embedder.embed(['where is the dock schedule?']).then(() => order.push('query'));
     await bulk;
     expect(order).toEqual(['query', 'background']);
@@ -431,12 +426,12 @@ describe('default embedder: bulk work shared over several background workers', (
     try {
       const [first] = await brief.embed(['Dock doors four and five are closed.'], { background: true });
       expect(brief.workerStarts).toBe(1);
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      await vi.waitFor(() => expect(slotsOf(brief)[1]).toBeUndefined(), { timeout: 10_000 }); // it stopped once idle
       const [again] = await brief.embed(['Dock doors four and five are closed.'], { background: true });
       expect(brief.workerStarts).toBe(2);
       expect(dot(first!, again!)).toBeGreaterThan(0.99999);
       const [query] = await brief.embed(['a query']);
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(slotsOf(brief)[0]?.idleTimer).toBeUndefined(); // the query worker has no idle stop
       await brief.embed(['another query']);
       expect(brief.workerStarts).toBe(3); // the query worker stays
       expect(query!.length).toBe(512);

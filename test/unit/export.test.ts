@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { parseCsv, readPdf } from '../readers.js';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import {
   type CellValue,
   type Column,
@@ -178,7 +178,8 @@ describe('writeXlsx', () => {
       try {
         for (let i = 0; i < 3000; i++) {
           if (i === 2500) {
-            await new Promise((resolve) => setTimeout(resolve, 20));
+            // The writer streams while the source is paused here: wait until rows reached the disk.
+            await vi.waitFor(() => expect(statSync(`${path}.partial`).size).toBeGreaterThan(0), { timeout: 10_000 });
             partialSizeMidway = statSync(`${path}.partial`).size;
           }
           state.pulled++;
@@ -361,7 +362,7 @@ describe('writePdf', () => {
 
   it('round-trips hundreds of distinct characters (glyph ids that need escaping in PDF strings)', async () => {
     const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String.fromCodePoint(from + i)).join('');
-    const alphabet = range(0x21, 0x7e) + range(0xc0, 0xff) + range(0x391, 0x3a1) + range(0x3a3, 0x3c9) + range(0x410, 0x44f) + '€™←→√∞≈≠≤≥';
+    const alphabet = `${range(0x21, 0x7e) + range(0xc0, 0xff) + range(0x391, 0x3a1) + range(0x3a3, 0x3c9) + range(0x410, 0x44f)}€™←→√∞≈≠≤≥`;
     const chunks = alphabet.match(/.{1,40}/gu)!;
     expect(alphabet.length).toBeGreaterThan(256); // subset glyph ids 10, 13, 40, 41 and 92 are all in use
     const path = out('pdf');

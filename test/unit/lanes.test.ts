@@ -3,7 +3,7 @@
  * queue behind hundreds of them) and the embedder to share batches over its workers: never more than the limit in
  * flight, answers in order, nothing more asked after a failure.
  */
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { mapInLanes } from '../../src/core/lanes.js';
 
@@ -26,14 +26,21 @@ it('keeps at most `limit` fetches in flight and answers in the order of the item
 
 it('throws the first failure and asks for nothing after it', async () => {
   const asked: number[] = [];
+  let finished = 0;
   const run = mapInLanes([1, 2, 3, 4, 5, 6], 2, async (n) => {
     asked.push(n);
-    await sleep(1);
-    if (n === 2) throw new Error('no 2');
-    return n;
+    try {
+      await sleep(1);
+      if (n === 2) throw new Error('no 2');
+      return n;
+    } finally {
+      finished++;
+    }
   });
   await expect(run).rejects.toThrow('no 2');
-  await sleep(20);
+  // Once every item asked for has finished, and a turn of the event loop later, nothing more can be asked.
+  await vi.waitFor(() => expect(finished).toBe(asked.length));
+  await new Promise((r) => setImmediate(r));
   expect(asked).toEqual([1, 2, 3]);
 });
 

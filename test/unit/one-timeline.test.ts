@@ -39,7 +39,7 @@ function daysInWords(text: string): string[] {
     new RegExp(`\\b${WEEKDAY},? the ${ORD}\\b`, 'gi'),
     new RegExp(`\\b${MONTH} ${ORD}\\b`, 'gi'),
     new RegExp(`\\b(?:on|by|from|until|till|for|before|after|of) the ${ORD}\\b(?! of)`, 'gi'),
-    new RegExp(`\\bthe \\d{1,2}(?:st|nd|rd|th)\\b`, 'gi'),
+    /\bthe \d{1,2}(?:st|nd|rd|th)\b/gi,
     // "1, 2 and 10 December": the loader reads "10 December" only
     new RegExp(`\\b\\d{1,2}(?:, \\d{1,2})*,? (?:and|or) \\d{1,2} ${MONTH}`, 'gi'),
   ];

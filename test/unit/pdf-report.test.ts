@@ -83,7 +83,7 @@ describe('PDF report: every script a client writes', () => {
     // the run of an Arabic cell is one TJ/Tj whose glyphs, read through ToUnicode, are the letters in drawing
     // (visual) order: reversed, and with the joined forms mapped back to the base letters
     const runs = (await readPdf(path)).pages.flatMap((p) => p.runs.map((r) => r.text));
-    expect(runs).toContain([...'رئيسي'].reverse().join('') + ' ' + [...'مستودع'].reverse().join(''));
+    expect(runs).toContain(`${[...'رئيسي'].reverse().join('')} ${[...'مستودع'].reverse().join('')}`);
   });
 });
 

@@ -233,6 +233,7 @@ describe('ranking', () => {
     expect(hits.length).toBeGreaterThan(0);
     for (const r of chunkRows(db, hits.map((h) => h.chunkId)).values()) expect(r.meeting_id).toBe(meeting);
     const bySpeaker = await searchChunks(db, NW, 'dock yard carriers inventory', { limit: 20, embedder, filters: { speaker: 'ana ruiz' } });
+    expect(bySpeaker.hits.length).toBeGreaterThan(0);
     for (const r of chunkRows(db, bySpeaker.hits.map((h) => h.chunkId)).values()) expect(r.speakers).toContain('Ana Ruiz');
     const future = await searchChunks(db, NW, 'dock', { limit: 5, embedder, filters: { after: '2999-01-01T00:00:00Z' } });
     expect(future.hits).toEqual([]);
@@ -242,7 +243,7 @@ describe('ranking', () => {
 describe('embedding windows', () => {
   it('cuts a chunk into whole lines that fit the model, and a long line at a space', async () => {
     const { embeddingWindows } = await import('../../src/search/embed-chunks.js');
-    const text = ['Ana: short line one.', 'Ben: ' + 'word '.repeat(40).trim(), 'Ana: closing line.'].join('\n');
+    const text = ['Ana: short line one.', `Ben: ${'word '.repeat(40).trim()}`, 'Ana: closing line.'].join('\n');
     const windows = embeddingWindows(text, 100);
     expect(windows.every((w) => w.length <= 100)).toBe(true);
     expect(windows[0]!.startsWith('Ana: short line one.')).toBe(true);

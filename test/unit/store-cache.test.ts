@@ -211,8 +211,8 @@ describe('name search through the index', () => {
     const kind = Math.floor(rnd() * 4);
     if (kind === 0) return w.slice(0, i) + w[i + 1] + w[i] + w.slice(i + 2); // swap
     if (kind === 1) return w.slice(0, i) + w.slice(i + 1); // drop
-    if (kind === 2) return w.slice(0, i) + 'x' + w.slice(i + 1); // replace
-    return w.slice(0, i) + 'e' + w.slice(i); // insert
+    if (kind === 2) return `${w.slice(0, i)}x${w.slice(i + 1)}`; // replace
+    return `${w.slice(0, i)}e${w.slice(i)}`; // insert
   };
 
   it('gives what a scan of every name gives, for 260 queries, before and after names change', () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { optionalString, orDefault, parseEach, stringList } from '../../src/sync/resources/common.js';
 import { turnsOfChunk } from '../../src/sync/resources/meetings.js';
-import { retryAfterMs } from '../../src/sync/remote.js';
+import { retryAfterMs } from '../../src/core/retry.js';
 import { parseRemoteUrl } from '../../src/sync/config.js';
 
 describe('parseEach', () => {

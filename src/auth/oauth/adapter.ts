@@ -18,6 +18,7 @@ import {
 } from '../../store/oauth.js';
 import { hashKey } from '../keys.js';
 import { UNUSED_CLIENT_TTL_S } from './bounds.js';
+import { isoUtc } from '../../time.js';
 
 /** The models whose id is a credential a client presents: their id is never stored. Sessions and interactions are found by uid too, so they keep theirs. */
 const SECRET_IDS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode', 'ClientCredentials', 'DeviceCode', 'BackchannelAuthenticationRequest', 'RegistrationAccessToken']);
@@ -84,7 +85,7 @@ export function sqliteAdapter(db: Db): new (model: string) => Adapter {
 
     /** The library ends a whole grant on a reused refresh token or code, or a revoked refresh token: so does `keys list`. */
     async revokeByGrantId(grantId: string): Promise<void> {
-      revokeOAuthGrantRow(db, grantId, new Date().toISOString());
+      revokeOAuthGrantRow(db, grantId, isoUtc(Date.now()));
     }
   };
 }

@@ -12,6 +12,7 @@ import { RateLimiter, type RateLimit } from '../rate-limit.js';
 import type { Db } from '../../store/db.js';
 import { countLiveOAuthRecords, countUnusedOAuthClients, evictOldestOAuthRecords } from '../../store/oauth.js';
 import { log } from '../../log.js';
+import { formatCount } from '../../core/numbers.js';
 
 /** Per address: what one caller may ask for; the caps below are shared, and full caps make room (OAuthBounds). */
 export const OAUTH_RATE_LIMITS: Readonly<Record<Endpoint, RateLimit>> = {
@@ -51,7 +52,7 @@ export interface Refusal {
   retryAfter?: number;
 }
 
-const count = (n: number) => n.toLocaleString('en-US');
+const count = formatCount;
 const everySeconds = (l: RateLimit) => (l.perSecond >= 1 ? `${l.perSecond} a second` : `one every ${Math.round(1 / l.perSecond)} s`);
 
 /**

@@ -9,6 +9,7 @@ import type { Db } from '../../store/db.js';
 import { claimOAuthOnce, insertOAuthGrant, keepOAuthClient, listOAuthGrantRows, oauthGrantRow, revokeOAuthGrantRow, touchOAuthGrant, type OAuthGrantRow } from '../../store/oauth.js';
 import { reachableVaults } from '../../store/vaults.js';
 import { getKey, hashKey } from '../keys.js';
+import { isoUtc } from '../../time.js';
 
 export interface GrantInfo {
   id: string;
@@ -60,7 +61,7 @@ export function recordGrant(db: Db, g: { id: string; keyId: string; clientId: st
     redirect_host: g.redirectHost,
     role: g.role,
     vaults_json: JSON.stringify(g.vaults),
-    created_at: new Date().toISOString(),
+    created_at: isoUtc(Date.now()),
   });
 }
 
@@ -79,7 +80,7 @@ export function listGrants(db: Db): GrantInfo[] {
 /** `keys revoke grant_…`: the grant and every code and token it issued end at once. */
 export function revokeGrant(db: Db, shownId: string): GrantInfo {
   const id = shownId.slice(GRANT_ID_PREFIX.length);
-  const revoked = revokeOAuthGrantRow(db, id, new Date().toISOString());
+  const revoked = revokeOAuthGrantRow(db, id, isoUtc(Date.now()));
   const row = oauthGrantRow(db, id);
   if (!row) throw new ServiceError('not_found', `No OAuth grant "${shownId}". \`vault-tools keys list\` shows the grants.`);
   if (!revoked) throw new ServiceError('invalid_arguments', `OAuth grant "${shownId}" was already revoked at ${row.revoked_at}.`);
@@ -102,7 +103,7 @@ export function grantPrincipal(db: Db, grantId: string, now = new Date()): Princ
   const vaultIds = key.vaults === '*' ? approved : approved.filter((v) => (key.vaults as string[]).includes(v));
   if (now.getTime() - (lastTouched.get(row.id) ?? 0) > TOUCH_EVERY_MS) {
     lastTouched.set(row.id, now.getTime());
-    touchOAuthGrant(db, row.id, now.toISOString());
+    touchOAuthGrant(db, row.id, isoUtc(now));
   }
   return Object.freeze({
     keyId: `${GRANT_ID_PREFIX}${row.id}`,

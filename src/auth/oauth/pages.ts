@@ -4,7 +4,7 @@
  * loaded from elsewhere, no Referer to another site. Text from a client is escaped and its bidi controls removed.
  */
 import type { ServerResponse } from 'node:http';
-import { stripBidiControls } from '../../core/bidi.js';
+import { stripInvisible } from '../../core/bidi.js';
 
 export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'Content-Type': 'text/html; charset=utf-8',
@@ -20,7 +20,7 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /** Text for an HTML page: markup escaped, bidi controls removed. */
-export const escapeHtml = (s: string): string => stripBidiControls(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+export const escapeHtml = (s: string): string => stripInvisible(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem;color:#1b1b1b}
 h1{font-size:1.4rem}.who{background:#f4f4f6;border-radius:8px;padding:.8rem 1rem}.err{background:#fde8e8;color:#8a1010;border-radius:8px;padding:.6rem 1rem}

@@ -3,6 +3,7 @@ import { defineTool } from '../define.js';
 import { task, taskEstimate, taskPriority } from '../shapes.js';
 import { findTask, insertTask, milestoneExists, nextTaskNumber } from '../../store/plan.js';
 import { notFound } from '../../core/errors.js';
+import { isoUtc } from '../../time.js';
 
 export const checklistArg = z.array(z.strictObject({ text: z.string().min(1).max(500), done: z.boolean().default(false) })).max(100);
 
@@ -29,8 +30,8 @@ export default defineTool({
   run: (args, ctx) => {
     const { db, vault } = ctx;
     if (args.milestoneId && !milestoneExists(db, vault.id, args.milestoneId)) throw notFound('milestone', args.milestoneId, vault.name);
-    const at = ctx.now.toISOString();
-    const { result: id, outboxSeq } = ctx.commit(() => {
+    const at = isoUtc(ctx.now);
+    return ctx.commit(() => {
       const number = nextTaskNumber(db, vault.id);
       const identifier = `${vault.boardPrefix}-${number}`;
       insertTask(db, vault.id, {
@@ -39,7 +40,6 @@ export default defineTool({
         checklist: args.checklist ?? [], dueDate: args.dueDate ?? null, milestoneId: args.milestoneId ?? null, createdAt: at, updatedAt: at,
       });
       return identifier;
-    });
-    return { ...findTask(db, vault.id, { taskId: id })!, outboxSeq };
+    }, (id, outboxSeq) => ({ ...findTask(db, vault.id, { taskId: id })!, outboxSeq }));
   },
 });

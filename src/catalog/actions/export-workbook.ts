@@ -59,7 +59,7 @@ export default defineTool({
       throw err;
     }
     let totals = { sheets: 0, rows: 0, warnings: [] as string[] };
-    const stored = await storeArtifact(
+    return storeArtifact(
       ctx,
       { kind: 'workbook', title, fileName: fileNameFor(title, 'xlsx'), mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' },
       async (path) => {
@@ -70,7 +70,7 @@ export default defineTool({
         );
       },
       'export_workbook',
+      (stored) => ({ artifactId: stored.artifactId, url: stored.url, title, fileName: stored.fileName, mimeType: stored.mimeType, sizeBytes: stored.sizeBytes, sheets: totals.sheets, rows: totals.rows, createdAt: stored.createdAt, outboxSeq: stored.outboxSeq, ...(totals.warnings.length ? { warnings: totals.warnings } : {}) }),
     );
-    return { artifactId: stored.artifactId, url: stored.url, title, fileName: stored.fileName, mimeType: stored.mimeType, sizeBytes: stored.sizeBytes, sheets: totals.sheets, rows: totals.rows, createdAt: stored.createdAt, outboxSeq: stored.outboxSeq, ...(totals.warnings.length ? { warnings: totals.warnings } : {}) };
   },
 });

@@ -51,11 +51,10 @@ export default defineTool({
     }
     const png = chart.png;
     const image = { mimeType: 'image/png', data: chart.inline.png };
-    const stored = await storeArtifact(ctx, { kind: 'chart', title, fileName: fileNameFor(title, 'png'), mimeType: 'image/png', image }, async (path) => {
+    return storeArtifact(ctx, { kind: 'chart', title, fileName: fileNameFor(title, 'png'), mimeType: 'image/png', image }, async (path) => {
       const { writeFile } = await import('node:fs/promises');
       await writeFile(path, png);
-    }, 'render_chart');
-    return {
+    }, 'render_chart', (stored) => ({
       artifactId: stored.artifactId,
       url: stored.url,
       title,
@@ -67,6 +66,6 @@ export default defineTool({
       warnings: chart.warnings,
       createdAt: stored.createdAt,
       outboxSeq: stored.outboxSeq,
-    };
+    }));
   },
 });

@@ -3,6 +3,7 @@ import { defineTool } from '../define.js';
 import { conflict, conflictStatus, isoDatetime } from '../shapes.js';
 import { appendConflictHistory, conflictHistory, getConflictStatus, listConflicts, setConflictStatus } from '../../store/conflicts.js';
 import { invalidArgument, notFound, quoted } from '../../core/errors.js';
+import { isoUtc } from '../../time.js';
 
 export default defineTool({
   name: 'resolve_conflict',
@@ -27,13 +28,16 @@ export default defineTool({
     if (!current) throw notFound('conflict', conflictId, vault.name);
     // The spec's state table: any state → resolved or dismissed; resolved or dismissed → open.
     if (status === 'open' && current === 'open') throw invalidArgument('status', `conflict ${quoted(conflictId)} is already open; only a resolved or dismissed conflict can be reopened`);
-    const at = ctx.now.toISOString();
-    const { outboxSeq } = ctx.commit(() => {
-      setConflictStatus(db, vault.id, conflictId, { status, note: note ?? null, at });
-      appendConflictHistory(db, vault.id, conflictId, { at, fromStatus: current, toStatus: status, note: note ?? null, by: ctx.principal.name });
-      return { conflictId, status };
-    });
-    const updated = listConflicts(db, vault.id, { status: 'all', entityId: undefined }).find((c) => c.id === conflictId)!;
-    return { ...updated, previousStatus: current, history: conflictHistory(db, vault.id, conflictId), outboxSeq };
+    const at = isoUtc(ctx.now);
+    return ctx.commit(
+      () => {
+        setConflictStatus(db, vault.id, conflictId, { status, note: note ?? null, at });
+        appendConflictHistory(db, vault.id, conflictId, { at, fromStatus: current, toStatus: status, note: note ?? null, by: ctx.principal.name });
+      },
+      (_, outboxSeq) => {
+        const updated = listConflicts(db, vault.id, { status: 'all', entityId: undefined }).find((c) => c.id === conflictId)!;
+        return { ...updated, previousStatus: current, history: conflictHistory(db, vault.id, conflictId), outboxSeq };
+      },
+    );
   },
 });

@@ -33,7 +33,7 @@ export default defineTool({
       throw invalidArgument('attendees', `not in the people registry of "${vault.name}": ${unknown.join(', ')} (find_person lists the addresses; never guess one)`);
     }
     const id = `evt_${randomBytes(8).toString('hex')}`;
-    const { outboxSeq } = ctx.commit(() => {
+    return ctx.commit(() => {
       insertEvent(db, vault.id, {
         id,
         title: args.title,
@@ -43,10 +43,8 @@ export default defineTool({
         // A placeholder under the reserved .invalid domain until the connected calendar issues the real link.
         videoLink: `https://meet.invalid/${encodeURIComponent(vault.id)}/${id}`,
         description: args.description ?? null,
-        createdAt: now.toISOString(),
+        createdAt: isoUtc(now),
       });
-      return { eventId: id };
-    });
-    return { ...getEvent(db, vault.id, id, now)!, pendingSync: true, outboxSeq };
+    }, (_, outboxSeq) => ({ ...getEvent(db, vault.id, id, now)!, pendingSync: true, outboxSeq }));
   },
 });

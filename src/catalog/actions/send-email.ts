@@ -95,36 +95,33 @@ export default defineTool({
     writeFileSync(`${emlPath}.partial`, eml, { mode: 0o600 });
     renameSync(`${emlPath}.partial`, emlPath);
     const attachmentNames = attachments.map((a) => a.row.file_name);
-    let outboxSeq: number;
     try {
-      ({ outboxSeq } = ctx.commit(() => {
+      return ctx.commit(() => {
         const message = { threadId, to, cc, subject: args.subject, body: args.body, attachmentNames, sentAt };
         insertSentEmail(db, vault.id, { ...message, id, messageId, inReplyToMessageId: args.inReplyToMessageId ?? null, status, sendAs: args.sendAs, emlPath: relative });
         if (status === 'sent') {
           if (newThread) insertMailThread(db, vault.id, { id: threadId, subject: args.subject });
           insertMailMessage(db, vault.id, { ...message, id: messageId, from, fromName });
         }
-        return { id, messageId, threadId, status };
+      }, (_, outboxSeq) => ({
+        id,
+        status,
+        messageId,
+        replyToThreadId: threadId,
+        inReplyToMessageId: messageId,
+        repliesTo: args.inReplyToMessageId ?? null,
+        from,
+        to,
+        cc,
+        subject: args.subject,
+        attachments: attachments.map((a) => ({ artifactId: a.row.id, fileName: a.row.file_name, sizeBytes: a.row.size_bytes })),
+        sentAt,
+        emlPath,
+        outboxSeq,
       }));
     } catch (err) {
       rmSync(emlPath, { force: true });
       throw err;
     }
-    return {
-      id,
-      status,
-      messageId,
-      replyToThreadId: threadId,
-      inReplyToMessageId: messageId,
-      repliesTo: args.inReplyToMessageId ?? null,
-      from,
-      to,
-      cc,
-      subject: args.subject,
-      attachments: attachments.map((a) => ({ artifactId: a.row.id, fileName: a.row.file_name, sizeBytes: a.row.size_bytes })),
-      sentAt,
-      emlPath,
-      outboxSeq,
-    };
   },
 });

@@ -4,6 +4,7 @@ import { task, taskEstimate, taskPriority, taskStatus } from '../shapes.js';
 import { findTask, milestoneExists, TASK_COLUMNS, updateTask } from '../../store/plan.js';
 import { invalidArgument, notFound, quoted } from '../../core/errors.js';
 import { checklistArg } from './add-task.js';
+import { isoUtc } from '../../time.js';
 
 /** The fields a caller may change, in the order `changed` lists them. */
 const FIELDS = Object.keys(TASK_COLUMNS) as (keyof typeof TASK_COLUMNS)[];
@@ -46,10 +47,9 @@ export default defineTool({
     if (args.milestoneId && !milestoneExists(db, vault.id, args.milestoneId)) throw notFound('milestone', args.milestoneId, vault.name);
     const changed = FIELDS.filter((k) => args[k] !== undefined);
     if (!changed.length) throw invalidArgument('identifier', `nothing to change: give at least one of ${FIELDS.join(', ')}`);
-    const { outboxSeq } = ctx.commit(() => {
-      updateTask(db, vault.id, before.id, args, ctx.now.toISOString());
-      return { identifier: before.identifier, changed };
-    });
-    return { ...findTask(db, vault.id, { taskId: before.id })!, changed, outboxSeq };
+    return ctx.commit(
+      () => updateTask(db, vault.id, before.id, args, isoUtc(ctx.now)),
+      (_, outboxSeq) => ({ ...findTask(db, vault.id, { taskId: before.id })!, changed, outboxSeq }),
+    );
   },
 });

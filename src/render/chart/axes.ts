@@ -57,7 +57,7 @@ function humanFieldName(field: string): string {
     .replace(/\\(.)/g, '$1')
     .replace(/([a-z\d])([A-Z])/g, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .split(/[\s_.\-]+/)
+    .split(/[\s_.-]+/)
     .filter(Boolean)
     .map((w, i) => (i > 0 && /^[A-Z][a-z]/.test(w) ? w.toLowerCase() : w));
   const text = words.join(' ');

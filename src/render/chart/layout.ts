@@ -34,8 +34,6 @@ const MAX_BAR_STEP = { x: 150, y: 72 } as const;
  * it Vega's own label limit shortens them. Keeps the layout, which runs in the server, bounded.
  */
 const MAX_FITTED_LABELS = 200;
-/** Vega-Lite's default inner padding of a band scale. */
-const BAND_PADDING_INNER = 0.1;
 /** Rough size of a quantitative axis: tick labels plus its title. */
 const QUANTITATIVE_AXIS = { width: 48, height: LABEL.lineHeight + LABEL.padding } as const;
 

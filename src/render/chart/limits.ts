@@ -44,9 +44,4 @@ export const MAX_SORT_VALUES = 2_000;
 /** PNG pixels per spec pixel: charts are drawn at 2× so they stay sharp on high-density screens and in PDFs. */
 export const CHART_PIXEL_RATIO = 2;
 
-/** `12345` → `"12,345"` (stable, locale-independent). */
-export const formatCount = (n: number): string => {
-  const [int, frac] = String(Math.round(n * 100) / 100).split('.');
-  const grouped = (int ?? '0').replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return frac ? `${grouped}.${frac}` : grouped;
-};
+export { formatCount } from '../../core/numbers.js';

@@ -96,7 +96,7 @@ function monthWarning(path: string): string {
 function monthlyWithoutTimeUnit(unit: Unit, add: (w: string) => void): void {
   for (const channel of ['x', 'y'] as const) {
     const c = unit.encoding[channel];
-    if (!c || c.def.type !== 'temporal' || c.def.timeUnit !== undefined || typeof c.def.field !== 'string') continue;
+    if (c?.def.type !== 'temporal' || c.def.timeUnit !== undefined || typeof c.def.field !== 'string') continue;
     const values = fieldValues(unit.rows, c.def.field);
     if (values && isMonthly(values)) {
       add(`${c.path}: the dates in field "${c.def.field}" are months, but without a timeUnit the axis is labelled by day. Add "timeUnit": "yearmonth".`);

@@ -126,6 +126,7 @@ export function chartWorkerMain(req: NodeJS.Require, importModule: (url: string)
     if (message !== 'Disabled.') return message;
     return "an expression uses JavaScript that Vega expressions do not take (`this`, `new`, loops, `++`, `--`, `delete`, `typeof` or a comma between expressions); write it with datum.field, operators and Vega's functions";
   };
+  // core/numbers formatCount, written again: this function runs in the renderer process and may import nothing (above).
   const count = (n: number): string => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
   const start = async () => {

@@ -12,6 +12,7 @@ import { meetingCounts } from '../../store/meetings.js';
 import type { Db } from '../../store/db.js';
 import type { Vault } from '../../store/vaults.js';
 import { entityTypePlural } from '../../core/vocabulary.js';
+import { formatCount } from '../../core/numbers.js';
 
 export interface FeaturedQuote {
   /** verbatim, as it was said */
@@ -87,7 +88,7 @@ const ONE_LINE_CHARS = 170;
  */
 export const CLAIMS_READ = 10;
 export const SUMMARY_CONFLICTS = 12;
-const number = (n: number) => n.toLocaleString('en');
+const number = formatCount;
 
 /** The choice of what a findings deliverable features, for `vault`. */
 export function featureFindings(db: Db, vault: Pick<Vault, 'id'>, options: FeatureOptions = {}): Featured {

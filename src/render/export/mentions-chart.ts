@@ -6,14 +6,14 @@
 import { cleanText } from './pdf-text.js';
 
 /**
- * The Vega-Lite spec of `bars`. Names are data: cleaned of control, invisible and bidi characters (cleanText,
- * and the isolates it keeps), and two findings with one name stay two bars ("Name (2)"), where Vega would
+ * The Vega-Lite spec of `bars`. Names are data: cleaned of control, invisible and bidi characters (cleanText),
+ * and two findings with one name stay two bars ("Name (2)"), where Vega would
  * otherwise add them up into one.
  */
 export function mentionsChartSpec(bars: readonly { name: string; mentions: number }[], axisTitle = 'Mentions'): Record<string, unknown> {
   const seen = new Map<string, number>();
   const values = bars.map((b) => {
-    const name = cleanText(b.name).replace(/[\u2066-\u2069]/g, '').trim() || '(unnamed)';
+    const name = cleanText(b.name).trim() || '(unnamed)';
     const n = (seen.get(name) ?? 0) + 1;
     seen.set(name, n);
     return { name: n > 1 ? `${name} (${n})` : name, mentions: b.mentions };

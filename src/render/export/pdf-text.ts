@@ -15,6 +15,7 @@ import type { Font as FontkitFont } from '@pdf-lib/fontkit';
 import type { PDFRef } from 'pdf-lib';
 import { Face, repairCffHeader, REPLACEMENT, type Embedder } from './pdf-face.js';
 import { xmlSafe } from '../../core/xml-text.js';
+import { INVISIBLE } from '../../core/bidi.js';
 
 type PdfLib = typeof import('pdf-lib');
 type Fontkit = typeof import('@pdf-lib/fontkit');
@@ -23,7 +24,7 @@ type Bidi = ReturnType<typeof import('bidi-js').default>;
 /** Characters that draw nothing themselves but steer shaping: joiners, variation selectors, tags. */
 const isJoinControl = (cp: number) => cp === 0x200c || cp === 0x200d || (cp >= 0xfe00 && cp <= 0xfe0f) || (cp >= 0xe0020 && cp <= 0xe007f) || (cp >= 0xe0100 && cp <= 0xe01ef);
 /** Text that needs OpenType shaping: right-to-left scripts, combining marks, joiners, emoji modifiers. */
-const NEEDS_SHAPING = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u200c\u200d\ufe00-\ufe0f]|\p{M}|\ud83c[\udffb-\udfff]|\udb40[\udc20-\udc7f\udd00-\uddef]/u;
+const NEEDS_SHAPING = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]|[\ufe00-\ufe0f]|\u200c|\u200d|\p{M}|[\u{1f3fb}-\u{1f3ff}]|[\u{e0020}-\u{e007f}]|[\u{e0100}-\u{e01ef}]/u;
 /** Strong right-to-left characters (Hebrew, Arabic, Syriac, Thaana, N'Ko…, their presentation forms; RTL astral blocks). */
 const HAS_RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]|[\ud802\ud803\ud83a\ud83b][\udc00-\udfff]/;
 const combining = /\p{M}/u;
@@ -188,18 +189,21 @@ export class FontStack {
 }
 
 /**
- * Text as the report draws it: what XML cannot carry removed first (xmlSafe: the same rule as the deck and the
- * workbooks; lone surrogates become U+FFFD, U+FFFE and U+FFFF go), then NFC, line breaks as '\n', tabs as
- * spaces, other control and invisible formatting characters removed (they have no glyph and would show as
- * boxes); the joiners (ZWJ, ZWNJ) and variation selectors stay, for shaping.
+ * Text as the report, the deck and the charts draw it: what XML cannot carry removed first (xmlSafe: the same rule
+ * as the deck and the workbooks; lone surrogates become U+FFFD, U+FFFE and U+FFFF go), then NFC, line breaks as
+ * '\n', tabs as spaces, other control characters and the invisible ones (core/bidi's INVISIBLE: bidi controls,
+ * zero width space, BOM…) removed (they have no glyph and would show as boxes, or reorder the text); the joiners
+ * (ZWJ, ZWNJ) and variation selectors stay, for shaping.
  */
 export function cleanText(text: string): string {
   let s = text;
   if (/[^\u0020-\u007e]/.test(s)) {
     s = xmlSafe(s)
       .replace(/\r\n?/g, '\n')
-      .replace(/\t/g, ' ')
-      .replace(/[\u007f-\u009f\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\ufeff]/g, (c) => (c === '\u2028' || c === '\u2029' ? '\n' : ''))
+      .replace(/[\t\u000b\u000c]/g, ' ')
+      .replace(/[\u0000-\u0008\u000e-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => (c === '\u2028' || c === '\u2029' ? '\n' : ''))
+      .replace(INVISIBLE, '')
+      .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
       .normalize('NFC');
   }
   return s;

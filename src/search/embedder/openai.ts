@@ -10,6 +10,7 @@
  * The API key is sent only in the Authorization header; it is never logged and is scrubbed from every error
  * message (including anything the server echoes back).
  */
+import { backoffMs, retryAfterMs } from '../../core/retry.js';
 import { checkTexts, EmbedderError, normaliseInPlace, sleep, throwIfAborted, truncate, type Embedder, type EmbedOptions } from './types.js';
 
 export interface OpenAiEmbedderOptions {
@@ -139,7 +140,7 @@ export class OpenAiEmbedder implements Embedder {
       try {
         const res = await fetch(this.endpoint, { method: 'POST', headers, body, signal: controller.signal });
         status = res.status;
-        retryAfter = retryAfterMs(res.headers);
+        retryAfter = retryAfterMs(res.headers.get('retry-after'), res.headers.get('retry-after-ms'));
         text = await res.text();
       } catch (e) {
         throwIfAborted(signal);
@@ -149,7 +150,7 @@ export class OpenAiEmbedder implements Embedder {
           );
         }
         if (attempt < OPENAI_MAX_TRIES) {
-          await sleep(backoffMs(attempt), signal);
+          await sleep(backoffMs(attempt, RETRY_BASE_MS, MAX_RETRY_WAIT_MS), signal);
           continue;
         }
         throw new EmbedderError(
@@ -161,7 +162,7 @@ export class OpenAiEmbedder implements Embedder {
       }
       if (status >= 200 && status < 300) return this.parse(text, batch.length);
       if ((status === 429 || status >= 500) && attempt < OPENAI_MAX_TRIES) {
-        await sleep(Math.min(retryAfter ?? backoffMs(attempt), MAX_RETRY_WAIT_MS), signal);
+        await sleep(Math.min(retryAfter ?? backoffMs(attempt, RETRY_BASE_MS, MAX_RETRY_WAIT_MS), MAX_RETRY_WAIT_MS), signal);
         continue;
       }
       throw this.httpError(status, text);
@@ -279,21 +280,6 @@ function networkReason(e: unknown): string {
   if (cause && typeof cause.code === 'string') return cause.code;
   if (cause && typeof cause.message === 'string') return cause.message;
   return e instanceof Error ? e.message : String(e);
-}
-
-function backoffMs(attempt: number): number {
-  return RETRY_BASE_MS * 2 ** (attempt - 1) + Math.floor(Math.random() * 250);
-}
-
-/** Retry-After (seconds or an HTTP date), or OpenAI's retry-after-ms; undefined when absent or unreadable. */
-function retryAfterMs(headers: Headers): number | undefined {
-  const ms = headers.get('retry-after-ms');
-  if (ms !== null && ms.trim() !== '' && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
-  const value = headers.get('retry-after');
-  if (value === null || value.trim() === '') return undefined;
-  if (/^\s*\d+(\.\d+)?\s*$/.test(value)) return Math.max(0, Number(value) * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {

@@ -57,11 +57,14 @@ function sendResult(res: ServerResponse, requestId: string, result: InvokeResult
  * only the extra header.
  */
 function sendRead(req: IncomingMessage, res: ServerResponse, requestId: string, result: InvokeResult): void {
-  if (!result.ok) return sendResult(res, requestId, result);
+  if (!result.ok) {
+    sendResult(res, requestId, result);
+    return;
+  }
   const payload = JSON.stringify({ data: result.data });
   const etag = `"${createHash('sha1').update(payload).digest('base64url')}"`;
   const wanted = req.headers['if-none-match'];
-  if (wanted && wanted.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) {
+  if (wanted?.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) {
     res.writeHead(304, ['ETag', etag, 'X-Request-Id', requestId]);
     return void res.end();
   }

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { authenticate } from '../../auth/keys.js';
+import { authenticate, KEY_PREFIX } from '../../auth/keys.js';
 import type { Principal } from '../../core/principal.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimit } from '../../auth/rate-limit.js';
 import { ServiceError } from '../../core/errors.js';
@@ -222,9 +222,6 @@ function workCharger(limiter: RateLimiter | undefined, keyId: string): (units: n
     if (wait > 0) throw new ServiceError('rate_limited', `Too many calls for this key: this one counts as ${units + 1} (one per phrasing searched); retry after ${wait} s.`, wait);
   };
 }
-
-/** Personal keys start so; any other bearer credential is taken for an OAuth access token. */
-const KEY_PREFIX = 'vt_';
 
 function bearer(req: IncomingMessage): string | undefined {
   const header = req.headers.authorization;

@@ -5,7 +5,7 @@
  */
 import { ResourceNotFoundError, type Server } from '@modelcontextprotocol/server';
 import type { Principal } from '../../core/principal.js';
-import { quoted, ServiceError } from '../../core/errors.js';
+import { quoted, ServiceError, type ErrorCode } from '../../core/errors.js';
 import type { Service } from '../../service/invoke.js';
 import { z } from 'zod';
 import { readAppView } from './apps.js';
@@ -44,7 +44,7 @@ export function registerResources(server: Server, service: Service, principal: (
 }
 
 /** The service's code and the request id beside the URI in the error's data, as tool errors carry them. */
-function withRequestId(error: ResourceNotFoundError, code: string, requestId: string): ResourceNotFoundError {
+function withRequestId(error: ResourceNotFoundError, code: ErrorCode, requestId: string): ResourceNotFoundError {
   Object.assign(error.data as object, { code, requestId });
   return error;
 }

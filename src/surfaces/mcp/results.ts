@@ -2,6 +2,7 @@
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/server';
 import type { ArtifactRef } from '../../catalog/define.js';
 import { artifactResourceUri } from '../../core/links.js';
+import type { ErrorCode } from '../../core/errors.js';
 
 /**
  * A stored file as content blocks: its picture (when it has one, so the model sees what it drew) and a
@@ -19,7 +20,7 @@ export function artifactBlocks(artifact: ArtifactRef): ContentBlock[] {
   return artifact.image ? [{ type: 'image', data: artifact.image.data.toString('base64'), mimeType: artifact.image.mimeType }, link] : [link];
 }
 
-/** A tool error as MCP wants it: an `isError` result whose text is the service's error body. */
-export function errorResult(code: string, message: string, requestId: string): CallToolResult {
+/** A tool error as MCP wants it: an `isError` result whose text is the service's error body (a code of the catalog's). */
+export function errorResult(code: ErrorCode, message: string, requestId: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: { code, message, requestId } }) }] };
 }

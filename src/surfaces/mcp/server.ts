@@ -8,6 +8,7 @@
 import { Server, type CacheHint, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/server';
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../core/principal.js';
+import { ServiceError } from '../../core/errors.js';
 import { log } from '../../log.js';
 import { PACKAGE_VERSION } from '../../package-info.js';
 import type { Service } from '../../service/invoke.js';
@@ -89,8 +90,11 @@ export function createMcpServer(service: Service, principal: () => Principal, re
     try {
       who = principal();
     } catch (err) {
-      const e = err as { code?: string; message: string };
-      return errorResult(e.code ?? 'unauthorized', e.message, id);
+      // Only a ServiceError's sentence reaches the client; anything else (a store error with its own `code`, such
+      // as SQLITE_BUSY) is logged and answered with a code of the catalog.
+      if (err instanceof ServiceError) return errorResult(err.code, err.message, id);
+      log.error('checking the caller of tools/call failed', err);
+      return errorResult('internal_error', 'The server failed unexpectedly; the error was logged on the server.', id);
     }
     // A vault the user picked in an earlier round of this call (see askForVault) fills in a missing `vault`.
     const picked = chosenVault(ctx);

@@ -14,7 +14,7 @@ import { artifactPaths, artifactsMadeHereOnly, deleteArtifact, upsertArtifactFro
 import { forgetLanded, landedFingerprints, setLandedFingerprint } from '../../store/sync-checkpoints.js';
 import { BodyTooLargeError } from '../remote.js';
 import { isLocalOnlyArtifact } from '../../core/vocabulary.js';
-import { describeId, fingerprint, pullList, type PullContext, readTool } from './common.js';
+import { describeId, fingerprint, pullList, type PullContext, readTool, wireTime } from './common.js';
 
 const KINDS = ['chart', 'workbook', 'csv', 'report'] as const;
 const artifact = {
@@ -25,7 +25,7 @@ const artifact = {
   mimeType: z.string(),
   sizeBytes: z.number().int(),
   url: z.string(),
-  createdAt: z.string(),
+  createdAt: wireTime,
 };
 
 /** `<data dir>/artifacts/<vault>/<artifact>/<file>`, each part one safe segment, checked to stay in `artifacts/`. */

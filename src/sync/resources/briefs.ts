@@ -2,10 +2,10 @@
 import { z } from 'zod';
 import { replaceBriefsFromUpstream } from '../../store/briefs.js';
 import { RemoteError } from '../remote.js';
-import { pullList, type PullContext, readTool } from './common.js';
+import { pullList, type PullContext, readTool, wireTime } from './common.js';
 
 const KINDS = ['daily', 'weekly-plan', 'weekly-digest'] as const;
-const brief = { id: z.string(), kind: z.enum(KINDS), title: z.string(), createdAt: z.string(), markdown: z.string() };
+const brief = { id: z.string(), kind: z.enum(KINDS), title: z.string(), createdAt: wireTime, markdown: z.string() };
 
 export function pullBriefs(ctx: PullContext) {
   const { db, vaultId } = ctx;

@@ -4,18 +4,18 @@
  */
 import { z } from 'zod';
 import { replaceEventsFromUpstream } from '../../store/calendar.js';
-import { optionalString, orDefault, pullList, readTool, stringList, type PullContext } from './common.js';
+import { optionalString, orDefault, pullList, readTool, stringList, type PullContext, wireTime } from './common.js';
 
 const event = {
   id: z.string(),
   title: z.string(),
-  start: z.string(),
-  end: z.string(),
+  start: wireTime,
+  end: wireTime,
   attendees: stringList,
   videoLink: optionalString,
   description: optionalString,
   meetingId: optionalString,
-  createdAt: orDefault(z.string(), ''),
+  createdAt: orDefault(wireTime, ''),
 };
 
 export function pullCalendar(ctx: PullContext) {

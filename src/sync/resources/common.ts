@@ -42,6 +42,7 @@ export function ahead<T>(work: Promise<T>): Promise<T> {
 }
 
 import { fingerprint } from '../fingerprint.js';
+import { storedTimeOf } from '../../time.js';
 
 export { fingerprint };
 
@@ -50,6 +51,9 @@ export const orDefault = <T extends z.ZodType>(schema: T, fallback: z.output<T>)
   schema.nullish().transform((v) => (v ?? fallback) as z.output<T>);
 export const optionalString = z.string().nullish().transform((v) => v ?? null);
 export const stringList = orDefault(z.array(z.string()), []);
+/** A moment upstream sent, as the store keeps every moment (src/time.ts: UTC, whole seconds), so text order is time order. */
+export const wireTime = z.string().transform(storedTimeOf);
+export const optionalWireTime = optionalString.transform((v) => (v === null ? null : storedTimeOf(v)));
 
 export interface Parsed<T> {
   item: T;

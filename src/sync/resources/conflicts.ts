@@ -1,13 +1,13 @@
 /** Conflicts of every status, with their claims (list_conflicts status=all). Their entities must have landed first. */
 import { z } from 'zod';
 import { replaceConflictsFromUpstream } from '../../store/conflicts.js';
-import { optionalString, orDefault, pullList, type PullContext, readTool } from './common.js';
+import { optionalString, orDefault, pullList, type PullContext, readTool, wireTime, optionalWireTime } from './common.js';
 
 const claim = z.object({
   speaker: z.string(),
   quote: z.string(),
   meetingId: optionalString,
-  spokenAt: optionalString,
+  spokenAt: optionalWireTime,
   turnIndex: z.number().int().nullish().transform((v) => v ?? null),
 });
 const conflict = {
@@ -17,8 +17,8 @@ const conflict = {
   status: z.enum(['open', 'resolved', 'dismissed']),
   note: optionalString,
   claims: orDefault(z.array(claim), []),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: wireTime,
+  updatedAt: wireTime,
 };
 
 export function pullConflicts(ctx: PullContext) {

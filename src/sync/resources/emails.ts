@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { replaceSentEmailsFromUpstream } from '../../store/mail.js';
-import { optionalString, pullList, readTool, stringList, type PullContext } from './common.js';
+import { optionalString, pullList, readTool, stringList, type PullContext, wireTime } from './common.js';
 
 export const SENT_EMAILS_VISIBLE = 25;
 
@@ -15,7 +15,7 @@ const email = {
   subject: z.string(),
   body: z.string(),
   attachments: stringList,
-  sentAt: z.string(),
+  sentAt: wireTime,
   replyToThreadId: z.string(),
   inReplyToMessageId: z.string(),
   repliesTo: optionalString,

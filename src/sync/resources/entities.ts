@@ -11,7 +11,7 @@ import { deleteEntity, entityIds, replaceEntityEdges, replaceEntityEvidence, ups
 import { forgetExtra, forgetLanded, keepExtra, landedFingerprints, setLandedFingerprint } from '../../store/sync-checkpoints.js';
 import { RemoteError } from '../remote.js';
 import { PageWalk } from '../limits.js';
-import { ahead, fingerprint, optionalString, orDefault, parseEach, stringList, type Parsed, type PullContext } from './common.js';
+import { ahead, fingerprint, orDefault, parseEach, stringList, type Parsed, type PullContext, wireTime, optionalWireTime } from './common.js';
 
 const ENTITY_TYPES = ['department', 'person', 'process', 'system', 'problem', 'opportunity', 'kpi'] as const;
 const PAGE = 200;
@@ -24,8 +24,8 @@ const finding = {
   aliases: stringList,
   source: orDefault(z.string(), 'unclear'),
   mentionCount: orDefault(z.number().int(), 0),
-  firstSeenAt: z.string(),
-  lastMentionedAt: optionalString,
+  firstSeenAt: wireTime,
+  lastMentionedAt: optionalWireTime,
 };
 type Finding = z.output<z.ZodObject<typeof finding>>;
 
@@ -34,7 +34,7 @@ const quote = z.object({
   quote: z.string(),
   speaker: z.string(),
   meetingId: z.string(),
-  spokenAt: z.string(),
+  spokenAt: wireTime,
   turnIndex: z.number().int().nullish().transform((v) => v ?? null),
 });
 const details = { ...finding, edges: orDefault(z.array(edge), []), evidence: orDefault(z.array(quote), []) };

@@ -10,7 +10,8 @@ import { fileText, replaceFilesFromUpstream, setFileText } from '../../store/fil
 import { forgetLanded, landedFingerprints, setLandedFingerprint } from '../../store/sync-checkpoints.js';
 import { LIMIT_SETTINGS } from '../limits.js';
 import { BodyTooLargeError } from '../remote.js';
-import { describeId, fingerprint, optionalString, orDefault, pullList, type PullContext, readTool } from './common.js';
+import { describeId, fingerprint, optionalString, orDefault, pullList, type PullContext, readTool, wireTime } from './common.js';
+import { formatCount } from '../../core/numbers.js';
 
 const file = {
   id: z.string(),
@@ -19,7 +20,7 @@ const file = {
   mimeType: optionalString,
   sizeBytes: z.number().int().nullish().transform((v) => v ?? null),
   downloadUrl: optionalString,
-  createdAt: z.string(),
+  createdAt: wireTime,
 };
 
 export async function pullFiles(ctx: PullContext) {
@@ -72,7 +73,7 @@ async function pullTexts(ctx: PullContext, files: readonly { id: string; downloa
     }
     if (used >= budget) {
       // Not marked landed: the next pull asks for it again, with a budget of its own.
-      ctx.skip('files', `text of ${describeId(f.id)}: this pull already took ${used.toLocaleString('en-US')} bytes of file text, its budget is ${budget.toLocaleString('en-US')} (${LIMIT_SETTINGS.maxFileBytes.env}); the file is listed without its text until a later sync`);
+      ctx.skip('files', `text of ${describeId(f.id)}: this pull already took ${formatCount(used)} bytes of file text, its budget is ${formatCount(budget)} (${LIMIT_SETTINGS.maxFileBytes.env}); the file is listed without its text until a later sync`);
       continue;
     }
     try {

@@ -10,18 +10,19 @@ import { deleteMeeting, meetingExists, meetingIds, replaceMeetingMentions, repla
 import { forgetLanded, landedFingerprints, setLandedFingerprint } from '../../store/sync-checkpoints.js';
 import { writeChunksOfMeetings, type StoredChunk } from '../../search/chunk-index.js';
 import { LIMIT_SETTINGS, LimitError, PageWalk } from '../limits.js';
-import { ahead, describeId, fingerprint, optionalString, orDefault, parseEach, readTool, stringList, type PullContext } from './common.js';
+import { ahead, describeId, fingerprint, orDefault, parseEach, readTool, stringList, type PullContext, wireTime, optionalWireTime } from './common.js';
+import { formatCount } from '../../core/numbers.js';
 
 const TRANSCRIPT_PAGE = 50;
 
 const meeting = {
   id: z.string(),
   name: z.string(),
-  date: z.string(),
+  date: wireTime,
   durationMinutes: z.number().int().nullish().transform((v) => v ?? null),
   attendees: stringList,
   extractionStatus: orDefault(z.string(), 'pending'),
-  createdAt: optionalString,
+  createdAt: optionalWireTime,
 };
 type Meeting = z.output<z.ZodObject<typeof meeting>>;
 
@@ -130,7 +131,7 @@ async function fetchTranscript(ctx: PullContext, meetingId: string): Promise<Sto
     for (const { item: c } of parseEach(ctx, 'transcript', chunk.shape, page.chunks)) {
       bytes += Buffer.byteLength(c.text) + c.speakers.reduce((n, s) => n + Buffer.byteLength(s), 0);
       if (bytes > maxTranscriptBytes) {
-        throw new LimitError(`get_transcript: more than ${maxTranscriptBytes.toLocaleString('en-US')} bytes of text (${LIMIT_SETTINGS.maxTranscriptBytes.env}), so it was not stored`);
+        throw new LimitError(`get_transcript: more than ${formatCount(maxTranscriptBytes)} bytes of text (${LIMIT_SETTINGS.maxTranscriptBytes.env}), so it was not stored`);
       }
       const turnStart = c.turnStart ?? (chunks.at(-1)?.turnEnd ?? -1) + 1;
       chunks.push({ index: c.index, speakers: c.speakers, text: c.text, startSeconds: c.startSeconds, turnStart, turnEnd: c.turnEnd ?? turnStart });

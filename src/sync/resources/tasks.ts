@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { replaceTasksFromUpstream, setTaskBlockers, type TaskBlocker } from '../../store/plan.js';
 import { setBoardPrefix } from '../../store/vaults.js';
-import { optionalString, orDefault, pullList, readTool, stringList, type PullContext } from './common.js';
+import { optionalString, orDefault, pullList, readTool, stringList, type PullContext, wireTime } from './common.js';
 
 const task = {
   id: z.string(),
@@ -18,8 +18,8 @@ const task = {
   checklist: orDefault(z.array(z.object({ text: z.string(), done: orDefault(z.boolean(), false) })), []),
   dueDate: optionalString,
   milestoneId: optionalString,
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: wireTime,
+  updatedAt: wireTime,
   // Only a vault-tools upstream says what blocks a task (the hosted service has no such field); one it says badly is dropped.
   blockedBy: z
     .array(z.object({ kind: z.enum(['task', 'person', 'event']), ref: z.string().nullish(), name: z.string(), note: z.string().nullish(), dueDate: z.string().nullish() }))
