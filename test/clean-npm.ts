@@ -64,7 +64,12 @@ export async function cleanNpm(dir: string, base: NodeJS.ProcessEnv = process.en
     registry,
     refused,
     proxied: proxy.listening,
-    close: () => new Promise<void>((done) => (proxy.listening ? proxy.close(() => done()) : done())),
+    close: () =>
+      new Promise<void>((done) => {
+        if (!proxy.listening) return done();
+        proxy.close(() => done());
+        proxy.closeAllConnections(); // a client's kept-alive connection would hold close() open
+      }),
   };
 }
 
