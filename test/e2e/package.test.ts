@@ -143,6 +143,8 @@ function expectRegistryOnly(inst: Installed): void {
 }
 
 afterAll(async () => {
+  // Anything asked of the refusing proxy after a line's checks (by a server the tests started) shows in the output.
+  for (const npm of npms) if (npm.refused.length) console.log(`package test: the refusing proxy was asked for ${npm.refused.join(', ')}`);
   await Promise.all(npms.map((npm) => npm.close()));
   tmp?.cleanup();
 });
