@@ -16,6 +16,7 @@
  */
 import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -89,7 +90,7 @@ async function install(line: number): Promise<Installed> {
   const log = `${stdout}\n${stderr}`;
   const kernel = existsSync(join(app, 'node_modules', 'vault-tools', 'native', 'vault-tools-matmul.node')) ? 'the native kernel built' : 'no native kernel';
   // In the run's output: CI's record of what an install costs on each line, from an empty npm cache, and what ran.
-  console.log(`package test: Node ${version}: tarball installed in ${seconds.toFixed(0)} s from an empty npm cache (load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}); install scripts: ${readInstallLog(log).scripts.join(', ') || 'none'}; ${kernel}`);
+  console.log(`package test: Node ${version}: tarball installed in ${seconds.toFixed(0)} s from an empty npm cache (load ${loadavg().map((l) => l.toFixed(2)).join(' ')}); install scripts: ${readInstallLog(log).scripts.join(', ') || 'none'}; ${kernel}`);
   return { node, version, bin: join(app, 'node_modules', '.bin', 'vault-tools'), app, env, log, npm };
 }
 
