@@ -8,9 +8,8 @@
  *
  * Every native module it carries uses Node-API, which each Node line loads: better-sqlite3 13 ships its prebuilt
  * binaries inside its npm package, as resvg and the embedder's kernel do. So nothing is rebuilt for Claude
- * Desktop's Node. The 12 line of better-sqlite3 (`better-sqlite3-node20`, compiled per Node, for Node 20 only;
- * see src/store/db.ts) is left out: Claude Desktop runs extensions on a current Node. `--node <major>` opens a
- * database with the bundle's better-sqlite3 under that Node line (from the npm registry, scripts/node-version.mjs,
+ * Desktop's Node; on a Node older than 22 the entry point (bin/vault-tools.js) says which Node it needs and exits.
+ * `--node <major>` opens a database with the bundle's better-sqlite3 under that Node line (from the npm registry, scripts/node-version.mjs,
  * cached in .cache/node/) before packing, to check the bundle on the line a user's Claude Desktop runs.
  *
  *   node scripts/bundle.mjs [--out DIR] [--node MAJOR]     (default DIR: build/; default MAJOR: none checked but this Node's)
@@ -161,8 +160,7 @@ for (const part of ['bin', 'dist', 'fixtures', 'package.json', 'README.md']) cpS
 // The native matrix kernel, when this install built it (scripts/build-native.mjs): the embedder runs about twice as fast with it.
 const nativeKernel = join('native', 'vault-tools-matmul.node');
 if (existsSync(join(ROOT, nativeKernel))) cpSync(join(ROOT, nativeKernel), join(STAGE, nativeKernel));
-// better-sqlite3-node20 (and what only it needs) stays out: see the header.
-for (const dir of productionPackages().filter((d) => !d.endsWith(`${sep}better-sqlite3-node20`))) cpSync(dir, join(STAGE, relative(ROOT, dir)), { recursive: true, dereference: true });
+for (const dir of productionPackages()) cpSync(dir, join(STAGE, relative(ROOT, dir)), { recursive: true, dereference: true });
 dropOtherPrebuilds();
 checkSqliteOn(checkBin);
 writeFileSync(join(STAGE, 'manifest.json'), `${JSON.stringify(manifest(), null, 2)}\n`);

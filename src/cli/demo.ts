@@ -6,10 +6,10 @@ import { readVaultDir } from '../vault-format/read.js';
 import { loadFixture, type LoadResult } from '../load/load.js';
 import { describeCounts } from '../vault-format/summary.js';
 import { describeWork } from '../load/target.js';
-import { BIN_PATH, FIXTURES_DIR } from '../package-info.js';
+import { FIXTURES_DIR } from '../package-info.js';
 import { hasVectorExtension, vectorExtensionError, type Store } from '../service/open.js';
 import { openStore, userDataDir } from './context.js';
-import { clientSnippet, DEMO_SERVER_NAME } from './mcp-config.js';
+import { clientSnippet, DEMO_SERVER_NAME, shellCommand } from './mcp-config.js';
 import { countPendingChunks, embedPendingChunks } from './embed-now.js';
 import { createEmbedder } from '../search/embedder/index.js';
 import { useShippedVectors } from '../search/shipped-vectors.js';
@@ -128,13 +128,13 @@ export function register(program: Command): void {
         'Claude Desktop (claude_desktop_config.json):',
         clientSnippet('claude-desktop', demoArgs, DEMO_SERVER_NAME),
         `Claude Code: ${clientSnippet('claude-code', demoArgs, DEMO_SERVER_NAME)}`,
-        `Try: ${BIN_PATH} call stats --vault ${loaded[0]?.vaultId ?? '<vault>'} --data-dir ${dir}`,
+        `Try: ${shellCommand(['call', 'stats', '--vault', loaded[0]?.vaultId ?? '<vault>', '--data-dir', dir])}`,
       ];
       const printKeys = () => process.stderr.write(`${lines.join('\n')}\n`);
       // A client that starts the demo keeps its stderr in log files: the keys are for a person. A client is a
       // pipe on stdin and one on stdout (client-started.ts); a stdin that then ends with nothing said was not one.
       if (clientWaits && !process.stderr.isTTY && startedByClient()) {
-        process.stderr.write(`${search}\nDemo keys: not printed, as an MCP client started this demo (its log files keep stderr); run \`${BIN_PATH} ${[...demoArgs, '--no-serve'].map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}\` in a terminal to see them.\n`);
+        process.stderr.write(`${search}\nDemo keys: not printed, as an MCP client started this demo (its log files keep stderr); run \`${shellCommand([...demoArgs, '--no-serve'])}\` in a terminal to see them.\n`);
         return void (await serveStore(db, dir, { ...opts, key: opts.key ?? owner.key, onNoClient: printKeys }));
       }
       printKeys();

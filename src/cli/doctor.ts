@@ -32,9 +32,9 @@ export async function runChecks(dataDirOption?: string, options: { fix?: boolean
   const ended = endOfLifeNotice();
   checks.push({
     name: 'node',
-    ok: major >= 20,
+    ok: major >= TESTED_NODE_LINES[0],
     detail: `Node.js ${process.version} (ABI ${process.versions.modules}) on ${process.platform}-${process.arch}; vault-tools ${PACKAGE_VERSION}${ended ? '; this Node.js line has reached its end of life' : ''}`,
-    ...(major < 20
+    ...(major < TESTED_NODE_LINES[0]
       ? { fix: `install Node.js ${TESTED_NODE_LINES.at(-1)} (what Claude Desktop starts is the node first on PATH)` }
       : ended
         ? { warning: true, fix: ended.replace(/^vault-tools: /, '') }

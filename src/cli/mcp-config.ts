@@ -24,13 +24,23 @@ export const DEMO_SERVER_NAME = 'vault-demo';
 const CLIENTS = ['claude-desktop', 'claude-code', 'cursor', 'vscode'] as const;
 type Client = (typeof CLIENTS)[number];
 
-/** The command a client should run: this install's node and script when run from an install, else `npx -y vault-tools`. */
+/**
+ * The command a client should run: this install's node and script when run from an install, else `npx -y vault-tools`.
+ * This very Node, by its path, not the `node` a client's PATH finds first: the one this install was set up and
+ * checked with (an older one is refused by bin/vault-tools.js in one sentence).
+ */
 function launch(args: string[]): { command: string; args: string[] } {
   const fromNpxCache = PACKAGE_ROOT.split(/[\\/]/).includes('_npx');
   if (fromNpxCache) {
     return process.platform === 'win32' ? { command: 'cmd', args: ['/c', 'npx', '-y', 'vault-tools', ...args] } : { command: 'npx', args: ['-y', 'vault-tools', ...args] };
   }
   return { command: process.execPath, args: [BIN_PATH, ...args] };
+}
+
+/** The same command as one shell line (demo's "Try:" line, Claude Code's `claude mcp add`), so both name one Node. */
+export function shellCommand(args: string[]): string {
+  const { command, args: all } = launch(args);
+  return [command, ...all].map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ');
 }
 
 /** Where each client keeps its MCP servers, and under which key. */
@@ -57,10 +67,8 @@ function configFile(client: Client): { path: string; key: 'mcpServers' | 'server
 
 /** What to paste into a client (or, for Claude Code, the command to run) to start `vault-tools <args>`. */
 export function clientSnippet(client: Client, serverArgs: string[], name = SERVER_NAME): string {
+  if (client === 'claude-code') return `claude mcp add ${name} -- ${shellCommand(serverArgs)}`;
   const server = launch(serverArgs);
-  if (client === 'claude-code') {
-    return `claude mcp add ${name} -- ${[server.command, ...server.args].map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}`;
-  }
   const entry = client === 'vscode' ? { type: 'stdio', ...server } : server;
   return JSON.stringify({ [configFile(client)!.key]: { [name]: entry } }, null, 2);
 }

@@ -1,7 +1,8 @@
 /**
  * Which Node.js release lines vault-tools supports, and the one-line notice `demo` and `doctor` give on a line that
- * reached its end of life. package.json `engines` names the same lines; CI runs the suite on the newest LTS and the
- * installed package on every line (scripts/node-version.mjs, test/e2e/package.test.ts).
+ * reached its end of life. package.json `engines` names the same lines (test/unit/node-support.test.ts holds them
+ * equal), and bin/vault-tools.js refuses a Node older than them before anything loads; CI runs the suite on the newest
+ * LTS and the installed package on every line (scripts/node-version.mjs, test/e2e/package.test.ts).
  */
 
 /** End of life of each release line, from the Node.js release schedule (odd lines: two months after the next even one). */
@@ -18,7 +19,7 @@ const END_OF_LIFE: Record<number, string> = {
 };
 
 /** The release lines vault-tools is tested on, oldest first. */
-export const TESTED_NODE_LINES = [20, 22, 24, 26] as const;
+export const TESTED_NODE_LINES = [22, 24, 26] as const;
 
 /**
  * The notice for a Node whose line has ended (on `now`), or undefined while it is maintained. Lines newer than the

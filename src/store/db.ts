@@ -20,31 +20,19 @@ export function storePath(dataDir: string): string {
 const require = createRequire(import.meta.url);
 
 /**
- * Which better-sqlite3 this Node loads. The 13 line is a Node-API module whose binaries ship inside its npm package
- * (no compiler, no download, one build for every Node), and it needs Node 22 or newer. The 12 line, installed as the
- * optional dependency `better-sqlite3-node20`, is compiled per Node at install and aborts the process on Node 24
- * when the garbage collector frees a statement (`Assertion failed: (env) != nullptr` in
- * RemoveEnvironmentCleanupHook, 4 of 4 runs of 100,000 throwaway statements), so it serves Node 20 alone, which 13
- * does not support, until Node 20's support ends.
- */
-export const SQLITE_MODULE = Number(process.versions.node.split('.')[0]) >= 22 ? 'better-sqlite3' : 'better-sqlite3-node20';
-
-/**
- * better-sqlite3 is a native module: loaded on first use (not at import), so a broken build gives this
- * message with the fix instead of a crash before any command runs, and `doctor` can report it.
+ * better-sqlite3 13: a Node-API module whose binaries ship inside its npm package (no compiler, no download, one
+ * build for every Node from 22 on, the lines package.json's `engines` names). Loaded on first use (not at import),
+ * so a missing binary gives this message with the fix instead of a crash before any command runs, and `doctor`
+ * can report it. bin/vault-tools.js refuses an older Node before anything loads it: 13 crashes Node 20 outright.
  */
 export function loadSqlite(): typeof Database {
   try {
-    return require(SQLITE_MODULE) as typeof Database;
+    return require('better-sqlite3') as typeof Database;
   } catch (err) {
-    const e = err as Error;
-    const abi = /NODE_MODULE_VERSION (\d+)[\s\S]*NODE_MODULE_VERSION (\d+)/.exec(e.message);
-    const fix = abi
-      ? `it was built for another Node.js (ABI ${abi[1]}; this Node ${process.version} needs ${abi[2]}): run \`npm rebuild ${SQLITE_MODULE}\` with this Node, or switch back to the Node it was installed with`
-      : SQLITE_MODULE === 'better-sqlite3'
-        ? 'reinstall vault-tools (`npm ci`, or `npm install -g vault-tools`): its prebuilt binary for this platform is missing'
-        : `run \`npm rebuild ${SQLITE_MODULE}\` (it needs python3, make and a C++ compiler when no prebuilt binary is available), or run vault-tools on Node 22 or newer`;
-    throw new Error(`the SQLite module (${SQLITE_MODULE}) does not load: ${e.message.split('\n')[0]}. Fix: ${fix}.`);
+    const first = (err as Error).message.split('\n')[0];
+    throw new Error(
+      `the SQLite module (better-sqlite3) does not load: ${first}. Fix: reinstall vault-tools (\`npm ci\`, or \`npm install -g vault-tools\`): its prebuilt binary for ${process.platform}-${process.arch} is missing.`,
+    );
   }
 }
 

@@ -4,7 +4,7 @@
  * Node-API builds (better-sqlite3 13's prebuilt binary for this platform), so one bundle serves every Node line from
  * 22 on; the test runs it on Node 24, the line where better-sqlite3 12 aborted the process (src/store/db.ts).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
@@ -49,10 +49,9 @@ it('is a valid bundle with the catalog, a data dir and an optional remote and ke
   const modules = readdirSync(join(unpacked, 'node_modules'));
   expect(modules).toContain('better-sqlite3');
   expect(modules).not.toContain('vitest');
-  // better-sqlite3 13's Node-API binary for this platform alone; the per-Node 12 line (Node 20's) stays out.
+  // better-sqlite3 13's Node-API binary for this platform alone.
   expect(readdirSync(join(unpacked, 'node_modules', 'better-sqlite3', 'prebuilds'))).toContain(`${process.platform}-${process.arch}.node`);
   expect(readdirSync(join(unpacked, 'node_modules', 'better-sqlite3', 'prebuilds')).every((f) => f.endsWith(`-${process.arch}.node`))).toBe(true);
-  expect(modules).not.toContain('better-sqlite3-node20');
   // The embedder's native matrix kernel travels with it when this install built it.
   expect(existsSync(join(unpacked, 'native', 'vault-tools-matmul.node'))).toBe(existsSync(join(ROOT, 'native', 'vault-tools-matmul.node')));
 });
@@ -84,3 +83,18 @@ it("starts as the manifest says and serves the demo vaults to the SDK client", a
     await client.close();
   }
 }, 60_000);
+
+it('on Node 20, its entry point says in one sentence which Node it needs and exits 1, before loading anything', () => {
+  const node20 = execFileSync(process.execPath, [join(ROOT, 'scripts', 'node-version.mjs'), '20'], { encoding: 'utf8' }).trim();
+  const { command, args } = manifest.server.mcp_config;
+  const data = join(tmp.dir, 'data-20');
+  const r = spawnSync(command, args.map((a) => a.replaceAll('${__dirname}', unpacked)), {
+    env: { PATH: `${node20}${delimiter}${process.env.PATH ?? ''}`, VAULT_TOOLS_HOME: data },
+    encoding: 'utf8',
+  });
+  expect(r.status).toBe(1);
+  expect(r.stdout).toBe('');
+  expect(r.stderr).toMatch(/^vault-tools needs Node\.js 22, 24 or 26 and this is Node\.js 20\.[\d.]+ \(\S+\): install Node\.js 26 .*\n$/);
+  expect(r.stderr.split('\n')).toHaveLength(2);
+  expect(existsSync(data)).toBe(false);
+}, 120_000);

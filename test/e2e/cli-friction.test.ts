@@ -102,6 +102,8 @@ describe('mcp-config', () => {
     const desktop = JSON.parse(/Claude Desktop \(claude_desktop_config\.json\):\n(\{[\s\S]*?\n\})\n/.exec(r.stderr)![1]!);
     expect(desktop.mcpServers['vault-demo'].args).toEqual([BIN, 'demo', '--data-dir', absolute]);
     expect(r.stderr).toContain(`Claude Code: claude mcp add vault-demo -- ${process.execPath} ${BIN} demo --data-dir ${absolute}\n`);
+    // The Try: line names the same Node as the client entries (by its path), not whichever `node` a shell finds first.
+    expect(r.stderr).toContain(`Try: ${process.execPath} ${BIN} call stats --vault `);
     expect(r.stderr).not.toContain('./rel-demo');
     const config = spawnSync(process.execPath, [BIN, 'mcp-config', '--demo', '--data-dir', './rel-demo'], { cwd: tmp.dir, encoding: 'utf8', env: { ...process.env, ...env } });
     expect(JSON.parse(config.stdout)).toEqual(desktop);

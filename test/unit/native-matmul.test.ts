@@ -3,7 +3,7 @@
  * TensorFlow.js kernels that hand it plain products (src/search/embedder/native-matmul.ts).
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, linkSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,13 +46,13 @@ describe('native matrix kernel', () => {
     const tmp = tempDir('vt-native-build-');
     afterAll(() => tmp.cleanup());
     /** A copy of the package's script and source in a folder of its own, built with `env`. */
-    const build = (name: string, source: string | undefined, env: NodeJS.ProcessEnv = {}) => {
+    const build = (name: string, source: string | undefined, env: NodeJS.ProcessEnv = {}, node = process.execPath) => {
       const root = join(tmp.dir, name);
       mkdirSync(join(root, 'scripts'), { recursive: true });
       mkdirSync(join(root, 'native'));
       copyFileSync(join(ROOT, 'scripts', 'build-native.mjs'), join(root, 'scripts', 'build-native.mjs'));
       if (source !== undefined) writeFileSync(join(root, 'native', 'matmul.cc'), source);
-      const run = spawnSync(process.execPath, [join(root, 'scripts', 'build-native.mjs')], { encoding: 'utf8', env: { ...process.env, ...env } });
+      const run = spawnSync(node, [join(root, 'scripts', 'build-native.mjs')], { encoding: 'utf8', env: { ...process.env, ...env } });
       return { status: run.status, stdout: run.stdout, stderr: run.stderr, files: readdirSync(join(root, 'native')), root };
     };
 
@@ -68,6 +68,27 @@ describe('native matrix kernel', () => {
       const off = build('off', 'int x = ;\n', { VAULT_TOOLS_NATIVE: '0' });
       expect([off.status, off.files]).toEqual([0, ['matmul.cc']]);
       expect(off.stderr).toContain('(VAULT_TOOLS_NATIVE=0)');
+    });
+
+    it.runIf(process.arch === 'x64')("without Node's headers (no include/node beside the node that installs, no nodedir) skips in one line, downloading nothing", () => {
+      // A Node prefix with the binary alone, as a bare binary install is: the script looks for headers there and in
+      // npm_config_nodedir, and never asks node-gyp (which would fetch them from nodejs.org).
+      const prefix = join(tmp.dir, 'bare-node');
+      mkdirSync(join(prefix, 'bin'), { recursive: true });
+      const node = join(prefix, 'bin', 'node');
+      try {
+        linkSync(process.execPath, node);
+      } catch {
+        copyFileSync(process.execPath, node);
+        chmodSync(node, 0o755);
+      }
+      const bare = build('no-headers', readFileSync(join(ROOT, 'native', 'matmul.cc'), 'utf8'), { npm_config_nodedir: '' }, node);
+      expect(bare.status).toBe(0);
+      expect(bare.stdout).toBe('');
+      expect(bare.stderr).toBe(
+        "vault-tools: native matrix kernel not built (Node's headers (include/node/node_api.h) are not on this machine); the offline embedder uses its WASM kernels, about half as fast.\n",
+      );
+      expect(bare.files).toEqual(['matmul.cc']);
     });
 
     it.runIf(mustExist)('builds a kernel that loads and multiplies', () => {
