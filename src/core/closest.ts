@@ -37,8 +37,15 @@ function distance(wanted: string, candidate: string): number | undefined {
   return word === Infinity ? undefined : 2 + word;
 }
 
+/**
+ * No name is longer than this; a longer `wanted` (a hostile 5,000,000-character tool name, say) is near nothing, and
+ * is not compared: edit distance costs its length times the name's, in time and memory.
+ */
+const LONGEST_NAME = 200;
+
 /** The items nearest `wanted`, nearest first (at most `max`), each compared by its names (an id and a title). */
 export function closest<T>(wanted: string, items: readonly T[], namesOf: (item: T) => string[], max = 3): T[] {
+  if (wanted.length > LONGEST_NAME) return [];
   return items
     .map((item) => ({ item, d: Math.min(...namesOf(item).map((n) => distance(wanted, n) ?? Infinity)) }))
     .filter((x) => x.d !== Infinity)
