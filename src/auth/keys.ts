@@ -6,7 +6,7 @@
  */
 import * as crypto from 'node:crypto';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cachedRead, type Db } from '../store/db.js';
 import { getKeyRow, insertKey, keyRowByHash, keyVaultIds, listKeyRows, revokeKeyRow, type KeyRow } from '../store/keys.js';
@@ -170,6 +170,17 @@ export function isActiveKey(db: Db, key: string): boolean {
   return row !== undefined && !row.revoked_at;
 }
 
+/** Where `restore --keep-keys` names the owner key a backup brought (its secret is in another data dir's owner.key). */
+export const RESTORED_OWNER_FILE = 'owner.key.restored';
+
+/** The active owner key a restore kept, as RESTORED_OWNER_FILE names it, if any. */
+function restoredOwnerKey(db: Db, dataDir: string): KeyRow | undefined {
+  const named = join(dataDir, RESTORED_OWNER_FILE);
+  if (!existsSync(named)) return undefined;
+  const row = getKeyRow(db, readFileSync(named, 'utf8').trim());
+  return row && !row.revoked_at ? row : undefined;
+}
+
 /** The data dir's owner key, created (manager, all vaults) on first use; `created` tells the caller to show it once. */
 export function ensureOwnerKey(db: Db, dataDir: string): { key: string; created: boolean } {
   const file = join(dataDir, OWNER_KEY_FILE);
@@ -178,14 +189,16 @@ export function ensureOwnerKey(db: Db, dataDir: string): { key: string; created:
     if (isActiveKey(db, key)) return { key, created: false };
   }
   // A restored store (restore --keep-keys) keeps its owner key, whose secret is in the owner.key of the data dir
-  // it came from: a second one made here would leave two "owner" keys, one nobody can name.
-  const carried = listKeyRows(db).find((k) => k.name === 'owner' && k.role === 'manager' && k.all_vaults && !k.revoked_at);
+  // it came from: a second one made here would leave two "owner" keys, one nobody can name. Restore names that key
+  // in RESTORED_OWNER_FILE; a key merely called "owner" (keys create --name owner) is not it.
+  const carried = restoredOwnerKey(db, dataDir);
   if (carried) {
     throw new ServiceError(
       'unauthorized',
       `The store's owner key (${carried.key_prefix}…) is not the one in ${file}: it came with a restored backup. Copy owner.key from the data dir the backup was made from, pass --key, or revoke it (\`vault-tools keys revoke ${carried.id}\`) to have a new one made.`,
     );
   }
+  rmSync(join(dataDir, RESTORED_OWNER_FILE), { force: true });
   const { key } = createKey(db, { name: 'owner', role: 'manager', vaults: '*' });
   writeFileSync(file, `${key}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { RESTORED_OWNER_FILE } from '../auth/keys.js';
 import { printable } from '../core/printable.js';
 import { isStoreBusy, openDataDirStore } from '../service/open.js';
 import { BackupRefused, hasStore, inspectBackup, restoreBackup, StoreRestoring, takeRestoreLock, type CarriedKey, type RestoreResult } from '../service/store-copy.js';
@@ -80,6 +81,9 @@ export function register(program: Command): void {
       } finally {
         release();
       }
+      // A kept owner key of another data dir: name it, so this data dir does not make a second "owner" (auth/keys.ts).
+      const owner = result.foreignKept ? result.foreign.find((k) => k.name === 'owner' && k.role === 'manager' && k.vaults === '*') : undefined;
+      if (owner) writeFileSync(join(dir, RESTORED_OWNER_FILE), `${owner.id}\n`, { mode: 0o600 });
       const s = result.summary;
       process.stderr.write(
         `restored ${file} into ${dir}: ${plural(s.vaults, 'vault')}, ${plural(s.unpushed, 'local write')} waiting for sync (${(s.bytes / MB).toFixed(1)} MB, schema version ${s.schemaVersion}${s.schemaVersion < result.schemaVersionNow ? `, migrated to ${result.schemaVersionNow}` : ''})\n` +
