@@ -1,14 +1,15 @@
 /**
- * The API reference a person opens in a browser: `GET /docs`, Swagger UI (the `swagger-ui-dist` package, served
- * from this install: no CDN, works offline) over the OpenAPI document this listener publishes. No key is asked:
+ * The API reference a person opens in a browser: `GET /docs`, Swagger UI (the `swagger-ui-dist` package's bundle
+ * and stylesheet, copied into dist/docs-vendor/ by the build and served from this install: no CDN, works offline)
+ * over the OpenAPI document this listener publishes. No key is asked:
  * the page and its copy of the document hold the tool catalog only, never vault data, and a browser cannot send
  * a bearer header on navigation. "Try it out" is off: calls need a key, which a page should not be handed.
  */
 import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { DOCS_PATH, PATHS } from '../../core/rest-paths.js';
+import { PACKAGE_ROOT } from '../../package-info.js';
 
 export { DOCS_PATH };
 
@@ -43,16 +44,16 @@ const INIT = `window.ui = SwaggerUIBundle({
 });
 `;
 
-/** The files Swagger UI itself ships, read once from the installed package when first asked for. */
+/**
+ * The files Swagger UI itself ships, read once when first asked for. The build copies them from swagger-ui-dist
+ * (a dev dependency: an installed vault-tools neither depends on it nor runs its install-analytics script).
+ */
 const VENDOR: Record<string, string> = { 'swagger-ui-bundle.js': 'text/javascript; charset=utf-8', 'swagger-ui.css': 'text/css; charset=utf-8' };
 const vendorCache = new Map<string, Buffer>();
 
 function vendorFile(name: string): Buffer {
   let bytes = vendorCache.get(name);
-  if (!bytes) {
-    const dir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-    vendorCache.set(name, (bytes = readFileSync(join(dir, name))));
-  }
+  if (!bytes) vendorCache.set(name, (bytes = readFileSync(join(PACKAGE_ROOT, 'dist', 'docs-vendor', name))));
   return bytes;
 }
 
