@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { RESTORED_OWNER_FILE } from '../auth/keys.js';
 import { printable } from '../core/printable.js';
-import { isStoreBusy, openDataDirStore } from '../service/open.js';
+import { isStoreBusy, } from '../service/open.js';
 import { BackupRefused, hasStore, inspectBackup, restoreBackup, StoreRestoring, takeRestoreLock, type CarriedKey, type RestoreResult } from '../service/store-copy.js';
 import { CliError, checkDataDir, resolveDataDir } from './context.js';
 import { dataDirHolders, describeHolders } from './data-dir-holders.js';

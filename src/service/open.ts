@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { allArtifactPaths } from '../store/files.js';
 import { artifactAbsolutePath } from '../render/artifacts.js';
-import { connect, loadSqlite, openDb, storePath, type Db } from '../store/db.js';
+import { connect, openDb, storePath, type Db } from '../store/db.js';
 import { countLeftovers, describeLeftovers, findLeftovers, removeLeftovers, sweepLeftovers, type Leftovers } from '../store/leftovers.js';
 import { sqliteEngine, storeHealth, vectorExtensionVersion, type StoreHealth } from '../store/health.js';
 import { log } from '../log.js';

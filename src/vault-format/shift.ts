@@ -33,8 +33,14 @@ export function shiftedDateIssues(fixture: { vault: { referenceDate: string; shi
   if (!days) return [];
   const issues: DateIssue[] = [];
   const walk = (v: unknown, path: (string | number)[]): void => {
-    if (Array.isArray(v)) return v.forEach((x, i) => walk(x, [...path, i]));
-    if (v && typeof v === 'object') return Object.entries(v).forEach(([k, x]) => walk(x, [...path, k]));
+    if (Array.isArray(v)) {
+      v.forEach((x, i) => walk(x, [...path, i]));
+      return;
+    }
+    if (v && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) walk(x, [...path, k]);
+      return;
+    }
     const key = path.at(-1);
     if (typeof v !== 'string' || typeof key !== 'string' || !DATE_FIELDS.has(key)) return;
     const year = new Date(Date.parse(v.length === 10 ? `${v}T00:00:00Z` : v) + days * DAY_MS).getUTCFullYear();

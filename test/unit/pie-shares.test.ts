@@ -17,7 +17,7 @@ async function legendLabels(spec: object): Promise<string[]> {
   const svg = await view.toSVG();
   view.finalize();
   const legend = svg.slice(svg.indexOf('role-legend'));
-  return [...legend.matchAll(/role-legend-label[^]*?<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]!.replace(/&lt;/g, '<'));
+  return [...legend.matchAll(/role-legend-label[\s\S]*?<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]!.replace(/&lt;/g, '<'));
 }
 
 const spend = [

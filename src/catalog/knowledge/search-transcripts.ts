@@ -8,7 +8,6 @@ import { vectorCoverage, vectorIndexOwner } from '../../search/vectors.js';
 import { getMeetingRow } from '../../store/meetings.js';
 import { invalidArgument, notFound } from '../../core/errors.js';
 import { log } from '../../log.js';
-import { isoUtc } from '../../time.js';
 
 /** Vaults whose words-only answers were already explained in the log: once a process is enough. */
 const wordsOnlyNoted = new Set<string>();

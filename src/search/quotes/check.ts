@@ -88,12 +88,12 @@ const MIDDLE_RUNS = 4;
 const PER_PHRASE = 2;
 
 /** The phrases to try first (the whole of a short stretch, else its two ends), and the runs for when none is found. */
-function phrasesOf(words: string[]): { first: string[][]; then: string[][] } {
+function phrasesOf(words: string[]): { first: string[][]; fallback: string[][] } {
   if (words.length <= 2 * EDGE_WORDS) {
     const runs = [];
     for (let i = 0; i + RUN_WORDS <= words.length; i += RUN_WORDS) runs.push(words.slice(i, i + RUN_WORDS));
     if (words.length % RUN_WORDS && words.length > RUN_WORDS) runs.push(words.slice(-RUN_WORDS));
-    return { first: [words], then: runs };
+    return { first: [words], fallback: runs };
   }
   const middle = words.slice(EDGE_WORDS, -EDGE_WORDS);
   const runs: string[][] = [];
@@ -102,7 +102,7 @@ function phrasesOf(words: string[]): { first: string[][]; then: string[][] } {
     const at = Math.floor((k * (middle.length - RUN_WORDS)) / Math.max(1, count - 1));
     runs.push(middle.slice(at, at + RUN_WORDS));
   }
-  return { first: [words.slice(0, EDGE_WORDS), words.slice(-EDGE_WORDS)], then: runs };
+  return { first: [words.slice(0, EDGE_WORDS), words.slice(-EDGE_WORDS)], fallback: runs };
 }
 
 /**
@@ -112,8 +112,8 @@ function phrasesOf(words: string[]): { first: string[][]; then: string[][] } {
  */
 function candidateChunks(s: QuoteSearch, text: string): number[] {
   const ids = new Set<number>();
-  const { first, then } = phrasesOf(tokens(text));
-  for (const round of [first, then]) {
+  const { first, fallback } = phrasesOf(tokens(text));
+  for (const round of [first, fallback]) {
     for (const p of round) {
       if (p.length < 2) continue;
       for (const id of matching(s, `"${p.join(' ')}"`, PER_PHRASE)) {

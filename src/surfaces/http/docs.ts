@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { DOCS_PATH, PATHS } from '../../core/rest-paths.js';
+import { DOCS_PATH, } from '../../core/rest-paths.js';
 import { PACKAGE_ROOT } from '../../package-info.js';
 
 export { DOCS_PATH };

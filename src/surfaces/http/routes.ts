@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Principal } from '../../core/principal.js';
-import { quoted, ServiceError } from '../../core/errors.js';
+import { ServiceError } from '../../core/errors.js';
 import type { InvokeResult, Service } from '../../service/invoke.js';
 import type { Store } from '../../service/open.js';
 import { artifactFile, publicFileText } from '../../service/resources.js';
