@@ -84,6 +84,19 @@ void packA(const float* a, int64_t lda, int64_t mc, int64_t kc, float* out) {
   }
 }
 
+// A finished register tile (rows x cols of t, nr floats a row) into c: stored, or added to what an earlier block of the shared dimension left.
+void writeBack(const float* t, int64_t nr, float* c, int64_t ldc, int64_t rows, int64_t cols, bool add) {
+  for (int64_t r = 0; r < rows; r++) {
+    float* row = c + r * ldc;
+    const float* src = t + r * nr;
+    if (add) {
+      for (int64_t j = 0; j < cols; j++) row[j] += src[j];
+    } else {
+      std::memcpy(row, src, cols * sizeof(float));
+    }
+  }
+}
+
 // C[0:rows, 0:cols] (+)= Apanel · Bpanel over kc. `add`: accumulate onto C (every block of the shared dimension but the first).
 __attribute__((target("avx2,fma"))) void tile(int64_t kc, const float* ap, const float* bp, float* c, int64_t ldc, int64_t rows,
                                               int64_t cols, bool add) {
@@ -106,15 +119,7 @@ __attribute__((target("avx2,fma"))) void tile(int64_t kc, const float* ap, const
     _mm256_store_ps(t + r * NR, acc[r][0]);
     _mm256_store_ps(t + r * NR + 8, acc[r][1]);
   }
-  for (int64_t r = 0; r < rows; r++) {
-    float* row = c + r * ldc;
-    const float* src = t + r * NR;
-    if (add) {
-      for (int64_t j = 0; j < cols; j++) row[j] += src[j];
-    } else {
-      std::memcpy(row, src, cols * sizeof(float));
-    }
-  }
+  writeBack(t, NR, c, ldc, rows, cols, add);
 }
 
 // C[m x n] = A[m x k] · B[k x n], all row-major and dense.
@@ -138,15 +143,7 @@ __attribute__((target("avx512f"))) void tile512(int64_t kc, const float* ap, con
     _mm512_store_ps(t + r * NR512, acc[r][0]);
     _mm512_store_ps(t + r * NR512 + 16, acc[r][1]);
   }
-  for (int64_t r = 0; r < rows; r++) {
-    float* row = c + r * ldc;
-    const float* src = t + r * NR512;
-    if (add) {
-      for (int64_t j = 0; j < cols; j++) row[j] += src[j];
-    } else {
-      std::memcpy(row, src, cols * sizeof(float));
-    }
-  }
+  writeBack(t, NR512, c, ldc, rows, cols, add);
 }
 
 bool cpuHasAvx512() {
