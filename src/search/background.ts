@@ -15,6 +15,7 @@ import { describeKernel } from './embedder/types.js';
 import { chunkHighWater, indexPending } from './vector-indexing.js';
 import { type EmbedderLike } from './embed-chunks.js';
 import { ensureWordIndex, vaultsWithChunks } from './word-index.js';
+import { chunksIndexed, indexPassStarted } from './index-rate.js';
 
 /**
  * Builds the word index of every vault that lacks one (a store upgraded from the shared index, see
@@ -59,8 +60,11 @@ export function startBackgroundIndexing(db: Db, embedder: EmbedderLike, options:
   /** One pass over every chunk that lacks a vector; a failure is logged, and the next change tries again. */
   const pass = async (): Promise<void> => {
     const started = Date.now();
+    indexPassStarted(started);
+    let done = 0;
+    const onProgress = (p: { done: number }) => (chunksIndexed(p.done - done), (done = p.done));
     try {
-      const result = await indexPending(db, embedder, { signal: controller.signal, batchSize: INDEX_BATCH_CHUNKS, background: true });
+      const result = await indexPending(db, embedder, { signal: controller.signal, batchSize: INDEX_BATCH_CHUNKS, background: true, onProgress });
       if (result.total) {
         const kernel = describeKernel(embedder);
         log.info(`vector index: ${result.embedded} chunks embedded, ${result.reused} reused, in ${((Date.now() - started) / 1000).toFixed(1)} s${kernel ? ` (${kernel})` : ''}`);
