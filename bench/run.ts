@@ -6,7 +6,7 @@
  *   --small       2 vaults, 2,000 entities, 100 meetings, 10,000 chunks; fewer calls (a few minutes)
  *   --only LIST   parts to run: generate, cold_start, stdio, chart, rest, export, sync, rss, backup, live, soak
  *                 (`--only soak` alone needs no generated store: it makes its own from the demo vaults)
- *   --soak-minutes N  how long the soak runs (default 3)
+ *   --soak-minutes N  how long the soak runs (default 3; 1 with --small)
  *   --store DIR   reuse a store this generator made (its bench-manifest.json) instead of generating one
  *   --keep        keep the generated store (its path is printed)
  */
@@ -43,7 +43,7 @@ const work = mkdtempSync(join(tmpdir(), 'vt-bench-'));
 const reuse = option('--store');
 const dir = reuse ?? join(work, 'store');
 const load0 = loadavg();
-const soakMinutes = Number(option('--soak-minutes') ?? 3);
+const soakMinutes = Number(option('--soak-minutes') ?? (small ? 1 : 3));
 if (!(soakMinutes > 0)) throw new Error(`--soak-minutes: expected minutes above 0, got "${option('--soak-minutes')}"`);
 const machineNow = () => ({ node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model, memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), loadAverageAtStart: load0, loadAverageAtEnd: loadavg() });
 const finish = (rows: Row[], preset: string, spec: unknown) => {
