@@ -3,8 +3,9 @@
  * into minutes (`npm run bench -- --only soak`; `--soak-minutes N` runs longer, default 3). The data dir is the demo
  * vaults, pulled from a second `serve --http` (the "hosted" service), which the HTTP server keeps pulling from
  * (`--sync-every`). Each round, on both servers: the read tools, search_transcripts with and without
- * alternatives, every view's `ui://` resource (stdio), a chart, a report and a deck export, writes (their outbox
- * grows until the next push), an OAuth refresh-token rotation and a REST call with the new access token.
+ * alternatives, every view's `ui://` resource (stdio), a chart, a report and a deck export, writes (a task added,
+ * then closed; the HTTP server's sync pushes their outbox upstream), an OAuth refresh-token rotation and a REST
+ * call with the new access token.
  *
  * Sampled through the run: RSS and open file descriptors of each server, the stdio server's JS heap (through its
  * inspector, no collection forced: forcing one would hide what the heap trim does), and the WAL's size. Rows:
@@ -29,7 +30,6 @@ import { viewUri } from '../src/surfaces/mcp/apps.js';
 const VAULT = 'northwind-logistics';
 const REDIRECT = 'http://127.0.0.1:9/callback';
 const READS = ['stats', 'list_findings', 'get_entity', 'expand_graph', 'changes_since', 'search_knowledge', 'get_transcript', 'list_tasks', 'get_brief', 'list_conflicts'];
-const WRITES = ['add_task', 'update_task'];
 const EXPORTS: [string, Record<string, unknown>][] = [
   ['export_report', { format: 'pdf' }],
   ['export_deck', {}],
@@ -144,7 +144,10 @@ export async function soakRows(tmp: string, minutes: number): Promise<Row[]> {
       await timed('stdio render_chart', () => rpc.call('render_chart', args('render_chart')));
       const [exportTool, exportArgs] = EXPORTS[round % EXPORTS.length]!;
       await timed(`http ${exportTool}`, () => overHttp(exportTool, { vault: VAULT, ...exportArgs }));
-      for (const tool of WRITES) await timed(`stdio ${tool}`, () => rpc.call(tool, args(tool)));
+      // A task added, then closed (so the open tasks the reads list stay as many as at the start).
+      let added = '';
+      await timed('stdio add_task', async () => (added = String((await rpc.call('add_task', args('add_task'))).identifier)));
+      await timed('stdio update_task', () => rpc.call('update_task', { vault: VAULT, identifier: added, status: 'done' }));
       await timed('http oauth refresh + call', async () => {
         const t = (await (await tokenRequest(http.url, { grant_type: 'refresh_token', client_id: clientId, refresh_token: refresh })).json()) as { access_token: string; refresh_token: string };
         refresh = t.refresh_token;
