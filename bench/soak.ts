@@ -89,21 +89,25 @@ export async function soakRows(tmp: string, minutes: number): Promise<Row[]> {
   const hostedKey = readFileSync(join(hostedDir, 'owner.key'), 'utf8').trim();
   const hosted = await startHttp([BIN, 'serve', '--data-dir', hostedDir, '--http', '127.0.0.1:0', '--no-stdio', '--rate-limit', '0', '--no-index'], env);
   const remoteEnv = { ...env, VAULT_TOOLS_REMOTE_URL: hosted.url, VAULT_TOOLS_REMOTE_KEY: hostedKey };
-  mkdirSync(dir);
-  await cli(['call', 'list_vaults', '--data-dir', dir], env); // makes the store and its owner key
-  await cli(['sync', '--data-dir', dir, '--json'], remoteEnv); // the first, full pull
-  await cli(['reindex', '--data-dir', dir], env); // vectors now, so the servers' indexers are not the warm-up
-  const key = readFileSync(join(dir, 'owner.key'), 'utf8').trim();
-  // A sync every 6 s stands for "every 15 minutes" of a week squeezed into minutes.
-  const http = await startHttp([BIN, 'serve', '--data-dir', dir, '--http', '127.0.0.1:0', '--no-stdio', '--rate-limit', '0', '--sync-every', '0.1'], remoteEnv);
-  const rpc = new StdioRpc(process.execPath, [INSPECT_FLAG, BIN, 'serve', '--data-dir', dir, '--key', key], env);
-  const inspector = await Inspector.attach(rpc.child);
   const latencies = new Map<string, { at: number; ms: number }[]>();
   const samples: Sample[] = [];
+  // Everything started is stopped, also when a step of the set-up fails.
+  let http: Awaited<ReturnType<typeof startHttp>> | undefined;
+  let rpc: StdioRpc | undefined;
+  let inspector: Inspector | undefined;
   try {
-    await rpc.initialize();
+    mkdirSync(dir);
+    await cli(['call', 'list_vaults', '--data-dir', dir], env); // makes the store and its owner key
+    await cli(['sync', '--data-dir', dir, '--json'], remoteEnv); // the first, full pull
+    await cli(['reindex', '--data-dir', dir], env); // vectors now, so the servers' indexers are not the warm-up
+    const key = readFileSync(join(dir, 'owner.key'), 'utf8').trim();
+    // A sync every 6 s stands for "every 15 minutes" of a week squeezed into minutes.
+    const listener = (http = await startHttp([BIN, 'serve', '--data-dir', dir, '--http', '127.0.0.1:0', '--no-stdio', '--rate-limit', '0', '--sync-every', '0.1'], remoteEnv));
+    const client = (rpc = new StdioRpc(process.execPath, [INSPECT_FLAG, BIN, 'serve', '--data-dir', dir, '--key', key], env));
+    const heap = (inspector = await Inspector.attach(client.child));
+    await client.initialize();
     const views = TOOL_VIEWS.map(viewUri);
-    const { clientId, refresh: firstRefresh } = await oauthTokens(http.url, key);
+    const { clientId, refresh: firstRefresh } = await oauthTokens(listener.url, key);
     let refresh = firstRefresh;
     const started = Date.now();
     const timed = async (name: string, run: () => Promise<unknown>) => {
@@ -114,16 +118,16 @@ export async function soakRows(tmp: string, minutes: number): Promise<Row[]> {
       latencies.set(name, list);
     };
     const overHttp = async (tool: string, args: Record<string, unknown>, bearer = key) => {
-      const res = await fetch(`${http.url}/v1/tools/${tool}`, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify(args) });
+      const res = await fetch(`${listener.url}/v1/tools/${tool}`, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify(args) });
       if (res.status !== 200) throw new Error(`${tool} over HTTP: ${res.status} ${(await res.text()).slice(0, 300)}`);
       await res.arrayBuffer();
     };
     const sample = async () => {
-      const { usedSize } = (await inspector.send('Runtime.getHeapUsage')) as { usedSize: number };
+      const { usedSize } = (await heap.send('Runtime.getHeapUsage')) as { usedSize: number };
       samples.push({
         at: Date.now() - started,
-        rss: { stdio: rssMb(rpc.pid), http: rssMb(http.child.pid!) },
-        fds: { stdio: fds(rpc.pid), http: fds(http.child.pid!) },
+        rss: { stdio: rssMb(client.pid), http: rssMb(listener.child.pid!) },
+        fds: { stdio: fds(client.pid), http: fds(listener.child.pid!) },
         heapMb: usedSize / 2 ** 20,
         walMb: fileMb(join(dir, 'vault-tools.db-wal')),
       });
@@ -135,21 +139,21 @@ export async function soakRows(tmp: string, minutes: number): Promise<Row[]> {
     let nextSample = 0;
     for (let round = 0; Date.now() - started < minutes * 60_000; round++) {
       for (const tool of READS) {
-        await timed(`stdio ${tool}`, () => rpc.call(tool, args(tool)));
+        await timed(`stdio ${tool}`, () => client.call(tool, args(tool)));
         await timed(`http ${tool}`, () => overHttp(tool, args(tool)));
       }
-      await timed('stdio search_transcripts', () => rpc.call('search_transcripts', search));
+      await timed('stdio search_transcripts', () => client.call('search_transcripts', search));
       await timed('http search_transcripts+alternatives', () => overHttp('search_transcripts', withAlternatives));
-      for (const uri of views) await timed('stdio resources/read ui://', () => rpc.request('resources/read', { uri }));
-      await timed('stdio render_chart', () => rpc.call('render_chart', args('render_chart')));
+      for (const uri of views) await timed('stdio resources/read ui://', () => client.request('resources/read', { uri }));
+      await timed('stdio render_chart', () => client.call('render_chart', args('render_chart')));
       const [exportTool, exportArgs] = EXPORTS[round % EXPORTS.length]!;
       await timed(`http ${exportTool}`, () => overHttp(exportTool, { vault: VAULT, ...exportArgs }));
       // A task added, then closed (so the open tasks the reads list stay as many as at the start).
       let added = '';
-      await timed('stdio add_task', async () => (added = String((await rpc.call('add_task', args('add_task'))).identifier)));
-      await timed('stdio update_task', () => rpc.call('update_task', { vault: VAULT, identifier: added, status: 'done' }));
+      await timed('stdio add_task', async () => (added = String((await client.call('add_task', args('add_task'))).identifier)));
+      await timed('stdio update_task', () => client.call('update_task', { vault: VAULT, identifier: added, status: 'done' }));
       await timed('http oauth refresh + call', async () => {
-        const t = (await (await tokenRequest(http.url, { grant_type: 'refresh_token', client_id: clientId, refresh_token: refresh })).json()) as { access_token: string; refresh_token: string };
+        const t = (await (await tokenRequest(listener.url, { grant_type: 'refresh_token', client_id: clientId, refresh_token: refresh })).json()) as { access_token: string; refresh_token: string };
         refresh = t.refresh_token;
         await overHttp('stats', { vault: VAULT }, t.access_token);
       });
@@ -160,9 +164,9 @@ export async function soakRows(tmp: string, minutes: number): Promise<Row[]> {
     }
     await sample();
   } finally {
-    inspector.close();
-    await rpc.close();
-    await stop(http.child);
+    inspector?.close();
+    await rpc?.close();
+    if (http) await stop(http.child);
     await hosted.stop();
   }
   return rowsOf(minutes, samples, latencies);
