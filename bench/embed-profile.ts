@@ -4,7 +4,8 @@
  * (TensorFlow.js WASM backend, as the worker runs it), with the floating-point work of its matrix products
  * counted from their shapes, so the rate it reaches can be set against what a core can do. The worker's own
  * kernels are installed as in the product: the native matrix kernel when it was built (native-matmul.ts; `--wasm`
- * leaves it out), then the batched BatchMatMul (batched-matmul.ts); `--stock` profiles TensorFlow.js's own kernels.
+ * leaves it out), then the batched BatchMatMul (batched-matmul.ts) and the copy-free Slice/SplitV (slice-view.ts);
+ * `--stock` profiles TensorFlow.js's own kernels.
  * Matrix products are split into dense layers (one product against the weights) and attention (batched products).
  */
 import { createRequire } from 'node:module';
@@ -12,6 +13,7 @@ import { embeddingWindows } from '../src/search/embed-chunks.js';
 import { installBatchedMatMul, type KernelRegistry } from '../src/search/embedder/batched-matmul.js';
 import { installNativeMatMul, type NativeMatMul } from '../src/search/embedder/native-matmul.js';
 import { nativeKernelPath } from '../src/search/embedder/use-lite.js';
+import { installSliceView, type SliceHelpers } from '../src/search/embedder/slice-view.js';
 import { prng, TextMaker, vocabulary } from './lib/synth.js';
 
 interface Kernel {
@@ -47,6 +49,7 @@ const stock = argv.includes('--stock');
 const nativePath = stock || argv.includes('--wasm') ? undefined : nativeKernelPath();
 const native = nativePath ? installNativeMatMul(tf as unknown as KernelRegistry, require(nativePath) as NativeMatMul) : false;
 if (!stock) installBatchedMatMul(tf as unknown as KernelRegistry);
+if (!stock) installSliceView(tf as unknown as KernelRegistry & SliceHelpers);
 const flags = { backend: tf.getBackend(), simd: await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT'), threads: await tf.env().getAsync('WASM_HAS_MULTITHREAD_SUPPORT') };
 await model.embed(windows.slice(0, 8)); // the WASM heap grows to the batch once
 

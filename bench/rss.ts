@@ -11,6 +11,8 @@ import { benchVault, type BenchContext } from './lib/context.js';
 
 /** Search by meaning is slow and rare in real use: one call in 50 of the mix. */
 const SEARCH_EVERY = 50;
+/** CPU-quiet time before a reading: longer than serve's idle heap trim takes to notice (src/cli/heap-trim.ts looks every 2 s). */
+const SETTLE_MS = 5000;
 
 export async function rssRows(ctx: BenchContext): Promise<Row[]> {
   const total = ctx.small ? 2_000 : 10_000;
@@ -27,11 +29,11 @@ export async function rssRows(ctx: BenchContext): Promise<Row[]> {
       const c = i % SEARCH_EVERY === SEARCH_EVERY - 1 ? search : others[i % others.length]!;
       await rpc.call(c.tool, c.args(i));
       if (i === total / 10 - 1) {
-        await waitIdle(rpc.pid, 1000);
+        await waitIdle(rpc.pid, SETTLE_MS);
         warm = rssMb(rpc.pid);
       }
     }
-    await waitIdle(rpc.pid, 1000);
+    await waitIdle(rpc.pid, SETTLE_MS);
     const after = rssMb(rpc.pid);
     const size = `${ctx.size}; ${total.toLocaleString('en')} mixed read calls (${cases.map((c) => c.id).join(', ')}; search_transcripts 1 in ${SEARCH_EVERY})`;
     return [

@@ -8,6 +8,10 @@
 // The product is the classic blocked one (Goto & van de Geijn): B is packed into panels of 16 columns, A into
 // panels of 6 rows, for a block of 256 of the shared dimension, and a 6x16 register tile of fused multiply-adds
 // walks them. Nothing here allocates per call except to grow two scratch buffers, kept per thread.
+//
+// On a CPU with AVX-512 the tile is 6x32 (two 16-float registers per row, B packed 32 columns wide): half the
+// instructions for the same work. Each output is still the same chain of fused multiply-adds over the shared
+// dimension in the same order, so both tiles give the same floats.
 
 #include <node_api.h>
 
@@ -24,6 +28,7 @@ namespace {
 
 constexpr int64_t MR = 6;     // rows of the register tile
 constexpr int64_t NR = 16;    // columns of the register tile (two 8-float registers)
+constexpr int64_t NR512 = 32; // the same with AVX-512 (two 16-float registers)
 constexpr int64_t KC = 256;   // shared dimension per packed block: a 6x256 A panel + a 256x16 B panel fit L1
 constexpr int64_t MC = 96;    // rows of A packed at once (fits L2 with the B block)
 
@@ -51,18 +56,18 @@ bool cpuHasAvx2Fma() {
 }
 
 // B[pc:pc+kc, 0:n] into panels of NR columns, each kc x NR contiguous; columns past n are zero.
-void packB(const float* b, int64_t ldb, int64_t kc, int64_t n, float* out) {
-  for (int64_t j = 0; j < n; j += NR) {
-    const int64_t cols = n - j < NR ? n - j : NR;
+void packB(const float* b, int64_t ldb, int64_t kc, int64_t n, int64_t nr, float* out) {
+  for (int64_t j = 0; j < n; j += nr) {
+    const int64_t cols = n - j < nr ? n - j : nr;
     for (int64_t p = 0; p < kc; p++) {
       const float* src = b + p * ldb + j;
-      if (cols == NR) {
-        std::memcpy(out, src, NR * sizeof(float));
+      if (cols == nr) {
+        std::memcpy(out, src, nr * sizeof(float));
       } else {
         std::memcpy(out, src, cols * sizeof(float));
-        std::memset(out + cols, 0, (NR - cols) * sizeof(float));
+        std::memset(out + cols, 0, (nr - cols) * sizeof(float));
       }
-      out += NR;
+      out += nr;
     }
   }
 }
@@ -75,6 +80,19 @@ void packA(const float* a, int64_t lda, int64_t mc, int64_t kc, float* out) {
       for (int64_t r = 0; r < rows; r++) out[r] = a[(i + r) * lda + p];
       for (int64_t r = rows; r < MR; r++) out[r] = 0.0f;
       out += MR;
+    }
+  }
+}
+
+// A finished register tile (rows x cols of t, nr floats a row) into c: stored, or added to what an earlier block of the shared dimension left.
+void writeBack(const float* t, int64_t nr, float* c, int64_t ldc, int64_t rows, int64_t cols, bool add) {
+  for (int64_t r = 0; r < rows; r++) {
+    float* row = c + r * ldc;
+    const float* src = t + r * nr;
+    if (add) {
+      for (int64_t j = 0; j < cols; j++) row[j] += src[j];
+    } else {
+      std::memcpy(row, src, cols * sizeof(float));
     }
   }
 }
@@ -101,34 +119,59 @@ __attribute__((target("avx2,fma"))) void tile(int64_t kc, const float* ap, const
     _mm256_store_ps(t + r * NR, acc[r][0]);
     _mm256_store_ps(t + r * NR + 8, acc[r][1]);
   }
-  for (int64_t r = 0; r < rows; r++) {
-    float* row = c + r * ldc;
-    const float* src = t + r * NR;
-    if (add) {
-      for (int64_t j = 0; j < cols; j++) row[j] += src[j];
-    } else {
-      std::memcpy(row, src, cols * sizeof(float));
-    }
-  }
+  writeBack(t, NR, c, ldc, rows, cols, add);
 }
 
 // C[m x n] = A[m x k] · B[k x n], all row-major and dense.
+__attribute__((target("avx512f"))) void tile512(int64_t kc, const float* ap, const float* bp, float* c, int64_t ldc, int64_t rows,
+                                                 int64_t cols, bool add) {
+  __m512 acc[MR][2];
+  for (int64_t r = 0; r < MR; r++) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+  for (int64_t p = 0; p < kc; p++) {
+    const __m512 b0 = _mm512_load_ps(bp);
+    const __m512 b1 = _mm512_load_ps(bp + 16);
+    for (int64_t r = 0; r < MR; r++) {
+      const __m512 a = _mm512_set1_ps(ap[r]);
+      acc[r][0] = _mm512_fmadd_ps(a, b0, acc[r][0]);
+      acc[r][1] = _mm512_fmadd_ps(a, b1, acc[r][1]);
+    }
+    ap += MR;
+    bp += NR512;
+  }
+  alignas(64) float t[MR * NR512];
+  for (int64_t r = 0; r < MR; r++) {
+    _mm512_store_ps(t + r * NR512, acc[r][0]);
+    _mm512_store_ps(t + r * NR512 + 16, acc[r][1]);
+  }
+  writeBack(t, NR512, c, ldc, rows, cols, add);
+}
+
+bool cpuHasAvx512() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f");
+}
+const bool kAvx512 = cpuHasAvx512();
+// Columns of B's panels: what the tile in use reads.
+int64_t panelWidth() { return kAvx512 ? NR512 : NR; }
+
 void gemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n) {
-  const int64_t panelsN = (n + NR - 1) / NR;
-  float* bp = packedB.get(static_cast<size_t>(KC * panelsN * NR));
+  const int64_t nr = panelWidth();
+  const auto run = kAvx512 ? tile512 : tile;
+  const int64_t panelsN = (n + nr - 1) / nr;
+  float* bp = packedB.get(static_cast<size_t>(KC * panelsN * nr));
   float* ap = packedA.get(static_cast<size_t>(MC * KC));
   if (!bp || !ap) return;  // checked by the caller through the scratch sizes
   for (int64_t pc = 0; pc < k; pc += KC) {
     const int64_t kc = k - pc < KC ? k - pc : KC;
-    packB(b + pc * n, n, kc, n, bp);
+    packB(b + pc * n, n, kc, n, nr, bp);
     for (int64_t ic = 0; ic < m; ic += MC) {
       const int64_t mc = m - ic < MC ? m - ic : MC;
       packA(a + ic * k + pc, k, mc, kc, ap);
       for (int64_t j = 0; j < panelsN; j++) {
-        const int64_t cols = n - j * NR < NR ? n - j * NR : NR;
+        const int64_t cols = n - j * nr < nr ? n - j * nr : nr;
         for (int64_t i = 0; i < mc; i += MR) {
           const int64_t rows = mc - i < MR ? mc - i : MR;
-          tile(kc, ap + i * kc, bp + j * kc * NR, c + (ic + i) * n + j * NR, n, rows, cols, pc > 0);
+          run(kc, ap + i * kc, bp + j * kc * nr, c + (ic + i) * n + j * nr, n, rows, cols, pc > 0);
         }
       }
     }
@@ -136,6 +179,7 @@ void gemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_
 }
 #else
 bool cpuHasAvx2Fma() { return false; }
+int64_t panelWidth() { return 1; }
 void gemm(const float*, const float*, float*, int64_t, int64_t, int64_t) {}
 #endif
 
@@ -180,8 +224,9 @@ napi_value MatMul(napi_env env, napi_callback_info info) {
   float* c = FloatArray(env, argv[2], &lc);
   if (!a || !b || !c) return Throw(env, "a, b and c must be Float32Arrays");
   if (static_cast<int64_t>(la) < m * k || static_cast<int64_t>(lb) < k * n || static_cast<int64_t>(lc) < m * n) return Throw(env, "a, b or c is shorter than m, k and n say");
-  const int64_t panelsN = (n + NR - 1) / NR;
-  if (!packedB.get(static_cast<size_t>(KC * panelsN * NR)) || !packedA.get(static_cast<size_t>(MC * KC))) return Throw(env, "out of memory");
+  const int64_t nr = panelWidth();
+  const int64_t panelsN = (n + nr - 1) / nr;
+  if (!packedB.get(static_cast<size_t>(KC * panelsN * nr)) || !packedA.get(static_cast<size_t>(MC * KC))) return Throw(env, "out of memory");
   gemm(a, b, c, m, k, n);
   return nullptr;
 }

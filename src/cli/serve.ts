@@ -16,6 +16,7 @@ import { resolveRemote } from '../sync/config.js';
 import { CliError, openStore, principalFor, resolveDataDir, resolveKey } from './context.js';
 import { watchStdinEnd } from './stdin-end.js';
 import { holdDataDir } from './data-dir-holders.js';
+import { startHeapTrim } from './heap-trim.js';
 
 export interface ServeOptions {
   dataDir?: string;
@@ -168,6 +169,7 @@ export async function serveStore(db: Store, dataDir: string, opts: ServeOptions)
     await indexing?.stop(); // a new pass embeds the chunks the pull brought
     indexing = startBackgroundIndexing(db, embedder);
   });
+  const stopHeapTrim = startHeapTrim();
   let saidWhy = false;
   if (stdio) {
     const key = resolveKey(db, dataDir, opts.key);
@@ -185,6 +187,7 @@ export async function serveStore(db: Store, dataDir: string, opts: ServeOptions)
     await untilSignal();
   }
   if (!saidWhy) log.info('shutting down');
+  stopHeapTrim();
   await syncing?.stop();
   await indexing?.stop();
   await listener?.close();

@@ -24,6 +24,14 @@ export function countPending(db: Db, embedderId: string, vaultId?: string): numb
     .get({ vault: vaultId ?? null, embedder: embedderId }) as number;
 }
 
+/**
+ * The highest chunk id ever given out (AUTOINCREMENT keeps it in sqlite_sequence, and ids are never reused):
+ * it moves whenever anyone, in any process, adds chunks. One row of a tiny table.
+ */
+export function chunkHighWater(db: Db): number {
+  return (sql(db, "SELECT seq FROM sqlite_sequence WHERE name = 'transcript_chunks'").pluck().get() as number | undefined) ?? 0;
+}
+
 /** Pending chunks after chunk id `after`, in id order: a pass reads on from where its last batch ended, not from the first chunk again. */
 function pendingBatch(db: Db, embedderId: string, limit: number, after: number, vaultId?: string): PendingChunk[] {
   return sql(

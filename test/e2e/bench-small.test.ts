@@ -41,6 +41,7 @@ const EXPECTED = [
   'live.search_knowledge.growth_exponent',
   'live.search_transcripts.indexing.p95',
   'live.embedding.chunks_per_s',
+  ...['stdio.rss', 'http.rss', 'stdio.fds', 'http.fds', 'stdio.heap', 'wal.max'].map((m) => `soak.${m}`),
 ];
 
 const out = tempDir('vt-bench-results-');

@@ -5,6 +5,7 @@ import { chunkRows } from '../../search/chunk-index.js';
 import { searchChunks, type SearchHit, type SearchMode, type SearchOptions } from '../../search/transcripts.js';
 import { MAX_ALTERNATIVE_CHARS, MAX_ALTERNATIVES, searchPhrasings, type PhrasedHit } from '../../search/phrasings.js';
 import { vectorCoverage, vectorIndexOwner } from '../../search/vectors.js';
+import { secondsToIndex } from '../../search/index-rate.js';
 import { getMeetingRow } from '../../store/meetings.js';
 import { invalidArgument, notFound } from '../../core/errors.js';
 import { log } from '../../log.js';
@@ -20,6 +21,22 @@ function noteWordsOnly(vault: { id: string; name: string }, coverage: { chunks: 
     `search_transcripts in "${vault.name}" answers by words only (matchedBy: words): ${coverage.withVectors} of ${coverage.chunks} transcript chunks have vectors. ` +
       `serve builds them in the background; to build them now run: vault-tools reindex --data-dir ${JSON.stringify(dataDir)}`,
   );
+}
+
+/** While some of the vault's chunks lack vectors: how many, when the indexer of this process should be done with them, in words for the model. */
+function vectorsPending(coverage: { chunks: number; withVectors: number }) {
+  const chunks = coverage.chunks - coverage.withVectors;
+  if (chunks <= 0) return undefined;
+  const seconds = secondsToIndex(chunks);
+  const when =
+    seconds === undefined
+      ? 'no indexer is at work in this server; `vault-tools reindex` on its data dir builds them now'
+      : `the background indexer should have them in about ${seconds < 90 ? `${seconds} s` : `${Math.round(seconds / 60)} min`} at its recent rate`;
+  return {
+    chunks,
+    ...(seconds === undefined ? {} : { estimatedSeconds: seconds }),
+    note: `${chunks.toLocaleString('en-US')} of ${coverage.chunks.toLocaleString('en-US')} transcript chunks of this vault have no vector yet, so they are found by their words only (not by meaning): ${when}. Ask again then for a complete search by meaning.`,
+  };
 }
 
 type Row = ReturnType<typeof chunkRows> extends Map<number, infer R> ? R : never;
@@ -91,6 +108,10 @@ export default defineTool({
     ),
     mode: z.enum(['hybrid', 'words', 'meaning']).describe('words: vectors are not built yet for this vault (or no embedder); meaning still comes when they are (`vault-tools reindex` builds them now)'),
     vectorCoverage: z.object({ chunks: z.number().int(), withVectors: z.number().int() }),
+    vectorsPending: z
+      .object({ chunks: z.number().int(), estimatedSeconds: z.number().int().optional(), note: z.string() })
+      .optional()
+      .describe('only while some chunks of the vault have no vector yet: how many, and about when the background indexer will have them'),
   }),
   // Each phrasing is one more query for the embedder and the indexes (about 3.5× the CPU with five): the rate limit counts it.
   cost: (args) => 1 + (args.alternatives?.length ?? 0),
@@ -116,6 +137,7 @@ export default defineTool({
     const owner = vectorIndexOwner(db);
     const coverage = vectorCoverage(db, vault.id, owner?.embedder ?? '');
     if (found.mode === 'words') noteWordsOnly(vault, coverage, dataDir);
+    const pending = vectorsPending(coverage);
     return {
       results: found.hits.map((h) => {
         const r = 'chunkIds' in h ? excerpt(h.chunkIds.map((id) => rows.get(id)!)) : rows.get(h.chunkId)!;
@@ -137,6 +159,7 @@ export default defineTool({
       }),
       mode: found.mode,
       vectorCoverage: coverage,
+      ...(pending ? { vectorsPending: pending } : {}),
     };
   },
 });

@@ -8,10 +8,11 @@
  * self-contained. It may use only its parameters and globals, never a binding of this module (imports,
  * constants, helpers); only `import type` is allowed. Module paths are resolved by the main thread and passed
  * in `workerData`, and the model is always loaded from the local `modelSource` (never from the network).
- * Helpers it needs are passed in the same way, as source text (installBatchedMatMul, installNativeMatMul).
+ * Helpers it needs are passed in the same way, as source text (installBatchedMatMul, installNativeMatMul, installSliceView).
  */
 import { installBatchedMatMul, type KernelRegistry } from './batched-matmul.js';
 import { installNativeMatMul, type NativeMatMul } from './native-matmul.js';
+import { installSliceView, type SliceHelpers } from './slice-view.js';
 
 export interface UseLiteWorkerInit {
   /** Absolute path of @energetic-ai/embeddings (CommonJS). */
@@ -43,10 +44,15 @@ export type UseLiteWorkerMessage =
 /** Source text evaluated by the worker (a CommonJS script: `require` is available). */
 export function useLiteWorkerSource(): string {
   // `__name` is a no-op stand-in for the helper esbuild inserts when a build keeps function names.
-  return `"use strict";\nvar __name = (f) => f;\n(${useLiteWorkerMain.toString()})(require, ${installBatchedMatMul.toString()}, ${installNativeMatMul.toString()});\n`;
+  return `"use strict";\nvar __name = (f) => f;\n(${useLiteWorkerMain.toString()})(require, ${installBatchedMatMul.toString()}, ${installNativeMatMul.toString()}, ${installSliceView.toString()});\n`;
 }
 
-export function useLiteWorkerMain(req: NodeJS.Require, batchedMatMul: typeof installBatchedMatMul, nativeMatMul: typeof installNativeMatMul): void {
+export function useLiteWorkerMain(
+  req: NodeJS.Require,
+  batchedMatMul: typeof installBatchedMatMul,
+  nativeMatMul: typeof installNativeMatMul,
+  sliceView: typeof installSliceView,
+): void {
   // --- Everything below runs in the worker. Self-contained: see the file comment. ---
   interface EmbeddingsModel {
     embed(input: string[]): Promise<number[][]>;
@@ -80,7 +86,7 @@ export function useLiteWorkerMain(req: NodeJS.Require, batchedMatMul: typeof ins
     const { initModel } = req(init.embeddingsPath) as EmbeddingsModule;
     const { modelSource } = req(init.modelPath) as { modelSource: unknown };
     if (typeof modelSource !== 'function') throw new Error(`${init.modelPath} does not export modelSource`);
-    const tf = req(init.corePath) as KernelRegistry & { ready(): Promise<void> };
+    const tf = req(init.corePath) as KernelRegistry & SliceHelpers & { ready(): Promise<void> };
     // The library's initModel starts the WASM backend and reads the weights at once (Promise.all), and making the
     // weights' tensors before the backend is up throws "Backend 'wasm' has not yet been initialized": a race the
     // file read usually wins, and loses on a loaded machine. The backend first, then the model.
@@ -97,6 +103,7 @@ export function useLiteWorkerMain(req: NodeJS.Require, batchedMatMul: typeof ins
       }
     }
     batchedMatMul(tf);
+    sliceView(tf);
     return { model, kernel: native ? ('native' as const) : ('wasm' as const) };
   })();
 
