@@ -23,7 +23,8 @@ export default defineConfig({
     const { createRequire } = await import('node:module');
     const from = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
     mkdirSync('dist/docs-vendor', { recursive: true });
-    for (const f of ['swagger-ui-bundle.js', 'swagger-ui-bundle.js.LICENSE.txt', 'swagger-ui.css', 'LICENSE', 'NOTICE']) copyFileSync(join(from, f), join('dist/docs-vendor', f));
+    for (const f of ['swagger-ui-bundle.js', 'swagger-ui-bundle.js.LICENSE.txt', 'swagger-ui.css', 'LICENSE', 'NOTICE'])
+      copyFileSync(join(from, f), join('dist/docs-vendor', f));
     // What this build was made from, for the test suite's check that dist/ is fresh (test/global-setup.ts).
     // @ts-expect-error: a plain .mjs script
     const { sourceHash, SOURCE_HASH_FILE } = await import('./scripts/source-hash.mjs');

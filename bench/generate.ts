@@ -48,11 +48,16 @@ export const MANIFEST_FILE = 'bench-manifest.json';
 
 const share = (total: number, parts: number, i: number) => Math.floor(total / parts) + (i < total % parts ? 1 : 0);
 
-export async function generateStore(dir: string, spec: ScaleSpec, progress: (line: string) => void = () => {}): Promise<Manifest> {
+export async function generateStore(
+  dir: string,
+  spec: ScaleSpec,
+  progress: (line: string) => void = () => {},
+): Promise<Manifest> {
   const t0 = performance.now();
   const db = openDb(dir);
   try {
-    if ((db.prepare('SELECT count(*) FROM vaults').pluck().get() as number) > 0) throw new Error(`${dir} already holds a store; generate into an empty directory`);
+    if ((db.prepare('SELECT count(*) FROM vaults').pluck().get() as number) > 0)
+      throw new Error(`${dir} already holds a store; generate into an empty directory`);
     db.pragma('synchronous = OFF'); // a generated store is disposable; the servers reopen it with the usual settings
     db.pragma('cache_size = -262144');
     const rnd = prng(spec.seed ?? 42);
@@ -61,17 +66,27 @@ export async function generateStore(dir: string, spec: ScaleSpec, progress: (lin
     const anchorMs = Math.floor(Date.now() / DAY_MS) * DAY_MS;
     const vaults: WrittenVault[] = [];
     for (let v = 0; v < spec.vaults; v++) {
-      const size = { entities: share(spec.entities, spec.vaults, v), meetings: share(spec.meetings, spec.vaults, v), chunks: share(spec.chunks, spec.vaults, v) };
+      const size = {
+        entities: share(spec.entities, spec.vaults, v),
+        meetings: share(spec.meetings, spec.vaults, v),
+        chunks: share(spec.chunks, spec.vaults, v),
+      };
       vaults.push(writeVault(db, v, size, anchorMs, rnd, text));
       progress(`vault ${v + 1}/${spec.vaults} written (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
     }
     const tRecords = performance.now();
     if (spec.vectors) {
       // Random vectors under the default embedder's id, so a server's real embedder searches them.
-      const standIn = { id: USE_LITE_ID, dims: USE_LITE_DIMS, embed: async (texts: string[]) => texts.map(() => unitVector(rnd, USE_LITE_DIMS)) };
+      const standIn = {
+        id: USE_LITE_ID,
+        dims: USE_LITE_DIMS,
+        embed: async (texts: string[]) => texts.map(() => unitVector(rnd, USE_LITE_DIMS)),
+      };
       await indexPending(db, standIn, {
         batchSize: 65_536,
-        onProgress: (p) => p.done % 262_144 < 65_536 && progress(`vectors ${p.done}/${p.total} (${((performance.now() - t0) / 1000).toFixed(0)} s)`),
+        onProgress: (p) =>
+          p.done % 262_144 < 65_536 &&
+          progress(`vectors ${p.done}/${p.total} (${((performance.now() - t0) / 1000).toFixed(0)} s)`),
       });
     }
     const tVectors = performance.now();
@@ -81,7 +96,11 @@ export async function generateStore(dir: string, spec: ScaleSpec, progress: (lin
       spec,
       vocabulary: vocab.source,
       anchor: new Date(anchorMs).toISOString(),
-      seconds: { total: (performance.now() - t0) / 1000, records: (tRecords - t0) / 1000, vectors: (tVectors - tRecords) / 1000 },
+      seconds: {
+        total: (performance.now() - t0) / 1000,
+        records: (tRecords - t0) / 1000,
+        vectors: (tVectors - tRecords) / 1000,
+      },
       vaults,
       ownerKey: key,
     };
@@ -102,10 +121,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const argv = process.argv.slice(2);
   const dir = argv[0];
   if (!dir || dir.startsWith('--')) {
-    process.stderr.write('usage: tsx bench/generate.ts DIR [--small] [--vaults N] [--entities N] [--meetings N] [--chunks N] [--no-vectors]\n');
+    process.stderr.write(
+      'usage: tsx bench/generate.ts DIR [--small] [--vaults N] [--entities N] [--meetings N] [--chunks N] [--no-vectors]\n',
+    );
     process.exit(2);
   }
-  const num = (flag: string, fallback: number) => (argv.includes(flag) ? Number(argv[argv.indexOf(flag) + 1]) : fallback);
+  const num = (flag: string, fallback: number) =>
+    argv.includes(flag) ? Number(argv[argv.indexOf(flag) + 1]) : fallback;
   const base = argv.includes('--small') ? PRESETS.small : PRESETS.full;
   const spec: ScaleSpec = {
     vaults: num('--vaults', base.vaults),
@@ -115,5 +137,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     vectors: !argv.includes('--no-vectors'),
   };
   const m = await generateStore(dir, spec, (line) => process.stderr.write(`${line}\n`));
-  process.stdout.write(`${describeSpec(spec)} in ${m.seconds.total.toFixed(1)} s (records ${m.seconds.records.toFixed(1)} s, vectors ${m.seconds.vectors.toFixed(1)} s) → ${dir}\n`);
+  process.stdout.write(
+    `${describeSpec(spec)} in ${m.seconds.total.toFixed(1)} s (records ${m.seconds.records.toFixed(1)} s, vectors ${m.seconds.vectors.toFixed(1)} s) → ${dir}\n`,
+  );
 }

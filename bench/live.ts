@@ -44,7 +44,14 @@ async function benchServer(dir: string, key: string, vault: string): Promise<Std
 export async function searchWhileIndexing(ctx: BenchContext): Promise<Row[]> {
   const chunks = ctx.small ? 2_000 : 10_000;
   const dir = join(ctx.tmp, 'live-indexing');
-  const manifest = await generateStore(dir, { vaults: 1, entities: 200, meetings: ctx.small ? 20 : 100, chunks, vectors: true, seed: 18 });
+  const manifest = await generateStore(dir, {
+    vaults: 1,
+    entities: 200,
+    meetings: ctx.small ? 20 : 100,
+    chunks,
+    vectors: true,
+    seed: 18,
+  });
   const db = openDb(dir);
   try {
     // Half the chunks lose their vector, and its copy in the embedding cache (or the indexer would reuse it
@@ -58,17 +65,33 @@ export async function searchWhileIndexing(ctx: BenchContext): Promise<Row[]> {
   const vault = manifest.vaults[0]!.id;
   const calls = ctx.small ? 100 : 300;
   const measure = async (indexing: boolean) => {
-    const rpc = new StdioRpc(process.execPath, [BIN, 'serve', '--data-dir', dir, '--key', manifest.ownerKey, ...(indexing ? [] : ['--no-index'])]);
+    const rpc = new StdioRpc(process.execPath, [
+      BIN,
+      'serve',
+      '--data-dir',
+      dir,
+      '--key',
+      manifest.ownerKey,
+      ...(indexing ? [] : ['--no-index']),
+    ]);
     try {
       await rpc.initialize();
       const queries = freshQueries(calls * 50, indexing ? 1 : 2);
       let next = 0;
-      const search = () => rpc.call('search_transcripts', { vault, query: queries[next++ % queries.length]! }) as Promise<{ mode: string; vectorCoverage: { withVectors: number } }>;
+      const search = () =>
+        rpc.call('search_transcripts', { vault, query: queries[next++ % queries.length]! }) as Promise<{
+          mode: string;
+          vectorCoverage: { withVectors: number };
+        }>;
       const first = await search(); // loads the query model
       if (indexing) {
         // Until the indexer has written its first batch, it is loading its model, not embedding.
         const deadline = Date.now() + 120_000;
-        while ((await search()).vectorCoverage.withVectors === first.vectorCoverage.withVectors && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
+        while (
+          (await search()).vectorCoverage.withVectors === first.vectorCoverage.withVectors &&
+          Date.now() < deadline
+        )
+          await new Promise((r) => setTimeout(r, 500));
       }
       for (let i = 0; i < 5; i++) await search();
       // A pause between calls, as between an agent's questions: the indexer embeds in them (back-to-back calls
@@ -113,7 +136,9 @@ export async function searchAfterWrite(ctx: BenchContext): Promise<Row[]> {
   const vault = benchVault(ctx);
   const rpc = await benchServer(ctx.dir, ctx.manifest.ownerKey, vault.id);
   try {
-    const cases = (await readCases(rpc, ctx.manifest, vault.id)).filter((c) => c.tool === 'search_transcripts' || c.tool === 'search_knowledge');
+    const cases = (await readCases(rpc, ctx.manifest, vault.id)).filter(
+      (c) => c.tool === 'search_transcripts' || c.tool === 'search_knowledge',
+    );
     const calls = ctx.small ? 60 : 200;
     const rows: Row[] = [];
     let task = 0;
@@ -159,14 +184,26 @@ export async function nameSearchScale(ctx: BenchContext): Promise<Row[]> {
   for (const entities of sizes) {
     const dir = join(ctx.tmp, `live-names-${entities}`);
     ctx.log(`live: search_knowledge at ${n(entities)} entities`);
-    const manifest = await generateStore(dir, { vaults: 1, entities, meetings: 10, chunks: 100, vectors: false, seed: 18 });
+    const manifest = await generateStore(dir, {
+      vaults: 1,
+      entities,
+      meetings: 10,
+      chunks: 100,
+      vectors: false,
+      seed: 18,
+    });
     const vault = manifest.vaults[0]!.id;
     const rpc = await benchServer(dir, manifest.ownerKey, vault);
     try {
       const cases = await readCases(rpc, manifest, vault);
       const search = cases.find((c) => c.id === 'search_knowledge')!;
       const get = cases.find((c) => c.id === 'get_entity')!;
-      const [s, g] = await timeInterleaved(calls, 20, (i) => rpc.call(search.tool, search.args(i)), (i) => rpc.call(get.tool, get.args(i)));
+      const [s, g] = await timeInterleaved(
+        calls,
+        20,
+        (i) => rpc.call(search.tool, search.args(i)),
+        (i) => rpc.call(get.tool, get.args(i)),
+      );
       p50s.push({ entities, search: median(s), get: median(g) });
     } finally {
       await rpc.close();
@@ -211,10 +248,14 @@ export async function embeddingThroughput(ctx: BenchContext): Promise<Row[]> {
   const embedder = createDefaultEmbedder();
   try {
     // Every background worker loaded (one warm-up text each) before the clock starts.
-    await embedder.embed(Array.from({ length: indexWorkers() }, () => 'warm-up'), { background: true });
+    await embedder.embed(
+      Array.from({ length: indexWorkers() }, () => 'warm-up'),
+      { background: true },
+    );
     const cpu0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
-    for (let i = 0; i < count; i += INDEX_BATCH_CHUNKS) await embedChunkTexts(embedder, chunks.slice(i, i + INDEX_BATCH_CHUNKS), undefined, true); // as the indexer does
+    for (let i = 0; i < count; i += INDEX_BATCH_CHUNKS)
+      await embedChunkTexts(embedder, chunks.slice(i, i + INDEX_BATCH_CHUNKS), undefined, true); // as the indexer does
     const wall = ms(t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
     const cpuSeconds = (cpu.user + cpu.system) / 1e6;
@@ -235,5 +276,10 @@ export async function embeddingThroughput(ctx: BenchContext): Promise<Row[]> {
 }
 
 export async function liveRows(ctx: BenchContext): Promise<Row[]> {
-  return [...(await searchAfterWrite(ctx)), ...(await nameSearchScale(ctx)), ...(await searchWhileIndexing(ctx)), ...(await embeddingThroughput(ctx))];
+  return [
+    ...(await searchAfterWrite(ctx)),
+    ...(await nameSearchScale(ctx)),
+    ...(await searchWhileIndexing(ctx)),
+    ...(await embeddingThroughput(ctx)),
+  ];
 }

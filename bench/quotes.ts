@@ -17,21 +17,27 @@ const DRAFT_WORDS = 5_000;
 const QUOTATIONS = 20;
 const DRAFTS = 10;
 
-interface Line { speaker: string; words: string }
+interface Line {
+  speaker: string;
+  words: string;
+}
 
 /** Sentences of the vault's turns, from the chunks of a few meetings. */
 async function spokenLines(rpc: StdioRpc, vault: string, meetings: number): Promise<Line[]> {
   const listed = (await rpc.call('list_meetings', { vault })) as { meetings: { id: string }[] };
   const lines: Line[] = [];
   for (const m of listed.meetings.slice(0, meetings)) {
-    const page = (await rpc.call('get_transcript', { vault, meetingId: m.id, limit: 50 })) as { chunks: { text: string }[] };
+    const page = (await rpc.call('get_transcript', { vault, meetingId: m.id, limit: 50 })) as {
+      chunks: { text: string }[];
+    };
     for (const chunk of page.chunks) {
       for (const line of chunk.text.split('\n')) {
         const at = line.indexOf(': ');
         if (at < 0) continue;
         for (const sentence of line.slice(at + 2).match(/[^.!?]+[.!?]/g) ?? []) {
           const words = sentence.trim();
-          if (words.split(' ').length >= 8 && words.split(' ').length <= 30) lines.push({ speaker: line.slice(0, at), words });
+          if (words.split(' ').length >= 8 && words.split(' ').length <= 30)
+            lines.push({ speaker: line.slice(0, at), words });
         }
       }
     }
@@ -68,13 +74,18 @@ export async function quoteRows(ctx: BenchContext): Promise<Row[]> {
     const rnd = prng(49);
     const text = new TextMaker(rnd, vocabulary().words);
     const lines = await spokenLines(rpc, vault.id, 12);
-    if (lines.length < QUOTATIONS) throw new Error(`quotes: only ${lines.length} sentences read from the vault's transcripts`);
+    if (lines.length < QUOTATIONS)
+      throw new Error(`quotes: only ${lines.length} sentences read from the vault's transcripts`);
     const drafts = Array.from({ length: DRAFTS }, () => draft(lines, text, rnd));
     const words = Math.round(drafts.reduce((n, d) => n + d.split(/\s+/).length, 0) / DRAFTS);
-    const probe = (await rpc.call('check_quotes', { vault: vault.id, text: drafts[0] })) as { summary: Record<string, number> };
+    const probe = (await rpc.call('check_quotes', { vault: vault.id, text: drafts[0] })) as {
+      summary: Record<string, number>;
+    };
     const calls = ctx.small ? 40 : 100;
     ctx.log(`quotes: ${calls} calls of a ${words}-word draft (${JSON.stringify(probe.summary)})`);
-    const times = await timeCalls(calls, 5, (i) => rpc.call('check_quotes', { vault: vault.id, text: drafts[i % DRAFTS] }));
+    const times = await timeCalls(calls, 5, (i) =>
+      rpc.call('check_quotes', { vault: vault.id, text: drafts[i % DRAFTS] }),
+    );
     const s = probe.summary;
     const size = `one vault of ${vault.chunks.toLocaleString('en')} chunks; drafts of ~${words.toLocaleString('en')} words with ${QUOTATIONS} quotations (first draft: ${s.verbatim} verbatim, ${s.close} close, ${s.notFound} not found); ${calls} calls`;
     return [
@@ -84,7 +95,10 @@ export async function quoteRows(ctx: BenchContext): Promise<Row[]> {
         value: percentile(times, 0.95),
         unit: 'ms',
         size,
-        target: vault.chunks >= 50_000 ? '< 500 ms (at 50,000 chunks)' : '< 500 ms (target is set at 50,000 chunks; this vault is smaller)',
+        target:
+          vault.chunks >= 50_000
+            ? '< 500 ms (at 50,000 chunks)'
+            : '< 500 ms (target is set at 50,000 chunks; this vault is smaller)',
         maxValue: 500,
       }),
     ];

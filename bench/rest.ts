@@ -23,7 +23,18 @@ export async function restThroughput(ctx: BenchContext): Promise<Row[]> {
   const vault = benchVault(ctx);
   const seconds = ctx.small ? 3 : 10;
   const rounds = ctx.small ? 1 : 2;
-  const ours = await startHttp([BIN, 'serve', '--data-dir', ctx.dir, '--http', '127.0.0.1:0', '--no-stdio', '--rate-limit', '0', '--no-index']);
+  const ours = await startHttp([
+    BIN,
+    'serve',
+    '--data-dir',
+    ctx.dir,
+    '--http',
+    '127.0.0.1:0',
+    '--no-stdio',
+    '--rate-limit',
+    '0',
+    '--no-index',
+  ]);
   try {
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${ctx.manifest.ownerKey}` };
     const body = JSON.stringify({ vault: vault.id });

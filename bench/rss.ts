@@ -37,7 +37,12 @@ export async function rssRows(ctx: BenchContext): Promise<Row[]> {
     const after = rssMb(rpc.pid);
     const size = `${ctx.size}; ${total.toLocaleString('en')} mixed read calls (${cases.map((c) => c.id).join(', ')}; search_transcripts 1 in ${SEARCH_EVERY})`;
     return [
-      row({ metric: 'rss.idle_start', value: atStart, unit: 'MB', size: `${ctx.size}; serve over stdio, idle after start-up` }),
+      row({
+        metric: 'rss.idle_start',
+        value: atStart,
+        unit: 'MB',
+        size: `${ctx.size}; serve over stdio, idle after start-up`,
+      }),
       row({
         metric: 'rss.after_calls',
         value: after,

@@ -27,7 +27,20 @@ import { backupRows } from './backup.js';
 import { soakRows } from './soak.js';
 import { quoteRows } from './quotes.js';
 
-const PARTS = ['generate', 'cold_start', 'stdio', 'quotes', 'chart', 'rest', 'export', 'sync', 'rss', 'backup', 'live', 'soak'] as const;
+const PARTS = [
+  'generate',
+  'cold_start',
+  'stdio',
+  'quotes',
+  'chart',
+  'rest',
+  'export',
+  'sync',
+  'rss',
+  'backup',
+  'live',
+  'soak',
+] as const;
 type Part = (typeof PARTS)[number];
 
 const argv = process.argv.slice(2);
@@ -35,7 +48,8 @@ const flag = (name: string) => argv.includes(name);
 const option = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
 const small = flag('--small');
 const only = option('--only')?.split(',') ?? [...PARTS];
-for (const p of only) if (!PARTS.includes(p as Part)) throw new Error(`--only: unknown part "${p}"; the parts are ${PARTS.join(', ')}`);
+for (const p of only)
+  if (!PARTS.includes(p as Part)) throw new Error(`--only: unknown part "${p}"; the parts are ${PARTS.join(', ')}`);
 const out = option('--out') ?? join(ROOT, 'bench', 'results');
 const log = (line: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
@@ -46,12 +60,29 @@ const dir = reuse ?? join(work, 'store');
 const load0 = loadavg();
 const soakMinutes = Number(option('--soak-minutes') ?? (small ? 1 : 3));
 if (!(soakMinutes > 0)) throw new Error(`--soak-minutes: expected minutes above 0, got "${option('--soak-minutes')}"`);
-const machineNow = () => ({ node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model, memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), loadAverageAtStart: load0, loadAverageAtEnd: loadavg() });
+const machineNow = () => ({
+  node: process.version,
+  cpus: cpus().length,
+  cpu: cpus()[0]?.model,
+  memoryGiB: +(totalmem() / 2 ** 30).toFixed(1),
+  loadAverageAtStart: load0,
+  loadAverageAtEnd: loadavg(),
+});
 const finish = (rows: Row[], preset: string, spec: unknown) => {
   const wallSeconds = (performance.now() - started) / 1000;
   const machine = machineNow();
-  const file = writeResults(out, { date: new Date().toISOString(), preset, spec, command: argv.length ? `npm run bench -- ${argv.join(' ')}` : 'npm run bench', wallSeconds, machine, rows });
-  process.stdout.write(`${table(rows)}\n\n${rows.length} rows in ${wallSeconds.toFixed(0)} s (load average at start ${load0.map((x) => x.toFixed(2)).join(' ')}, at end ${machine.loadAverageAtEnd.map((x) => x.toFixed(2)).join(' ')}); written to ${file}\n`);
+  const file = writeResults(out, {
+    date: new Date().toISOString(),
+    preset,
+    spec,
+    command: argv.length ? `npm run bench -- ${argv.join(' ')}` : 'npm run bench',
+    wallSeconds,
+    machine,
+    rows,
+  });
+  process.stdout.write(
+    `${table(rows)}\n\n${rows.length} rows in ${wallSeconds.toFixed(0)} s (load average at start ${load0.map((x) => x.toFixed(2)).join(' ')}, at end ${machine.loadAverageAtEnd.map((x) => x.toFixed(2)).join(' ')}); written to ${file}\n`,
+  );
 };
 try {
   if (only.length === 1 && only[0] === 'soak') {
@@ -62,7 +93,8 @@ try {
     let manifest: Manifest;
     const rows: Row[] = [];
     if (reuse) {
-      if (!existsSync(join(reuse, MANIFEST_FILE))) throw new Error(`--store ${reuse}: no ${MANIFEST_FILE}; make one with tsx bench/generate.ts`);
+      if (!existsSync(join(reuse, MANIFEST_FILE)))
+        throw new Error(`--store ${reuse}: no ${MANIFEST_FILE}; make one with tsx bench/generate.ts`);
       manifest = JSON.parse(readFileSync(join(reuse, MANIFEST_FILE), 'utf8')) as Manifest;
       log(`reusing ${describeSpec(manifest.spec)} in ${reuse}`);
     } else {
@@ -83,11 +115,20 @@ try {
         }),
       );
     }
-    const ctx: BenchContext = { dir, manifest, size, small, calls: small ? 200 : 1_000, warmup: small ? 10 : 50, tmp: work, log };
+    const ctx: BenchContext = {
+      dir,
+      manifest,
+      size,
+      small,
+      calls: small ? 200 : 1_000,
+      warmup: small ? 10 : 50,
+      tmp: work,
+      log,
+    };
     const parts: [Part, () => Promise<Row[]>][] = [
       ['cold_start', () => coldStart(ctx)],
       ['stdio', () => toolLatencies(ctx)],
-    ['quotes', () => quoteRows(ctx)],
+      ['quotes', () => quoteRows(ctx)],
       ['chart', () => chart(ctx)],
       ['rest', () => restThroughput(ctx)],
       ['export', () => exports(ctx)],
@@ -108,7 +149,8 @@ try {
   }
 } finally {
   if (flag('--keep') && !reuse) {
-    for (const entry of readdirSync(work)) if (entry !== 'store') rmSync(join(work, entry), { recursive: true, force: true });
+    for (const entry of readdirSync(work))
+      if (entry !== 'store') rmSync(join(work, entry), { recursive: true, force: true });
     log(`kept the generated store: ${dir}`);
   } else rmSync(work, { recursive: true, force: true });
 }

@@ -18,7 +18,14 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadavg } from 'node:os';
 import { indexPending } from '../src/search/vector-indexing.js';
-import { distinctPhrasings, fuseRankings, mergeOverlapping, PHRASING_FUSION, phrasingRankings, type PhrasingFusion } from '../src/search/phrasings.js';
+import {
+  distinctPhrasings,
+  fuseRankings,
+  mergeOverlapping,
+  PHRASING_FUSION,
+  phrasingRankings,
+  type PhrasingFusion,
+} from '../src/search/phrasings.js';
 import type { SearchHit } from '../src/search/transcripts.js';
 import { openBench, type Labelled } from './search.js';
 
@@ -52,7 +59,8 @@ async function main() {
   // QMSum queries are keyed by meeting and their index in its specific_query_list (loadQmsum keeps that order).
   const keyOf = new Map<Labelled, string>();
   const perMeeting = new Map<string, Labelled[]>();
-  for (const q of [...sets['QMSum tune'], ...sets['QMSum report']]) perMeeting.set(q.id!, [...(perMeeting.get(q.id!) ?? []), q]);
+  for (const q of [...sets['QMSum tune'], ...sets['QMSum report']])
+    perMeeting.set(q.id!, [...(perMeeting.get(q.id!) ?? []), q]);
   for (const [meeting, qs] of perMeeting) qs.forEach((q, i) => keyOf.set(q, `${meeting}#${i}`));
   const alternativesOf = (q: Labelled): string[] => {
     const alts = q.kind === 'qmsum' ? ALTERNATIVES.qmsum[keyOf.get(q)!] : ALTERNATIVES.fixtures[q.id!];
@@ -82,7 +90,9 @@ async function main() {
   const isHit = (q: Labelled, ids: number[]) =>
     ids.some((id) => {
       const c = spans.get(id) as { meeting_id: string; turn_start: number; turn_end: number };
-      return q.answers.some((a) => a.meetingId === c.meeting_id && c.turn_start <= a.turns[1] && c.turn_end >= a.turns[0]);
+      return q.answers.some(
+        (a) => a.meetingId === c.meeting_id && c.turn_start <= a.turns[1] && c.turn_end >= a.turns[0],
+      );
     });
   const score = (items: Prepared[], rank: (p: Prepared) => number[][]): Scores => {
     const firsts = items.map((p) => rank(p).findIndex((ids) => isHit(p.q, ids)));
@@ -95,15 +105,20 @@ async function main() {
     };
   };
   const without = (p: Prepared) => p.rankings[0]!.slice(0, 10).map((h) => [h.chunkId]);
-  const withAlternatives = (fusion: PhrasingFusion) => (p: Prepared) => mergeOverlapping(db, fuseRankings(p.rankings, p.sources, fusion), 10).map((h) => h.chunkIds);
+  const withAlternatives = (fusion: PhrasingFusion) => (p: Prepared) =>
+    mergeOverlapping(db, fuseRankings(p.rankings, p.sources, fusion), 10).map((h) => h.chunkIds);
   const alone = (i: number) => (p: Prepared) => (p.rankings[i] ?? []).slice(0, 10).map((h) => [h.chunkId]);
   const cell = (s: Scores) => `${s.mrr10.toFixed(3)} / ${s.hit5.toFixed(3)}`;
 
   const say = (line: string) => process.stdout.write(`${line}\n`);
-  say(`fusion shipped (PHRASING_FUSION): k ${PHRASING_FUSION.k}, query weight ${PHRASING_FUSION.queryWeight}, depth ${PHRASING_FUSION.depth}; load average ${loadavg()[0]!.toFixed(1)}`);
+  say(
+    `fusion shipped (PHRASING_FUSION): k ${PHRASING_FUSION.k}, query weight ${PHRASING_FUSION.queryWeight}, depth ${PHRASING_FUSION.depth}; load average ${loadavg()[0]!.toFixed(1)}`,
+  );
   if (process.argv.includes('--grid')) {
     const tune = prepared.get('QMSum tune')!;
-    say(`\ngrid on the QMSum tuning half only (${tune.length} questions), MRR@10 / hit@5; without alternatives ${cell(score(tune, without))}`);
+    say(
+      `\ngrid on the QMSum tuning half only (${tune.length} questions), MRR@10 / hit@5; without alternatives ${cell(score(tune, without))}`,
+    );
     const rows: [PhrasingFusion, Scores][] = [];
     for (const depth of [10, 20, 50]) {
       for (const k of [5, 10, 20, 30, 60]) {
@@ -114,8 +129,16 @@ async function main() {
       }
     }
     rows.sort((a, b) => b[1].mrr10 - a[1].mrr10 || b[1].hit5 - a[1].hit5);
-    for (const [f, s] of rows.slice(0, 15)) say(`  k ${String(f.k).padStart(2)}  query weight ${String(f.queryWeight).padEnd(4)}  depth ${String(f.depth).padStart(2)}   ${cell(s)}`);
-    say(`  … worst: ${rows.slice(-3).map(([f, s]) => `k ${f.k} w ${f.queryWeight} d ${f.depth} ${cell(s)}`).join('; ')}`);
+    for (const [f, s] of rows.slice(0, 15))
+      say(
+        `  k ${String(f.k).padStart(2)}  query weight ${String(f.queryWeight).padEnd(4)}  depth ${String(f.depth).padStart(2)}   ${cell(s)}`,
+      );
+    say(
+      `  … worst: ${rows
+        .slice(-3)
+        .map(([f, s]) => `k ${f.k} w ${f.queryWeight} d ${f.depth} ${cell(s)}`)
+        .join('; ')}`,
+    );
   }
 
   say(`\n| MRR@10 / hit@5 | ${named.map(([key, name]) => `${name} (${prepared.get(key)!.length})`).join(' | ')} |`);
@@ -164,8 +187,10 @@ const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / (xs.length || 1);
 /** 2.5th and 97.5th percentiles of the mean of `xs` over resamples (deterministic generator). */
 function bootstrap(xs: number[], rounds = 2000): [number, number] {
   let seed = 12345;
-  const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
-  const means = Array.from({ length: rounds }, () => mean(xs.map(() => xs[Math.floor(rand() * xs.length)]!))).sort((a, b) => a - b);
+  const rand = () => (seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32;
+  const means = Array.from({ length: rounds }, () => mean(xs.map(() => xs[Math.floor(rand() * xs.length)]!))).sort(
+    (a, b) => a - b,
+  );
   return [means[Math.floor(rounds * 0.025)]!, means[Math.floor(rounds * 0.975)]!];
 }
 

@@ -16,7 +16,13 @@ import { openDb, type Db } from '../src/store/db.js';
 import { contentHash } from '../src/store/embedding-text.js';
 import { vaultToken } from '../src/search/word-index.js';
 import { createDefaultEmbedder, USE_LITE_ID } from '../src/search/embedder/index.js';
-import { ensureVectorTable, nearestChunks, OVERSAMPLE, VECTOR_LAYOUT, vectorIndexOwner } from '../src/search/vectors.js';
+import {
+  ensureVectorTable,
+  nearestChunks,
+  OVERSAMPLE,
+  VECTOR_LAYOUT,
+  vectorIndexOwner,
+} from '../src/search/vectors.js';
 import { storeVectors } from '../src/search/vector-indexing.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -49,7 +55,8 @@ function corpusTexts(limit: number): string[] {
   for (const m of meetings()) {
     const lines = m.meeting_transcripts.map((t) => `${t.speaker}: ${t.content}`);
     for (const l of lines) if (l.length > 40) turns.push(l.slice(0, 450));
-    for (const t of m.meeting_transcripts) for (const s of t.content.split(/(?<=[.?!])\s+/)) if (s.length > 30) sentences.push(s);
+    for (const t of m.meeting_transcripts)
+      for (const s of t.content.split(/(?<=[.?!])\s+/)) if (s.length > 30) sentences.push(s);
     const all = lines.join('\n');
     for (const [size, stride] of [
       [300, 150],
@@ -102,13 +109,24 @@ function exactTop(matrix: Float32Array, ids: number[], q: Float32Array, n: numbe
     for (let d = 0; d < DIMS; d++) dot += matrix[r * DIMS + d]! * q[d]!;
     scores[r] = dot;
   }
-  return [...scores.keys()].sort((a, b) => scores[b]! - scores[a]!).slice(0, n).map((r) => ids[r]!);
+  return [...scores.keys()]
+    .sort((a, b) => scores[b]! - scores[a]!)
+    .slice(0, n)
+    .map((r) => ids[r]!);
 }
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 
 /** Recall@10 / @50 of nearestChunks' top 50 for several candidate counts, and its latency. */
-function measure(db: Db, vault: string, matrix: Float32Array, ids: number[], queries: Float32Array[], say: (s: string) => void) {
+function measure(
+  db: Db,
+  vault: string,
+  matrix: Float32Array,
+  ids: number[],
+  queries: Float32Array[],
+  say: (s: string) => void,
+) {
   const exact = queries.map((q) => exactTop(matrix, ids, q, 50));
   for (const candidates of [50, 100, 200, 300, 400, 600]) {
     let r10 = 0;
@@ -149,7 +167,9 @@ async function main() {
   rmSync(dir, { recursive: true, force: true });
   const db = openDb(dir);
   const vault = 'recall';
-  db.prepare("INSERT INTO vaults (id, name, origin, loaded_at) VALUES (?, 'recall', 'import', '2026-01-01T00:00:00Z')").run(vault);
+  db.prepare(
+    "INSERT INTO vaults (id, name, origin, loaded_at) VALUES (?, 'recall', 'import', '2026-01-01T00:00:00Z')",
+  ).run(vault);
   db.prepare(
     "INSERT INTO meetings (vault_id, id, name, started_at, attendees_json, extraction_status, created_at) VALUES (?, 'm', 'm', '2026-01-01T00:00:00Z', '[]', 'extracted', '2026-01-01T00:00:00Z')",
   ).run(vault);
@@ -169,7 +189,9 @@ async function main() {
     });
     storeVectors(db, USE_LITE_ID, items);
   })();
-  say(`real USE-lite vectors: ${texts.length.toLocaleString('en')} texts of QMSum val (turns, sentences, 150/300-char windows) in one vault; ${queries.length} QMSum queries`);
+  say(
+    `real USE-lite vectors: ${texts.length.toLocaleString('en')} texts of QMSum val (turns, sentences, 150/300-char windows) in one vault; ${queries.length} QMSum queries`,
+  );
   measure(db, vault, corpus, ids, queries, say);
   db.close();
 
@@ -186,8 +208,17 @@ async function main() {
     if (vectorIndexOwner(qdb)?.layout === VECTOR_LAYOUT && rows.length) {
       const m = new Float32Array(rows.length * DIMS);
       rows.forEach(([, b], i) => m.set(new Float32Array(Uint8Array.from(b).buffer), i * DIMS));
-      say(`\nbench:search store, vault qmsum-val: ${rows.length.toLocaleString('en')} real chunk vectors; the same queries`);
-      measure(qdb, 'qmsum-val', m, rows.map(([id]) => id), queries, say);
+      say(
+        `\nbench:search store, vault qmsum-val: ${rows.length.toLocaleString('en')} real chunk vectors; the same queries`,
+      );
+      measure(
+        qdb,
+        'qmsum-val',
+        m,
+        rows.map(([id]) => id),
+        queries,
+        say,
+      );
     }
     qdb.close();
   }

@@ -23,7 +23,14 @@ import { loadavg } from 'node:os';
 import { openDb } from '../src/store/db.js';
 import { contentHash } from '../src/store/embedding-text.js';
 import { vaultToken } from '../src/search/word-index.js';
-import { ensureVectorTable, nearestChunks, rescore, storedVectors, VECTOR_TABLE, vectorIndexOwner } from '../src/search/vectors.js';
+import {
+  ensureVectorTable,
+  nearestChunks,
+  rescore,
+  storedVectors,
+  VECTOR_TABLE,
+  vectorIndexOwner,
+} from '../src/search/vectors.js';
 import { storeVectors } from '../src/search/vector-indexing.js';
 import { ensureWordIndex, vaultsWithChunks } from '../src/search/word-index.js';
 import { FEEDBACK, feedbackVector, searchChunks, wordRanking, type SearchMode } from '../src/search/transcripts.js';
@@ -47,14 +54,15 @@ const QMSUM = resolve(ROOT, '..', 'shared', 'data', 'qmsum-val');
 
 /** A deterministic generator, so two runs build the same corpus and ask the same queries. */
 function generator(seed: number) {
-  return () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  return () => (seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 }
 
 function vocabulary(): string[] {
   const words = new Map<string, number>();
   for (const f of readdirSync(QMSUM).filter((x) => x.endsWith('.json'))) {
     const d = JSON.parse(readFileSync(join(QMSUM, f), 'utf8')) as { meeting_transcripts: { content: string }[] };
-    for (const t of d.meeting_transcripts) for (const w of t.content.toLowerCase().match(/[a-z]{3,}/g) ?? []) words.set(w, (words.get(w) ?? 0) + 1);
+    for (const t of d.meeting_transcripts)
+      for (const w of t.content.toLowerCase().match(/[a-z]{3,}/g) ?? []) words.set(w, (words.get(w) ?? 0) + 1);
   }
   // Repeat words by frequency (capped) so common words are common, as in speech.
   return [...words].flatMap(([w, n]) => Array(Math.min(n, 50)).fill(w) as string[]);
@@ -72,16 +80,23 @@ function randomUnitVector(rand: () => number): Float32Array {
   return v;
 }
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 const stats = (xs: number[] & { cpuMs?: number }) =>
-  `p50 ${pct(xs, 0.5).toFixed(1).padStart(6)}   p95 ${pct(xs, 0.95).toFixed(1).padStart(6)}   p99 ${pct(xs, 0.99).toFixed(1).padStart(6)}   max ${Math.max(...xs).toFixed(1).padStart(6)}  ms` +
-  (xs.cpuMs === undefined ? '' : `   cpu ${xs.cpuMs.toFixed(1)} ms/call`);
+  `p50 ${pct(xs, 0.5).toFixed(1).padStart(6)}   p95 ${pct(xs, 0.95).toFixed(1).padStart(6)}   p99 ${pct(xs, 0.99).toFixed(1).padStart(6)}   max ${Math.max(
+    ...xs,
+  )
+    .toFixed(1)
+    .padStart(6)}  ms` + (xs.cpuMs === undefined ? '' : `   cpu ${xs.cpuMs.toFixed(1)} ms/call`);
 
 /**
  * Times `run` over `queries` after WARMUP untimed calls. Every series gets queries of its own (see `fresh` in
  * main): search keeps query vectors in an LRU, and a query seen before would skip the model.
  */
-async function timed(queries: string[], run: (q: string, i: number) => unknown): Promise<number[] & { cpuMs?: number }> {
+async function timed(
+  queries: string[],
+  run: (q: string, i: number) => unknown,
+): Promise<number[] & { cpuMs?: number }> {
   const times: number[] & { cpuMs?: number } = [];
   let cpu = 0;
   for (let i = 0; i < queries.length; i++) {
@@ -118,7 +133,9 @@ async function main() {
     ensureVectorTable(db, { id: embedder.id, dims: DIMS });
     const CHUNKS_PER_MEETING = 100;
     const t0 = Date.now();
-    const insertVault = db.prepare("INSERT INTO vaults (id, name, origin, loaded_at) VALUES (?, ?, 'import', '2026-01-01T00:00:00Z')");
+    const insertVault = db.prepare(
+      "INSERT INTO vaults (id, name, origin, loaded_at) VALUES (?, ?, 'import', '2026-01-01T00:00:00Z')",
+    );
     const insertMeeting = db.prepare(
       "INSERT INTO meetings (vault_id, id, name, started_at, attendees_json, extraction_status, created_at) VALUES (?, ?, ?, ?, '[]', 'extracted', ?)",
     );
@@ -139,16 +156,36 @@ async function main() {
             const meetingId = `m${Math.floor(i / CHUNKS_PER_MEETING)}`;
             const at = new Date(Date.UTC(2026, 0, 1) + Math.floor(i / CHUNKS_PER_MEETING) * 3_600_000).toISOString();
             if (i % CHUNKS_PER_MEETING === 0) insertMeeting.run(vaultId, meetingId, `Meeting ${meetingId}`, at, at);
-            const words = Array.from({ length: 60 + Math.floor(rand() * 30) }, () => vocab[Math.floor(rand() * vocab.length)]!);
+            const words = Array.from(
+              { length: 60 + Math.floor(rand() * 30) },
+              () => vocab[Math.floor(rand() * vocab.length)]!,
+            );
             const text = `Speaker A: ${words.slice(0, 40).join(' ')}.\nSpeaker ${i % 7 === 0 ? 'C' : 'B'}: ${words.slice(40).join(' ')}.`;
             const hash = contentHash(text);
             const speakers = JSON.stringify(['Speaker A', i % 7 === 0 ? 'Speaker C' : 'Speaker B']);
-            const { lastInsertRowid } = insertChunk.run(vaultId, meetingId, i % CHUNKS_PER_MEETING, i * 3, i * 3 + 2, speakers, (i % CHUNKS_PER_MEETING) * 30, text, hash, token);
-            vectors.push({ chunkId: Number(lastInsertRowid), vaultId, contentHash: hash, vector: randomUnitVector(rand) });
+            const { lastInsertRowid } = insertChunk.run(
+              vaultId,
+              meetingId,
+              i % CHUNKS_PER_MEETING,
+              i * 3,
+              i * 3 + 2,
+              speakers,
+              (i % CHUNKS_PER_MEETING) * 30,
+              text,
+              hash,
+              token,
+            );
+            vectors.push({
+              chunkId: Number(lastInsertRowid),
+              vaultId,
+              contentHash: hash,
+              vector: randomUnitVector(rand),
+            });
           }
           storeVectors(db, embedder.id, vectors); // bits in the vector table, floats in the embedding cache
         })();
-        if (made % 100_000 === 0) process.stderr.write(`built ${made}/${CHUNKS} chunks (${((Date.now() - t0) / 1000).toFixed(0)} s)\n`);
+        if (made % 100_000 === 0)
+          process.stderr.write(`built ${made}/${CHUNKS} chunks (${((Date.now() - t0) / 1000).toFixed(0)} s)\n`);
       }
     }
     const buildSeconds = (Date.now() - t0) / 1000;
@@ -157,7 +194,8 @@ async function main() {
     t = Date.now();
     const layout = vectorIndexOwner(db)?.layout;
     ensureVectorTable(db, { id: embedder.id, dims: DIMS });
-    if (layout !== vectorIndexOwner(db)?.layout) say(`vector table converted to sign bits in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    if (layout !== vectorIndexOwner(db)?.layout)
+      say(`vector table converted to sign bits in ${((Date.now() - t) / 1000).toFixed(1)} s`);
     t = Date.now();
     let built = 0;
     for (const v of vaultsWithChunks(db)) {
@@ -172,22 +210,37 @@ async function main() {
   const total = db.prepare('SELECT count(*) FROM transcript_chunks').pluck().get() as number;
   const vault = 'scale-vault-07';
   const inVault = db.prepare('SELECT count(*) FROM transcript_chunks WHERE vault_id = ?').pluck().get(vault) as number;
-  say(`corpus: ${total.toLocaleString('en')} chunks over ${VAULTS} vaults; searched vault ${vault}: ${inVault.toLocaleString('en')} chunks, 512-dim vectors; database ${(size / 1e9).toFixed(2)} GB`);
+  say(
+    `corpus: ${total.toLocaleString('en')} chunks over ${VAULTS} vaults; searched vault ${vault}: ${inVault.toLocaleString('en')} chunks, 512-dim vectors; database ${(size / 1e9).toFixed(2)} GB`,
+  );
 
   const qrand = generator(7);
   /** WARMUP + n queries never asked before in this run: 6 words drawn from the vocabulary. */
-  const fresh = (n = QUERIES) => Array.from({ length: WARMUP + n }, () => Array.from({ length: 6 }, () => vocab[Math.floor(qrand() * vocab.length)]!).join(' '));
+  const fresh = (n = QUERIES) =>
+    Array.from({ length: WARMUP + n }, () =>
+      Array.from({ length: 6 }, () => vocab[Math.floor(qrand() * vocab.length)]!).join(' '),
+    );
   const ctx = { db, vault: { id: vault, name: vault }, embedder } as unknown as ToolContext;
-  const meeting = db.prepare('SELECT id FROM meetings WHERE vault_id = ? ORDER BY started_at LIMIT 1 OFFSET 200').pluck().get(vault) as string;
+  const meeting = db
+    .prepare('SELECT id FROM meetings WHERE vault_id = ? ORDER BY started_at LIMIT 1 OFFSET 200')
+    .pluck()
+    .get(vault) as string;
 
   // Query vectors for the parts measured without the model (embedded once here).
   const vectorQueries = fresh();
   const vectors: Float32Array[] = [];
   for (const q of vectorQueries) vectors.push((await embedder.embed([q]))[0]!);
   // Each query's two halves, for timing what the fusion adds on top of them.
-  const halves = vectorQueries.map((q, i) => ({ words: wordRanking(db, vault, q, {}, 50), near: nearestChunks(db, vault, vectors[i]!, 50).map((n) => n.id) }));
+  const halves = vectorQueries.map((q, i) => ({
+    words: wordRanking(db, vault, q, {}, 50),
+    near: nearestChunks(db, vault, vectors[i]!, 50).map((n) => n.id),
+  }));
 
-  say(`\nlatency in one vault, ${QUERIES} distinct queries per row after ${WARMUP} warm-up (ms); load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}:`);
+  say(
+    `\nlatency in one vault, ${QUERIES} distinct queries per row after ${WARMUP} warm-up (ms); load average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}:`,
+  );
   for (let round = 1; round <= ROUNDS; round++) {
     say(`round ${round} (load average ${loadavg()[0]!.toFixed(1)})`);
     for (const mode of ['words', 'meaning', 'hybrid'] as SearchMode[]) {
@@ -198,7 +251,9 @@ async function main() {
     say(`  ${'search_transcripts tool, end to end'.padEnd(42)} ${stats(tool)}`);
     // Issue 42: the query and three alternatives (each as new as the query), searched and fused.
     const alternatives = [fresh(), fresh(), fresh()];
-    const phrased = await timed(fresh(), (q, i) => searchTranscripts.run({ query: q, alternatives: alternatives.map((a) => a[i]!), limit: 5 }, ctx));
+    const phrased = await timed(fresh(), (q, i) =>
+      searchTranscripts.run({ query: q, alternatives: alternatives.map((a) => a[i]!), limit: 5 }, ctx),
+    );
     say(`  ${'  same, with 3 alternatives'.padEnd(42)} ${stats(phrased)}`);
     const embed = await timed(fresh(), (q) => embedder.embed([q]));
     say(`  ${'  part: query embedding (worker round trip)'.padEnd(42)} ${stats(embed)}`);
@@ -222,7 +277,9 @@ async function main() {
     ['after (last ~14% of meetings)', { after: '2026-01-19T00:00:00Z' }],
     ['speaker (in 1 of 7 chunks)', { speaker: 'speaker c' }],
   ] as const) {
-    const times = await timed(fresh(Math.min(QUERIES, 50)), (q) => searchTranscripts.run({ query: q, limit: 5, ...args }, ctx));
+    const times = await timed(fresh(Math.min(QUERIES, 50)), (q) =>
+      searchTranscripts.run({ query: q, limit: 5, ...args }, ctx),
+    );
     say(`  ${name.padEnd(42)} ${stats(times)}`);
   }
 
@@ -254,7 +311,9 @@ async function main() {
     r10 += got.slice(0, 10).filter((x) => e10.has(x)).length / 10;
     r50 += got.filter((x) => e50.has(x)).length / 50;
   }
-  say(`vector search vs exact scan (${n} queries, random vectors: worst case): recall@10 ${(r10 / n).toFixed(3)}, recall@50 ${(r50 / n).toFixed(3)}`);
+  say(
+    `vector search vs exact scan (${n} queries, random vectors: worst case): recall@10 ${(r10 / n).toFixed(3)}, recall@50 ${(r50 / n).toFixed(3)}`,
+  );
   say(`(${VECTOR_TABLE}: ${JSON.stringify(vectorIndexOwner(db))})`);
   await embedder.close();
   db.close();

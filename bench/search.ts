@@ -30,12 +30,22 @@ const Database = loadSqlite();
 
 const ROOT = resolve(import.meta.dirname, '..');
 export const QMSUM = resolve(ROOT, '..', 'shared', 'data', 'qmsum-val');
-export const CACHE = join(ROOT, 'bench', '.cache', `search-${process.env.VAULT_TOOLS_CHUNK_TARGET ?? 'default'}-windowed`);
+export const CACHE = join(
+  ROOT,
+  'bench',
+  '.cache',
+  `search-${process.env.VAULT_TOOLS_CHUNK_TARGET ?? 'default'}-windowed`,
+);
 const QMSUM_VAULT = 'qmsum-val';
 /** Salt of the QMSum split, chosen (before any measurement) for halves of similar size: 123 / 114 queries. */
 const SPLIT_SALT = 'split:';
 /** Whether a QMSum meeting's queries are in the tuning half (else the report half). */
-export const qmsumTuning = (meetingId: string) => createHash('sha256').update(SPLIT_SALT + meetingId).digest()[0]! % 2 === 0;
+export const qmsumTuning = (meetingId: string) =>
+  createHash('sha256')
+    .update(SPLIT_SALT + meetingId)
+    .digest()[0]! %
+    2 ===
+  0;
 
 export interface Labelled {
   vault: string;
@@ -46,13 +56,18 @@ export interface Labelled {
 }
 
 export function loadQmsum(db: Db): Labelled[] {
-  const files = readdirSync(QMSUM).filter((f) => f.endsWith('.json')).sort();
+  const files = readdirSync(QMSUM)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
   const queries: Labelled[] = [];
   const have = db.prepare('SELECT count(*) FROM meetings WHERE vault_id = ?').pluck().get(QMSUM_VAULT) as number;
   db.transaction(() => {
     if (have !== files.length) {
       db.prepare('DELETE FROM vaults WHERE id = ?').run(QMSUM_VAULT);
-      db.prepare("INSERT INTO vaults (id, name, origin, loaded_at) VALUES (?, 'QMSum validation', 'import', ?)").run(QMSUM_VAULT, new Date().toISOString());
+      db.prepare("INSERT INTO vaults (id, name, origin, loaded_at) VALUES (?, 'QMSum validation', 'import', ?)").run(
+        QMSUM_VAULT,
+        new Date().toISOString(),
+      );
     }
     for (const f of files) {
       const id = f.replace(/\.json$/, '');
@@ -64,7 +79,9 @@ export function loadQmsum(db: Db): Labelled[] {
         db.prepare(
           "INSERT INTO meetings (vault_id, id, name, started_at, attendees_json, extraction_status, created_at) VALUES (?, ?, ?, '2026-01-01T00:00:00Z', '[]', 'extracted', '2026-01-01T00:00:00Z')",
         ).run(QMSUM_VAULT, id, id);
-        const turn = db.prepare('INSERT INTO transcript_turns (vault_id, meeting_id, turn_index, speaker, text, at_seconds) VALUES (?, ?, ?, ?, ?, NULL)');
+        const turn = db.prepare(
+          'INSERT INTO transcript_turns (vault_id, meeting_id, turn_index, speaker, text, at_seconds) VALUES (?, ?, ?, ?, ?, NULL)',
+        );
         data.meeting_transcripts.forEach((t, i) => turn.run(QMSUM_VAULT, id, i, t.speaker, t.content));
         indexMeetingChunks(db, QMSUM_VAULT, id);
       }
@@ -74,7 +91,10 @@ export function loadQmsum(db: Db): Labelled[] {
           id,
           query: q.query,
           kind: 'qmsum',
-          answers: q.relevant_text_span.map(([s, e]) => ({ meetingId: id, turns: [Number(s), Number(e)] as [number, number] })),
+          answers: q.relevant_text_span.map(([s, e]) => ({
+            meetingId: id,
+            turns: [Number(s), Number(e)] as [number, number],
+          })),
         });
       }
     }
@@ -83,10 +103,12 @@ export function loadQmsum(db: Db): Labelled[] {
 }
 
 export function loadFixtures(db: Db): void {
-  for (const dir of ['northwind', 'meridian']) loadFixture(db, readVaultDir(join(ROOT, 'fixtures', dir)), { origin: 'fixture' });
+  for (const dir of ['northwind', 'meridian'])
+    loadFixture(db, readVaultDir(join(ROOT, 'fixtures', dir)), { origin: 'fixture' });
 }
 
-export const readSet = (file: string) => (JSON.parse(readFileSync(join(ROOT, 'bench', file), 'utf8')) as { queries: (Labelled & { id: string })[] }).queries;
+export const readSet = (file: string) =>
+  (JSON.parse(readFileSync(join(ROOT, 'bench', file), 'utf8')) as { queries: (Labelled & { id: string })[] }).queries;
 
 /**
  * The store of the bench, its embedder (with every text it embeds remembered) and the labelled sets of issue 19,
@@ -125,12 +147,21 @@ function plainBm25(db: Db, vaultId: string, query: string, limit: number): numbe
   const match = wordTerms(query, { keepFrame: true });
   if (!match) return [];
   const t = ensureWordIndex(db, vaultId);
-  return db.prepare(`SELECT rowid FROM ${t} WHERE ${t} MATCH ? ORDER BY bm25(${t}) LIMIT ?`).pluck().all(match, limit) as number[];
+  return db
+    .prepare(`SELECT rowid FROM ${t} WHERE ${t} MATCH ? ORDER BY bm25(${t}) LIMIT ?`)
+    .pluck()
+    .all(match, limit) as number[];
 }
 
 export type Method = SearchMode | 'bm25' | 'hybrid-fixed';
 
-async function evaluate(db: Db, queries: Labelled[], mode: Method, embedder: EmbedderLike, weights = FUSION): Promise<Scores> {
+async function evaluate(
+  db: Db,
+  queries: Labelled[],
+  mode: Method,
+  embedder: EmbedderLike,
+  weights = FUSION,
+): Promise<Scores> {
   const rank = db.prepare('SELECT meeting_id, turn_start, turn_end FROM transcript_chunks WHERE id = ?');
   let hit1 = 0;
   let hit5 = 0;
@@ -138,30 +169,53 @@ async function evaluate(db: Db, queries: Labelled[], mode: Method, embedder: Emb
   const t0 = process.hrtime.bigint();
   for (const q of queries) {
     const ids =
-      mode === 'bm25' ? plainBm25(db, q.vault, q.query, 10) : (await searchChunks(db, q.vault, q.query, { limit: 10, mode: mode === 'hybrid-fixed' ? 'hybrid' : mode, embedder, weights: mode === 'hybrid-fixed' ? { ...weights, adaptive: false } : weights })).hits.map((h) => h.chunkId);
+      mode === 'bm25'
+        ? plainBm25(db, q.vault, q.query, 10)
+        : (
+            await searchChunks(db, q.vault, q.query, {
+              limit: 10,
+              mode: mode === 'hybrid-fixed' ? 'hybrid' : mode,
+              embedder,
+              weights: mode === 'hybrid-fixed' ? { ...weights, adaptive: false } : weights,
+            })
+          ).hits.map((h) => h.chunkId);
     const first = ids.findIndex((id) => {
       const c = rank.get(id) as { meeting_id: string; turn_start: number; turn_end: number };
-      return q.answers.some((a) => a.meetingId === c.meeting_id && c.turn_start <= a.turns[1] && c.turn_end >= a.turns[0]);
+      return q.answers.some(
+        (a) => a.meetingId === c.meeting_id && c.turn_start <= a.turns[1] && c.turn_end >= a.turns[0],
+      );
     });
     if (first === 0) hit1++;
     if (first >= 0 && first < 5) hit5++;
     if (first >= 0) mrr += 1 / (first + 1);
   }
   const n = queries.length;
-  return { hit1: hit1 / n, hit5: hit5 / n, mrr10: mrr / n, n, msPerQuery: Number(process.hrtime.bigint() - t0) / 1e6 / n };
+  return {
+    hit1: hit1 / n,
+    hit5: hit5 / n,
+    mrr10: mrr / n,
+    n,
+    msPerQuery: Number(process.hrtime.bigint() - t0) / 1e6 / n,
+  };
 }
 
-const fmt = (s: Scores) => `hit@1 ${s.hit1.toFixed(3)}  hit@5 ${s.hit5.toFixed(3)}  MRR@10 ${s.mrr10.toFixed(3)}  (${s.n} queries, ${s.msPerQuery.toFixed(1)} ms/query)`;
+const fmt = (s: Scores) =>
+  `hit@1 ${s.hit1.toFixed(3)}  hit@5 ${s.hit5.toFixed(3)}  MRR@10 ${s.mrr10.toFixed(3)}  (${s.n} queries, ${s.msPerQuery.toFixed(1)} ms/query)`;
 
 /**
  * The embedder with every text it embeds remembered on disk (`file`, CACHE/text-vectors.db unless given; by SHA-256 of the text):
  * query vectors for the whole run (search's own LRU holds 256, fewer than the sets), and the windows a chunk is
  * embedded as, so experiments on finer-grained vectors reuse them instead of running the model again.
  */
-export function memoised(embedder: ReturnType<typeof createDefaultEmbedder>, file = join(CACHE, 'text-vectors.db')): EmbedderLike {
+export function memoised(
+  embedder: ReturnType<typeof createDefaultEmbedder>,
+  file = join(CACHE, 'text-vectors.db'),
+): EmbedderLike {
   const store = new Database(file);
   store.pragma('journal_mode = WAL');
-  store.exec('CREATE TABLE IF NOT EXISTS text_vectors (embedder TEXT, hash TEXT, vector BLOB, PRIMARY KEY (embedder, hash))');
+  store.exec(
+    'CREATE TABLE IF NOT EXISTS text_vectors (embedder TEXT, hash TEXT, vector BLOB, PRIMARY KEY (embedder, hash))',
+  );
   const get = store.prepare('SELECT vector FROM text_vectors WHERE embedder = ? AND hash = ?').pluck();
   const put = store.prepare('INSERT OR IGNORE INTO text_vectors (embedder, hash, vector) VALUES (?, ?, ?)');
   const hash = (t: string) => createHash('sha256').update(t).digest('hex');
@@ -179,7 +233,11 @@ export function memoised(embedder: ReturnType<typeof createDefaultEmbedder>, fil
       const known = texts.map((t) => get.get(embedder.id, hash(t)) as Buffer | undefined);
       const missing = texts.filter((_, i) => !known[i]);
       const fresh = missing.length ? await embedder.embed(missing, options) : [];
-      store.transaction(() => fresh.forEach((v, i) => put.run(embedder.id, hash(missing[i]!), Buffer.from(v.buffer, v.byteOffset, v.byteLength))))();
+      store.transaction(() =>
+        fresh.forEach((v, i) =>
+          put.run(embedder.id, hash(missing[i]!), Buffer.from(v.buffer, v.byteOffset, v.byteLength)),
+        ),
+      )();
       let next = 0;
       return known.map((b) => (b ? new Float32Array(Uint8Array.from(b).buffer) : fresh[next++]!));
     },
@@ -204,7 +262,9 @@ async function main() {
     ['para report', 'paraphrase-report set (report)', 'report'],
     ['lexical tune', 'lexical set (tuning)', 'tuning'],
   ];
-  const sets = named.filter(([key]) => bench.sets[key].length).map(([key, name, role]) => ({ name, role, queries: bench.sets[key] }));
+  const sets = named
+    .filter(([key]) => bench.sets[key].length)
+    .map(([key, name, role]) => ({ name, role, queries: bench.sets[key] }));
 
   const t0 = Date.now();
   let last = 0;
@@ -222,7 +282,11 @@ async function main() {
     `embedder ${model.id}: ${indexed.embedded} chunks embedded, ${indexed.reused} reused from cache, in ${seconds.toFixed(1)} s` +
       (indexed.embedded ? ` (${(indexed.embedded / seconds).toFixed(1)} chunks/s)` : ''),
   ];
-  const table: string[] = ['', `| MRR@10 / hit@5 | ${sets.map((s) => `${s.name} (${s.queries.length})`).join(' | ')} |`, `|---|${sets.map(() => '---|').join('')}`];
+  const table: string[] = [
+    '',
+    `| MRR@10 / hit@5 | ${sets.map((s) => `${s.name} (${s.queries.length})`).join(' | ')} |`,
+    `|---|${sets.map(() => '---|').join('')}`,
+  ];
   for (const [method, label] of METHODS) {
     const cells: string[] = [];
     for (const set of sets) {
@@ -245,7 +309,9 @@ async function main() {
   }
   lines.push(...table);
   const size = statSync(join(CACHE, 'vault-tools.db')).size;
-  lines.push(`\nstore: ${(size / 1e6).toFixed(1)} MB (${db.prepare('SELECT count(*) FROM transcript_chunks').pluck().get()} chunks)`);
+  lines.push(
+    `\nstore: ${(size / 1e6).toFixed(1)} MB (${db.prepare('SELECT count(*) FROM transcript_chunks').pluck().get()} chunks)`,
+  );
   process.stdout.write(`${lines.join('\n')}\n`);
   await model.close();
   db.close();

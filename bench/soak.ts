@@ -29,7 +29,18 @@ import { viewUri } from '../src/surfaces/mcp/apps.js';
 
 const VAULT = 'northwind-logistics';
 const REDIRECT = 'http://127.0.0.1:9/callback';
-const READS = ['stats', 'list_findings', 'get_entity', 'expand_graph', 'changes_since', 'search_knowledge', 'get_transcript', 'list_tasks', 'get_brief', 'list_conflicts'];
+const READS = [
+  'stats',
+  'list_findings',
+  'get_entity',
+  'expand_graph',
+  'changes_since',
+  'search_knowledge',
+  'get_transcript',
+  'list_tasks',
+  'get_brief',
+  'list_conflicts',
+];
 const EXPORTS: [string, Record<string, unknown>][] = [
   ['export_report', { format: 'pdf' }],
   ['export_deck', {}],
@@ -45,7 +56,8 @@ interface Sample {
 
 const fds = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
 const fileMb = (path: string) => (existsSync(path) ? statSync(path).size / 2 ** 20 : 0);
-const quarter = <T>(xs: T[], q: number) => xs.slice(Math.floor((xs.length * q) / 4), Math.floor((xs.length * (q + 1)) / 4));
+const quarter = <T>(xs: T[], q: number) =>
+  xs.slice(Math.floor((xs.length * q) / 4), Math.floor((xs.length * (q + 1)) / 4));
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
 function cli(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
@@ -55,7 +67,9 @@ function cli(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
     let err = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
-    child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`vault-tools ${args[0]} exited ${code}: ${err.slice(-1000)}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`vault-tools ${args[0]} exited ${code}: ${err.slice(-1000)}`)),
+    );
   });
 }
 
@@ -64,21 +78,47 @@ async function oauthTokens(url: string, key: string): Promise<{ clientId: string
   const reg = await fetch(`${url}/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_name: 'Soak client', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], application_type: 'native' }),
+    body: JSON.stringify({
+      client_name: 'Soak client',
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      application_type: 'native',
+    }),
   });
   const clientId = ((await reg.json()) as { client_id: string }).client_id;
   const verifier = randomBytes(32).toString('base64url');
   const authorize = new URL(`${url}/oauth/authorize`);
-  const params = { client_id: clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'vaults offline_access', state: 's', code_challenge_method: 'S256', code_challenge: createHash('sha256').update(verifier).digest('base64url') };
+  const params = {
+    client_id: clientId,
+    response_type: 'code',
+    redirect_uri: REDIRECT,
+    scope: 'vaults offline_access',
+    state: 's',
+    code_challenge_method: 'S256',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+  };
   for (const [k, v] of Object.entries(params)) authorize.searchParams.set(k, v);
   const done = await new Browser().consent(authorize.href, url, { key, vaults: [VAULT] });
   const code = new URL(done.url).searchParams.get('code');
   if (!code) throw new Error(`soak: no OAuth code (${done.status}): ${done.page.slice(0, 300)}`);
-  const tokens = (await (await tokenRequest(url, { grant_type: 'authorization_code', client_id: clientId, code, code_verifier: verifier, redirect_uri: REDIRECT })).json()) as { refresh_token: string };
+  const tokens = (await (
+    await tokenRequest(url, {
+      grant_type: 'authorization_code',
+      client_id: clientId,
+      code,
+      code_verifier: verifier,
+      redirect_uri: REDIRECT,
+    })
+  ).json()) as { refresh_token: string };
   return { clientId, refresh: tokens.refresh_token };
 }
 const tokenRequest = (url: string, body: Record<string, string>) =>
-  fetch(`${url}/oauth/token`, { method: 'POST', body: new URLSearchParams(body), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  fetch(`${url}/oauth/token`, {
+    method: 'POST',
+    body: new URLSearchParams(body),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
 
 /** `tmp`: a directory for the run's two data dirs. */
 export async function soakRows(tmp: string, minutes: number): Promise<Row[]> {
@@ -87,7 +127,10 @@ export async function soakRows(tmp: string, minutes: number): Promise<Row[]> {
   const dir = join(tmp, 'soak-local');
   await cli(['demo', '--data-dir', hostedDir, '--no-serve'], { ...env, VAULT_TOOLS_INDEX: 'off' });
   const hostedKey = readFileSync(join(hostedDir, 'owner.key'), 'utf8').trim();
-  const hosted = await startHttp([BIN, 'serve', '--data-dir', hostedDir, '--http', '127.0.0.1:0', '--no-stdio', '--rate-limit', '0', '--no-index'], env);
+  const hosted = await startHttp(
+    [BIN, 'serve', '--data-dir', hostedDir, '--http', '127.0.0.1:0', '--no-stdio', '--rate-limit', '0', '--no-index'],
+    env,
+  );
   const remoteEnv = { ...env, VAULT_TOOLS_REMOTE_URL: hosted.url, VAULT_TOOLS_REMOTE_KEY: hostedKey };
   const latencies = new Map<string, { at: number; ms: number }[]>();
   const samples: Sample[] = [];
@@ -102,8 +145,27 @@ export async function soakRows(tmp: string, minutes: number): Promise<Row[]> {
     await cli(['reindex', '--data-dir', dir], env); // vectors now, so the servers' indexers are not the warm-up
     const key = readFileSync(join(dir, 'owner.key'), 'utf8').trim();
     // A sync every 6 s stands for "every 15 minutes" of a week squeezed into minutes.
-    const listener = (http = await startHttp([BIN, 'serve', '--data-dir', dir, '--http', '127.0.0.1:0', '--no-stdio', '--rate-limit', '0', '--sync-every', '0.1'], remoteEnv));
-    const client = (rpc = new StdioRpc(process.execPath, [INSPECT_FLAG, BIN, 'serve', '--data-dir', dir, '--key', key], env));
+    const listener = (http = await startHttp(
+      [
+        BIN,
+        'serve',
+        '--data-dir',
+        dir,
+        '--http',
+        '127.0.0.1:0',
+        '--no-stdio',
+        '--rate-limit',
+        '0',
+        '--sync-every',
+        '0.1',
+      ],
+      remoteEnv,
+    ));
+    const client = (rpc = new StdioRpc(
+      process.execPath,
+      [INSPECT_FLAG, BIN, 'serve', '--data-dir', dir, '--key', key],
+      env,
+    ));
     const heap = (inspector = await Inspector.attach(client.child));
     await client.initialize();
     const views = TOOL_VIEWS.map(viewUri);
@@ -118,7 +180,11 @@ export async function soakRows(tmp: string, minutes: number): Promise<Row[]> {
       latencies.set(name, list);
     };
     const overHttp = async (tool: string, args: Record<string, unknown>, bearer = key) => {
-      const res = await fetch(`${listener.url}/v1/tools/${tool}`, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify(args) });
+      const res = await fetch(`${listener.url}/v1/tools/${tool}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+        body: JSON.stringify(args),
+      });
       if (res.status !== 200) throw new Error(`${tool} over HTTP: ${res.status} ${(await res.text()).slice(0, 300)}`);
       await res.arrayBuffer();
     };
@@ -134,7 +200,10 @@ export async function soakRows(tmp: string, minutes: number): Promise<Row[]> {
     };
     const args = (tool: string) => sampleArgs(tool, VAULT);
     const search = args('search_transcripts');
-    const withAlternatives = { ...search, alternatives: ['what the warehouse team said about it', 'the problems people raised'] };
+    const withAlternatives = {
+      ...search,
+      alternatives: ['what the warehouse team said about it', 'the problems people raised'],
+    };
     const everyMs = (minutes * 60_000) / 24;
     let nextSample = 0;
     for (let round = 0; Date.now() - started < minutes * 60_000; round++) {
@@ -144,16 +213,24 @@ export async function soakRows(tmp: string, minutes: number): Promise<Row[]> {
       }
       await timed('stdio search_transcripts', () => client.call('search_transcripts', search));
       await timed('http search_transcripts+alternatives', () => overHttp('search_transcripts', withAlternatives));
-      for (const uri of views) await timed('stdio resources/read ui://', () => client.request('resources/read', { uri }));
+      for (const uri of views)
+        await timed('stdio resources/read ui://', () => client.request('resources/read', { uri }));
       await timed('stdio render_chart', () => client.call('render_chart', args('render_chart')));
       const [exportTool, exportArgs] = EXPORTS[round % EXPORTS.length]!;
       await timed(`http ${exportTool}`, () => overHttp(exportTool, { vault: VAULT, ...exportArgs }));
       // A task added, then closed (so the open tasks the reads list stay as many as at the start).
       let added = '';
-      await timed('stdio add_task', async () => (added = String((await client.call('add_task', args('add_task'))).identifier)));
-      await timed('stdio update_task', () => client.call('update_task', { vault: VAULT, identifier: added, status: 'done' }));
+      await timed(
+        'stdio add_task',
+        async () => (added = String((await client.call('add_task', args('add_task'))).identifier)),
+      );
+      await timed('stdio update_task', () =>
+        client.call('update_task', { vault: VAULT, identifier: added, status: 'done' }),
+      );
       await timed('http oauth refresh + call', async () => {
-        const t = (await (await tokenRequest(listener.url, { grant_type: 'refresh_token', client_id: clientId, refresh_token: refresh })).json()) as { access_token: string; refresh_token: string };
+        const t = (await (
+          await tokenRequest(listener.url, { grant_type: 'refresh_token', client_id: clientId, refresh_token: refresh })
+        ).json()) as { access_token: string; refresh_token: string };
         refresh = t.refresh_token;
         await overHttp('stats', { vault: VAULT }, t.access_token);
       });
@@ -186,11 +263,29 @@ function rowsOf(minutes: number, samples: Sample[], latencies: Map<string, { at:
     });
   const rows = [
     flat('soak.stdio.rss', 'MB', (s) => s.rss.stdio, 'RSS of the stdio server, mean of the last quarter'),
-    flat('soak.http.rss', 'MB', (s) => s.rss.http, 'RSS of the HTTP server (syncing every 6 s), mean of the last quarter'),
+    flat(
+      'soak.http.rss',
+      'MB',
+      (s) => s.rss.http,
+      'RSS of the HTTP server (syncing every 6 s), mean of the last quarter',
+    ),
     flat('soak.stdio.fds', 'fds', (s) => s.fds.stdio, 'open file descriptors of the stdio server'),
     flat('soak.http.fds', 'fds', (s) => s.fds.http, 'open file descriptors of the HTTP server'),
-    row({ metric: 'soak.stdio.heap', value: mean(quarter(samples, 3).map((s) => s.heapMb)), unit: 'MB', reference: { what: 'in the second quarter', value: mean(quarter(samples, 1).map((s) => s.heapMb)) }, size: `${size}; JS heap in use (garbage included), no collection forced; over time: ${samples.map((s) => s.heapMb.toFixed(0)).join(' ')}` }),
-    row({ metric: 'soak.wal.max', value: Math.max(...samples.map((s) => s.walMb)), unit: 'MB', size: `${size}; the WAL file's size, largest sample; over time: ${samples.map((s) => s.walMb.toFixed(1)).join(' ')}`, target: 'checkpointed (≤ 64 MB)', maxValue: 64 }),
+    row({
+      metric: 'soak.stdio.heap',
+      value: mean(quarter(samples, 3).map((s) => s.heapMb)),
+      unit: 'MB',
+      reference: { what: 'in the second quarter', value: mean(quarter(samples, 1).map((s) => s.heapMb)) },
+      size: `${size}; JS heap in use (garbage included), no collection forced; over time: ${samples.map((s) => s.heapMb.toFixed(0)).join(' ')}`,
+    }),
+    row({
+      metric: 'soak.wal.max',
+      value: Math.max(...samples.map((s) => s.walMb)),
+      unit: 'MB',
+      size: `${size}; the WAL file's size, largest sample; over time: ${samples.map((s) => s.walMb.toFixed(1)).join(' ')}`,
+      target: 'checkpointed (≤ 64 MB)',
+      maxValue: 64,
+    }),
   ];
   for (const [name, list] of [...latencies].sort(([a], [b]) => a.localeCompare(b))) {
     const span = Math.max(...list.map((l) => l.at)) + 1;

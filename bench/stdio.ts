@@ -45,14 +45,22 @@ function firstAnswer(args: string[], era: Era = '2025'): Promise<number> {
       child.stdin.end();
     });
     child.once('error', reject);
-    child.once('exit', (code) => (took === undefined ? reject(new Error(`${args.join(' ')} exited ${code} before answering`)) : resolve(took)));
+    child.once('exit', (code) =>
+      took === undefined ? reject(new Error(`${args.join(' ')} exited ${code} before answering`)) : resolve(took),
+    );
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, ...OPENINGS[era] })}\n`);
   });
 }
 
 export async function coldStart(ctx: BenchContext, spawns = 20): Promise<Row[]> {
   const serve = [BIN, 'serve', '--data-dir', ctx.dir, '--key', ctx.manifest.ownerKey];
-  const series = { ours2025: [] as number[], ref2025: [] as number[], ours2026: [] as number[], ref2026: [] as number[], refV1: [] as number[] };
+  const series = {
+    ours2025: [] as number[],
+    ref2025: [] as number[],
+    ours2026: [] as number[],
+    ref2026: [] as number[],
+    refV1: [] as number[],
+  };
   await firstAnswer(serve); // disk cache warm for all
   await firstAnswer([REFERENCE_SERVER]);
   await firstAnswer([REFERENCE_SERVER_V1]);
@@ -70,7 +78,10 @@ export async function coldStart(ctx: BenchContext, spawns = 20): Promise<Row[]> 
       metric: 'cold_start.median',
       value: median(series.ours2025),
       unit: 'ms',
-      reference: { what: 'minimal MCP server on the same SDK line (v2), one tool; 2025 initialize', value: median(series.ref2025) },
+      reference: {
+        what: 'minimal MCP server on the same SDK line (v2), one tool; 2025 initialize',
+        value: median(series.ref2025),
+      },
       size,
       target: '≤ 1.25× reference',
       maxRatio: 1.25,
@@ -103,16 +114,26 @@ export async function toolLatencies(ctx: BenchContext): Promise<Row[]> {
     const size = `${vaultSize(vault)}; ${ctx.calls} calls`;
     // The floor of a large answer: a tool that does no work and returns a fixed first page of list_findings.
     const page = await rpc.call(FIXED_PAGE_TOOL, {});
-    const cases: Case[] = [...(await readCases(rpc, ctx.manifest, vault.id)), { id: 'fixed_page', tool: FIXED_PAGE_TOOL, args: () => ({}) }];
+    const cases: Case[] = [
+      ...(await readCases(rpc, ctx.manifest, vault.id)),
+      { id: 'fixed_page', tool: FIXED_PAGE_TOOL, args: () => ({}) },
+    ];
     // Each tool is timed interleaved with the no-op, so the two see the same state; the no-op rows pool them all.
     const rows: Row[] = [];
     const noopAll: number[] = [];
     for (const c of cases) {
       ctx.log(`stdio: ${c.id}`);
-      const [times, noop] = await timeInterleaved(ctx.calls, ctx.warmup, (i) => rpc.call(c.tool, c.args(i)), () => rpc.call(NOOP_TOOL, {}));
+      const [times, noop] = await timeInterleaved(
+        ctx.calls,
+        ctx.warmup,
+        (i) => rpc.call(c.tool, c.args(i)),
+        () => rpc.call(NOOP_TOOL, {}),
+      );
       noopAll.push(...noop);
       const fixed = c.tool === FIXED_PAGE_TOOL;
-      const note = fixed ? `no work, a fixed list_findings page of ${JSON.stringify(page).length.toLocaleString('en')} bytes: what an answer that size costs on the pipe` : undefined;
+      const note = fixed
+        ? `no work, a fixed list_findings page of ${JSON.stringify(page).length.toLocaleString('en')} bytes: what an answer that size costs on the pipe`
+        : undefined;
       rows.push(
         row({
           metric: `stdio.${c.id}.p50`,
@@ -123,11 +144,21 @@ export async function toolLatencies(ctx: BenchContext): Promise<Row[]> {
           ...(note ? { note } : {}),
           ...(isSearch(c) || fixed ? {} : { target: '≤ 2× no-op p50', maxRatio: 2 }),
         }),
-        row({ metric: `stdio.${c.id}.p99`, value: percentile(times, 0.99), unit: 'ms', reference: { what: 'no-op p99, interleaved', value: percentile(noop, 0.99) }, size, ...(note ? { note } : {}) }),
+        row({
+          metric: `stdio.${c.id}.p99`,
+          value: percentile(times, 0.99),
+          unit: 'ms',
+          reference: { what: 'no-op p99, interleaved', value: percentile(noop, 0.99) },
+          size,
+          ...(note ? { note } : {}),
+        }),
       );
       if (c.tool === 'search_transcripts') {
         // Say what was timed: hybrid only when the vector half ran (an embedder and vectors for the vault).
-        const probe = (await rpc.call(c.tool, c.args(0))) as { mode: string; vectorCoverage: { chunks: number; withVectors: number } };
+        const probe = (await rpc.call(c.tool, c.args(0))) as {
+          mode: string;
+          vectorCoverage: { chunks: number; withVectors: number };
+        };
         const mode = `mode ${probe.mode}, ${probe.vectorCoverage.withVectors.toLocaleString('en')} of ${probe.vectorCoverage.chunks.toLocaleString('en')} chunks with vectors`;
         rows.push(
           row({
@@ -135,15 +166,28 @@ export async function toolLatencies(ctx: BenchContext): Promise<Row[]> {
             value: percentile(times, 0.95),
             unit: 'ms',
             size: `one vault of ${vault.chunks.toLocaleString('en')} chunks (${mode}); ${ctx.calls} calls`,
-            target: vault.chunks >= 50_000 ? '< 50 ms (at 50,000 chunks)' : '< 50 ms (target is set at 50,000 chunks; this vault is smaller)',
+            target:
+              vault.chunks >= 50_000
+                ? '< 50 ms (at 50,000 chunks)'
+                : '< 50 ms (target is set at 50,000 chunks; this vault is smaller)',
             maxValue: 50,
           }),
         );
       }
     }
     return [
-      row({ metric: 'stdio.noop.p50', value: median(noopAll), unit: 'ms', size: `${vaultSize(vault)}; ${noopAll.length} calls, interleaved with the tools'` }),
-      row({ metric: 'stdio.noop.p99', value: percentile(noopAll, 0.99), unit: 'ms', size: `${vaultSize(vault)}; ${noopAll.length} calls, interleaved with the tools'` }),
+      row({
+        metric: 'stdio.noop.p50',
+        value: median(noopAll),
+        unit: 'ms',
+        size: `${vaultSize(vault)}; ${noopAll.length} calls, interleaved with the tools'`,
+      }),
+      row({
+        metric: 'stdio.noop.p99',
+        value: percentile(noopAll, 0.99),
+        unit: 'ms',
+        size: `${vaultSize(vault)}; ${noopAll.length} calls, interleaved with the tools'`,
+      }),
       ...rows,
     ];
   } finally {

@@ -28,7 +28,12 @@ type SyncContext = Pick<BenchContext, 'small' | 'tmp' | 'log'>;
 
 /** Every row this part reports, with its unit (the suite's test checks them all). */
 export const SYNC_METRICS: [string, string][] = [
-  ...['full', 'nochange'].flatMap((m): [string, string][] => [[`sync.${m}.seconds`, 's'], [`sync.${m}.peak_rss`, 'MB'], [`sync.${m}.requests`, 'requests'], [`sync.${m}.bytes`, 'KB']]),
+  ...['full', 'nochange'].flatMap((m): [string, string][] => [
+    [`sync.${m}.seconds`, 's'],
+    [`sync.${m}.peak_rss`, 'MB'],
+    [`sync.${m}.requests`, 'requests'],
+    [`sync.${m}.bytes`, 'KB'],
+  ]),
   ['sync.limited.seconds', 's'],
   ['sync.limited.requests', 'requests'],
   ['sync.limited.retry_share', '%'],
@@ -55,10 +60,14 @@ export async function syncRows(ctx: SyncContext): Promise<Row[]> {
   const m = await generateStore(source, spec);
   const rows: Row[] = [];
   const env = { ...process.env, VAULT_TOOLS_INDEX: 'off' };
-  const serve = (limit: string[]) => startHttp([BIN, 'serve', '--data-dir', source, '--http', '127.0.0.1:0', '--no-stdio', '--no-index', ...limit]);
+  const serve = (limit: string[]) =>
+    startHttp([BIN, 'serve', '--data-dir', source, '--http', '127.0.0.1:0', '--no-stdio', '--no-index', ...limit]);
   const sync = async (url: string, target: string, what: string) => {
     ctx.log(`sync: ${what}`);
-    const r = await runMeasured([BIN, 'sync', '--json', '--remote', url, '--remote-key', m.ownerKey, '--data-dir', target], env);
+    const r = await runMeasured(
+      [BIN, 'sync', '--json', '--remote', url, '--remote-key', m.ownerKey, '--data-dir', target],
+      env,
+    );
     if (r.status !== 0) throw new Error(`vault-tools sync failed (${what}): ${r.stderr.slice(-2000)}`);
     return { ...r, stats: (JSON.parse(r.stdout) as SyncJson).requests };
   };
@@ -69,7 +78,13 @@ export async function syncRows(ctx: SyncContext): Promise<Row[]> {
     const full = `${size} (rate limit off); full pull into an empty data dir`;
     const r = await sync(open.url, target, 'full pull, rate limit off');
     rows.push(
-      row({ metric: 'sync.full.seconds', value: r.seconds, unit: 's', size: full, ...(ctx.small ? {} : { target: '≤ 5 s', maxValue: 5 }) }),
+      row({
+        metric: 'sync.full.seconds',
+        value: r.seconds,
+        unit: 's',
+        size: full,
+        ...(ctx.small ? {} : { target: '≤ 5 s', maxValue: 5 }),
+      }),
       row({ metric: 'sync.full.peak_rss', value: r.peakMb, unit: 'MB', size: full }),
       row({ metric: 'sync.full.requests', value: r.stats.requests, unit: 'requests', size: full }),
       row({ metric: 'sync.full.bytes', value: r.stats.bytes / 1024, unit: 'KB', size: full }),
@@ -112,11 +127,28 @@ export async function syncRows(ctx: SyncContext): Promise<Row[]> {
 
 /** `changes_since` a fixed 7 days before the generated data's "now", on a vault of 100,000 entities. */
 async function changesSinceRows(ctx: SyncContext): Promise<Row[]> {
-  const spec: ScaleSpec = { vaults: 1, entities: ctx.small ? 10_000 : 100_000, meetings: 100, chunks: 100 * 5, vectors: false };
+  const spec: ScaleSpec = {
+    vaults: 1,
+    entities: ctx.small ? 10_000 : 100_000,
+    meetings: 100,
+    chunks: 100 * 5,
+    vectors: false,
+  };
   const dir = join(ctx.tmp, 'changes-source');
   ctx.log(`changes_since: generating ${describeSpec(spec)}`);
   const m = await generateStore(dir, spec);
-  const server = await startHttp([BIN, 'serve', '--data-dir', dir, '--http', '127.0.0.1:0', '--no-stdio', '--no-index', '--rate-limit', '0']);
+  const server = await startHttp([
+    BIN,
+    'serve',
+    '--data-dir',
+    dir,
+    '--http',
+    '127.0.0.1:0',
+    '--no-stdio',
+    '--no-index',
+    '--rate-limit',
+    '0',
+  ]);
   try {
     const since = new Date(Date.parse(m.anchor) - 7 * DAY_MS).toISOString();
     const call = async (body: Record<string, unknown>) => {
@@ -127,11 +159,21 @@ async function changesSinceRows(ctx: SyncContext): Promise<Row[]> {
       });
       const text = await res.text();
       if (!res.ok) throw new Error(`changes_since ${res.status}: ${text.slice(0, 500)}`);
-      return { bytes: Buffer.byteLength(text), data: (JSON.parse(text) as { data: { nextCursor?: string | null; totals?: Record<string, number> } }).data };
+      return {
+        bytes: Buffer.byteLength(text),
+        data: (JSON.parse(text) as { data: { nextCursor?: string | null; totals?: Record<string, number> } }).data,
+      };
     };
     const size = `${describeSpec(spec)}; since = 7 days before the data's "now"`;
     const first = await call({});
-    const rows = [row({ metric: 'changes_since.7d.bytes', value: first.bytes / 1024, unit: 'KB', size: `${size}; one call with no limit (what a hosted-style client sends)` })];
+    const rows = [
+      row({
+        metric: 'changes_since.7d.bytes',
+        value: first.bytes / 1024,
+        unit: 'KB',
+        size: `${size}; one call with no limit (what a hosted-style client sends)`,
+      }),
+    ];
     // Walking every page, where the server pages (a server without paging answers everything at once).
     let requests = 1;
     let bytes = first.bytes;

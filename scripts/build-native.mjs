@@ -47,17 +47,27 @@ if (!compiler) skip('no C++ compiler (c++, g++ or clang++) on PATH');
 
 // A .node name of its own: require() loads a native module only by that extension.
 const partial = join(ROOT, 'native', `vault-tools-matmul.partial-${process.pid}.node`);
-const firstLine = (e) => String(e.stderr?.length ? e.stderr : (e.message ?? e)).trim().split('\n')[0].slice(0, 200);
+const firstLine = (e) =>
+  String(e.stderr?.length ? e.stderr : (e.message ?? e))
+    .trim()
+    .split('\n')[0]
+    .slice(0, 200);
 const link = process.platform === 'darwin' ? ['-undefined', 'dynamic_lookup'] : [];
 try {
-  execFileSync(compiler, ['-O3', '-std=c++17', '-fPIC', '-shared', '-fvisibility=hidden', `-I${headers}`, ...link, SOURCE, '-o', partial], { stdio: ['ignore', 'ignore', 'pipe'] });
+  execFileSync(
+    compiler,
+    ['-O3', '-std=c++17', '-fPIC', '-shared', '-fvisibility=hidden', `-I${headers}`, ...link, SOURCE, '-o', partial],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
 } catch (e) {
   rmSync(partial, { force: true });
   skip(`${compiler} failed: ${firstLine(e)}`);
 }
 try {
   // It must load in this very Node (its ABI) before it takes the place of an older build.
-  execFileSync(process.execPath, ['-e', `require(${JSON.stringify(partial)}).supported()`], { stdio: ['ignore', 'ignore', 'pipe'] });
+  execFileSync(process.execPath, ['-e', `require(${JSON.stringify(partial)}).supported()`], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   renameSync(partial, TARGET);
 } catch (e) {
   rmSync(partial, { force: true });

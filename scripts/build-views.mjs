@@ -18,7 +18,10 @@ export const VIEWS = ['chart', 'findings', 'graph', 'conflicts', 'transcript', '
 const englishOnlyZod = {
   name: 'zod-english-only',
   setup(b) {
-    b.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => ({ contents: "export { default as en } from './en.js';", resolveDir: dirname(args.path) }));
+    b.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => ({
+      contents: "export { default as en } from './en.js';",
+      resolveDir: dirname(args.path),
+    }));
   },
 };
 

@@ -37,13 +37,18 @@ const STAGE = join(OUT, 'mcpb-stage');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const ownMajor = Number(process.versions.node.split('.')[0]);
 if (args.node !== undefined && !(/^\d+$/.test(args.node) && NODE_VERSIONS[args.node])) {
-  fail(`--node must be the major version of a supported Node.js line (${Object.keys(NODE_VERSIONS).join(', ')}), not "${args.node}"`);
+  fail(
+    `--node must be the major version of a supported Node.js line (${Object.keys(NODE_VERSIONS).join(', ')}), not "${args.node}"`,
+  );
 }
 /** The oldest Node line the bundle's better-sqlite3 (13) loads on. */
 const MODERN = 22;
-if (args.node !== undefined && Number(args.node) < MODERN) fail(`--node ${args.node}: the bundle's better-sqlite3 needs Node ${MODERN} or newer (Claude Desktop runs a current Node)`);
+if (args.node !== undefined && Number(args.node) < MODERN)
+  fail(
+    `--node ${args.node}: the bundle's better-sqlite3 needs Node ${MODERN} or newer (Claude Desktop runs a current Node)`,
+  );
 /** The Node that checks the bundle opens a database: the line --node asks for, else this one when it can. */
-const checkMajor = args.node !== undefined ? Number(args.node) : Math.max(ownMajor , MODERN);
+const checkMajor = args.node !== undefined ? Number(args.node) : Math.max(ownMajor, MODERN);
 const checkBin = checkMajor === ownMajor ? dirname(process.execPath) : nodeBin(checkMajor);
 
 if (!existsSync(join(ROOT, 'dist', 'cli.js'))) {
@@ -53,14 +58,23 @@ if (!existsSync(join(ROOT, 'dist', 'cli.js'))) {
 
 /** The production dependency folders of this install, outermost only (a nested one travels with its parent). */
 function productionPackages() {
-  const out = execFileSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-  const dirs = out.split('\n').filter((d) => d && d !== ROOT).sort();
+  const out = execFileSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const dirs = out
+    .split('\n')
+    .filter((d) => d && d !== ROOT)
+    .sort();
   return dirs.filter((d, i) => !dirs.slice(0, i).some((parent) => d.startsWith(parent + sep)));
 }
 
 /** The tools the bundle declares, from the catalog (the built CLI prints it). */
 function catalogTools() {
-  const { tools } = JSON.parse(execFileSync(process.execPath, [join(ROOT, 'bin', 'vault-tools.js'), 'tools', '--json'], { encoding: 'utf8' }));
+  const { tools } = JSON.parse(
+    execFileSync(process.execPath, [join(ROOT, 'bin', 'vault-tools.js'), 'tools', '--json'], { encoding: 'utf8' }),
+  );
   return tools.map((t) => ({ name: t.name, description: t.description.split(/(?<=\.)\s/)[0] }));
 }
 
@@ -72,7 +86,7 @@ function manifest() {
     version: pkg.version,
     description: pkg.description,
     long_description:
-      'Reads a consulting engagement\'s knowledge (entities, evidence, meetings and transcripts, conflicts, calendar, tasks, briefs, mail) from a local SQLite store, offline, and acts on it: charts, xlsx/csv/pdf exports, tasks, meetings, e-mails. Optionally syncs with the hosted Vault Knowledge and Actions Service.',
+      "Reads a consulting engagement's knowledge (entities, evidence, meetings and transcripts, conflicts, calendar, tasks, briefs, mail) from a local SQLite store, offline, and acts on it: charts, xlsx/csv/pdf exports, tasks, meetings, e-mails. Optionally syncs with the hosted Vault Knowledge and Actions Service.",
     author: { name: 'vault-tools' },
     license: pkg.license,
     keywords: pkg.keywords,
@@ -102,7 +116,8 @@ function manifest() {
       data_dir: {
         type: 'directory',
         title: 'Data folder',
-        description: 'Where the store, charts and exports live. Empty: the platform user data folder (~/.local/share/vault-tools on Linux).',
+        description:
+          'Where the store, charts and exports live. Empty: the platform user data folder (~/.local/share/vault-tools on Linux).',
         required: false,
       },
       remote_url: {
@@ -156,11 +171,13 @@ const IGNORE = [
 
 rmSync(STAGE, { recursive: true, force: true });
 mkdirSync(STAGE, { recursive: true });
-for (const part of ['bin', 'dist', 'fixtures', 'package.json', 'README.md']) cpSync(join(ROOT, part), join(STAGE, part), { recursive: true });
+for (const part of ['bin', 'dist', 'fixtures', 'package.json', 'README.md'])
+  cpSync(join(ROOT, part), join(STAGE, part), { recursive: true });
 // The native matrix kernel, when this install built it (scripts/build-native.mjs): the embedder runs about twice as fast with it.
 const nativeKernel = join('native', 'vault-tools-matmul.node');
 if (existsSync(join(ROOT, nativeKernel))) cpSync(join(ROOT, nativeKernel), join(STAGE, nativeKernel));
-for (const dir of productionPackages()) cpSync(dir, join(STAGE, relative(ROOT, dir)), { recursive: true, dereference: true });
+for (const dir of productionPackages())
+  cpSync(dir, join(STAGE, relative(ROOT, dir)), { recursive: true, dereference: true });
 dropOtherPrebuilds();
 checkSqliteOn(checkBin);
 writeFileSync(join(STAGE, 'manifest.json'), `${JSON.stringify(manifest(), null, 2)}\n`);
@@ -168,7 +185,9 @@ writeFileSync(join(STAGE, '.mcpbignore'), `${IGNORE.join('\n')}\n`);
 
 const mcpb = join(ROOT, 'node_modules', '@anthropic-ai', 'mcpb', 'dist', 'cli', 'cli.js');
 const file = join(OUT, `${pkg.name}-${pkg.version}-${process.platform}-${process.arch}.mcpb`);
-execFileSync(process.execPath, [mcpb, 'validate', join(STAGE, 'manifest.json')], { stdio: ['ignore', 'ignore', 'inherit'] });
+execFileSync(process.execPath, [mcpb, 'validate', join(STAGE, 'manifest.json')], {
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
 execFileSync(process.execPath, [mcpb, 'pack', STAGE, file], { stdio: ['ignore', 'ignore', 'inherit'] });
 rmSync(STAGE, { recursive: true, force: true });
 process.stdout.write(`${file}\n`);

@@ -10,8 +10,25 @@ import { join } from 'node:path';
 
 export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
 
-const flags = (profile, budget = 15000) => ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--hide-scrollbars', `--user-data-dir=${profile}`, `--virtual-time-budget=${budget}`];
-const OPTIONS = { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 * 1024 * 1024, timeout: 120_000 };
+const flags = (profile, budget = 15000) => [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--hide-scrollbars',
+  `--user-data-dir=${profile}`,
+  `--virtual-time-budget=${budget}`,
+];
+const OPTIONS = {
+  encoding: 'utf8',
+  stdio: ['ignore', 'pipe', 'ignore'],
+  maxBuffer: 64 * 1024 * 1024,
+  timeout: 120_000,
+};
 
 function run(args) {
   if (!CHROMIUM) throw new Error('chromium is not installed: apt-get install -y chromium (.ci/run does it)');
@@ -28,7 +45,8 @@ function run(args) {
  * scenarios wait on several round trips, so with a longer virtual-time budget.
  */
 function runAsync(args) {
-  if (!CHROMIUM) return Promise.reject(new Error('chromium is not installed: apt-get install -y chromium (.ci/run does it)'));
+  if (!CHROMIUM)
+    return Promise.reject(new Error('chromium is not installed: apt-get install -y chromium (.ci/run does it)'));
   const profile = mkdtempSync(join(tmpdir(), 'vt-chromium-'));
   return new Promise((resolve, reject) => {
     execFile(CHROMIUM, [...flags(profile, 30000), ...args], OPTIONS, (err, stdout) => {
@@ -46,7 +64,9 @@ export const renderedDom = (url) => run(['--dump-dom', url]);
 export const renderedDomAsync = (url) => runAsync(['--dump-dom', url]);
 
 /** A PNG of the page at the given window size. */
-export const screenshot = (url, file, width = 1280, height = 1600) => void run([`--window-size=${width},${height}`, `--screenshot=${file}`, url]);
+export const screenshot = (url, file, width = 1280, height = 1600) =>
+  void run([`--window-size=${width},${height}`, `--screenshot=${file}`, url]);
 
 /** The same, awaited. */
-export const screenshotAsync = (url, file, width = 1280, height = 1600) => runAsync([`--window-size=${width},${height}`, `--screenshot=${file}`, url]).then(() => undefined);
+export const screenshotAsync = (url, file, width = 1280, height = 1600) =>
+  runAsync([`--window-size=${width},${height}`, `--screenshot=${file}`, url]).then(() => undefined);

@@ -24,11 +24,28 @@ try {
   for (const file of readdirSync(DIR)) if (file.endsWith('.png')) rmSync(join(DIR, file));
   for (const name of ['northwind', 'meridian']) {
     const { vaultId } = loadFixture(db, readVaultDir(`fixtures/${name}`), { origin: 'fixture', now: NOW });
-    const result = await new Service(db, { dataDir: work, now: () => NOW }).invoke('export_deck', { vault: vaultId }, principal);
+    const result = await new Service(db, { dataDir: work, now: () => NOW }).invoke(
+      'export_deck',
+      { vault: vaultId },
+      principal,
+    );
     if (!result.ok) throw new Error(`export_deck: ${result.code}: ${result.message}`);
     const deck = join(work, `${name}.pptx`);
     copyFileSync(fileURLToPath(result.data.url as string), deck);
-    execFileSync('soffice', ['--headless', '--norestore', `-env:UserInstallation=file://${work}/profile`, '--convert-to', 'pdf', '--outdir', work, deck], { stdio: 'ignore' });
+    execFileSync(
+      'soffice',
+      [
+        '--headless',
+        '--norestore',
+        `-env:UserInstallation=file://${work}/profile`,
+        '--convert-to',
+        'pdf',
+        '--outdir',
+        work,
+        deck,
+      ],
+      { stdio: 'ignore' },
+    );
     execFileSync('pdftoppm', ['-r', '60', '-png', join(work, `${name}.pdf`), join(DIR, name)]);
   }
   await closeChartRenderer();

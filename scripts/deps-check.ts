@@ -10,5 +10,7 @@ for (const b of breaches) {
   if (b.rule !== rule) console.log((rule = b.rule));
   console.log(`  ${b.what}`);
 }
-console.log(breaches.length ? `${breaches.length} violation(s) of the layer rules` : 'no violations of the layer rules');
+console.log(
+  breaches.length ? `${breaches.length} violation(s) of the layer rules` : 'no violations of the layer rules',
+);
 process.exitCode = breaches.length ? 1 : 0;

@@ -10,7 +10,10 @@ const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin', 'vault-tools.js');
 const data = mkdtempSync(join(tmpdir(), 'vt-docs-'));
 execFileSync(process.execPath, [BIN, 'demo', '--data-dir', data, '--no-serve'], { stdio: 'ignore' });
-const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', data, '--http', '127.0.0.1:0', '--no-stdio'], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, VAULT_TOOLS_INDEX: 'off' } });
+const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', data, '--http', '127.0.0.1:0', '--no-stdio'], {
+  stdio: ['ignore', 'ignore', 'pipe'],
+  env: { ...process.env, VAULT_TOOLS_INDEX: 'off' },
+});
 const url = await new Promise((ok, fail) => {
   let err = '';
   child.stderr.on('data', (d) => {

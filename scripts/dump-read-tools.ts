@@ -57,11 +57,18 @@ async function dump(out: string): Promise<void> {
     const owner = authenticate(db, createKey(db, { name: 'owner', role: 'manager', vaults: '*' }).key, NOW);
     const service = new Service(db, { dataDir, now: () => NOW });
 
-    const volatile = await seedArtifacts(service, owner, Object.values(fixtures).map((f) => f.vault.id));
+    const volatile = await seedArtifacts(
+      service,
+      owner,
+      Object.values(fixtures).map((f) => f.vault.id),
+    );
     const calls = [...globalCalls(fixtures), ...Object.entries(fixtures).flatMap(([k, f]) => vaultCalls(k, f, NOW))];
     const readOnly = tools.filter((t) => t.annotations.readOnlyHint).map((t) => t.name);
     const uncovered = readOnly.filter((name) => !calls.some((c) => c.tool === name));
-    if (uncovered.length) throw new Error(`no arguments for read-only tool(s) ${uncovered.join(', ')}: add them to scripts/dump-read-tools.ts`);
+    if (uncovered.length)
+      throw new Error(
+        `no arguments for read-only tool(s) ${uncovered.join(', ')}: add them to scripts/dump-read-tools.ts`,
+      );
 
     rmSync(out, { recursive: true, force: true });
     mkdirSync(out, { recursive: true });
@@ -76,7 +83,9 @@ async function dump(out: string): Promise<void> {
       for (const [value, name] of volatile) text = text.replaceAll(value, name);
       writeFileSync(join(out, `${call.id}.json`), `${text}\n`);
     }
-    console.log(`${calls.length} calls of ${readOnly.length} read-only tools written to ${out} (${failed} answered an error)`);
+    console.log(
+      `${calls.length} calls of ${readOnly.length} read-only tools written to ${out} (${failed} answered an error)`,
+    );
   } finally {
     db.close();
     rmSync(dataDir, { recursive: true, force: true });
@@ -103,7 +112,10 @@ function compare(a: string, b: string): number {
   return differences.length ? 1 : 0;
 }
 
-const { values, positionals } = parseArgs({ options: { out: { type: 'string' }, compare: { type: 'boolean' } }, allowPositionals: true });
+const { values, positionals } = parseArgs({
+  options: { out: { type: 'string' }, compare: { type: 'boolean' } },
+  allowPositionals: true,
+});
 if (values.compare) {
   if (positionals.length !== 2) throw new Error('--compare takes two dump directories: --compare DIR_A DIR_B');
   process.exitCode = compare(positionals[0]!, positionals[1]!);

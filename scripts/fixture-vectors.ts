@@ -18,7 +18,9 @@ try {
   const file: ShippedVectors = {
     embedder: embedder.id,
     dims: embedder.dims,
-    vectors: Object.fromEntries([...vectors].sort(([a], [b]) => a.localeCompare(b)).map(([hash, v]) => [hash, encodeVector(v)])),
+    vectors: Object.fromEntries(
+      [...vectors].sort(([a], [b]) => a.localeCompare(b)).map(([hash, v]) => [hash, encodeVector(v)]),
+    ),
   };
   const path = shippedVectorsPath(embedder.id);
   mkdirSync(dirname(path), { recursive: true });

@@ -16,10 +16,14 @@ for (const chart of GALLERY) {
     const out = await renderChart(chart.spec, { title: chart.title, size: chart.size });
     writeFileSync(join(DIR, `${chart.name}.png`), out.png);
     const warnings = out.warnings.map((w) => w.replace(/\|/g, '\\|')).join('<br>') || '—';
-    rows.push(`| [${chart.name}](${chart.name}.png) | ${chart.size ?? 'slide'} | ${out.width} × ${out.height} | ${warnings} |`);
+    rows.push(
+      `| [${chart.name}](${chart.name}.png) | ${chart.size ?? 'slide'} | ${out.width} × ${out.height} | ${warnings} |`,
+    );
   } catch (e) {
     if (!(e instanceof ChartSpecError)) throw e;
-    rows.push(`| ${chart.name} | ${chart.size ?? 'slide'} | refused | \`${e.path}\`: ${e.message.replace(/\|/g, '\\|')} |`);
+    rows.push(
+      `| ${chart.name} | ${chart.size ?? 'slide'} | refused | \`${e.path}\`: ${e.message.replace(/\|/g, '\\|')} |`,
+    );
   }
   process.stderr.write(`${chart.name}\n`);
 }

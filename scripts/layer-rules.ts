@@ -35,6 +35,11 @@ async function importBreaches(root: string): Promise<Breach[]> {
 
 /** Every breach, sorted by rule then place. */
 export async function layerBreaches(root = ROOT): Promise<Breach[]> {
-  const sql = sqlOutsideOwners(root).map((s) => ({ rule: 'sql-outside-owners', what: `${s.file}:${s.line}  ${s.text}` }));
-  return [...(await importBreaches(root)), ...sql].sort((a, b) => a.rule.localeCompare(b.rule) || a.what.localeCompare(b.what));
+  const sql = sqlOutsideOwners(root).map((s) => ({
+    rule: 'sql-outside-owners',
+    what: `${s.file}:${s.line}  ${s.text}`,
+  }));
+  return [...(await importBreaches(root)), ...sql].sort(
+    (a, b) => a.rule.localeCompare(b.rule) || a.what.localeCompare(b.what),
+  );
 }

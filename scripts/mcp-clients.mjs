@@ -62,7 +62,12 @@ function run(command, args, env = {}) {
       cwd: work,
       stdio: ['ignore', 'pipe', 'pipe'],
       // The Inspector keeps a server catalog and client settings in the home directory: keep them in the temp dir.
-      env: { ...process.env, MCP_CATALOG_PATH: join(work, 'inspector-catalog.json'), MCP_CLIENT_CONFIG_PATH: join(work, 'inspector-client.json'), ...env },
+      env: {
+        ...process.env,
+        MCP_CATALOG_PATH: join(work, 'inspector-catalog.json'),
+        MCP_CLIENT_CONFIG_PATH: join(work, 'inspector-client.json'),
+        ...env,
+      },
     });
     let stdout = '';
     let stderr = '';
@@ -72,8 +77,17 @@ function run(command, args, env = {}) {
     child.on('error', (err) => (stderr += `\n${err.message}`));
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      const kept = stderr.split('\n').filter((l) => !/^npm (warn|notice)/.test(l)).join('\n').trim();
-      resolvePromise({ status: code ?? `killed by ${signal} (timeout ${STEP_TIMEOUT_MS / 1000} s?)`, stdout, stderr: kept, ms: Date.now() - t0 });
+      const kept = stderr
+        .split('\n')
+        .filter((l) => !/^npm (warn|notice)/.test(l))
+        .join('\n')
+        .trim();
+      resolvePromise({
+        status: code ?? `killed by ${signal} (timeout ${STEP_TIMEOUT_MS / 1000} s?)`,
+        stdout,
+        stderr: kept,
+        ms: Date.now() - t0,
+      });
     });
   });
 }
@@ -103,7 +117,11 @@ async function inspector(name, method, target, extra = []) {
 function checkToolsList(name, result) {
   if (!result) return;
   const names = result.tools?.map((t) => t.name) ?? [];
-  check(name, names.includes('list_vaults') && names.includes('export_report') && names.length >= 30, `${names.length} tools`);
+  check(
+    name,
+    names.includes('list_vaults') && names.includes('export_report') && names.length >= 30,
+    `${names.length} tools`,
+  );
 }
 
 function checkStats(name, result) {
@@ -115,10 +133,14 @@ function checkStats(name, result) {
 /** Starts `vault-tools serve --http`; resolves with its base URL once it prints it. */
 function startServer(args) {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', dataDir, '--http', '127.0.0.1:0', '--no-stdio', ...args], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, VAULT_TOOLS_INDEX: 'off', VAULT_TOOLS_KEY: '', VAULT_TOOLS_LOG: 'warn' },
-    });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'serve', '--data-dir', dataDir, '--http', '127.0.0.1:0', '--no-stdio', ...args],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, VAULT_TOOLS_INDEX: 'off', VAULT_TOOLS_KEY: '', VAULT_TOOLS_LOG: 'warn' },
+      },
+    );
     children.push(child);
     let err = '';
     const timer = setTimeout(() => reject(new Error(`the server did not start: ${err}`)), 30_000);
@@ -139,7 +161,13 @@ function bearerProxy(key) {
   let target;
   const server = createServer((req, res) => {
     const up = request(
-      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, authorization: `Bearer ${key}` } },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: req.url,
+        method: req.method,
+        headers: { ...req.headers, authorization: `Bearer ${key}` },
+      },
       (upRes) => {
         res.writeHead(upRes.statusCode ?? 502, upRes.headers);
         upRes.pipe(res);
@@ -151,7 +179,11 @@ function bearerProxy(key) {
   });
   return new Promise((resolvePromise) =>
     server.listen(0, '127.0.0.1', () =>
-      resolvePromise({ port: server.address().port, forwardTo: (url) => (target = new URL(url)), close: () => server.close() }),
+      resolvePromise({
+        port: server.address().port,
+        forwardTo: (url) => (target = new URL(url)),
+        close: () => server.close(),
+      }),
     ),
   );
 }
@@ -177,14 +209,18 @@ function unexpectedFailures(revision, outDir) {
     const scenario = dir.replace(/^server-/, '').replace(/-\d{4}-\d\d-\d\dT.*$/, '');
     if (!baseline[scenario]) continue;
     const checks = JSON.parse(readFileSync(join(outDir, dir, 'checks.json'), 'utf8'));
-    for (const c of checks) if ((c.status === 'FAILURE' || c.status === 'WARNING') && !baseline[scenario].failingChecks.includes(c.id)) found.push(`${scenario}: ${c.id} (${String(c.errorMessage ?? '').slice(0, 200)})`);
+    for (const c of checks)
+      if ((c.status === 'FAILURE' || c.status === 'WARNING') && !baseline[scenario].failingChecks.includes(c.id))
+        found.push(`${scenario}: ${c.id} (${String(c.errorMessage ?? '').slice(0, 200)})`);
   }
   return found;
 }
 
 try {
   say(`Node ${process.version} for the server; ${NODE22}, ${INSPECTOR}, ${CONFORMANCE} through npx`);
-  const demo = await run(process.execPath, [BIN, 'demo', '--data-dir', dataDir, '--no-serve'], { VAULT_TOOLS_INDEX: 'off' });
+  const demo = await run(process.execPath, [BIN, 'demo', '--data-dir', dataDir, '--no-serve'], {
+    VAULT_TOOLS_INDEX: 'off',
+  });
   if (demo.status !== 0) throw new Error(`vault-tools demo failed: ${demo.stderr}`);
   const key = readFileSync(join(dataDir, 'owner.key'), 'utf8').trim();
   const statsCall = ['--tool-name', 'stats', '--tool-arg', `vault=${VAULT}`];
@@ -192,7 +228,10 @@ try {
   // 1. Inspector over stdio: the command a client config would hold (absolute Node, so the native module loads).
   const stdio = ['--', process.execPath, BIN, 'serve', '--data-dir', dataDir];
   checkToolsList('inspector stdio tools/list', await inspector('inspector stdio tools/list', 'tools/list', stdio));
-  checkStats('inspector stdio tools/call stats', await inspector('inspector stdio tools/call stats', 'tools/call', stdio, statsCall));
+  checkStats(
+    'inspector stdio tools/call stats',
+    await inspector('inspector stdio tools/call stats', 'tools/call', stdio, statsCall),
+  );
 
   // 2. Inspector over Streamable HTTP with the bearer header (`--server-url`, since --header takes several values).
   const proxy = await bearerProxy(key);
@@ -200,35 +239,76 @@ try {
   proxy.forwardTo(base);
   const http = ['--server-url', `${base}/v1/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${key}`];
   checkToolsList('inspector http tools/list', await inspector('inspector http tools/list', 'tools/list', http));
-  checkStats('inspector http tools/call stats', await inspector('inspector http tools/call stats', 'tools/call', http, statsCall));
+  checkStats(
+    'inspector http tools/call stats',
+    await inspector('inspector http tools/call stats', 'tools/call', http, statsCall),
+  );
   // And a wrong key is refused (exit non-zero), so the two calls above did depend on the header.
-  const refused = await npx(['mcp-inspector', '--cli', '--format', 'json', '-q', '--stored-auth-only', '--method', 'tools/list', '--server-url', `${base}/v1/mcp`, '--transport', 'http', '--header', 'Authorization: Bearer not-a-key']);
+  const refused = await npx([
+    'mcp-inspector',
+    '--cli',
+    '--format',
+    'json',
+    '-q',
+    '--stored-auth-only',
+    '--method',
+    'tools/list',
+    '--server-url',
+    `${base}/v1/mcp`,
+    '--transport',
+    'http',
+    '--header',
+    'Authorization: Bearer not-a-key',
+  ]);
   check('inspector http with a wrong key is refused', refused.status !== 0, `exit ${refused.status}`);
 
   // 3. The conformance suite, through the bearer proxy: exactly what each revision requires, at that revision's
   // wire; the scenarios that cannot apply to this server are that revision's baseline.
   for (const revision of REVISIONS) {
     const { file, names } = expectedFailuresFile(revision);
-    const conf = await npx(['conformance', 'server', '--url', `http://127.0.0.1:${proxy.port}/v1/mcp`, '--requirements', revision, '--expected-failures', file, '-o', join(work, `conformance-${revision}`)]);
+    const conf = await npx([
+      'conformance',
+      'server',
+      '--url',
+      `http://127.0.0.1:${proxy.port}/v1/mcp`,
+      '--requirements',
+      revision,
+      '--expected-failures',
+      file,
+      '-o',
+      join(work, `conformance-${revision}`),
+    ]);
     const summary = conf.stdout.slice(conf.stdout.lastIndexOf('=== SUMMARY ===')).trim();
     for (const line of summary.split('\n')) say(`     ${line}`);
     check(
       `conformance ${revision} requirements, ${names.length} scenarios baselined as not applicable`,
       conf.status === 0,
-      conf.status === 0 ? `${(conf.ms / 1000).toFixed(1)} s` : `exit ${conf.status}\n${conf.stdout.slice(-6000)}\n${conf.stderr.slice(-2000)}`,
+      conf.status === 0
+        ? `${(conf.ms / 1000).toFixed(1)} s`
+        : `exit ${conf.status}\n${conf.stdout.slice(-6000)}\n${conf.stderr.slice(-2000)}`,
     );
     const unexpected = unexpectedFailures(revision, join(work, `conformance-${revision}`));
-    check(`conformance ${revision}: baselined scenarios fail only their listed checks`, unexpected.length === 0, unexpected.join('; '));
+    check(
+      `conformance ${revision}: baselined scenarios fail only their listed checks`,
+      unexpected.length === 0,
+      unexpected.join('; '),
+    );
   }
   proxy.close();
 } catch (err) {
   check('run', false, err instanceof Error ? err.message : String(err));
 } finally {
   // Stop the server and wait for it, so its store is closed before the temp dir goes.
-  await Promise.all(children.map((child) => (child.exitCode !== null ? undefined : new Promise((done) => child.once('exit', done).kill('SIGTERM')))));
+  await Promise.all(
+    children.map((child) =>
+      child.exitCode !== null ? undefined : new Promise((done) => child.once('exit', done).kill('SIGTERM')),
+    ),
+  );
   if (process.env.KEEP_MCP_CLIENTS_DIR) say(`kept ${work}`);
   else rmSync(work, { recursive: true, force: true });
 }
 
-say(`${failures.length ? `${failures.length} failed: ${failures.join(', ')}` : 'all passed'} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+say(
+  `${failures.length ? `${failures.length} failed: ${failures.join(', ')}` : 'all passed'} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+);
 process.exit(failures.length ? 1 : 0);

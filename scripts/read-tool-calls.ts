@@ -43,7 +43,10 @@ export function vaultCalls(key: string, f: VaultFixture, NOW: Date): Call[] {
     // A quotation said in the first extracted meeting, one changed, and one nobody said.
     check_quotes: [
       { text: `As ${speaker} put it: "${meeting.transcript[0]!.text.split(/(?<=[.?!])\s/)[0]}"` },
-      { text: `"We have never had a problem with the dock doors at any site," said ${other.name}.`, meetingId: meeting.id },
+      {
+        text: `"We have never had a problem with the dock doors at any site," said ${other.name}.`,
+        meetingId: meeting.id,
+      },
     ],
     search_transcripts: [
       { query: `what was said about ${k0}`, limit: 3 },
@@ -54,7 +57,10 @@ export function vaultCalls(key: string, f: VaultFixture, NOW: Date): Call[] {
       { query: 'zzzz-no-such-word' },
     ],
     get_entity: [{ entityId: linked.id, includeEvidence: true }, { entityId: f.entities.at(-1)!.id }],
-    expand_graph: [{ entityId: linked.id, depth: 1 }, { entityId: linked.id, depth: 2 }],
+    expand_graph: [
+      { entityId: linked.id, depth: 1 },
+      { entityId: linked.id, depth: 2 },
+    ],
     list_findings: [
       {},
       { sort: 'recent', limit: 20, compact: false },
@@ -83,36 +89,42 @@ export function vaultCalls(key: string, f: VaultFixture, NOW: Date): Call[] {
       { query: `subject:${subjectWord} older_than:30d` },
       { query: `"${subjectWord}" -${k0}`, limit: 3 },
     ],
-    search_agent_memory: [
-      { query: k0, limit: 5 },
-      { query: `${k1} ${k2}` },
-      { query: k0, person_email: other.email },
-    ],
+    search_agent_memory: [{ query: k0, limit: 5 }, { query: `${k1} ${k2}` }, { query: k0, person_email: other.email }],
   };
   return expand(key, sets, { vault });
 }
 
 export function globalCalls(fixtures: Record<string, VaultFixture>): Call[] {
   const [nw, mh] = Object.values(fixtures) as [VaultFixture, VaultFixture];
-  return expand('all', {
-    list_vaults: [{}],
-    suggest_vault_scope: [
-      { conversation: `Let's review what ${nw.people[0]!.name} said about ${nw.vault.keywords[0]}.` },
-      { conversation: `Where are we on ${mh.vault.keywords[1]} and ${mh.vault.keywords[5]}?` },
-      { conversation: 'What is the weather tomorrow?' },
-    ],
-  }, {});
+  return expand(
+    'all',
+    {
+      list_vaults: [{}],
+      suggest_vault_scope: [
+        { conversation: `Let's review what ${nw.people[0]!.name} said about ${nw.vault.keywords[0]}.` },
+        { conversation: `Where are we on ${mh.vault.keywords[1]} and ${mh.vault.keywords[5]}?` },
+        { conversation: 'What is the weather tomorrow?' },
+      ],
+    },
+    {},
+  );
 }
 
 export function expand(prefix: string, sets: Record<string, Args[]>, base: Args): Call[] {
-  return Object.entries(sets).flatMap(([tool, list]) => list.map((args, n) => ({ id: `${prefix}.${tool}.${n}`, tool, args: { ...base, ...args } })));
+  return Object.entries(sets).flatMap(([tool, list]) =>
+    list.map((args, n) => ({ id: `${prefix}.${tool}.${n}`, tool, args: { ...base, ...args } })),
+  );
 }
 
 /** Objects with their keys sorted (key order is not part of an answer); arrays keep their order. */
 export function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys((value as Args)[k])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, sortKeys((value as Args)[k])]),
+    );
   }
   return value;
 }
@@ -123,7 +135,8 @@ export function firstDifference(x: unknown, y: unknown, path: string): string {
     const keys = [...new Set([...Object.keys(x), ...Object.keys(y)])];
     for (const k of keys) {
       const [vx, vy] = [(x as Args)[k], (y as Args)[k]];
-      if (!isDeepStrictEqual(vx, vy)) return firstDifference(vx, vy, Array.isArray(x) ? `${path}[${k}]` : `${path}.${k}`);
+      if (!isDeepStrictEqual(vx, vy))
+        return firstDifference(vx, vy, Array.isArray(x) ? `${path}[${k}]` : `${path}.${k}`);
     }
   }
   const show = (v: unknown) => (v === undefined ? 'absent' : JSON.stringify(v).slice(0, 120));

@@ -3,8 +3,15 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 
-const table = execFileSync(process.execPath, ['bin/vault-tools.js', 'tools', '--markdown'], { encoding: 'utf8' }).trim();
+const table = execFileSync(process.execPath, ['bin/vault-tools.js', 'tools', '--markdown'], {
+  encoding: 'utf8',
+}).trim();
 const readme = readFileSync('README.md', 'utf8');
-const updated = readme.replace(/<!-- tools:start -->[\s\S]*<!-- tools:end -->/, `<!-- tools:start -->\n${table}\n<!-- tools:end -->`);
+const updated = readme.replace(
+  /<!-- tools:start -->[\s\S]*<!-- tools:end -->/,
+  `<!-- tools:start -->\n${table}\n<!-- tools:end -->`,
+);
 writeFileSync('README.md', updated);
-process.stderr.write(updated === readme ? 'README.md tool table already up to date\n' : 'README.md tool table updated\n');
+process.stderr.write(
+  updated === readme ? 'README.md tool table already up to date\n' : 'README.md tool table updated\n',
+);

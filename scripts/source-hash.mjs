@@ -18,6 +18,10 @@ export function sourceHash(root) {
   };
   for (const input of INPUTS) walk(join(root, input));
   const hash = createHash('sha256');
-  for (const file of files.map((f) => relative(root, f).replaceAll('\\', '/')).sort()) hash.update(`${file}\0`).update(readFileSync(join(root, file))).update('\0');
+  for (const file of files.map((f) => relative(root, f).replaceAll('\\', '/')).sort())
+    hash
+      .update(`${file}\0`)
+      .update(readFileSync(join(root, file)))
+      .update('\0');
   return hash.digest('hex');
 }

@@ -12,10 +12,14 @@ import ts from 'typescript';
  * chunks, vectors (the table and its search in vectors.ts, filling it in vector-indexing.ts), and the name
  * index (names.ts reads the entity_name_changes log its triggers keep).
  */
-export const SQL_OWNERS = [/^src\/store\//, /^src\/search\/(word-index|chunk-index|vectors|vector-indexing|names)\.ts$/];
+export const SQL_OWNERS = [
+  /^src\/store\//,
+  /^src\/search\/(word-index|chunk-index|vectors|vector-indexing|names)\.ts$/,
+];
 
 // A statement's opening words; upper case only, as the code base writes SQL (prose rarely opens so).
-const STATEMENT = /^\s*(SELECT\b[\s\S]*\bFROM\b|SELECT\s|INSERT\s+(OR\s+\w+\s+)?INTO\b|REPLACE\s+INTO\b|UPDATE\s+\w+\s+SET\b|DELETE\s+FROM\b|CREATE\s+(TABLE|INDEX|UNIQUE|VIRTUAL|TRIGGER|VIEW)\b|DROP\s+(TABLE|INDEX|TRIGGER|VIEW)\b|ALTER\s+TABLE\b|WITH\s+(RECURSIVE\s+)?\w+(\s*\([^)]*\))?\s+AS\b|PRAGMA\s)/;
+const STATEMENT =
+  /^\s*(SELECT\b[\s\S]*\bFROM\b|SELECT\s|INSERT\s+(OR\s+\w+\s+)?INTO\b|REPLACE\s+INTO\b|UPDATE\s+\w+\s+SET\b|DELETE\s+FROM\b|CREATE\s+(TABLE|INDEX|UNIQUE|VIRTUAL|TRIGGER|VIEW)\b|DROP\s+(TABLE|INDEX|TRIGGER|VIEW)\b|ALTER\s+TABLE\b|WITH\s+(RECURSIVE\s+)?\w+(\s*\([^)]*\))?\s+AS\b|PRAGMA\s)/;
 
 export interface SqlSite {
   file: string;
@@ -45,7 +49,11 @@ export function sqlSites(root: string, path: string): SqlSite[] {
       if (STATEMENT.test(node.text)) add(node, node.text);
     } else if (ts.isTemplateExpression(node)) {
       if (STATEMENT.test(node.head.text)) add(node, `${node.head.text}…`);
-    } else if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === 'pragma') {
+    } else if (
+      ts.isCallExpression(node) &&
+      ts.isPropertyAccessExpression(node.expression) &&
+      node.expression.name.text === 'pragma'
+    ) {
       add(node, `pragma(${node.arguments[0]?.getText(source) ?? ''})`);
     }
     ts.forEachChild(node, visit);

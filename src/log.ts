@@ -9,11 +9,13 @@ import { inspect } from 'node:util';
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
 type Level = keyof typeof LEVELS;
 
-const threshold = LEVELS[(process.env.VAULT_TOOLS_LOG as Level) in LEVELS ? (process.env.VAULT_TOOLS_LOG as Level) : 'info'];
+const threshold =
+  LEVELS[(process.env.VAULT_TOOLS_LOG as Level) in LEVELS ? (process.env.VAULT_TOOLS_LOG as Level) : 'info'];
 
 function write(level: Exclude<Level, 'silent'>, message: string, detail?: unknown): void {
   if (LEVELS[level] < threshold) return;
-  const extra = detail === undefined ? '' : ` ${detail instanceof Error ? describeError(detail) : inspect(detail, { depth: 4 })}`;
+  const extra =
+    detail === undefined ? '' : ` ${detail instanceof Error ? describeError(detail) : inspect(detail, { depth: 4 })}`;
   process.stderr.write(`[vault-tools] ${level}: ${message}${extra}\n`);
 }
 

@@ -49,7 +49,8 @@ function encodeChar(ch: string): string {
  * a shortened name never equals an unshortened one). Throws UnsafePathError only for an empty name.
  */
 export function safeSegment(name: string): string {
-  if (typeof name !== 'string' || name === '') throw new UnsafePathError('an empty name cannot be a file or folder name');
+  if (typeof name !== 'string' || name === '')
+    throw new UnsafePathError('an empty name cannot be a file or folder name');
   let out = '';
   for (const ch of name) out += encodeChar(ch);
   // Windows drops a trailing dot (so `a.` would be `a`), and this also turns `.` and `..` into plain names.
@@ -59,7 +60,9 @@ export function safeSegment(name: string): string {
   const extension = /\.[a-z0-9]{1,10}$/.exec(out)?.[0] ?? '';
   const hash = createHash('sha256').update(out).digest('hex').slice(0, HASH_LENGTH);
   // Cut before an escape sequence rather than through it.
-  const head = out.slice(0, MAX_SEGMENT_LENGTH - 1 - HASH_LENGTH - extension.length).replace(/%(u[0-9A-F]{0,3}|[0-9A-F]?)$/, '');
+  const head = out
+    .slice(0, MAX_SEGMENT_LENGTH - 1 - HASH_LENGTH - extension.length)
+    .replace(/%(u[0-9A-F]{0,3}|[0-9A-F]?)$/, '');
   return `${head}~${hash}${extension}`;
 }
 
@@ -75,6 +78,7 @@ export function isInside(parent: string, child: string): boolean {
  */
 export function resolveInside(base: string, ...segments: string[]): string {
   const target = resolve(base, ...segments);
-  if (!isInside(base, target)) throw new UnsafePathError(`${JSON.stringify(segments.join('/'))} would leave ${resolve(base)}`);
+  if (!isInside(base, target))
+    throw new UnsafePathError(`${JSON.stringify(segments.join('/'))} would leave ${resolve(base)}`);
   return target;
 }

@@ -9,7 +9,10 @@ export const DAY_MS = 86_400_000;
 export async function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(onTimeout()), ms)))]);
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(onTimeout()), ms))),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -28,8 +31,22 @@ export function storedTimeOf(text: string): string {
   return Number.isNaN(ms) ? text : isoUtc(ms);
 }
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-const utcDate = (iso: string | null | undefined): Date | undefined => (iso && !Number.isNaN(Date.parse(iso)) ? new Date(iso) : undefined);
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+const utcDate = (iso: string | null | undefined): Date | undefined =>
+  iso && !Number.isNaN(Date.parse(iso)) ? new Date(iso) : undefined;
 
 /** "19 Nov 2026" (UTC) from an ISO date or date-time, as reports and decks write a day; '' when there is none. */
 export function shortDate(iso: string | null | undefined): string {

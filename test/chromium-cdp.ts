@@ -17,7 +17,12 @@ export class Chromium {
     private readonly socket: WebSocket,
   ) {
     socket.addEventListener('message', (e) => {
-      const msg = JSON.parse(String(e.data)) as { id?: number; method?: string; result?: unknown; error?: { message: string } };
+      const msg = JSON.parse(String(e.data)) as {
+        id?: number;
+        method?: string;
+        result?: unknown;
+        error?: { message: string };
+      };
       if (msg.id !== undefined) {
         const waiter = this.pending.get(msg.id);
         this.pending.delete(msg.id);
@@ -34,22 +39,43 @@ export class Chromium {
   static async launch(): Promise<Chromium> {
     if (!CHROMIUM) throw new Error('chromium is not installed: apt-get install -y chromium (.ci/run does it)');
     const profile = mkdtempSync(join(tmpdir(), 'vt-cdp-'));
-    const child = spawn(CHROMIUM as string, ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--remote-debugging-port=0', `--user-data-dir=${profile}`, '--window-size=900,1100', 'about:blank'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      CHROMIUM as string,
+      [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--remote-debugging-port=0',
+        `--user-data-dir=${profile}`,
+        '--window-size=900,1100',
+        'about:blank',
+      ],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     const browserWs = await new Promise<string>((resolve, reject) => {
       let err = '';
       const timer = setTimeout(() => reject(new Error(`chromium did not start: ${err}`)), 30_000);
       child.stderr!.on('data', (d) => {
         err += d;
         const m = /DevTools listening on (ws:\/\/\S+)/.exec(err);
-        if (m) (clearTimeout(timer), resolve(m[1]!));
+        if (m) clearTimeout(timer), resolve(m[1]!);
       });
     });
     const { port } = new URL(browserWs);
-    const pages = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as { type: string; webSocketDebuggerUrl: string }[];
+    const pages = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as {
+      type: string;
+      webSocketDebuggerUrl: string;
+    }[];
     const socket = new WebSocket(pages.find((p) => p.type === 'page')!.webSocketDebuggerUrl);
-    await new Promise((resolve, reject) => (socket.addEventListener('open', resolve), socket.addEventListener('error', reject)));
+    await new Promise(
+      (resolve, reject) => (socket.addEventListener('open', resolve), socket.addEventListener('error', reject)),
+    );
     const browser = new Chromium(child, profile, socket);
     await browser.send('Page.enable');
     return browser;
@@ -66,7 +92,8 @@ export class Chromium {
   /** Resolves on the next page load (after `action`, which starts it). */
   async loading(action: () => Promise<unknown>): Promise<void> {
     const loaded = new Promise<void>((resolve) => {
-      const listener = (method: string) => method === 'Page.loadEventFired' && (this.listeners.delete(listener), resolve());
+      const listener = (method: string) =>
+        method === 'Page.loadEventFired' && (this.listeners.delete(listener), resolve());
       this.listeners.add(listener);
     });
     await action();
@@ -79,7 +106,11 @@ export class Chromium {
 
   /** An expression evaluated in the page, its value returned. */
   async evaluate<T = unknown>(expression: string): Promise<T> {
-    const { result, exceptionDetails } = await this.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true });
+    const { result, exceptionDetails } = await this.send('Runtime.evaluate', {
+      expression,
+      returnByValue: true,
+      awaitPromise: true,
+    });
     if (exceptionDetails) throw new Error(`in the page: ${JSON.stringify(exceptionDetails).slice(0, 500)}`);
     return result.value as T;
   }

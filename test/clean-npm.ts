@@ -31,7 +31,10 @@ export async function cleanNpm(dir: string, base: NodeJS.ProcessEnv = process.en
   const userconfig = join(dir, 'empty-npmrc');
   writeFileSync(userconfig, '');
   const env: Record<string, string> = {
-    ...(Object.fromEntries(Object.entries(base).filter(([k, v]) => v !== undefined && !INHERITED.test(k))) as Record<string, string>),
+    ...(Object.fromEntries(Object.entries(base).filter(([k, v]) => v !== undefined && !INHERITED.test(k))) as Record<
+      string,
+      string
+    >),
     HOME: home,
     npm_config_userconfig: userconfig,
     npm_config_cache: join(dir, 'npm-cache'),
@@ -39,7 +42,9 @@ export async function cleanNpm(dir: string, base: NodeJS.ProcessEnv = process.en
     npm_config_fund: 'false',
     npm_config_audit: 'false',
   };
-  const registry = execFileSync('npm', ['config', 'get', 'registry'], { env, encoding: 'utf8' }).trim().replace(/\/?$/, '/');
+  const registry = execFileSync('npm', ['config', 'get', 'registry'], { env, encoding: 'utf8' })
+    .trim()
+    .replace(/\/?$/, '/');
   const refused: string[] = [];
   const proxy: Server = createServer((req, res) => {
     refused.push(req.url ?? '?');
@@ -52,12 +57,20 @@ export async function cleanNpm(dir: string, base: NodeJS.ProcessEnv = process.en
   // A machine that reaches the registry only through a proxy of its own keeps it (and relies on the install log).
   const ownProxy = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'].map((k) => base[k]).find(Boolean);
   if (ownProxy) {
-    for (const k of ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY', 'no_proxy', 'NO_PROXY']) if (base[k]) env[k] = base[k]!;
+    for (const k of ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY', 'no_proxy', 'NO_PROXY'])
+      if (base[k]) env[k] = base[k]!;
   } else {
     await new Promise<void>((ready) => proxy.listen(0, '127.0.0.1', ready));
     const url = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
     const registryHost = new URL(registry).hostname;
-    Object.assign(env, { https_proxy: url, HTTPS_PROXY: url, http_proxy: url, HTTP_PROXY: url, no_proxy: registryHost, NO_PROXY: registryHost });
+    Object.assign(env, {
+      https_proxy: url,
+      HTTPS_PROXY: url,
+      http_proxy: url,
+      HTTP_PROXY: url,
+      no_proxy: registryHost,
+      NO_PROXY: registryHost,
+    });
   }
   return {
     env,
@@ -78,7 +91,10 @@ export function readInstallLog(log: string): { scripts: string[]; fetched: strin
   const lines = log.split('\n');
   return {
     // "npm info run better-sqlite3@13.2.0 install node_modules/better-sqlite3 node-gyp rebuild": package and event
-    scripts: lines.flatMap((l) => /^npm info run (\S+) (preinstall|install|postinstall|prepare) (?!\{)\S+ /.exec(l)?.slice(1, 3).join(' ') ?? []),
+    scripts: lines.flatMap(
+      (l) =>
+        /^npm info run (\S+) (preinstall|install|postinstall|prepare) (?!\{)\S+ /.exec(l)?.slice(1, 3).join(' ') ?? [],
+    ),
     fetched: lines.flatMap((l) => /^npm http fetch \w+ \d+ (\S+)/.exec(l)?.[1] ?? []),
     gyp: lines.filter((l) => /\bgyp\b|node-gyp|prebuild-install/.test(l)),
   };

@@ -15,8 +15,16 @@ export default function setup(): void {
   const stamp = join(ROOT, 'dist', SOURCE_HASH_FILE);
   const built = existsSync(stamp) ? readFileSync(stamp, 'utf8').trim() : '';
   if (built === sourceHash(ROOT)) return;
-  process.stderr.write(`dist/ is ${built ? 'older than the sources' : 'not built or has no source hash'}: rebuilding it (tsup) before the tests\n`);
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'tsup', 'dist', 'cli-default.js'), '--silent'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  process.stderr.write(
+    `dist/ is ${built ? 'older than the sources' : 'not built or has no source hash'}: rebuilding it (tsup) before the tests\n`,
+  );
+  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'tsup', 'dist', 'cli-default.js'), '--silent'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   const after = existsSync(stamp) ? readFileSync(stamp, 'utf8').trim() : '';
-  if (after !== sourceHash(ROOT)) throw new Error('dist/ was rebuilt but its source hash still differs: a source changed during the build; run the tests again');
+  if (after !== sourceHash(ROOT))
+    throw new Error(
+      'dist/ was rebuilt but its source hash still differs: a source changed during the build; run the tests again',
+    );
 }

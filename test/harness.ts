@@ -51,15 +51,23 @@ export function harness(options: HarnessOptions = {}): Harness {
   const vaults = (options.vaults ?? ['northwind', 'meridian']).map(
     (name) => loadFixture(db, readVaultDir(FIXTURE_DIRS[name]), { origin: 'fixture', now: options.now }).vaultId,
   );
-  const key = (name: As, role: 'manager' | 'member', grant: string[] | '*') => createKey(db, { name, role, vaults: grant }).key;
+  const key = (name: As, role: 'manager' | 'member', grant: string[] | '*') =>
+    createKey(db, { name, role, vaults: grant }).key;
   const keys: Record<As, string> = {
     owner: key('owner', 'manager', '*'),
     member: key('member', 'member', vaults.slice(0, 1)),
     outsider: key('outsider', 'member', vaults.slice(1)),
   };
   // Through authenticate, as a surface turns a key into a principal.
-  const principals = Object.fromEntries(Object.entries(keys).map(([as, k]) => [as, authenticate(db, k)])) as Record<As, Principal>;
-  const service = new Service(db, { ...options.service, dataDir: dir, ...(options.now ? { now: () => options.now! } : {}) });
+  const principals = Object.fromEntries(Object.entries(keys).map(([as, k]) => [as, authenticate(db, k)])) as Record<
+    As,
+    Principal
+  >;
+  const service = new Service(db, {
+    ...options.service,
+    dataDir: dir,
+    ...(options.now ? { now: () => options.now! } : {}),
+  });
 
   const call = (tool: string, args: Record<string, unknown>, as: As = 'owner', callOptions?: CallOptions) =>
     service.invoke(tool, args, principals[as], callOptions);

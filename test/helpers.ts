@@ -11,7 +11,10 @@ import type { VaultFixture } from '../src/vault-format/schema.js';
 
 export const ROOT = resolve(import.meta.dirname, '..');
 export const BIN = join(ROOT, 'bin', 'vault-tools.js');
-export const FIXTURE_DIRS = { northwind: join(ROOT, 'fixtures', 'northwind'), meridian: join(ROOT, 'fixtures', 'meridian') };
+export const FIXTURE_DIRS = {
+  northwind: join(ROOT, 'fixtures', 'northwind'),
+  meridian: join(ROOT, 'fixtures', 'meridian'),
+};
 
 export function tempDir(prefix = 'vt-test-'): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -20,12 +23,26 @@ export function tempDir(prefix = 'vt-test-'): { dir: string; cleanup(): void } {
 
 /** Runs the built CLI; returns stdout. Throws with stderr on a non-zero exit. */
 export function cli(args: string[], opts: ExecFileSyncOptions = {}): string {
-  const env = { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off', ...(opts.env ?? {}) };
-  return execFileSync(process.execPath, [BIN, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...opts, env }) as string;
+  const env = {
+    ...process.env,
+    VAULT_TOOLS_KEY: '',
+    VAULT_TOOLS_HOME: '',
+    VAULT_TOOLS_INDEX: 'off',
+    ...(opts.env ?? {}),
+  };
+  return execFileSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...opts,
+    env,
+  }) as string;
 }
 
 /** Runs the CLI expecting failure; returns its exit code, stdout and stderr. */
-export function cliFails(args: string[], env: NodeJS.ProcessEnv = {}): { status: number; stdout: string; stderr: string } {
+export function cliFails(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): { status: number; stdout: string; stderr: string } {
   try {
     cli(args, { env });
   } catch (err) {
@@ -59,7 +76,12 @@ export function demoStore(): DemoStore {
     ownerKey,
     memberKey(vaultId) {
       if (!members.has(vaultId)) {
-        members.set(vaultId, JSON.parse(cli(['keys', 'create', '--vault', vaultId, '--json', '--name', `member ${vaultId}`, '--data-dir', dir])).key);
+        members.set(
+          vaultId,
+          JSON.parse(
+            cli(['keys', 'create', '--vault', vaultId, '--json', '--name', `member ${vaultId}`, '--data-dir', dir]),
+          ).key,
+        );
       }
       return members.get(vaultId)!;
     },
@@ -76,7 +98,10 @@ export async function connectStdio(store: DemoStore, key: string): Promise<Clien
     stderr: 'pipe',
   });
   // Protocol 2026-07-28: the era a current client speaks (test/e2e/mcp-eras.test.ts covers the 2025 one too).
-  const client = new Client({ name: 'vault-tools-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const client = new Client(
+    { name: 'vault-tools-test', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
   await client.connect(transport);
   await client.listTools(); // caches output schemas, so every callTool is validated against them
   return client;

@@ -57,7 +57,13 @@ async function connectV2(o: ConnectOptions): Promise<McpTestClient> {
     const answer = o.onElicit;
     client.setRequestHandler('elicitation/create', async (request) => answer(request.params) as any);
   }
-  await client.connect(o.wire === 'stdio' ? stdioTransport(StdioClientTransport, o) : new StreamableHTTPClientTransport(new URL('/v1/mcp', o.url), { requestInit: { headers: { authorization: `Bearer ${o.key}` } } }));
+  await client.connect(
+    o.wire === 'stdio'
+      ? stdioTransport(StdioClientTransport, o)
+      : new StreamableHTTPClientTransport(new URL('/v1/mcp', o.url), {
+          requestInit: { headers: { authorization: `Bearer ${o.key}` } },
+        }),
+  );
   return wrap(client, () => client.getNegotiatedProtocolVersion?.());
 }
 
@@ -66,12 +72,18 @@ async function connectV1(o: ConnectOptions): Promise<McpTestClient> {
   const { StdioClientTransport: V1Stdio } = await import('@modelcontextprotocol/sdk/client/stdio.js');
   const { StreamableHTTPClientTransport: V1Http } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
   const { ElicitRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
-  const client = new V1Client({ name: 'vault-tools-test-v1', version: '1.0.0' }, { capabilities: o.onElicit ? { elicitation: {} } : {} });
+  const client = new V1Client(
+    { name: 'vault-tools-test-v1', version: '1.0.0' },
+    { capabilities: o.onElicit ? { elicitation: {} } : {} },
+  );
   if (o.onElicit) {
     const answer = o.onElicit;
     client.setRequestHandler(ElicitRequestSchema, async (request) => answer(request.params) as any);
   }
-  const transport = o.wire === 'stdio' ? stdioTransport(V1Stdio, o) : new V1Http(new URL('/v1/mcp', o.url), { requestInit: { headers: { authorization: `Bearer ${o.key}` } } });
+  const transport =
+    o.wire === 'stdio'
+      ? stdioTransport(V1Stdio, o)
+      : new V1Http(new URL('/v1/mcp', o.url), { requestInit: { headers: { authorization: `Bearer ${o.key}` } } });
   await client.connect(transport as any);
   return wrap(client, () => (transport as { protocolVersion?: string }).protocolVersion ?? 'legacy');
 }

@@ -27,7 +27,11 @@ export class Browser {
 
   /** GET or POST without following redirects, with the cookies held. */
   async request(url: string, init: RequestInit = {}): Promise<Response> {
-    const res = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), cookie: this.cookieHeader() } });
+    const res = await fetch(url, {
+      ...init,
+      redirect: 'manual',
+      headers: { ...(init.headers as Record<string, string>), cookie: this.cookieHeader() },
+    });
     this.remember(res);
     return res;
   }
@@ -48,7 +52,11 @@ export class Browser {
    * Opens the authorization URL and answers the consent page as a person does: the key first (the page then lists
    * the vaults it reaches), then the choice. The URL the browser is sent to at the end, and the last page.
    */
-  async consent(authorizeUrl: string, origin: string, choice: Choice): Promise<{ url: string; page: string; status: number }> {
+  async consent(
+    authorizeUrl: string,
+    origin: string,
+    choice: Choice,
+  ): Promise<{ url: string; page: string; status: number }> {
     const opened = await this.follow(authorizeUrl, origin);
     if (!opened.res) return { url: opened.url, page: '', status: 0 };
     const page = await opened.res.text();
@@ -56,7 +64,11 @@ export class Browser {
     if (!csrf) return { url: opened.url, page, status: opened.res.status };
     const post = (form: URLSearchParams) => {
       if (!choice.dropCsrf) form.set('csrf', csrf);
-      return this.follow(opened.url, origin, { method: 'POST', body: form, headers: { 'content-type': 'application/x-www-form-urlencoded', origin } });
+      return this.follow(opened.url, origin, {
+        method: 'POST',
+        body: form,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin },
+      });
     };
     const step = await post(new URLSearchParams({ key: choice.key, decision: 'continue' }));
     const chooser = step.res ? await step.res.text() : '';
@@ -72,4 +84,5 @@ export class Browser {
 }
 
 /** The value of a page's hidden form field. */
-export const hidden = (page: string, name: string): string | undefined => new RegExp(`name="${name}" value="([^"]+)"`).exec(page)?.[1];
+export const hidden = (page: string, name: string): string | undefined =>
+  new RegExp(`name="${name}" value="([^"]+)"`).exec(page)?.[1];

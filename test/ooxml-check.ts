@@ -15,7 +15,8 @@ export interface Failure {
 }
 
 /** MIME types a package may declare: the registered image and video types, XML, and ECMA-376's own. */
-const REGISTERED = /^(image\/(png|jpeg|gif|svg\+xml|bmp|tiff)|video\/mp4|application\/xml|application\/vnd\.openxmlformats-(package|officedocument)\.[A-Za-z0-9.-]+(\+xml)?)$/;
+const REGISTERED =
+  /^(image\/(png|jpeg|gif|svg\+xml|bmp|tiff)|video\/mp4|application\/xml|application\/vnd\.openxmlformats-(package|officedocument)\.[A-Za-z0-9.-]+(\+xml)?)$/;
 /** ST_TextAnchoringType (ECMA-376 Part 1, 20.1.10.60): what `anchor` may be on a:bodyPr and a:tcPr. */
 const ANCHORS = new Set(['t', 'ctr', 'b', 'just', 'dist']);
 
@@ -75,7 +76,8 @@ export async function checkPackage(bytes: Buffer): Promise<Failure[]> {
     if (e.name.endsWith('/')) fail('zip: no folder entries', e.name);
     else if (e.method !== 8) fail('zip: every part DEFLATE-compressed', `${e.name} (method ${e.method})`);
   }
-  if (directory[0]?.name !== '[Content_Types].xml') fail('zip: [Content_Types].xml first', directory[0]?.name ?? 'empty');
+  if (directory[0]?.name !== '[Content_Types].xml')
+    fail('zip: [Content_Types].xml first', directory[0]?.name ?? 'empty');
   const zip = await JSZip.loadAsync(bytes);
   const names = Object.keys(zip.files).filter((n) => !zip.files[n]!.dir);
   const xml = new Map<string, string>();
@@ -86,16 +88,27 @@ export async function checkPackage(bytes: Buffer): Promise<Failure[]> {
   }
   // Content types, both ways, and only registered MIME types.
   const types = xml.get('[Content_Types].xml') ?? '';
-  const defaults = new Map([...types.matchAll(/<Default Extension="([^"]+)" ContentType="([^"]+)"\/>/g)].map((m) => [m[1]!.toLowerCase(), m[2]!]));
-  const overrides = new Map([...types.matchAll(/<Override PartName="\/([^"]+)" ContentType="([^"]+)"\/>/g)].map((m) => [m[1]!, m[2]!]));
-  for (const part of overrides.keys()) if (!names.includes(part)) fail('content types: every override names a part that exists', part);
+  const defaults = new Map(
+    [...types.matchAll(/<Default Extension="([^"]+)" ContentType="([^"]+)"\/>/g)].map((m) => [
+      m[1]!.toLowerCase(),
+      m[2]!,
+    ]),
+  );
+  const overrides = new Map(
+    [...types.matchAll(/<Override PartName="\/([^"]+)" ContentType="([^"]+)"\/>/g)].map((m) => [m[1]!, m[2]!]),
+  );
+  for (const part of overrides.keys())
+    if (!names.includes(part)) fail('content types: every override names a part that exists', part);
   for (const n of names) {
     if (n === '[Content_Types].xml') continue;
-    if (!overrides.has(n) && !defaults.has(n.slice(n.lastIndexOf('.') + 1).toLowerCase())) fail('content types: every part has a content type', n);
+    if (!overrides.has(n) && !defaults.has(n.slice(n.lastIndexOf('.') + 1).toLowerCase()))
+      fail('content types: every part has a content type', n);
   }
-  for (const t of [...defaults.values(), ...overrides.values()]) if (!REGISTERED.test(t)) fail('content types: registered MIME types only', t);
+  for (const t of [...defaults.values(), ...overrides.values()])
+    if (!REGISTERED.test(t)) fail('content types: registered MIME types only', t);
   for (const ext of defaults.keys()) {
-    if (!['xml', 'rels'].includes(ext) && !names.some((n) => n.toLowerCase().endsWith(`.${ext}`))) fail('content types: defaults only for extensions in the package', ext);
+    if (!['xml', 'rels'].includes(ext) && !names.some((n) => n.toLowerCase().endsWith(`.${ext}`)))
+      fail('content types: defaults only for extensions in the package', ext);
   }
   // Relationships: every internal target exists, every r:id a part uses is declared.
   for (const [n, text] of xml) {
@@ -112,7 +125,8 @@ export async function checkPackage(bytes: Buffer): Promise<Failure[]> {
     const ids = new Set([...text.matchAll(/\br:(?:id|embed|link|pict)="([^"]+)"/g)].map((m) => m[1]!));
     if (!ids.size) continue;
     const declared = new Set([...(xml.get(relsOf(n)) ?? '').matchAll(/\bId="([^"]+)"/g)].map((m) => m[1]!));
-    for (const id of ids) if (!declared.has(id)) fail('relationships: every r:id a part uses is declared', `${n}: ${id}`);
+    for (const id of ids)
+      if (!declared.has(id)) fail('relationships: every r:id a part uses is declared', `${n}: ${id}`);
   }
   // The notes master: a theme of its own, and notes slides whose placeholders need nothing it lacks.
   const master = xml.get('ppt/notesMasters/notesMaster1.xml');
@@ -120,7 +134,8 @@ export async function checkPackage(bytes: Buffer): Promise<Failure[]> {
     const themeOf = (part: string) => /Type="[^"]*\/theme" Target="([^"]+)"/.exec(xml.get(relsOf(part)) ?? '')?.[1];
     const notesTheme = themeOf('ppt/notesMasters/notesMaster1.xml');
     const slideTheme = themeOf('ppt/slideMasters/slideMaster1.xml');
-    if (!notesTheme || resolve('ppt/notesMasters/', notesTheme) === resolve('ppt/slideMasters/', slideTheme ?? '')) fail('notes master: a theme of its own', notesTheme ?? 'none');
+    if (!notesTheme || resolve('ppt/notesMasters/', notesTheme) === resolve('ppt/slideMasters/', slideTheme ?? ''))
+      fail('notes master: a theme of its own', notesTheme ?? 'none');
     const key = (ph: string) => `${/type="(\w+)"/.exec(ph)?.[1] ?? 'body'}/${/idx="(\d+)"/.exec(ph)?.[1] ?? '0'}`;
     const masterPlaceholders = new Set([...master.matchAll(/<p:ph\b[^>]*\/>/g)].map((m) => key(m[0])));
     for (const [n, text] of xml) {
@@ -128,18 +143,23 @@ export async function checkPackage(bytes: Buffer): Promise<Failure[]> {
       for (const sp of text.matchAll(/<p:sp>(.*?)<\/p:sp>/gs)) {
         const ph = /<p:ph\b[^>]*\/>/.exec(sp[1]!);
         if (!ph || /<p:spPr>\s*<a:xfrm>/.test(sp[1]!)) continue;
-        if (!masterPlaceholders.has(key(ph[0]))) fail('notes master: every notes placeholder has its geometry', `${n}: ${key(ph[0])}`);
+        if (!masterPlaceholders.has(key(ph[0])))
+          fail('notes master: every notes placeholder has its geometry', `${n}: ${key(ph[0])}`);
       }
     }
   }
   // The known triggers, and the simple types they break.
   for (const [n, text] of xml) {
     if (/<a:ln(\s[^>]*)?(\/>|><\/a:ln>)/.test(text)) fail('triggers: no empty <a:ln>', n);
-    for (const m of text.matchAll(/<a:(?:ext|chExt) cx="(-?\d+)" cy="(-?\d+)"/g)) if (Number(m[1]) < 0 || Number(m[2]) < 0) fail('triggers: no negative a:ext', `${n}: ${m[0]}`);
-    for (const m of text.matchAll(/<a:(?:bodyPr|tcPr)\b[^>]*\banchor="([^"]*)"/g)) if (!ANCHORS.has(m[1]!)) fail('triggers: anchor is an ST_TextAnchoringType', `${n}: anchor="${m[1]}"`);
-    for (const m of text.matchAll(/<a:prstGeom prst="([^"]*)"/g)) if (m[1] === 'oval') fail('triggers: preset geometry names', `${n}: ${m[1]}`);
+    for (const m of text.matchAll(/<a:(?:ext|chExt) cx="(-?\d+)" cy="(-?\d+)"/g))
+      if (Number(m[1]) < 0 || Number(m[2]) < 0) fail('triggers: no negative a:ext', `${n}: ${m[0]}`);
+    for (const m of text.matchAll(/<a:(?:bodyPr|tcPr)\b[^>]*\banchor="([^"]*)"/g))
+      if (!ANCHORS.has(m[1]!)) fail('triggers: anchor is an ST_TextAnchoringType', `${n}: anchor="${m[1]}"`);
+    for (const m of text.matchAll(/<a:prstGeom prst="([^"]*)"/g))
+      if (m[1] === 'oval') fail('triggers: preset geometry names', `${n}: ${m[1]}`);
     for (const sp of text.matchAll(/<p:sp>(.*?)<\/p:sp>/gs)) {
-      if (!sp[1]!.includes('<p:txBody>') && !sp[1]!.includes('type="sldImg"')) fail('triggers: every shape has a text body', `${n}: ${/name="([^"]*)"/.exec(sp[1]!)?.[1]}`);
+      if (!sp[1]!.includes('<p:txBody>') && !sp[1]!.includes('type="sldImg"'))
+        fail('triggers: every shape has a text body', `${n}: ${/name="([^"]*)"/.exec(sp[1]!)?.[1]}`);
     }
   }
   return failures;

@@ -39,7 +39,8 @@ function rgba(png: Uint8Array): { width: number; height: number; data: Uint8Arra
   if (channels === 4) return { width, height, data: source };
   const data = new Uint8Array(width * height * 4);
   for (let i = 0, j = 0; i < width * height; i++, j += channels) {
-    const [r, g, b] = channels >= 3 ? [source[j]!, source[j + 1]!, source[j + 2]!] : [source[j]!, source[j]!, source[j]!];
+    const [r, g, b] =
+      channels >= 3 ? [source[j]!, source[j + 1]!, source[j + 2]!] : [source[j]!, source[j]!, source[j]!];
     data.set([r, g, b, channels === 2 || channels === 4 ? source[j + channels - 1]! : 255], i * 4);
   }
   return { width, height, data };

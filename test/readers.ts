@@ -164,7 +164,10 @@ export async function readPdf(path: string): Promise<ReadPdf> {
       byKey.set(name.asString(), fonts.get(id)!);
     }
     const contents = page.node.Contents();
-    const streams = contents instanceof PDFArray ? contents.asArray().map((r) => doc.context.lookup(r) as PDFRawStream) : [contents as PDFRawStream];
+    const streams =
+      contents instanceof PDFArray
+        ? contents.asArray().map((r) => doc.context.lookup(r) as PDFRawStream)
+        : [contents as PDFRawStream];
     const runs: Run[] = [];
     let stack: (string | number[])[] = [];
     let font: FontInfo | undefined;
@@ -215,4 +218,3 @@ export async function readPdf(path: string): Promise<ReadPdf> {
   });
   return { doc, pages };
 }
-

@@ -49,16 +49,40 @@ export function sampleArgs(tool: string, vaultId: keyof typeof VAULT_DIRS): Reco
       vault,
       text: `Notes for the steering committee.\n\n“${f.meetings[0]!.transcript![3]!.text}” — ${f.meetings[0]!.transcript![3]!.speaker}\n\n"We have already replaced every system on every site," said ${person.name}.`,
     },
-    resolve_conflict: { vault, conflictId: f.conflicts.find((c) => c.status === 'open')!.id, status: 'resolved', note: 'Validated with the client on site.' },
-    add_task: { vault, title: 'Follow up on the open conflicts', priority: 'high', labels: ['follow-up'], milestoneId: f.milestones[0]!.id, dueDate: inDays(10).slice(0, 10) },
+    resolve_conflict: {
+      vault,
+      conflictId: f.conflicts.find((c) => c.status === 'open')!.id,
+      status: 'resolved',
+      note: 'Validated with the client on site.',
+    },
+    add_task: {
+      vault,
+      title: 'Follow up on the open conflicts',
+      priority: 'high',
+      labels: ['follow-up'],
+      milestoneId: f.milestones[0]!.id,
+      dueDate: inDays(10).slice(0, 10),
+    },
     update_task: { vault, identifier: `${f.vault.boardPrefix}-1`, status: 'doing', assigneeName: person.name },
-    schedule_meeting: { vault, title: 'Validation workshop', startIso: inDays(7), attendees: [person.email], durationMinutes: 45 },
+    schedule_meeting: {
+      vault,
+      title: 'Validation workshop',
+      startIso: inDays(7),
+      attendees: [person.email],
+      durationMinutes: 45,
+    },
     render_chart: {
       vault,
       title: 'Mentions by entity type',
       vega_lite_spec: {
         $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
-        data: { values: [{ type: 'system', n: 11 }, { type: 'problem', n: 9 }, { type: 'kpi', n: 7 }] },
+        data: {
+          values: [
+            { type: 'system', n: 11 },
+            { type: 'problem', n: 9 },
+            { type: 'kpi', n: 7 },
+          ],
+        },
         mark: 'bar',
         encoding: { y: { field: 'type', type: 'nominal', sort: '-x' }, x: { field: 'n', type: 'quantitative' } },
       },
@@ -67,11 +91,25 @@ export function sampleArgs(tool: string, vaultId: keyof typeof VAULT_DIRS): Reco
     export_workbook: {
       vault,
       title: 'Weekly numbers',
-      sheets: [{ name: 'KPIs', columns: [{ header: 'KPI', key: 'kpi' }, { header: 'Value', key: 'value', numFmt: '0.0%' }], rows: [{ kpi: 'Accuracy', value: 0.961 }] }],
+      sheets: [
+        {
+          name: 'KPIs',
+          columns: [
+            { header: 'KPI', key: 'kpi' },
+            { header: 'Value', key: 'value', numFmt: '0.0%' },
+          ],
+          rows: [{ kpi: 'Accuracy', value: 0.961 }],
+        },
+      ],
       sources: ['Cycle count extract'],
     },
     export_deck: { vault, title: 'Steering committee: what we found', maxItems: 4 },
-    send_email: { vault, to: person.email, subject: 'Notes from this week', body: 'Hello,\n\nThe notes are attached to the vault.\n' },
+    send_email: {
+      vault,
+      to: person.email,
+      subject: 'Notes from this week',
+      body: 'Hello,\n\nThe notes are attached to the vault.\n',
+    },
   };
   const a = args[tool];
   if (!a) throw new Error(`test/sample-args.ts has no sample arguments for tool ${tool}: add them`);

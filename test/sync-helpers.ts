@@ -27,7 +27,10 @@ export const NOT_PULLABLE = new Set(['find_email_thread', 'search_agent_memory']
  * now minus 45 days, to the millisecond; stored times have no milliseconds); everything else must be equal.
  */
 function normalize(data: unknown, server: RunningServer): string {
-  return JSON.stringify(data).split(server.url).join('<base>').replace(/"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"/g, '"<now>"');
+  return JSON.stringify(data)
+    .split(server.url)
+    .join('<base>')
+    .replace(/"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"/g, '"<now>"');
 }
 
 /** The arguments each comparison uses, made once so both servers get exactly the same ones. */
@@ -37,7 +40,11 @@ export function comparisonArgs(tools: string[]): Map<string, Record<string, unkn
   return args;
 }
 
-export async function answersOf(server: RunningServer, key: string, args: Map<string, Record<string, unknown>>): Promise<Map<string, string>> {
+export async function answersOf(
+  server: RunningServer,
+  key: string,
+  args: Map<string, Record<string, unknown>>,
+): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (const [name, body] of args) {
     {
@@ -67,21 +74,42 @@ export function useHostedDemo(): { readonly url: string; readonly key: string; r
     await server?.stop();
     dir.cleanup();
   });
-  return { get url() { return server!.url; }, get key() { return key; }, dataDir: dir.dir };
+  return {
+    get url() {
+      return server!.url;
+    },
+    get key() {
+      return key;
+    },
+    dataDir: dir.dir,
+  };
 }
 
 /** `vault-tools sync --json` without blocking this process (a proxy living here must keep answering); resolves with its report. */
-export function syncInBackground<R = Record<string, unknown>>(dataDir: string, remote: string, key: string, env: Record<string, string> = {}): Promise<R> {
+export function syncInBackground<R = Record<string, unknown>>(
+  dataDir: string,
+  remote: string,
+  key: string,
+  env: Record<string, string> = {},
+): Promise<R> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'sync', '--remote', remote, '--remote-key', key, '--data-dir', dataDir, '--json'], {
-      env: { ...process.env, ...env },
-    });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'sync', '--remote', remote, '--remote-key', key, '--data-dir', dataDir, '--json'],
+      {
+        env: { ...process.env, ...env },
+      },
+    );
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
     // A report on stdout (exit 0, or 1 when a vault failed) is the answer; anything else is the error.
-    child.once('exit', (code) => (out.startsWith('{') ? resolve(JSON.parse(out) as R) : reject(new Error(`sync exited ${code}: ${err.slice(-2000)}`))));
+    child.once('exit', (code) =>
+      out.startsWith('{')
+        ? resolve(JSON.parse(out) as R)
+        : reject(new Error(`sync exited ${code}: ${err.slice(-2000)}`)),
+    );
   });
 }
 
@@ -90,14 +118,35 @@ export function dumpStore(dataDir: string): Record<string, unknown[]> {
   const db = openDb(dataDir);
   try {
     const tables = [
-      'vaults', 'people', 'entities', 'entity_names', 'edges', 'meetings', 'transcript_turns', 'entity_mentions', 'evidence',
-      'conflicts', 'conflict_claims', 'calendar_events', 'milestones', 'tasks', 'plan_steps', 'files', 'briefs', 'sent_emails',
-      'mail_threads', 'artifacts', 'transcript_chunks', 'sync_records',
+      'vaults',
+      'people',
+      'entities',
+      'entity_names',
+      'edges',
+      'meetings',
+      'transcript_turns',
+      'entity_mentions',
+      'evidence',
+      'conflicts',
+      'conflict_claims',
+      'calendar_events',
+      'milestones',
+      'tasks',
+      'plan_steps',
+      'files',
+      'briefs',
+      'sent_emails',
+      'mail_threads',
+      'artifacts',
+      'transcript_chunks',
+      'sync_records',
     ];
     const skip = new Set(['loaded_at', 'id@transcript_chunks']);
     const dump: Record<string, unknown[]> = {};
     for (const t of tables) {
-      const cols = (db.prepare(`SELECT name FROM pragma_table_info('${t}')`).pluck().all() as string[]).filter((c) => !skip.has(c) && !skip.has(`${c}@${t}`));
+      const cols = (db.prepare(`SELECT name FROM pragma_table_info('${t}')`).pluck().all() as string[]).filter(
+        (c) => !skip.has(c) && !skip.has(`${c}@${t}`),
+      );
       dump[t] = db.prepare(`SELECT ${cols.join(', ')} FROM ${t} ORDER BY ${cols.join(', ')}`).all();
     }
     return dump;
@@ -121,7 +170,12 @@ export interface Proxy {
  */
 export function faultProxy(target: string, plan: (n: number) => Fault | undefined, delayMs = 0): Promise<Proxy> {
   const t = new URL(target);
-  const proxy: Proxy = { url: '', requests: 0, faults: { drop: 0, '429': 0, '500': 0, truncate: 0, slow: 0 }, close: async () => {} };
+  const proxy: Proxy = {
+    url: '',
+    requests: 0,
+    faults: { drop: 0, '429': 0, '500': 0, truncate: 0, slow: 0 },
+    close: async () => {},
+  };
   const server: Server = createServer((req, res) => {
     const n = ++proxy.requests;
     const fault = plan(n);
@@ -139,7 +193,13 @@ export function faultProxy(target: string, plan: (n: number) => Fault | undefine
         return res.end(JSON.stringify({ error: { code: 'internal_error', message: 'injected', requestId: 'proxy' } }));
       }
       const upstream = request(
-        { host: t.hostname, port: t.port, method: req.method, path: req.url, headers: { ...req.headers, host: t.host } },
+        {
+          host: t.hostname,
+          port: t.port,
+          method: req.method,
+          path: req.url,
+          headers: { ...req.headers, host: t.host },
+        },
         (up) => {
           const body: Buffer[] = [];
           up.on('data', (c) => body.push(c));
@@ -166,7 +226,11 @@ export function faultProxy(target: string, plan: (n: number) => Fault | undefine
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () => {
       proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      proxy.close = () => new Promise((done) => { server.closeAllConnections(); server.close(() => done()); });
+      proxy.close = () =>
+        new Promise((done) => {
+          server.closeAllConnections();
+          server.close(() => done());
+        });
       resolve(proxy);
     }),
   );
@@ -206,7 +270,11 @@ export function rewritingProxy(target: string, rewrites: Rewrites): Promise<Rewr
       if (tool && rewrites.request) sent = Buffer.from(JSON.stringify(rewrites.request(tool, args)));
       // A proxy that rewrites answers cannot let the client revalidate them against the origin's ETags.
       const { 'if-none-match': _revalidate, ...forwarded } = req.headers;
-      const headers = { ...(rewrites.response ? forwarded : req.headers), host: t.host, 'content-length': String(sent.length) };
+      const headers = {
+        ...(rewrites.response ? forwarded : req.headers),
+        host: t.host,
+        'content-length': String(sent.length),
+      };
       const upstream = request({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers }, (up) => {
         const body: Buffer[] = [];
         up.on('data', (c) => body.push(c));
@@ -216,7 +284,10 @@ export function rewritingProxy(target: string, rewrites: Rewrites): Promise<Rewr
             bytes = Buffer.from(JSON.stringify(rewrites.response(tool, args, JSON.parse(bytes.toString('utf8')))));
           }
           const { etag: _etag, ...kept } = up.headers;
-          res.writeHead(up.statusCode!, { ...(rewrites.response ? kept : up.headers), 'content-length': String(bytes.length) });
+          res.writeHead(up.statusCode!, {
+            ...(rewrites.response ? kept : up.headers),
+            'content-length': String(bytes.length),
+          });
           res.end(bytes);
         });
       });
@@ -228,7 +299,11 @@ export function rewritingProxy(target: string, rewrites: Rewrites): Promise<Rewr
     server.listen(0, '127.0.0.1', () => {
       resolve({
         url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        close: () => new Promise((done) => { server.closeAllConnections(); server.close(() => done()); }),
+        close: () =>
+          new Promise((done) => {
+            server.closeAllConnections();
+            server.close(() => done());
+          }),
       });
     }),
   );
@@ -238,7 +313,13 @@ export function rewritingProxy(target: string, rewrites: Rewrites): Promise<Rewr
  * Writes `bytes` bytes of `fill` to `res` between `head` and `tail`, a MiB at a time as the client takes
  * them (never holding the whole body); stops early when the client goes away. Resolves with the bytes sent.
  */
-export async function streamBody(res: ServerResponse, bytes: number, fill = 0x20, head = '', tail = ''): Promise<number> {
+export async function streamBody(
+  res: ServerResponse,
+  bytes: number,
+  fill = 0x20,
+  head = '',
+  tail = '',
+): Promise<number> {
   const chunk = Buffer.alloc(1 << 20, fill);
   let closed = false;
   let wake = () => {};
@@ -251,7 +332,11 @@ export async function streamBody(res: ServerResponse, bytes: number, fill = 0x20
   while (sent < bytes && !closed) {
     const part = bytes - sent >= chunk.length ? chunk : chunk.subarray(0, bytes - sent);
     sent += part.length;
-    if (!res.write(part)) await new Promise<void>((r) => { wake = r; res.once('drain', r); });
+    if (!res.write(part))
+      await new Promise<void>((r) => {
+        wake = r;
+        res.once('drain', r);
+      });
   }
   if (!closed) res.end(tail);
   return sent;

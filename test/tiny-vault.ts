@@ -5,7 +5,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export type TinyVault = Record<string, unknown> & { vault: Record<string, unknown>; meetings: Record<string, unknown>[] };
+export type TinyVault = Record<string, unknown> & {
+  vault: Record<string, unknown>;
+  meetings: Record<string, unknown>[];
+};
 
 export function tinyVault(overrides: { id?: string; name?: string } = {}): TinyVault {
   const at = '2026-01-05T09:00:00Z';
@@ -27,8 +30,22 @@ export function tinyVault(overrides: { id?: string; name?: string } = {}): TinyV
       { id: 'p-bo', name: 'Bo Lind', email: 'bo@tiny.test', title: 'Controller', organisation: 'Tiny Ltd' },
     ],
     entities: [
-      { id: 'sys-ledger', type: 'system', name: 'Ledger', aliases: ['general ledger'], description: 'The accounting system.', source: 'meeting' },
-      { id: 'kpi-close', type: 'kpi', name: 'Close Time', aliases: [], description: 'Days to close the month.', source: 'meeting' },
+      {
+        id: 'sys-ledger',
+        type: 'system',
+        name: 'Ledger',
+        aliases: ['general ledger'],
+        description: 'The accounting system.',
+        source: 'meeting',
+      },
+      {
+        id: 'kpi-close',
+        type: 'kpi',
+        name: 'Close Time',
+        aliases: [],
+        description: 'Days to close the month.',
+        source: 'meeting',
+      },
     ],
     edges: [{ from: 'sys-ledger', to: 'kpi-close', relation: 'affects' }],
     meetings: [
@@ -62,15 +79,33 @@ export function tinyVault(overrides: { id?: string; name?: string } = {}): TinyV
       },
     ],
     tasks: [{ number: 1, title: 'Measure the close time', status: 'todo', createdAt: at, updatedAt: at }],
-    'plan-steps': [{ id: 'ps-baseline', title: 'Baseline the close', status: 'planned', proposedBy: 'agent', proposerName: 'Tiny agent' }],
+    'plan-steps': [
+      {
+        id: 'ps-baseline',
+        title: 'Baseline the close',
+        status: 'planned',
+        proposedBy: 'agent',
+        proposerName: 'Tiny agent',
+      },
+    ],
     'sent-emails': [
-      { id: 's1', threadId: 't1', messageId: '<s1@tiny.test>', to: ['ana@tiny.test'], subject: 'Kick-off notes', body: 'Notes attached.', sentAt: at },
+      {
+        id: 's1',
+        threadId: 't1',
+        messageId: '<s1@tiny.test>',
+        to: ['ana@tiny.test'],
+        subject: 'Kick-off notes',
+        body: 'Notes attached.',
+        sentAt: at,
+      },
     ],
     mailbox: [
       {
         id: 't2',
         subject: 'Ledger access',
-        messages: [{ id: '<m1@tiny.test>', from: 'bo@tiny.test', to: ['agent@tiny.test'], sentAt: at, body: 'Access granted.' }],
+        messages: [
+          { id: '<m1@tiny.test>', from: 'bo@tiny.test', to: ['agent@tiny.test'], sentAt: at, body: 'Access granted.' },
+        ],
       },
     ],
   };

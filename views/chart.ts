@@ -42,9 +42,28 @@ function themeConfig(): Json {
     font,
     range: { category: [...VAULT_PALETTE] },
     title: { color: ink, subtitleColor: MUTED, anchor: 'start', fontSize: 16, font, offset: 12 },
-    axis: { labelColor: text, titleColor: ink, gridColor: grid, domainColor: RULE, tickColor: RULE, labelLimit: 260, labelFontSize: 12, titleFontSize: 12, titleFontWeight: 'bold', titlePadding: 10, labelFont: font, titleFont: font },
+    axis: {
+      labelColor: text,
+      titleColor: ink,
+      gridColor: grid,
+      domainColor: RULE,
+      tickColor: RULE,
+      labelLimit: 260,
+      labelFontSize: 12,
+      titleFontSize: 12,
+      titleFontWeight: 'bold',
+      titlePadding: 10,
+      labelFont: font,
+      titleFont: font,
+    },
     // As the PNG: grid lines for the values, no axis line or ticks, the zero line stronger than the grid.
-    axisQuantitative: { tickCount: VALUE_TICKS, grid: true, domain: false, ticks: false, gridColor: { condition: { test: 'datum.value === 0', value: RULE }, value: grid } },
+    axisQuantitative: {
+      tickCount: VALUE_TICKS,
+      grid: true,
+      domain: false,
+      ticks: false,
+      gridColor: { condition: { test: 'datum.value === 0', value: RULE }, value: grid },
+    },
     axisBand: { ticks: false, domain: false, labelPadding: 6 },
     legend: { labelColor: text, titleColor: ink, labelFont: font, titleFont: font },
     view: { stroke: null },
@@ -75,7 +94,8 @@ export function drawableSpec(s: Json): Json {
 function plainStrings(value: unknown): unknown {
   if (typeof value === 'string') return plain(value);
   if (Array.isArray(value)) return value.map(plainStrings);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plainStrings(v)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plainStrings(v)]));
   return value;
 }
 
@@ -91,13 +111,32 @@ function rowsOf(s: Json): Json[] {
 function dataTable(rows: Json[]): HTMLElement {
   const columns = [...new Set(rows.flatMap((r) => (r && typeof r === 'object' ? Object.keys(r) : [])))];
   // A column of numbers is right-aligned, its header with it.
-  const numeric = new Set(columns.filter((c) => rows.some((r) => typeof r[c] === 'number') && rows.every((r) => r[c] === undefined || r[c] === null || typeof r[c] === 'number')));
-  const cell = (v: unknown) => (v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : typeof v === 'number' ? v.toLocaleString('en-US') : String(v));
+  const numeric = new Set(
+    columns.filter(
+      (c) =>
+        rows.some((r) => typeof r[c] === 'number') &&
+        rows.every((r) => r[c] === undefined || r[c] === null || typeof r[c] === 'number'),
+    ),
+  );
+  const cell = (v: unknown) =>
+    v === undefined || v === null
+      ? ''
+      : typeof v === 'object'
+        ? JSON.stringify(v)
+        : typeof v === 'number'
+          ? v.toLocaleString('en-US')
+          : String(v);
   return h(
     'table',
     { 'data-role': 'data-table' },
     h('thead', {}, h('tr', {}, ...columns.map((c) => h('th', { class: numeric.has(c) ? 'num' : undefined }, c)))),
-    h('tbody', {}, ...rows.map((r) => h('tr', {}, ...columns.map((c) => h('td', { class: numeric.has(c) ? 'num' : undefined }, cell(r[c])))))),
+    h(
+      'tbody',
+      {},
+      ...rows.map((r) =>
+        h('tr', {}, ...columns.map((c) => h('td', { class: numeric.has(c) ? 'num' : undefined }, cell(r[c])))),
+      ),
+    ),
   );
 }
 
@@ -108,9 +147,18 @@ async function draw(): Promise<void> {
   const table = dataTable(rows);
   table.hidden = true;
   const label = () => (table.hidden ? `Show data (${rows.length} ${rows.length === 1 ? 'row' : 'rows'})` : 'Hide data');
-  const toggle = h('button', { 'data-role': 'toggle-data', onclick: () => ((table.hidden = !table.hidden), (toggle.textContent = label())) }, label());
+  const toggle = h(
+    'button',
+    { 'data-role': 'toggle-data', onclick: () => ((table.hidden = !table.hidden), (toggle.textContent = label())) },
+    label(),
+  );
   // The chart first (its title is the view's heading), then what is under it: the data, the advice.
-  show(chart, rows.length ? h('div', { class: 'bar' }, toggle) : null, table, ...warnings.map((w) => h('p', { class: 'muted' }, w)));
+  show(
+    chart,
+    rows.length ? h('div', { class: 'bar' }, toggle) : null,
+    table,
+    ...warnings.map((w) => h('p', { class: 'muted' }, w)),
+  );
   const live = { ...drawableSpec(spec), title: plain(title), config: themeConfig() } as Json;
   // Fill the frame's width unless the spec is a composition (which sizes its own views).
   if (!('facet' in live || 'concat' in live || 'hconcat' in live || 'vconcat' in live || 'repeat' in live)) {
@@ -118,7 +166,12 @@ async function draw(): Promise<void> {
     if (live.height === undefined) live.height = barRows(live) ? { step: 28 } : 300;
   }
   try {
-    await embed(chart, live as never, { actions: false, ast: true, renderer: 'svg', tooltip: { theme: isDark() ? 'dark' : 'light' } });
+    await embed(chart, live as never, {
+      actions: false,
+      ast: true,
+      renderer: 'svg',
+      tooltip: { theme: isDark() ? 'dark' : 'light' },
+    });
   } catch (err) {
     chart.replaceChildren(h('p', { class: 'error' }, `The chart could not be drawn here: ${(err as Error).message}`));
   }

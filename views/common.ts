@@ -3,7 +3,12 @@
  * page from the vault's data as TEXT only (never innerHTML), so a name like `<img onerror=…>` stays a name.
  */
 import './jitless.js'; // before the SDK (and zod) load
-import { App, applyDocumentTheme, applyHostStyleVariables, type McpUiHostContext } from '@modelcontextprotocol/ext-apps';
+import {
+  App,
+  applyDocumentTheme,
+  applyHostStyleVariables,
+  type McpUiHostContext,
+} from '@modelcontextprotocol/ext-apps';
 import { BIDI_CONTROLS } from '../src/core/bidi.js'; // the set the server's printable() and quoted() escape
 
 export type Json = Record<string, unknown>;
@@ -15,29 +20,36 @@ export interface ToolResult {
 
 type Child = Node | string | number | null | undefined | false;
 
-
 /**
  * Text from the vault as it may be shown: each bidi control becomes a visible `\u202e` (as the server's
  * printable() writes it), so a name with U+202E reads as typed, not reversed.
  */
-export const plain = (text: string): string => text.replace(BIDI_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+export const plain = (text: string): string =>
+  text.replace(BIDI_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /** An element with attributes, event handlers (`onclick`) and children, all children as text nodes or elements. */
 export function h(tag: string, props: Record<string, unknown> = {}, ...children: Child[]): HTMLElement {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(props)) {
     if (value === undefined || value === null || value === false) continue;
-    if (key.startsWith('on') && typeof value === 'function') node.addEventListener(key.slice(2), value as EventListener);
+    if (key.startsWith('on') && typeof value === 'function')
+      node.addEventListener(key.slice(2), value as EventListener);
     else node.setAttribute(key, plain(String(value)));
   }
-  for (const child of children) if (child !== null && child !== undefined && child !== false) node.append(typeof child === 'object' ? child : plain(String(child)));
+  for (const child of children)
+    if (child !== null && child !== undefined && child !== false)
+      node.append(typeof child === 'object' ? child : plain(String(child)));
   return node;
 }
 
 /** Replaces the page's content. */
 export function show(...children: Child[]): void {
   const root = document.getElementById('app')!;
-  root.replaceChildren(...children.filter((c): c is Node | string => c !== null && c !== undefined && c !== false).map((c) => (typeof c === 'object' ? c : plain(String(c)))));
+  root.replaceChildren(
+    ...children
+      .filter((c): c is Node | string => c !== null && c !== undefined && c !== false)
+      .map((c) => (typeof c === 'object' ? c : plain(String(c)))),
+  );
 }
 
 /** A tool result's data: its structuredContent, else its JSON text; an error result throws its message. */
@@ -100,7 +112,13 @@ export function when(iso: unknown, dayOnly = false): string {
   if (typeof iso !== 'string') return '';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  return d.toLocaleString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC', ...(dayOnly ? {} : { hour: '2-digit', minute: '2-digit' }) });
+  return d.toLocaleString('en-GB', {
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    timeZone: 'UTC',
+    ...(dayOnly ? {} : { hour: '2-digit', minute: '2-digit' }),
+  });
 }
 
 /** A relation as words: depends_on → depends on. */

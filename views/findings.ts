@@ -8,7 +8,14 @@ import { ENTITY_SOURCES, ENTITY_TYPES } from '../src/core/vocabulary.js';
 import { callTool, h, show, startView, when, type Json } from './common.js';
 import { entityCard } from './entity-card.js';
 
-interface Finding { id: string; name: string; type: string; source: string; mentionCount: number; lastMentionedAt?: string | null }
+interface Finding {
+  id: string;
+  name: string;
+  type: string;
+  source: string;
+  mentionCount: number;
+  lastMentionedAt?: string | null;
+}
 type Column = 'name' | 'type' | 'source' | 'mentionCount' | 'lastMentionedAt';
 
 const state = {
@@ -44,7 +51,11 @@ async function loadPage(app: App, cursor: string | undefined, previous: (string 
   state.busy = true;
   render(app);
   try {
-    const args: Json = { ...vaultArg(), limit: state.args.limit ?? 50, ...(state.args.sort ? { sort: state.args.sort } : {}) };
+    const args: Json = {
+      ...vaultArg(),
+      limit: state.args.limit ?? 50,
+      ...(state.args.sort ? { sort: state.args.sort } : {}),
+    };
     if (state.type) args.type = state.type;
     if (state.source) args.source = state.source;
     if (cursor) args.cursor = cursor;
@@ -69,7 +80,11 @@ async function openCard(app: App, id: string): Promise<void> {
   state.card = h('p', { class: 'muted' }, 'Loading…');
   render(app);
   try {
-    const card = entityCard(app, await callTool(app, 'get_entity', { ...vaultArg(), entityId: id, includeEvidence: true }), vaultArg());
+    const card = entityCard(
+      app,
+      await callTool(app, 'get_entity', { ...vaultArg(), entityId: id, includeEvidence: true }),
+      vaultArg(),
+    );
     if (state.cardFor === id) state.card = card;
   } catch (err) {
     if (state.cardFor === id) state.card = h('p', { class: 'error' }, (err as Error).message);
@@ -79,7 +94,9 @@ async function openCard(app: App, id: string): Promise<void> {
 }
 
 function visibleRows(): Finding[] {
-  const rows = state.searched ? state.rows.filter((r) => (!state.type || r.type === state.type) && (!state.source || r.source === state.source)) : [...state.rows];
+  const rows = state.searched
+    ? state.rows.filter((r) => (!state.type || r.type === state.type) && (!state.source || r.source === state.source))
+    : [...state.rows];
   const { column, descending } = state.sort;
   return rows.sort((a, b) => {
     const x = a[column] ?? '';
@@ -90,7 +107,16 @@ function visibleRows(): Finding[] {
 }
 
 function select(label: string, values: readonly string[], current: string, onchange: (v: string) => void): HTMLElement {
-  const box = h('select', { 'data-role': `filter-${label}`, 'aria-label': label, onchange: (e: Event) => onchange((e.target as HTMLSelectElement).value) }, h('option', { value: '' }, `any ${label}`), ...values.map((v) => h('option', { value: v }, v)));
+  const box = h(
+    'select',
+    {
+      'data-role': `filter-${label}`,
+      'aria-label': label,
+      onchange: (e: Event) => onchange((e.target as HTMLSelectElement).value),
+    },
+    h('option', { value: '' }, `any ${label}`),
+    ...values.map((v) => h('option', { value: v }, v)),
+  );
   (box as HTMLSelectElement).value = current;
   return box;
 }
@@ -101,28 +127,108 @@ function render(app: App): void {
     if (state.searched) render(app);
     else void loadPage(app, undefined, []);
   };
-  const headers: [Column, string][] = [['name', 'Name'], ['type', 'Type'], ['source', 'Source'], ['mentionCount', 'Mentions'], ['lastMentionedAt', 'Last mentioned']];
+  const headers: [Column, string][] = [
+    ['name', 'Name'],
+    ['type', 'Type'],
+    ['source', 'Source'],
+    ['mentionCount', 'Mentions'],
+    ['lastMentionedAt', 'Last mentioned'],
+  ];
   const rows = visibleRows();
   const first = state.previous.length * Number(state.args.limit ?? 50);
   show(
-    h('div', { class: 'bar' },
+    h(
+      'div',
+      { class: 'bar' },
       select('type', ENTITY_TYPES, state.type, refilter('type')),
       select('source', ENTITY_SOURCES, state.source, refilter('source')),
-      h('span', { class: 'muted', 'data-role': 'count' }, state.searched ? `${rows.length} of ${state.rows.length} matches` : `${state.total ? first + 1 : 0}–${first + state.rows.length} of ${state.total}`),
-      state.searched ? null : h('button', { 'data-role': 'prev', disabled: state.busy || !state.previous.length, onclick: () => void loadPage(app, state.previous.at(-1), state.previous.slice(0, -1)) }, '← Previous'),
-      state.searched ? null : h('button', { 'data-role': 'next', disabled: state.busy || !state.nextCursor, onclick: () => void loadPage(app, state.nextCursor!, [...state.previous, state.cursor]) }, 'Next →'),
+      h(
+        'span',
+        { class: 'muted', 'data-role': 'count' },
+        state.searched
+          ? `${rows.length} of ${state.rows.length} matches`
+          : `${state.total ? first + 1 : 0}–${first + state.rows.length} of ${state.total}`,
+      ),
+      state.searched
+        ? null
+        : h(
+            'button',
+            {
+              'data-role': 'prev',
+              disabled: state.busy || !state.previous.length,
+              onclick: () => void loadPage(app, state.previous.at(-1), state.previous.slice(0, -1)),
+            },
+            '← Previous',
+          ),
+      state.searched
+        ? null
+        : h(
+            'button',
+            {
+              'data-role': 'next',
+              disabled: state.busy || !state.nextCursor,
+              onclick: () => void loadPage(app, state.nextCursor!, [...state.previous, state.cursor]),
+            },
+            'Next →',
+          ),
     ),
-    h('table', {},
-      h('thead', {}, h('tr', {}, ...headers.map(([column, label]) => h('th', {
-        class: column === 'mentionCount' ? 'num' : undefined,
-        'aria-sort': state.sort.column === column ? (state.sort.descending ? 'descending' : 'ascending') : undefined,
-        onclick: () => ((state.sort = { column, descending: state.sort.column === column ? !state.sort.descending : column === 'mentionCount' }), render(app)),
-      }, label, state.sort.column === column ? (state.sort.descending ? ' ↓' : ' ↑') : '')))),
-      h('tbody', {}, ...rows.flatMap((r) => [
-        h('tr', { 'data-id': r.id, tabindex: 0, style: 'cursor:pointer', 'aria-expanded': state.cardFor === r.id, onclick: () => void openCard(app, r.id), onkeydown: (e: KeyboardEvent) => e.key === 'Enter' && void openCard(app, r.id) },
-          h('td', {}, r.name), h('td', {}, h('span', { class: 'chip' }, r.type)), h('td', {}, r.source), h('td', { class: 'num' }, r.mentionCount), h('td', {}, when(r.lastMentionedAt, true))),
-        state.cardFor === r.id && state.card ? h('tr', { class: 'detail', 'data-role': 'card-row' }, h('td', { colspan: headers.length }, state.card)) : null,
-      ].filter((row): row is HTMLElement => row !== null))),
+    h(
+      'table',
+      {},
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ...headers.map(([column, label]) =>
+            h(
+              'th',
+              {
+                class: column === 'mentionCount' ? 'num' : undefined,
+                'aria-sort':
+                  state.sort.column === column ? (state.sort.descending ? 'descending' : 'ascending') : undefined,
+                onclick: () => (
+                  (state.sort = {
+                    column,
+                    descending: state.sort.column === column ? !state.sort.descending : column === 'mentionCount',
+                  }),
+                  render(app)
+                ),
+              },
+              label,
+              state.sort.column === column ? (state.sort.descending ? ' ↓' : ' ↑') : '',
+            ),
+          ),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        ...rows.flatMap((r) =>
+          [
+            h(
+              'tr',
+              {
+                'data-id': r.id,
+                tabindex: 0,
+                style: 'cursor:pointer',
+                'aria-expanded': state.cardFor === r.id,
+                onclick: () => void openCard(app, r.id),
+                onkeydown: (e: KeyboardEvent) => e.key === 'Enter' && void openCard(app, r.id),
+              },
+              h('td', {}, r.name),
+              h('td', {}, h('span', { class: 'chip' }, r.type)),
+              h('td', {}, r.source),
+              h('td', { class: 'num' }, r.mentionCount),
+              h('td', {}, when(r.lastMentionedAt, true)),
+            ),
+            state.cardFor === r.id && state.card
+              ? h('tr', { class: 'detail', 'data-role': 'card-row' }, h('td', { colspan: headers.length }, state.card))
+              : null,
+          ].filter((row): row is HTMLElement => row !== null),
+        ),
+      ),
     ),
     rows.length ? null : h('p', { class: 'muted' }, 'No findings match.'),
     // A card whose row is on no page shown (filtered away) stays under the table.

@@ -9,9 +9,31 @@ import { ENTITY_TYPES } from '../src/core/vocabulary.js';
 import { callTool, h, plain, show, startView, words, type Json } from './common.js';
 import { entityCard } from './entity-card.js';
 
-interface Node { id: string; name: string; type: string; x: number; y: number; vx: number; vy: number; expanded: boolean }
-interface Link { from: string; to: string; relation: string; weight: number }
-interface EdgeIn { entityId: string; name: string; type: string; relation: string; direction: 'in' | 'out'; weight: number; from?: string }
+interface Node {
+  id: string;
+  name: string;
+  type: string;
+  x: number;
+  y: number;
+  vx: number;
+  vy: number;
+  expanded: boolean;
+}
+interface Link {
+  from: string;
+  to: string;
+  relation: string;
+  weight: number;
+}
+interface EdgeIn {
+  entityId: string;
+  name: string;
+  type: string;
+  relation: string;
+  direction: 'in' | 'out';
+  weight: number;
+  from?: string;
+}
 
 const SVG = 'http://www.w3.org/2000/svg';
 const nodes = new Map<string, Node>();
@@ -22,14 +44,24 @@ let status = '';
 /** get_entity's answer shown as its card above the graph: the description and quotes the call asked for. */
 let card: HTMLElement | null = null;
 
-export const typeColour = (type: string): string => VAULT_PALETTE[Math.max(0, ENTITY_TYPES.indexOf(type as never)) % VAULT_PALETTE.length]!;
+export const typeColour = (type: string): string =>
+  VAULT_PALETTE[Math.max(0, ENTITY_TYPES.indexOf(type as never)) % VAULT_PALETTE.length]!;
 
 function addNode(id: string, name: string, type: string, near?: Node): Node {
   let node = nodes.get(id);
   if (!node) {
     // The same graph lays out the same way every time: the start angle comes from the id.
     const angle = ([...id].reduce((sum, c) => (sum * 31 + c.charCodeAt(0)) >>> 0, 7) % 360) * (Math.PI / 180);
-    node = { id, name, type, x: (near?.x ?? 0) + Math.cos(angle) * 60, y: (near?.y ?? 0) + Math.sin(angle) * 60, vx: 0, vy: 0, expanded: false };
+    node = {
+      id,
+      name,
+      type,
+      x: (near?.x ?? 0) + Math.cos(angle) * 60,
+      y: (near?.y ?? 0) + Math.sin(angle) * 60,
+      vx: 0,
+      vy: 0,
+      expanded: false,
+    };
     nodes.set(id, node);
   }
   return node;
@@ -69,7 +101,10 @@ function layout(steps = 300): void {
         const push = 2400 / d2;
         dx *= push;
         dy *= push;
-        a.vx += dx; a.vy += dy; b.vx -= dx; b.vy -= dy;
+        a.vx += dx;
+        a.vy += dy;
+        b.vx -= dx;
+        b.vy -= dy;
       }
     }
     for (const l of links.values()) {
@@ -79,21 +114,34 @@ function layout(steps = 300): void {
       const dy = b.y - a.y;
       const d = Math.max(Math.hypot(dx, dy), 1);
       const pull = ((d - spring) / d) * 0.05;
-      a.vx += dx * pull; a.vy += dy * pull; b.vx -= dx * pull; b.vy -= dy * pull;
+      a.vx += dx * pull;
+      a.vy += dy * pull;
+      b.vx -= dx * pull;
+      b.vy -= dy * pull;
     }
     for (const n of all) {
       n.vx -= n.x * 0.01;
       n.vy -= n.y * 0.01;
       const v = Math.hypot(n.vx, n.vy);
       const cap = 30 * heat + 1;
-      if (v > cap) { n.vx *= cap / v; n.vy *= cap / v; }
-      n.x += n.vx; n.y += n.vy;
-      n.vx *= 0.6; n.vy *= 0.6;
+      if (v > cap) {
+        n.vx *= cap / v;
+        n.vy *= cap / v;
+      }
+      n.x += n.vx;
+      n.y += n.vy;
+      n.vx *= 0.6;
+      n.vy *= 0.6;
     }
   }
 }
 
-interface Box { x: number; y: number; w: number; h: number }
+interface Box {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
 
 let measurer: CanvasRenderingContext2D | null | undefined;
 /** A label's width in the page's font (a canvas measures it; an estimate where there is none). */
@@ -112,7 +160,12 @@ function crosses(p: { x: number; y: number }, q: { x: number; y: number }, b: Bo
   let t1 = 1;
   const dx = q.x - p.x;
   const dy = q.y - p.y;
-  for (const [edge, dist] of [[-dx, p.x - b.x], [dx, b.x + b.w - p.x], [-dy, p.y - b.y], [dy, b.y + b.h - p.y]] as const) {
+  for (const [edge, dist] of [
+    [-dx, p.x - b.x],
+    [dx, b.x + b.w - p.x],
+    [-dy, p.y - b.y],
+    [dy, b.y + b.h - p.y],
+  ] as const) {
     if (edge === 0) {
       if (dist < 0) return false;
       continue;
@@ -130,14 +183,22 @@ function crosses(p: { x: number; y: number }, q: { x: number; y: number }, b: Bo
  * whose box touches no label already placed, no dot and no line. The most connected are placed first; a label
  * with no free place is left out (its dot still names itself on hover).
  */
-function placeLabels(wanted: Node[], all: Node[], segments: [Node, Node][], radius: (n: Node) => number, scale: number): Map<string, Box> {
+function placeLabels(
+  wanted: Node[],
+  all: Node[],
+  segments: [Node, Node][],
+  radius: (n: Node) => number,
+  scale: number,
+): Map<string, Box> {
   const size = 12 * scale;
   const h = size * 1.25;
   const gap = 3 * scale;
   const dots: Box[] = all.map((n) => ({ x: n.x - radius(n), y: n.y - radius(n), w: radius(n) * 2, h: radius(n) * 2 }));
   const boxes: Box[] = [];
   const out = new Map<string, Box>();
-  const order = [...wanted].sort((a, b) => Number(b.id === selected) - Number(a.id === selected) || radius(b) - radius(a));
+  const order = [...wanted].sort(
+    (a, b) => Number(b.id === selected) - Number(a.id === selected) || radius(b) - radius(a),
+  );
   for (const n of order) {
     const w = textWidth(n.name, size) + 2 * scale;
     const r = radius(n);
@@ -156,7 +217,12 @@ function placeLabels(wanted: Node[], all: Node[], segments: [Node, Node][], radi
         { x: n.x - diagonal - w, y: n.y - diagonal - h, w, h },
       );
     }
-    const free = candidates.find((c) => !boxes.some((b) => overlaps(b, c)) && !dots.some((b) => overlaps(b, c)) && !segments.some(([p, q]) => crosses(p, q, c)));
+    const free = candidates.find(
+      (c) =>
+        !boxes.some((b) => overlaps(b, c)) &&
+        !dots.some((b) => overlaps(b, c)) &&
+        !segments.some(([p, q]) => crosses(p, q, c)),
+    );
     if (!free) continue;
     boxes.push(free);
     out.set(n.id, free);
@@ -185,7 +251,12 @@ function draw(app: App): void {
   const labelAll = all.length <= 60;
   const wanted = all.filter((n) => labelAll || n.expanded || n.id === selected || (degree.get(n.id) ?? 0) >= 3);
   const segments = [...links.values()].map((l) => [nodes.get(l.from)!, nodes.get(l.to)!] as [Node, Node]);
-  let bounds = { minX: Math.min(...xs) - 20, maxX: Math.max(...xs) + 20, minY: Math.min(...ys) - 20, maxY: Math.max(...ys) + 20 };
+  let bounds = {
+    minX: Math.min(...xs) - 20,
+    maxX: Math.max(...xs) + 20,
+    minY: Math.min(...ys) - 20,
+    maxY: Math.max(...ys) + 20,
+  };
   let scale = 0.6;
   let placed = new Map<string, Box>();
   for (let pass = 0; pass < 3; pass++) {
@@ -203,11 +274,26 @@ function draw(app: App): void {
     };
   }
   const { minX, maxX, minY, maxY } = bounds;
-  const svg = svgEl('svg', { viewBox: `${minX} ${minY} ${maxX - minX} ${maxY - minY}`, width: '100%', height, role: 'img', 'aria-label': 'knowledge graph' });
+  const svg = svgEl('svg', {
+    viewBox: `${minX} ${minY} ${maxX - minX} ${maxY - minY}`,
+    width: '100%',
+    height,
+    role: 'img',
+    'aria-label': 'knowledge graph',
+  });
   for (const l of links.values()) {
     const a = nodes.get(l.from)!;
     const b = nodes.get(l.to)!;
-    const line = svgEl('line', { x1: a.x, y1: a.y, x2: b.x, y2: b.y, 'stroke-width': (0.8 + l.weight * 0.7) * scale, stroke: 'var(--muted)', 'stroke-opacity': 0.45, 'data-role': 'link' });
+    const line = svgEl('line', {
+      x1: a.x,
+      y1: a.y,
+      x2: b.x,
+      y2: b.y,
+      'stroke-width': (0.8 + l.weight * 0.7) * scale,
+      stroke: 'var(--muted)',
+      'stroke-opacity': 0.45,
+      'data-role': 'link',
+    });
     line.append(svgEl('title', {}, `${a.name} ${words(l.relation)} ${b.name} (weight ${l.weight})`));
     svg.append(line);
   }
@@ -215,21 +301,58 @@ function draw(app: App): void {
   for (const n of all) {
     const g = svgEl('g', { 'data-role': 'node', 'data-id': n.id, tabindex: 0, style: 'cursor:pointer' });
     const r = radius(n, scale);
-    g.append(svgEl('circle', { cx: n.x, cy: n.y, r, fill: typeColour(n.type), stroke: n.id === selected ? 'var(--ink)' : n.expanded ? 'var(--bg)' : 'none', 'stroke-width': (n.id === selected ? 3 : 2) * scale }));
+    g.append(
+      svgEl('circle', {
+        cx: n.x,
+        cy: n.y,
+        r,
+        fill: typeColour(n.type),
+        stroke: n.id === selected ? 'var(--ink)' : n.expanded ? 'var(--bg)' : 'none',
+        'stroke-width': (n.id === selected ? 3 : 2) * scale,
+      }),
+    );
     const at = placed.get(n.id);
-    if (at) g.append(svgEl('text', { x: at.x + at.w / 2, y: at.y + at.h * 0.78, 'text-anchor': 'middle', 'font-size': 12 * scale, fill: 'var(--ink)', 'data-role': 'label', 'paint-order': 'stroke', stroke: 'var(--bg)', 'stroke-width': 3 * scale }, n.name));
+    if (at)
+      g.append(
+        svgEl(
+          'text',
+          {
+            x: at.x + at.w / 2,
+            y: at.y + at.h * 0.78,
+            'text-anchor': 'middle',
+            'font-size': 12 * scale,
+            fill: 'var(--ink)',
+            'data-role': 'label',
+            'paint-order': 'stroke',
+            stroke: 'var(--bg)',
+            'stroke-width': 3 * scale,
+          },
+          n.name,
+        ),
+      );
     g.append(svgEl('title', {}, `${n.name} (${n.type})${n.expanded ? '' : ': click to expand'}`));
     g.addEventListener('click', () => void expand(app, n.id));
     svg.append(g);
   }
   const chosen = selected ? nodes.get(selected) : undefined;
   show(
-    h('div', { class: 'bar' },
-      h('strong', {}, chosen ? chosen.name : ''), chosen ? h('span', { class: 'chip' }, chosen.type) : null,
+    h(
+      'div',
+      { class: 'bar' },
+      h('strong', {}, chosen ? chosen.name : ''),
+      chosen ? h('span', { class: 'chip' }, chosen.type) : null,
       h('span', { class: 'muted', 'data-role': 'count' }, `${nodes.size} entities, ${links.size} connections`),
-      status ? h('span', { class: 'muted' }, status) : null),
+      status ? h('span', { class: 'muted' }, status) : null,
+    ),
     card,
-    h('div', { class: 'bar', 'data-role': 'legend' }, ...ENTITY_TYPES.filter((t) => all.some((n) => n.type === t)).map((t) => h('span', { class: 'chip' }, h('span', { style: `color:${typeColour(t)}` }, '● '), t)), h('span', { class: 'muted' }, 'Line width: how often the link was mentioned. Click a dot to expand it.')),
+    h(
+      'div',
+      { class: 'bar', 'data-role': 'legend' },
+      ...ENTITY_TYPES.filter((t) => all.some((n) => n.type === t)).map((t) =>
+        h('span', { class: 'chip' }, h('span', { style: `color:${typeColour(t)}` }, '● '), t),
+      ),
+      h('span', { class: 'muted' }, 'Line width: how often the link was mentioned. Click a dot to expand it.'),
+    ),
     svg,
   );
 }

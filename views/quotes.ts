@@ -6,9 +6,26 @@
  */
 import { h, show, startView, when, type Json } from './common.js';
 
-interface Turn { speaker: string; text: string }
-interface Source { speaker: string; meetingId: string; meetingName: string; date: string; turnStart: number; turnEnd: number; said: string; before: Turn | null; after: Turn | null }
-interface Difference { op: 'same' | 'changed' | 'added' | 'missing'; quoted: string; said: string }
+interface Turn {
+  speaker: string;
+  text: string;
+}
+interface Source {
+  speaker: string;
+  meetingId: string;
+  meetingName: string;
+  date: string;
+  turnStart: number;
+  turnEnd: number;
+  said: string;
+  before: Turn | null;
+  after: Turn | null;
+}
+interface Difference {
+  op: 'same' | 'changed' | 'added' | 'missing';
+  quoted: string;
+  said: string;
+}
 interface Quotation {
   index: number;
   text: string;
@@ -36,9 +53,23 @@ function draftWithMarks(quotations: Quotation[]): HTMLElement {
   let at = 0;
   for (const q of [...quotations].sort((a, b) => a.start - b.start)) {
     // Not this draft's (a result shown with other input): no marks. A block quote's words keep their `>` in the draft.
-    if (q.start < at || q.end > draft.length || (q.kind !== 'block' && draft.slice(q.start, q.end) !== q.text)) continue;
+    if (q.start < at || q.end > draft.length || (q.kind !== 'block' && draft.slice(q.start, q.end) !== q.text))
+      continue;
     parts.push(draft.slice(at, q.start));
-    parts.push(h('mark', { class: `q-${q.verdict}`, 'data-role': 'quote-mark', 'data-index': q.index, 'data-verdict': q.verdict, title: LABEL[q.verdict], onclick: () => focusCard(q.index) }, draft.slice(q.start, q.end)));
+    parts.push(
+      h(
+        'mark',
+        {
+          class: `q-${q.verdict}`,
+          'data-role': 'quote-mark',
+          'data-index': q.index,
+          'data-verdict': q.verdict,
+          title: LABEL[q.verdict],
+          onclick: () => focusCard(q.index),
+        },
+        draft.slice(q.start, q.end),
+      ),
+    );
     at = q.end;
   }
   parts.push(draft.slice(at));
@@ -76,7 +107,13 @@ function differences(q: Quotation): HTMLElement {
     }
     const before = upTo(d.quoted);
     if (d.op === 'same') out.push(before, d.quoted);
-    else if (d.op === 'changed') out.push(before, h('del', { 'data-role': 'quoted-word', title: 'in the draft' }, d.quoted), ' ', h('ins', { 'data-role': 'said-word', title: 'as said' }, d.said));
+    else if (d.op === 'changed')
+      out.push(
+        before,
+        h('del', { 'data-role': 'quoted-word', title: 'in the draft' }, d.quoted),
+        ' ',
+        h('ins', { 'data-role': 'said-word', title: 'as said' }, d.said),
+      );
     else out.push(before, h('del', { 'data-role': 'added', title: 'in the draft only' }, d.quoted));
   }
   out.push(q.text.slice(at), '”');
@@ -85,25 +122,53 @@ function differences(q: Quotation): HTMLElement {
 
 function sourceBlock(s: Source): HTMLElement {
   const turns = s.turnStart === s.turnEnd ? `turn ${s.turnStart + 1}` : `turns ${s.turnStart + 1}–${s.turnEnd + 1}`;
-  const around = (t: Turn | null, role: string) => (t ? h('div', { class: 'muted context', 'data-role': role }, h('strong', {}, t.speaker), ': ', t.text) : null);
+  const around = (t: Turn | null, role: string) =>
+    t ? h('div', { class: 'muted context', 'data-role': role }, h('strong', {}, t.speaker), ': ', t.text) : null;
   return h(
     'div',
-    { class: 'source', 'data-role': 'source', 'data-meeting': s.meetingId, 'data-turns': `${s.turnStart}-${s.turnEnd}` },
+    {
+      class: 'source',
+      'data-role': 'source',
+      'data-meeting': s.meetingId,
+      'data-turns': `${s.turnStart}-${s.turnEnd}`,
+    },
     h('h3', {}, 'In the transcript'),
-    h('div', {}, h('strong', { 'data-role': 'source-speaker' }, s.speaker), h('span', { class: 'muted' }, ` · ${s.meetingName} · ${when(s.date, true)} · ${turns}`)),
+    h(
+      'div',
+      {},
+      h('strong', { 'data-role': 'source-speaker' }, s.speaker),
+      h('span', { class: 'muted' }, ` · ${s.meetingName} · ${when(s.date, true)} · ${turns}`),
+    ),
     around(s.before, 'before'),
     h('div', { class: 'said', 'data-role': 'said' }, `“${s.said}”`),
     around(s.after, 'after'),
   );
 }
 
-const check = (ok: boolean | null, what: string) => (ok === null ? null : h('span', { class: `chip ${ok ? 'ok' : 'bad'}`, 'data-role': `${what}-check` }, `${what} ${ok ? '✓' : '✗'}`));
+const check = (ok: boolean | null, what: string) =>
+  ok === null
+    ? null
+    : h('span', { class: `chip ${ok ? 'ok' : 'bad'}`, 'data-role': `${what}-check` }, `${what} ${ok ? '✓' : '✗'}`);
 
 function card(q: Quotation): HTMLElement {
   return h(
     'section',
-    { class: `card quotation q-${q.verdict}`, 'data-role': 'quotation', 'data-index': q.index, 'data-verdict': q.verdict },
-    h('div', { class: 'bar' }, h('span', { class: `chip verdict q-${q.verdict}`, 'data-role': 'verdict' }, LABEL[q.verdict]), q.misattributed ? h('span', { class: 'chip bad', 'data-role': 'misattributed' }, 'wrong speaker') : null, q.attribution ? h('span', { class: 'muted', 'data-role': 'attribution' }, q.attribution) : null, check(q.speakerMatches, 'speaker'), check(q.dateMatches, 'date'), check(q.meetingMatches, 'meeting')),
+    {
+      class: `card quotation q-${q.verdict}`,
+      'data-role': 'quotation',
+      'data-index': q.index,
+      'data-verdict': q.verdict,
+    },
+    h(
+      'div',
+      { class: 'bar' },
+      h('span', { class: `chip verdict q-${q.verdict}`, 'data-role': 'verdict' }, LABEL[q.verdict]),
+      q.misattributed ? h('span', { class: 'chip bad', 'data-role': 'misattributed' }, 'wrong speaker') : null,
+      q.attribution ? h('span', { class: 'muted', 'data-role': 'attribution' }, q.attribution) : null,
+      check(q.speakerMatches, 'speaker'),
+      check(q.dateMatches, 'date'),
+      check(q.meetingMatches, 'meeting'),
+    ),
     differences(q),
     ...q.sources.map(sourceBlock),
     q.fix ? h('p', { class: 'fix', 'data-role': 'fix' }, h('strong', {}, 'Fix: '), q.fix) : null,
@@ -112,7 +177,14 @@ function card(q: Quotation): HTMLElement {
 
 function draw(data: Json): void {
   const quotations = (Array.isArray(data.quotations) ? data.quotations : []) as Quotation[];
-  const s = (data.summary ?? {}) as { verbatim?: number; close?: number; notFound?: number; misattributed?: unknown[]; skippedShort?: number; unchecked?: number };
+  const s = (data.summary ?? {}) as {
+    verbatim?: number;
+    close?: number;
+    notFound?: number;
+    misattributed?: unknown[];
+    skippedShort?: number;
+    unchecked?: number;
+  };
   const n = (x: number | undefined) => x ?? 0;
   show(
     h(

@@ -8,9 +8,27 @@ import { VAULT_PALETTE } from '../src/render/chart/style.js';
 import { escapeRegExp, wordPattern } from './words.js';
 import { callTool, h, plain, type Json } from './common.js';
 
-export interface Chunk { index?: number; speakers: string[]; text: string; turnStart: number; turnEnd: number; startSeconds: number | null }
-export interface Turn { index: number; speaker: string; words: string; startSeconds: number | null }
-export interface TranscriptPage { meetingId: string; meetingName: string; chunks: Chunk[]; totalChunks: number; nextOffset: number | null }
+export interface Chunk {
+  index?: number;
+  speakers: string[];
+  text: string;
+  turnStart: number;
+  turnEnd: number;
+  startSeconds: number | null;
+}
+export interface Turn {
+  index: number;
+  speaker: string;
+  words: string;
+  startSeconds: number | null;
+}
+export interface TranscriptPage {
+  meetingId: string;
+  meetingName: string;
+  chunks: Chunk[];
+  totalChunks: number;
+  nextOffset: number | null;
+}
 
 /** The most chunks one get_transcript call returns: a demo meeting (about a dozen chunks) is one page. */
 export const PAGE = 50;
@@ -21,9 +39,16 @@ export function turnsOf(chunk: Chunk): Turn[] {
   for (const line of chunk.text.split('\n')) {
     const m = /^([^:\n]{1,120}):\s?(.*)$/.exec(line);
     const known = m && (chunk.speakers.length === 0 || chunk.speakers.includes(m[1]!.trim()));
-    if (m && known) turns.push({ index: chunk.turnStart + turns.length, speaker: m[1]!.trim(), words: m[2]!, startSeconds: turns.length === 0 ? chunk.startSeconds : null });
+    if (m && known)
+      turns.push({
+        index: chunk.turnStart + turns.length,
+        speaker: m[1]!.trim(),
+        words: m[2]!,
+        startSeconds: turns.length === 0 ? chunk.startSeconds : null,
+      });
     else if (turns.length) turns[turns.length - 1]!.words += `\n${line}`;
-    else if (line.trim()) turns.push({ index: chunk.turnStart, speaker: '', words: line, startSeconds: chunk.startSeconds });
+    else if (line.trim())
+      turns.push({ index: chunk.turnStart, speaker: '', words: line, startSeconds: chunk.startSeconds });
   }
   return turns;
 }
@@ -40,7 +65,8 @@ export function clock(seconds: number | null): string {
 const speakerColours = new Map<string, string>();
 /** One colour per speaker, the same all through the view. */
 export function speakerColour(speaker: string): string {
-  if (!speakerColours.has(speaker)) speakerColours.set(speaker, VAULT_PALETTE[speakerColours.size % VAULT_PALETTE.length]!);
+  if (!speakerColours.has(speaker))
+    speakerColours.set(speaker, VAULT_PALETTE[speakerColours.size % VAULT_PALETTE.length]!);
   return speakerColours.get(speaker)!;
 }
 
@@ -65,7 +91,10 @@ export function marked(text: string, words: string[], phrase?: string): (Node | 
 }
 
 /** Turns as a list: speaker in their colour, time where known, the words with marks; `focus` is outlined, `range` (a hit's turns) shaded. */
-export function turnList(turns: Turn[], options: { words?: string[]; phrase?: string; focus?: number; range?: [number, number] } = {}): HTMLElement {
+export function turnList(
+  turns: Turn[],
+  options: { words?: string[]; phrase?: string; focus?: number; range?: [number, number] } = {},
+): HTMLElement {
   const inRange = (i: number) => !!options.range && i >= options.range[0] && i <= options.range[1];
   return h(
     'ol',
@@ -73,9 +102,25 @@ export function turnList(turns: Turn[], options: { words?: string[]; phrase?: st
     ...turns.map((t) =>
       h(
         'li',
-        { 'data-role': 'turn', 'data-turn': t.index, class: t.index === options.focus ? 'focus' : inRange(t.index) ? 'in-hit' : undefined, style: `--speaker:${speakerColour(t.speaker)}` },
-        h('div', { class: 'who' }, h('strong', { 'data-role': 'speaker' }, t.speaker || '—'), t.startSeconds !== null ? h('span', { class: 'muted', 'data-role': 'time' }, ` ${clock(t.startSeconds)}`) : null),
-        h('div', { 'data-role': 'words' }, ...marked(t.words, options.words ?? [], t.index === options.focus ? options.phrase : undefined)),
+        {
+          'data-role': 'turn',
+          'data-turn': t.index,
+          class: t.index === options.focus ? 'focus' : inRange(t.index) ? 'in-hit' : undefined,
+          style: `--speaker:${speakerColour(t.speaker)}`,
+        },
+        h(
+          'div',
+          { class: 'who' },
+          h('strong', { 'data-role': 'speaker' }, t.speaker || '—'),
+          t.startSeconds !== null
+            ? h('span', { class: 'muted', 'data-role': 'time' }, ` ${clock(t.startSeconds)}`)
+            : null,
+        ),
+        h(
+          'div',
+          { 'data-role': 'words' },
+          ...marked(t.words, options.words ?? [], t.index === options.focus ? options.phrase : undefined),
+        ),
       ),
     ),
   );
@@ -93,9 +138,18 @@ export function pageOf(data: Json): TranscriptPage {
 }
 
 /** Turns `turnStart`..`turnEnd` of a meeting and `context` turns on each side, read through the host (get_transcript by turn). */
-export async function turnsAround(app: App, vaultArgs: Json, meetingId: string, turnStart: number, turnEnd: number, context: number): Promise<{ meetingName: string; turns: Turn[] }> {
+export async function turnsAround(
+  app: App,
+  vaultArgs: Json,
+  meetingId: string,
+  turnStart: number,
+  turnEnd: number,
+  context: number,
+): Promise<{ meetingName: string; turns: Turn[] }> {
   const data = await callTool(app, 'get_transcript', { ...vaultArgs, meetingId, turnStart, turnEnd, context });
-  const rows = Array.isArray(data.turns) ? (data.turns as { turnIndex: number; speaker: string; text: string; atSeconds: number | null }[]) : [];
+  const rows = Array.isArray(data.turns)
+    ? (data.turns as { turnIndex: number; speaker: string; text: string; atSeconds: number | null }[])
+    : [];
   return {
     meetingName: String(data.meetingName ?? ''),
     turns: rows.map((t) => ({ index: t.turnIndex, speaker: t.speaker, words: t.text, startSeconds: t.atSeconds })),

@@ -8,10 +8,24 @@
  */
 import type { App } from '@modelcontextprotocol/ext-apps';
 import { callTool, h, show, startView, when, type Json } from './common.js';
-import { turnsAround, pageOf, speakerColour, turnList, turnsOf, type Chunk, type TranscriptPage, type Turn } from './transcript-reader.js';
+import {
+  turnsAround,
+  pageOf,
+  speakerColour,
+  turnList,
+  turnsOf,
+  type Chunk,
+  type TranscriptPage,
+  type Turn,
+} from './transcript-reader.js';
 import { markWords } from './words.js';
 
-interface Hit extends Chunk { meetingId: string; meetingName: string; date: string; score: number }
+interface Hit extends Chunk {
+  meetingId: string;
+  meetingName: string;
+  date: string;
+  score: number;
+}
 
 let args: Json = {};
 const vaultArgs = (): Json => (args.vault ? { vault: args.vault } : {});
@@ -29,7 +43,19 @@ function drawSearch(app: App, data: Json): void {
   const meetings = new Map<string, Hit[]>();
   for (const hit of hits) meetings.set(hit.meetingId, [...(meetings.get(hit.meetingId) ?? []), hit]);
   show(
-    h('div', { class: 'bar' }, h('strong', {}, `${hits.length} ${hits.length === 1 ? 'excerpt' : 'excerpts'} in ${meetings.size} ${meetings.size === 1 ? 'meeting' : 'meetings'}`), query ? h('span', { class: 'muted' }, `for “${query}”`) : null, typeof data.mode === 'string' && data.mode !== 'hybrid' ? h('span', { class: 'chip', title: 'how the search matched' }, `by ${data.mode} only`) : null),
+    h(
+      'div',
+      { class: 'bar' },
+      h(
+        'strong',
+        {},
+        `${hits.length} ${hits.length === 1 ? 'excerpt' : 'excerpts'} in ${meetings.size} ${meetings.size === 1 ? 'meeting' : 'meetings'}`,
+      ),
+      query ? h('span', { class: 'muted' }, `for “${query}”`) : null,
+      typeof data.mode === 'string' && data.mode !== 'hybrid'
+        ? h('span', { class: 'chip', title: 'how the search matched' }, `by ${data.mode} only`)
+        : null,
+    ),
     hits.length ? null : h('p', { class: 'muted', 'data-role': 'empty' }, 'Nothing in the transcripts matches.'),
     ...[...meetings.values()].map((group) => {
       const first = group[0]!;
@@ -38,7 +64,13 @@ function drawSearch(app: App, data: Json): void {
         'section',
         { class: 'card meeting', 'data-role': 'meeting', 'data-id': first.meetingId },
         h('h2', { 'data-role': 'meeting-name' }, first.meetingName),
-        h('div', { class: 'muted' }, when(first.date, true), ' · ', ...speakers.flatMap((s, i) => [i ? ', ' : '', h('span', { style: `color:${speakerColour(s)}` }, s)])),
+        h(
+          'div',
+          { class: 'muted' },
+          when(first.date, true),
+          ' · ',
+          ...speakers.flatMap((s, i) => [i ? ', ' : '', h('span', { style: `color:${speakerColour(s)}` }, s)]),
+        ),
         ...[...group].sort((a, b) => a.turnStart - b.turnStart).map((hit) => hitBlock(app, hit, marks)),
       );
     }),
@@ -47,8 +79,18 @@ function drawSearch(app: App, data: Json): void {
 
 function hitBlock(app: App, hit: Hit, marks: string[]): HTMLElement {
   const body = h('div', { 'data-role': 'excerpt' }, turnList(turnsOf(hit), { words: marks }));
-  const more = h('button', { class: 'link', 'data-role': 'more-context', onclick: () => void widen(app, hit, marks, body, more) }, 'More context');
-  return h('div', { class: 'hit', 'data-role': 'hit', 'data-turns': `${hit.turnStart}-${hit.turnEnd}` }, h('div', { class: 'muted' }, `Turns ${hit.turnStart + 1}–${hit.turnEnd + 1}`), body, more);
+  const more = h(
+    'button',
+    { class: 'link', 'data-role': 'more-context', onclick: () => void widen(app, hit, marks, body, more) },
+    'More context',
+  );
+  return h(
+    'div',
+    { class: 'hit', 'data-role': 'hit', 'data-turns': `${hit.turnStart}-${hit.turnEnd}` },
+    h('div', { class: 'muted' }, `Turns ${hit.turnStart + 1}–${hit.turnEnd + 1}`),
+    body,
+    more,
+  );
 }
 
 /** The hit with the turns before and after it, read through the host (get_transcript by turn). */
@@ -57,7 +99,9 @@ async function widen(app: App, hit: Hit, marks: string[], body: HTMLElement, but
   (button as HTMLButtonElement).disabled = true;
   try {
     const { turns } = await turnsAround(app, vaultArgs(), hit.meetingId, hit.turnStart, hit.turnEnd, CONTEXT_TURNS);
-    body.replaceChildren(turnList(turns.length ? turns : turnsOf(hit), { words: marks, range: [hit.turnStart, hit.turnEnd] }));
+    body.replaceChildren(
+      turnList(turns.length ? turns : turnsOf(hit), { words: marks, range: [hit.turnStart, hit.turnEnd] }),
+    );
     button.remove();
   } catch (err) {
     button.replaceChildren('More context');
@@ -111,7 +155,11 @@ async function page(app: App, where: 'after' | 'before'): Promise<void> {
   drawReader(app);
   try {
     const limit = where === 'before' ? reader.firstOffset - offset : pageSize();
-    takePage(pageOf(await callTool(app, 'get_transcript', { ...vaultArgs(), meetingId: reader.meetingId, offset, limit })), offset, where);
+    takePage(
+      pageOf(await callTool(app, 'get_transcript', { ...vaultArgs(), meetingId: reader.meetingId, offset, limit })),
+      offset,
+      where,
+    );
     reader.error = '';
   } catch (err) {
     reader.error = (err as Error).message;
@@ -122,9 +170,17 @@ async function page(app: App, where: 'after' | 'before'): Promise<void> {
 
 function drawReader(app: App): void {
   const find = reader.find.trim().toLowerCase();
-  const found = find ? reader.turns.filter((t) => t.words.toLowerCase().includes(find) || t.speaker.toLowerCase().includes(find)) : [];
+  const found = find
+    ? reader.turns.filter((t) => t.words.toLowerCase().includes(find) || t.speaker.toLowerCase().includes(find))
+    : [];
   const speakers = [...new Set(reader.turns.map((t) => t.speaker).filter(Boolean))];
-  const box = h('input', { type: 'search', placeholder: 'Find in transcript', 'aria-label': 'find in transcript', 'data-role': 'find', value: reader.find }) as HTMLInputElement;
+  const box = h('input', {
+    type: 'search',
+    placeholder: 'Find in transcript',
+    'aria-label': 'find in transcript',
+    'data-role': 'find',
+    value: reader.find,
+  }) as HTMLInputElement;
   box.addEventListener('input', () => {
     reader.find = box.value;
     drawReader(app);
@@ -142,11 +198,46 @@ function drawReader(app: App): void {
   });
   const last = reader.firstOffset + reader.loadedChunks;
   show(
-    h('div', { class: 'bar' }, h('strong', { 'data-role': 'meeting-name' }, reader.meetingName || reader.meetingId), h('span', { class: 'muted', 'data-role': 'range' }, reader.totalChunks ? `part ${reader.firstOffset + 1}–${last} of ${reader.totalChunks}` : 'no transcript')),
-    h('div', { class: 'bar' }, box, find ? h('span', { class: 'muted', 'data-role': 'found' }, `${found.length} ${found.length === 1 ? 'turn' : 'turns'}`) : null, ...speakers.map((s) => h('span', { class: 'chip' }, h('span', { style: `color:${speakerColour(s)}` }, '● '), s))),
-    reader.firstOffset > 0 ? h('button', { 'data-role': 'earlier', disabled: reader.busy, onclick: () => void page(app, 'before') }, '↑ Earlier') : null,
-    reader.turns.length ? turnList(reader.turns, { words: find ? [find] : [] }) : h('p', { class: 'muted', 'data-role': 'empty' }, 'This meeting has no transcript.'),
-    reader.nextOffset !== null ? h('button', { 'data-role': 'later', disabled: reader.busy, onclick: () => void page(app, 'after') }, reader.busy ? 'Loading…' : '↓ Later') : null,
+    h(
+      'div',
+      { class: 'bar' },
+      h('strong', { 'data-role': 'meeting-name' }, reader.meetingName || reader.meetingId),
+      h(
+        'span',
+        { class: 'muted', 'data-role': 'range' },
+        reader.totalChunks ? `part ${reader.firstOffset + 1}–${last} of ${reader.totalChunks}` : 'no transcript',
+      ),
+    ),
+    h(
+      'div',
+      { class: 'bar' },
+      box,
+      find
+        ? h(
+            'span',
+            { class: 'muted', 'data-role': 'found' },
+            `${found.length} ${found.length === 1 ? 'turn' : 'turns'}`,
+          )
+        : null,
+      ...speakers.map((s) => h('span', { class: 'chip' }, h('span', { style: `color:${speakerColour(s)}` }, '● '), s)),
+    ),
+    reader.firstOffset > 0
+      ? h(
+          'button',
+          { 'data-role': 'earlier', disabled: reader.busy, onclick: () => void page(app, 'before') },
+          '↑ Earlier',
+        )
+      : null,
+    reader.turns.length
+      ? turnList(reader.turns, { words: find ? [find] : [] })
+      : h('p', { class: 'muted', 'data-role': 'empty' }, 'This meeting has no transcript.'),
+    reader.nextOffset !== null
+      ? h(
+          'button',
+          { 'data-role': 'later', disabled: reader.busy, onclick: () => void page(app, 'after') },
+          reader.busy ? 'Loading…' : '↓ Later',
+        )
+      : null,
     reader.error ? h('p', { class: 'error' }, reader.error) : null,
   );
 }

@@ -6,7 +6,14 @@ import { STOPWORDS } from '../src/search/stopwords.js';
 
 /** The words a query marks: its words of two letters or more, without the stop words the search also leaves out. */
 export function markWords(query: string): string[] {
-  return [...new Set(query.toLowerCase().split(/[^\p{L}\p{N}'-]+/u).filter((w) => w.length >= 2 && !STOPWORDS.has(w)))];
+  return [
+    ...new Set(
+      query
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}'-]+/u)
+        .filter((w) => w.length >= 2 && !STOPWORDS.has(w)),
+    ),
+  ];
 }
 
 export const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -20,5 +27,5 @@ export const wordPattern = (w: string) => {
 };
 
 /** Whether `text` has one of `words`, as `marked` would mark it. */
-export const hasWord = (text: string, words: string[]): boolean => words.length > 0 && new RegExp(words.map(wordPattern).join('|'), 'iu').test(text);
-
+export const hasWord = (text: string, words: string[]): boolean =>
+  words.length > 0 && new RegExp(words.map(wordPattern).join('|'), 'iu').test(text);

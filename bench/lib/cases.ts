@@ -23,18 +23,24 @@ const SAMPLE = 200;
 
 export async function readCases(rpc: StdioRpc, manifest: Manifest, vault: string): Promise<Case[]> {
   const v = manifest.vaults.find((x) => x.id === vault)!;
-  const page = (await rpc.call('list_findings', { vault, limit: SAMPLE, sort: 'recent', compact: true })) as { findings: { id: string; name: string }[] };
+  const page = (await rpc.call('list_findings', { vault, limit: SAMPLE, sort: 'recent', compact: true })) as {
+    findings: { id: string; name: string }[];
+  };
   const sample = page.findings;
   // A deep page: the cursor after half the vault (at most 5,000 rows), reached by paging like a client would.
   const deepAt = Math.min(5_000, Math.floor(v.entities / 2));
   let cursor: string | null = null;
   for (let seen = 0; seen < deepAt; seen += 200) {
-    const p = (await rpc.call('list_findings', { vault, limit: 200, ...(cursor ? { cursor } : {}) })) as { nextCursor: string | null };
+    const p = (await rpc.call('list_findings', { vault, limit: 200, ...(cursor ? { cursor } : {}) })) as {
+      nextCursor: string | null;
+    };
     cursor = p.nextCursor;
   }
   const rnd = prng(7);
   const words = vocabulary().words;
-  const queries = Array.from({ length: 100 }, () => Array.from({ length: 4 + rnd.int(3) }, () => rnd.pick(words)).join(' '));
+  const queries = Array.from({ length: 100 }, () =>
+    Array.from({ length: 4 + rnd.int(3) }, () => rnd.pick(words)).join(' '),
+  );
   const names = sample.map((e, i) => {
     const w = e.name.split(' ');
     if (i % 3 === 0) return e.name; // exact
@@ -52,7 +58,11 @@ export async function readCases(rpc: StdioRpc, manifest: Manifest, vault: string
     { id: 'expand_graph', tool: 'expand_graph', args: (i) => ({ vault, entityId: entity(i), depth: 2 }) },
     { id: 'changes_since', tool: 'changes_since', args: () => ({ vault, since }) },
     { id: 'search_knowledge', tool: 'search_knowledge', args: (i) => ({ vault, query: names[i % names.length] }) },
-    { id: 'search_transcripts', tool: 'search_transcripts', args: (i) => ({ vault, query: queries[i % queries.length] }) },
+    {
+      id: 'search_transcripts',
+      tool: 'search_transcripts',
+      args: (i) => ({ vault, query: queries[i % queries.length] }),
+    },
   ];
 }
 

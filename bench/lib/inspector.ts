@@ -29,10 +29,16 @@ export class Inspector {
         if (m) child.stderr!.off('data', onData), resolve(m[1]!);
       };
       child.stderr!.on('data', onData);
-      child.once('exit', (code) => reject(new Error(`exited ${code} before its inspector listened: ${err.slice(-1000)}`)));
+      child.once('exit', (code) =>
+        reject(new Error(`exited ${code} before its inspector listened: ${err.slice(-1000)}`)),
+      );
     });
     const ws = new WebSocket(url);
-    await new Promise((resolve, reject) => (ws.addEventListener('open', resolve, { once: true }), ws.addEventListener('error', reject, { once: true })));
+    await new Promise(
+      (resolve, reject) => (
+        ws.addEventListener('open', resolve, { once: true }), ws.addEventListener('error', reject, { once: true })
+      ),
+    );
     return new Inspector(ws);
   }
 

@@ -27,7 +27,12 @@ export async function timeCalls(calls: number, warmup: number, f: (i: number) =>
  * `warmup` untimed pairs: both see the same state of the server, the machine and the JIT, so their ratio is
  * not skewed by what ran before. Milliseconds, [f's, g's].
  */
-export async function timeInterleaved(calls: number, warmup: number, f: (i: number) => Promise<unknown>, g: (i: number) => Promise<unknown>): Promise<[number[], number[]]> {
+export async function timeInterleaved(
+  calls: number,
+  warmup: number,
+  f: (i: number) => Promise<unknown>,
+  g: (i: number) => Promise<unknown>,
+): Promise<[number[], number[]]> {
   for (let i = 0; i < warmup; i++) {
     await f(i);
     await g(i);

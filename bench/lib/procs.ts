@@ -11,7 +11,10 @@ export const BIN = process.env.VAULT_TOOLS_BENCH_BIN ?? join(ROOT, 'bin', 'vault
 export const TSX = ['--import', 'tsx'];
 
 /** Starts a server that prints `http://127.0.0.1:PORT` on stderr; resolves with its URL. */
-export async function startHttp(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+export async function startHttp(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env });
   const url = await new Promise<string>((resolve, reject) => {
     let err = '';
@@ -64,10 +67,17 @@ export async function waitIdle(pid: number, quietMs = 1500, maxMs = 120_000): Pr
 }
 
 /** Runs `node args` to completion: wall time, peak RSS (GNU time when present, else sampled VmHWM) and output. */
-export async function runMeasured(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ seconds: number; peakMb: number; stdout: string; stderr: string; status: number | null }> {
+export async function runMeasured(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ seconds: number; peakMb: number; stdout: string; stderr: string; status: number | null }> {
   if (existsSync('/usr/bin/time')) {
     const t0 = performance.now();
-    const r = spawnSync('/usr/bin/time', ['-f', 'maxrss_kb=%M', process.execPath, ...args], { encoding: 'utf8', env, maxBuffer: 64 << 20 });
+    const r = spawnSync('/usr/bin/time', ['-f', 'maxrss_kb=%M', process.execPath, ...args], {
+      encoding: 'utf8',
+      env,
+      maxBuffer: 64 << 20,
+    });
     const seconds = (performance.now() - t0) / 1000;
     const kb = /maxrss_kb=(\d+)\s*$/.exec(r.stderr)?.[1];
     return { seconds, peakMb: Number(kb) / 1024, stdout: r.stdout, stderr: r.stderr, status: r.status };

@@ -32,7 +32,14 @@ export function row(r: Omit<Row, 'ratio' | 'met'> & { maxRatio?: number; minRati
   return { ...rest, ...(ratio !== undefined ? { ratio } : {}), ...(met !== undefined ? { met } : {}) };
 }
 
-export const unavailable = (metric: string, unit: string, size: string, note: string, target?: string): Row => ({ metric, value: null, unit, size, note, ...(target ? { target } : {}) });
+export const unavailable = (metric: string, unit: string, size: string, note: string, target?: string): Row => ({
+  metric,
+  value: null,
+  unit,
+  size,
+  note,
+  ...(target ? { target } : {}),
+});
 
 const fmt = (v: number | null | undefined) =>
   v == null ? '—' : Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2);

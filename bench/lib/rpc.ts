@@ -54,7 +54,11 @@ export class StdioRpc {
 
   /** A tool call; a tool error (isError) fails, so a bench never times error paths by mistake. */
   async call(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const r = (await this.request('tools/call', { name, arguments: args })) as { isError?: boolean; content: { text: string }[]; structuredContent?: Record<string, unknown> };
+    const r = (await this.request('tools/call', { name, arguments: args })) as {
+      isError?: boolean;
+      content: { text: string }[];
+      structuredContent?: Record<string, unknown>;
+    };
     if (r.isError) throw new Error(`${name} failed: ${r.content[0]?.text}`);
     return r.structuredContent ?? {};
   }

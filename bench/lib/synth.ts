@@ -33,10 +33,15 @@ function jsonFiles(dir: string): string[] {
 /** Words of 3+ letters, each repeated by its frequency (capped at 50) so common words stay common. */
 export function vocabulary(): { words: string[]; source: string } {
   const useQmsum = existsSync(QMSUM);
-  const files = useQmsum ? jsonFiles(QMSUM) : [join(ROOT, 'fixtures', 'northwind'), join(ROOT, 'fixtures', 'meridian')].flatMap(jsonFiles);
+  const files = useQmsum
+    ? jsonFiles(QMSUM)
+    : [join(ROOT, 'fixtures', 'northwind'), join(ROOT, 'fixtures', 'meridian')].flatMap(jsonFiles);
   const counts = new Map<string, number>();
   for (const f of files) {
-    for (const w of readFileSync(f, 'utf8').toLowerCase().match(/\b[a-z]{3,}\b/g) ?? []) counts.set(w, (counts.get(w) ?? 0) + 1);
+    for (const w of readFileSync(f, 'utf8')
+      .toLowerCase()
+      .match(/\b[a-z]{3,}\b/g) ?? [])
+      counts.set(w, (counts.get(w) ?? 0) + 1);
   }
   const words = [...counts].flatMap(([w, n]) => Array<string>(Math.min(n, 50)).fill(w));
   return { words, source: useQmsum ? 'QMSum validation transcripts' : 'fixture vault text' };

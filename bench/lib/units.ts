@@ -19,4 +19,3 @@ export function chunkUnits(text: string, chars: number): string[] {
   if (cur) out.push(cur);
   return out;
 }
-

@@ -15,14 +15,17 @@ export interface VaultTerm {
  * per word ('' for a word that is all stop characters).
  */
 export function stemmer(db: Db): (words: string[]) => string[] {
-  db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.bench_stems USING fts5(w, tokenize='porter unicode61 remove_diacritics 2')`);
+  db.exec(
+    `CREATE VIRTUAL TABLE IF NOT EXISTS temp.bench_stems USING fts5(w, tokenize='porter unicode61 remove_diacritics 2')`,
+  );
   db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.bench_stems_v USING fts5vocab(temp, bench_stems, instance)`);
   return (words) => {
     db.exec('DELETE FROM temp.bench_stems');
     const ins = db.prepare('INSERT INTO temp.bench_stems(rowid, w) VALUES (?, ?)');
     db.transaction(() => words.forEach((w, i) => ins.run(i + 1, w)))();
     const out: string[] = new Array(words.length).fill('');
-    for (const r of db.prepare('SELECT doc, term FROM temp.bench_stems_v').all() as { doc: number; term: string }[]) out[r.doc - 1] = r.term;
+    for (const r of db.prepare('SELECT doc, term FROM temp.bench_stems_v').all() as { doc: number; term: string }[])
+      out[r.doc - 1] = r.term;
     return out;
   };
 }
@@ -36,7 +39,9 @@ export function vaultVocabulary(db: Db, vaultId: string, minDf: number): VaultTe
   const texts = db.prepare('SELECT text FROM transcript_chunks WHERE vault_id = ?').pluck().all(vaultId) as string[];
   const df = new Map<string, number>();
   for (const t of texts) for (const w of new Set(tokens(t))) df.set(w, (df.get(w) ?? 0) + 1);
-  const words = [...df.keys()].filter((w) => w.length >= 3 && !/\d/.test(w) && queryWords(w, { keepFrame: true }).length > 0);
+  const words = [...df.keys()].filter(
+    (w) => w.length >= 3 && !/\d/.test(w) && queryWords(w, { keepFrame: true }).length > 0,
+  );
   const stems = stemmer(db)(words);
   const t = ensureWordIndex(db, vaultId);
   db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${t}_rows USING fts5vocab(main, ${t}, row)`);

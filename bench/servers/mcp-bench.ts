@@ -45,6 +45,8 @@ const fixedPage = defineTool({
   run: () => page,
 });
 
-await serveStdio(new Service(db, { dataDir, embedder, tools: [...selectTools({}), noop, fixedPage] }), () => authenticate(db, key));
+await serveStdio(new Service(db, { dataDir, embedder, tools: [...selectTools({}), noop, fixedPage] }), () =>
+  authenticate(db, key),
+);
 await embedder.close();
 db.close();

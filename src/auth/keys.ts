@@ -9,12 +9,19 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cachedRead, type Db } from '../store/db.js';
-import { getKeyRow, insertKey, keyRowByHash, keyVaultIds, listKeyRows, revokeKeyRow, type KeyRow } from '../store/keys.js';
+import {
+  getKeyRow,
+  insertKey,
+  keyRowByHash,
+  keyVaultIds,
+  listKeyRows,
+  revokeKeyRow,
+  type KeyRow,
+} from '../store/keys.js';
 import { vaultIdsAndNames } from '../store/vaults.js';
 import { ServiceError } from '../core/errors.js';
 import type { Principal, Role } from '../core/principal.js';
 import { isoUtc } from '../time.js';
-
 
 export interface KeyInfo {
   id: string;
@@ -43,7 +50,8 @@ function randomKey(): string {
 
 // One-shot crypto.hash (Node ≥ 20.12) costs about half of a Hash object; every request hashes its key.
 const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
-export const hashKey = (key: string): string => (oneShot ? oneShot('sha256', key, 'hex') : createHash('sha256').update(key).digest('hex'));
+export const hashKey = (key: string): string =>
+  oneShot ? oneShot('sha256', key, 'hex') : createHash('sha256').update(key).digest('hex');
 
 export function createKey(
   db: Db,
@@ -53,7 +61,16 @@ export function createKey(
   const key = randomKey();
   const id = `key_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
   const createdAt = isoUtc(now);
-  insertKey(db, { id, name: opts.name, keyHash: hashKey(key), prefix: key.slice(0, 10), role: opts.role, vaults: opts.vaults, createdAt, expiresAt: opts.expiresAt ?? null });
+  insertKey(db, {
+    id,
+    name: opts.name,
+    keyHash: hashKey(key),
+    prefix: key.slice(0, 10),
+    role: opts.role,
+    vaults: opts.vaults,
+    createdAt,
+    expiresAt: opts.expiresAt ?? null,
+  });
   return { key, info: getKey(db, id)! };
 }
 
@@ -71,9 +88,16 @@ export function resolveVaultGrants(db: Db, given: string[]): { ids: string[]; un
     const folded = wanted.toLowerCase();
     const matches = vaults.some((v) => v.id === wanted)
       ? [wanted]
-      : [...new Set(vaults.filter((v) => v.name.toLowerCase() === folded || v.id.toLowerCase() === folded).map((v) => v.id))];
+      : [
+          ...new Set(
+            vaults.filter((v) => v.name.toLowerCase() === folded || v.id.toLowerCase() === folded).map((v) => v.id),
+          ),
+        ];
     if (matches.length > 1) {
-      throw new ServiceError('invalid_arguments', `vault "${wanted}" matches ${matches.length} vaults (names and ids ignoring case): ${matches.join(', ')}; grant one by its id`);
+      throw new ServiceError(
+        'invalid_arguments',
+        `vault "${wanted}" matches ${matches.length} vaults (names and ids ignoring case): ${matches.join(', ')}; grant one by its id`,
+      );
     }
     if (!matches.length) unknown.push(wanted);
     ids.add(matches[0] ?? wanted);
@@ -139,10 +163,17 @@ function principalOfRow(db: Db, row: KeyRow): Principal {
 /** The principal behind a key string, or 401. The message never echoes the key. */
 export function authenticate(db: Db, key: string | undefined, now = new Date()): Principal {
   if (!key) {
-    throw new ServiceError('unauthorized', 'No key given. Pass a key (--key, VAULT_TOOLS_KEY, or `Authorization: Bearer <key>`); `vault-tools keys create` makes one.');
+    throw new ServiceError(
+      'unauthorized',
+      'No key given. Pass a key (--key, VAULT_TOOLS_KEY, or `Authorization: Bearer <key>`); `vault-tools keys create` makes one.',
+    );
   }
   const record = keyRecord(db, hashKey(key.trim()));
-  if (!record) throw new ServiceError('unauthorized', 'The key is not valid for this store. `vault-tools keys list` shows the keys it knows.');
+  if (!record)
+    throw new ServiceError(
+      'unauthorized',
+      'The key is not valid for this store. `vault-tools keys list` shows the keys it knows.',
+    );
   return activePrincipal(record.row, record.principal, now);
 }
 
@@ -157,7 +188,8 @@ export function principalOfKeyId(db: Db, keyId: string, now = new Date()): Princ
 }
 
 function activePrincipal(row: KeyRow, principal: Principal, now: Date): Principal {
-  if (row.revoked_at) throw new ServiceError('unauthorized', `The key ${row.key_prefix}… was revoked at ${row.revoked_at}.`);
+  if (row.revoked_at)
+    throw new ServiceError('unauthorized', `The key ${row.key_prefix}… was revoked at ${row.revoked_at}.`);
   if (row.expires_at && Date.parse(row.expires_at) <= now.getTime()) {
     throw new ServiceError('unauthorized', `The key ${row.key_prefix}… expired at ${row.expires_at}.`);
   }

@@ -122,7 +122,8 @@ export interface Tool {
  * Writes recorded in the outbox take an Idempotency-Key (REST, OpenAPI): that entry is the record a repeat is
  * answered from. Reads do not, nor writes with no entry (export_deck, export_report): a repeat writes its file again.
  */
-export const takesIdempotencyKey = (tool: Pick<Tool, 'annotations' | 'sync'>): boolean => !tool.annotations.readOnlyHint && !tool.sync.localOnly && !tool.sync.staysLocal;
+export const takesIdempotencyKey = (tool: Pick<Tool, 'annotations' | 'sync'>): boolean =>
+  !tool.annotations.readOnlyHint && !tool.sync.localOnly && !tool.sync.staysLocal;
 
 export const READ_ONLY: Annotations = {
   readOnlyHint: true,
@@ -134,7 +135,9 @@ export const READ_ONLY: Annotations = {
 export const vaultField = z
   .string()
   .min(1)
-  .describe('Exact vault id or exact vault name from list_vaults. Required when the key reaches more than one vault; never guess it.');
+  .describe(
+    'Exact vault id or exact vault name from list_vaults. Required when the key reaches more than one vault; never guess it.',
+  );
 
 export function defineTool<Shape extends z.ZodRawShape, Out extends z.ZodObject>(def: {
   name: string;
@@ -173,6 +176,9 @@ export function defineTool<Shape extends z.ZodRawShape, Out extends z.ZodObject>
  * portable subset every client accepts (see portable-schema.ts).
  */
 export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   return portableSchema(rest) as Record<string, unknown>;
 }

@@ -44,19 +44,25 @@ const FORMATS: Record<string, string> = {
   uri: 'a URL',
 };
 
-const list = (parts: string[]) => (parts.length <= 2 ? parts.join(' or ') : `${parts.slice(0, -1).join(', ')} or ${parts[parts.length - 1]}`);
+const list = (parts: string[]) =>
+  parts.length <= 2 ? parts.join(' or ') : `${parts.slice(0, -1).join(', ')} or ${parts[parts.length - 1]}`;
 
 /** What a JSON Schema accepts, as a phrase that follows "expected": `1 or 2`, `a non-empty string or a positive integer`. */
 export function expectedOf(schema: Schema): string {
   if ('const' in schema) return JSON.stringify(schema.const);
   // The published schema writes a union of single values as one enum (portable-schema.ts): "1 or 2".
-  if (Array.isArray(schema.enum)) return schema.enum.length <= 2 ? list(schema.enum.map((v) => JSON.stringify(v))) : `one of ${schema.enum.map((v) => JSON.stringify(v)).join(', ')}`;
+  if (Array.isArray(schema.enum))
+    return schema.enum.length <= 2
+      ? list(schema.enum.map((v) => JSON.stringify(v)))
+      : `one of ${schema.enum.map((v) => JSON.stringify(v)).join(', ')}`;
   const options = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
   if (options) return list([...new Set(options.map(expectedOf))]);
   if (Array.isArray(schema.type)) return list(schema.type.map((type) => expectedOf({ ...schema, type })));
   switch (schema.type) {
     case 'string':
-      return FORMATS[schema.format as string] ?? ((schema.minLength as number) >= 1 ? 'a non-empty string' : 'a string');
+      return (
+        FORMATS[schema.format as string] ?? ((schema.minLength as number) >= 1 ? 'a non-empty string' : 'a string')
+      );
     case 'integer':
     case 'number':
       return numberOf(schema);

@@ -13,7 +13,14 @@ export type LaterMeetings = z.infer<typeof laterMeetingsNotExtracted>;
 /** The meetings held after `since` (all when null) that are not extracted, as laterMeetingsNotExtracted lists them; undefined when none. */
 export function meetingsNotExtractedAfter(db: Db, vaultId: string, since: string | null): LaterMeetings {
   const rows = unextractedMeetingsAfter(db, vaultId, since);
-  return rows.length ? rows.map((m) => ({ meetingId: m.id, meetingName: m.name, date: m.started_at, extractionStatus: m.extraction_status as 'pending' })) : undefined;
+  return rows.length
+    ? rows.map((m) => ({
+        meetingId: m.id,
+        meetingName: m.name,
+        date: m.started_at,
+        extractionStatus: m.extraction_status as 'pending',
+      }))
+    : undefined;
 }
 
 interface ConflictLike {
@@ -26,10 +33,18 @@ interface ConflictLike {
  * Each conflict with the meetings not yet extracted that were held after its latest claim (after its resolution,
  * when it is resolved or dismissed: that decision may already account for them).
  */
-export function withLaterMeetings<C extends ConflictLike>(db: Db, vaultId: string, conflicts: C[]): (C & { laterMeetingsNotExtracted?: LaterMeetings })[] {
+export function withLaterMeetings<C extends ConflictLike>(
+  db: Db,
+  vaultId: string,
+  conflicts: C[],
+): (C & { laterMeetingsNotExtracted?: LaterMeetings })[] {
   return conflicts.map((c) => {
     const moments = [...c.claims.map((cl) => cl.spokenAt ?? ''), ...(c.status === 'open' ? [] : [c.updatedAt])];
-    const later = meetingsNotExtractedAfter(db, vaultId, moments.reduce((a, b) => (b > a ? b : a), ''));
+    const later = meetingsNotExtractedAfter(
+      db,
+      vaultId,
+      moments.reduce((a, b) => (b > a ? b : a), ''),
+    );
     return later ? { ...c, laterMeetingsNotExtracted: later } : c;
   });
 }

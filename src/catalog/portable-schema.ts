@@ -22,7 +22,8 @@ export function portableSchema(schema: unknown): unknown {
   if (!schema || typeof schema !== 'object') return schema;
   let s: Schema = {};
   for (const [key, value] of Object.entries(schema as Schema)) {
-    s[key] = key === 'enum' || key === 'const' || key === 'default' || key === 'examples' ? value : portableSchema(value);
+    s[key] =
+      key === 'enum' || key === 'const' || key === 'default' || key === 'examples' ? value : portableSchema(value);
   }
   if (isStringKeys(s.propertyNames)) delete s.propertyNames;
   if (typeof s.pattern === 'string' && FORMATS_THAT_SAY_IT.has(s.format as string)) delete s.pattern;
@@ -57,7 +58,8 @@ function splitTypes(s: Schema): Schema {
   for (const [k, v] of Object.entries(rest)) (SHARED.has(k) ? shared : specific)[k] = v;
   const branches = types.map((t) => {
     const branch: Schema = { type: t };
-    for (const [k, v] of Object.entries(specific)) if (appliesTo(k, t)) branch[k] = k === 'enum' ? (v as unknown[]).filter((e) => typeOk(e, t)) : v;
+    for (const [k, v] of Object.entries(specific))
+      if (appliesTo(k, t)) branch[k] = k === 'enum' ? (v as unknown[]).filter((e) => typeOk(e, t)) : v;
     return branch;
   });
   return { ...shared, anyOf: branches };
@@ -67,9 +69,11 @@ function splitTypes(s: Schema): Schema {
 function appliesTo(keyword: string, type: string): boolean {
   if (keyword === 'enum') return true;
   if (['minLength', 'maxLength', 'pattern', 'format'].includes(keyword)) return type === 'string';
-  if (['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'].includes(keyword)) return type === 'number' || type === 'integer';
+  if (['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'].includes(keyword))
+    return type === 'number' || type === 'integer';
   if (['items', 'minItems', 'maxItems', 'uniqueItems', 'prefixItems'].includes(keyword)) return type === 'array';
-  if (['properties', 'required', 'additionalProperties', 'minProperties', 'maxProperties'].includes(keyword)) return type === 'object';
+  if (['properties', 'required', 'additionalProperties', 'minProperties', 'maxProperties'].includes(keyword))
+    return type === 'object';
   return type !== 'null';
 }
 
@@ -80,7 +84,10 @@ function typeOk(value: unknown, type: string): boolean {
 
 function mergeEnumBranches(s: Schema): Schema {
   const branches = s.anyOf as Schema[];
-  const simple = branches.every((b) => Array.isArray(b.enum) && typeof b.type === 'string' && Object.keys(b).every((k) => k === 'enum' || k === 'type'));
+  const simple = branches.every(
+    (b) =>
+      Array.isArray(b.enum) && typeof b.type === 'string' && Object.keys(b).every((k) => k === 'enum' || k === 'type'),
+  );
   const types = new Set(branches.map((b) => b.type));
   if (!simple || types.size !== 1) return s;
   const { anyOf: _merged, ...rest } = s;

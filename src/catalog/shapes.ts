@@ -2,8 +2,15 @@
 import { z } from 'zod';
 import { isoUtc } from '../time.js';
 import {
-  BRIEF_KINDS, CONFLICT_STATUSES, ENTITY_SOURCES, ENTITY_TYPES, EXTRACTION_STATUSES, PLAN_STEP_STATUSES,
-  TASK_ESTIMATES, TASK_PRIORITIES, TASK_STATUSES,
+  BRIEF_KINDS,
+  CONFLICT_STATUSES,
+  ENTITY_SOURCES,
+  ENTITY_TYPES,
+  EXTRACTION_STATUSES,
+  PLAN_STEP_STATUSES,
+  TASK_ESTIMATES,
+  TASK_PRIORITIES,
+  TASK_STATUSES,
 } from '../core/vocabulary.js';
 
 export const entityType = z.enum(ENTITY_TYPES);
@@ -21,12 +28,18 @@ export const isoDatetime = z.string().describe('ISO 8601 datetime, UTC');
 export const isoDate = z.string().describe('ISO 8601 date (YYYY-MM-DD)');
 
 /** An ISO 8601 datetime argument; an offset is required so the moment is unambiguous. */
-export const isoDatetimeArg = z.iso.datetime({ offset: true, message: 'expected an ISO 8601 datetime with a UTC offset, e.g. 2026-11-01T00:00:00Z' });
+export const isoDatetimeArg = z.iso.datetime({
+  offset: true,
+  message: 'expected an ISO 8601 datetime with a UTC offset, e.g. 2026-11-01T00:00:00Z',
+});
 
 /** A date bound of a filter: a day (its start, UTC) or a datetime with an offset. */
-export const dateBound = z.union([z.iso.datetime({ offset: true }), z.iso.date()]).describe('ISO 8601 date (2026-11-01) or datetime with offset (2026-11-01T09:00:00Z)');
+export const dateBound = z
+  .union([z.iso.datetime({ offset: true }), z.iso.date()])
+  .describe('ISO 8601 date (2026-11-01) or datetime with offset (2026-11-01T09:00:00Z)');
 /** A dateBound as the UTC datetime the store compares with. */
-export const asDatetime = (v: string | undefined) => (v === undefined ? undefined : v.length === 10 ? `${v}T00:00:00Z` : isoUtc(Date.parse(v)));
+export const asDatetime = (v: string | undefined) =>
+  v === undefined ? undefined : v.length === 10 ? `${v}T00:00:00Z` : isoUtc(Date.parse(v));
 
 export const limitArg = (min: number, max: number, byDefault: number) =>
   z.number().int().min(min).max(max).default(byDefault).describe(`${min} to ${max}, default ${byDefault}`);
@@ -44,7 +57,9 @@ export const finding = z.object({
   lastMentionedAt: isoDatetime.nullable(),
 });
 
-export const compactFinding = finding.pick({ id: true, name: true, type: true, mentionCount: true, lastMentionedAt: true }).strict();
+export const compactFinding = finding
+  .pick({ id: true, name: true, type: true, mentionCount: true, lastMentionedAt: true })
+  .strict();
 
 export const edge = z.object({
   entityId: z.string(),
@@ -61,8 +76,19 @@ export const claim = z.object({
   meetingId: z.string().nullable(),
   meetingName: z.string().nullable(),
   spokenAt: isoDatetime.nullable(),
-  turnIndex: z.number().int().nullable().optional().describe('the turn of its meeting (get_transcript turnStart reads around it)'),
-  context: z.string().nullable().optional().describe('the whole sentences of the turn the quote was clipped from: read the claim with its qualifiers; null when the turn is unknown'),
+  turnIndex: z
+    .number()
+    .int()
+    .nullable()
+    .optional()
+    .describe('the turn of its meeting (get_transcript turnStart reads around it)'),
+  context: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      'the whole sentences of the turn the quote was clipped from: read the claim with its qualifiers; null when the turn is unknown',
+    ),
 });
 
 /** Meetings not extracted yet that are newer than a record's evidence (src/catalog/knowledge-lag.ts). */
@@ -97,7 +123,14 @@ export const meetingSummary = z.object({
 });
 
 /** A verbatim quote about an entity: who said it, in which meeting, when (get_entity with evidence). */
-export const evidenceQuote = z.object({ quote: z.string(), speaker: z.string(), meetingId: z.string(), meetingName: z.string(), spokenAt: isoDatetime, turnIndex: z.number().int().nullable() });
+export const evidenceQuote = z.object({
+  quote: z.string(),
+  speaker: z.string(),
+  meetingId: z.string(),
+  meetingName: z.string(),
+  spokenAt: isoDatetime,
+  turnIndex: z.number().int().nullable(),
+});
 
 export const vaultRef = z.object({ id: z.string(), name: z.string() });
 
@@ -123,12 +156,17 @@ export const task = z.object({
     .array(
       z.object({
         kind: z.enum(['task', 'person', 'event']),
-        ref: z.string().nullable().describe('the blocking task\'s identifier (`NWL-16`) or the event\'s id; null for a person'),
-        name: z.string().describe('the blocking task\'s title, the person\'s name or the event\'s title'),
-        status: taskStatus.nullable().describe('the blocking task\'s status'),
+        ref: z
+          .string()
+          .nullable()
+          .describe("the blocking task's identifier (`NWL-16`) or the event's id; null for a person"),
+        name: z.string().describe("the blocking task's title, the person's name or the event's title"),
+        status: taskStatus.nullable().describe("the blocking task's status"),
         note: z.string().nullable().describe('what is awaited'),
         dueDate: isoDate.nullable().describe('when it is expected to clear'),
-        afterDueDate: z.boolean().describe('it is expected to clear after this task\'s own due date: that due date cannot hold'),
+        afterDueDate: z
+          .boolean()
+          .describe("it is expected to clear after this task's own due date: that due date cannot hold"),
       }),
     )
     .optional()

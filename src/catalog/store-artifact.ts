@@ -62,7 +62,9 @@ export async function storeArtifact<A>(
   tool: string,
   answer: (stored: StoredArtifact & { outboxSeq: number }) => A,
 ): Promise<A> {
-  return writeAndRecord(ctx, meta, write, tool, (insert, stored) => ctx.commit(insert, (_, outboxSeq) => answer({ ...stored, outboxSeq })));
+  return writeAndRecord(ctx, meta, write, tool, (insert, stored) =>
+    ctx.commit(insert, (_, outboxSeq) => answer({ ...stored, outboxSeq })),
+  );
 }
 
 /**
@@ -70,7 +72,12 @@ export async function storeArtifact<A>(
  * whose file is for the person here (export_report, sync.staysLocal). The record is written in a transaction of its
  * own, with no outbox entry; a pull keeps it (artifactsMadeHereOnly).
  */
-export async function storeLocalArtifact(ctx: ToolContext, meta: ArtifactMeta, write: (absolutePath: string) => Promise<unknown>, tool = 'the call'): Promise<StoredArtifact> {
+export async function storeLocalArtifact(
+  ctx: ToolContext,
+  meta: ArtifactMeta,
+  write: (absolutePath: string) => Promise<unknown>,
+  tool = 'the call',
+): Promise<StoredArtifact> {
   return writeAndRecord(ctx, meta, write, tool, (insert, stored) => {
     writeTransaction(ctx.db, insert);
     return stored;
@@ -87,7 +94,13 @@ async function writeAndRecord<R>(
 ): Promise<R> {
   const vault = ctx.vault;
   const artifactId = `art_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
-  const { absolute, relative: storedPath } = vaultFilePath(ctx.dataDir, 'artifacts', vault.id, artifactId, meta.fileName);
+  const { absolute, relative: storedPath } = vaultFilePath(
+    ctx.dataDir,
+    'artifacts',
+    vault.id,
+    artifactId,
+    meta.fileName,
+  );
   makePrivateDir(dirname(absolute));
   try {
     await write(absolute);
@@ -99,12 +112,37 @@ async function writeAndRecord<R>(
     const sizeBytes = statSync(absolute).size;
     const createdAt = isoUtc(ctx.now);
     const { image, ...described } = meta;
-    const stored = { artifactId, ...described, sizeBytes, createdAt, url: ctx.links.artifact(vault.id, artifactId, absolute) };
+    const stored = {
+      artifactId,
+      ...described,
+      sizeBytes,
+      createdAt,
+      url: ctx.links.artifact(vault.id, artifactId, absolute),
+    };
     const answer = record(() => {
-      insertArtifact(ctx.db, { vaultId: vault.id, id: artifactId, kind: meta.kind, title: meta.title, fileName: meta.fileName, mimeType: meta.mimeType, sizeBytes, path: storedPath, createdBy: ctx.principal.name, createdAt });
+      insertArtifact(ctx.db, {
+        vaultId: vault.id,
+        id: artifactId,
+        kind: meta.kind,
+        title: meta.title,
+        fileName: meta.fileName,
+        mimeType: meta.mimeType,
+        sizeBytes,
+        path: storedPath,
+        createdBy: ctx.principal.name,
+        createdAt,
+      });
       return { artifactId, kind: meta.kind, title: meta.title, fileName: meta.fileName, sizeBytes };
     }, stored);
-    ctx.declareArtifact({ vaultId: vault.id, artifactId, fileName: meta.fileName, title: meta.title, mimeType: meta.mimeType, sizeBytes, image });
+    ctx.declareArtifact({
+      vaultId: vault.id,
+      artifactId,
+      fileName: meta.fileName,
+      title: meta.title,
+      mimeType: meta.mimeType,
+      sizeBytes,
+      image,
+    });
     return answer;
   } catch (err) {
     rmSync(dirname(absolute), { recursive: true, force: true });

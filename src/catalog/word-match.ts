@@ -4,10 +4,32 @@
  * accents aside. Records holding every word come first; when none holds them all, those holding most.
  */
 const fold = (s: string) => s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
-const wordsOf = (s: string) => fold(s).split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+const wordsOf = (s: string) =>
+  fold(s)
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
 
 /** The query's words that narrow (one letter or a common little word narrows nothing). */
-const SKIP = new Set(['a', 'an', 'the', 'and', 'or', 'of', 'to', 'in', 'on', 'at', 'for', 'with', 'by', 'is', 'be', 'next', 'our', 'my']);
+const SKIP = new Set([
+  'a',
+  'an',
+  'the',
+  'and',
+  'or',
+  'of',
+  'to',
+  'in',
+  'on',
+  'at',
+  'for',
+  'with',
+  'by',
+  'is',
+  'be',
+  'next',
+  'our',
+  'my',
+]);
 export const queryWordsOf = (query: string) => [...new Set(wordsOf(query))].filter((w) => !SKIP.has(w));
 
 /**

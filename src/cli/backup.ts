@@ -7,7 +7,8 @@ import { CliError, checkDataDir, resolveDataDir } from './context.js';
 import { progressPrinter } from './progress.js';
 
 /** What the backup holds that must stay private: said every time, since the file is easy to share by mistake. */
-const BACKUP_CARRIES = 'It is the whole store: every vault, the outbox, the personal keys (hashed) and OAuth grants. Keep it as private as the data dir.';
+const BACKUP_CARRIES =
+  'It is the whole store: every vault, the outbox, the personal keys (hashed) and OAuth grants. Keep it as private as the data dir.';
 
 const MB = 1024 * 1024;
 /** Stores below this size finish before a progress line would help. */
@@ -20,7 +21,9 @@ function checkTarget(target: string): void {
   try {
     folderStats = statSync(folder);
   } catch {
-    throw new CliError(`backup: the folder ${folder} does not exist; create it first (a backup never creates folders, so a mistyped path fails here)`);
+    throw new CliError(
+      `backup: the folder ${folder} does not exist; create it first (a backup never creates folders, so a mistyped path fails here)`,
+    );
   }
   if (!folderStats.isDirectory()) throw new CliError(`backup: ${folder} is not a folder`);
   try {
@@ -29,7 +32,10 @@ function checkTarget(target: string): void {
     throw new CliError(`backup: cannot write in ${folder} (permission denied); choose a folder you can write to`);
   }
   try {
-    if (statSync(target).isDirectory()) throw new CliError(`backup: ${target} is a folder; name the backup file, e.g. ${resolve(target, 'vault-tools.backup.db')}`);
+    if (statSync(target).isDirectory())
+      throw new CliError(
+        `backup: ${target} is a folder; name the backup file, e.g. ${resolve(target, 'vault-tools.backup.db')}`,
+      );
   } catch (err) {
     if (err instanceof CliError) throw err;
   }
@@ -39,19 +45,28 @@ function checkTarget(target: string): void {
 function describeFailure(err: unknown): string {
   const e = err as NodeJS.ErrnoException & { code?: string };
   const code = e.code ?? '';
-  if (code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EFBIG' || /disk is full|file too large/i.test(e.message)) {
+  if (
+    code === 'SQLITE_FULL' ||
+    code === 'ENOSPC' ||
+    code === 'EFBIG' ||
+    /disk is full|file too large/i.test(e.message)
+  ) {
     return 'the disk is full (or the file size limit was reached) where the backup is written';
   }
   // A write SQLite could not finish: with ulimit -f, or a disk that failed, this is all it says.
-  if (code.startsWith('SQLITE_IOERR')) return `could not write the backup file (${e.message}, ${code}): is the disk full, or a file size limit (ulimit -f) reached?`;
-  if (code === 'EACCES' || code === 'EPERM' || code === 'SQLITE_CANTOPEN' || code === 'SQLITE_READONLY') return `cannot write the backup there (${e.message})`;
+  if (code.startsWith('SQLITE_IOERR'))
+    return `could not write the backup file (${e.message}, ${code}): is the disk full, or a file size limit (ulimit -f) reached?`;
+  if (code === 'EACCES' || code === 'EPERM' || code === 'SQLITE_CANTOPEN' || code === 'SQLITE_READONLY')
+    return `cannot write the backup there (${e.message})`;
   return e.message;
 }
 
 export function register(program: Command): void {
   program
     .command('backup')
-    .description('copy the whole store to a file while it is in use (SQLite online backup: consistent even while serve writes); the file carries the keys and OAuth grants and is written 0600')
+    .description(
+      'copy the whole store to a file while it is in use (SQLite online backup: consistent even while serve writes); the file carries the keys and OAuth grants and is written 0600',
+    )
     .argument('<file>', 'the backup file to write (replaced atomically if it exists; its folder must exist)')
     .option('--data-dir <dir>', 'data directory')
     .action(async (fileArg: string, opts: { dataDir?: string }) => {
@@ -71,12 +86,19 @@ export function register(program: Command): void {
         result = await backupStore(dir, target, ({ totalPages, remainingPages, pageSize }) => {
           if (!started && totalPages * pageSize < PROGRESS_FROM_BYTES) return;
           started = true;
-          printer(Math.round(((totalPages - remainingPages) * pageSize) / MB), Math.round((totalPages * pageSize) / MB));
+          printer(
+            Math.round(((totalPages - remainingPages) * pageSize) / MB),
+            Math.round((totalPages * pageSize) / MB),
+          );
         });
       } catch (err) {
-        throw new CliError(`backup: failed, nothing written to ${target} (the store is untouched): ${describeFailure(err)}`);
+        throw new CliError(
+          `backup: failed, nothing written to ${target} (the store is untouched): ${describeFailure(err)}`,
+        );
       }
-      process.stderr.write(`backed up ${dir} to ${target} (${(result.bytes / MB).toFixed(1)} MB, mode 0600).\n  ${BACKUP_CARRIES}\n${filesNotInBackup(dir)}  Restore it with \`vault-tools restore ${fileArg}\`.\n`);
+      process.stderr.write(
+        `backed up ${dir} to ${target} (${(result.bytes / MB).toFixed(1)} MB, mode 0600).\n  ${BACKUP_CARRIES}\n${filesNotInBackup(dir)}  Restore it with \`vault-tools restore ${fileArg}\`.\n`,
+      );
     });
 }
 

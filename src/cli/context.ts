@@ -45,7 +45,9 @@ export function checkDataDir(dir: string, why: string, create: boolean, offersIn
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' && (create || why === PLATFORM_DIR)) return;
     // Only serve and call take --init; the others (keys, outbox, reindex) name a command that does.
-    const fix = offersInit ? 'add --init to create a new store there' : 'create a new store there first (`vault-tools serve --init`, `demo`, `import` or `sync`)';
+    const fix = offersInit
+      ? 'add --init to create a new store there'
+      : 'create a new store there first (`vault-tools serve --init`, `demo`, `import` or `sync`)';
     if (code === 'ENOENT') throw new CliError(`no data dir at ${dir} (chosen by ${why}): check the path, or ${fix}`);
     throw new CliError(`cannot read the data dir ${dir} (chosen by ${why}): ${code ?? (err as Error).message}`);
   }
@@ -56,7 +58,11 @@ export function checkDataDir(dir: string, why: string, create: boolean, offersIn
  * The store every command (serve and demo included) works on, with what interrupted writes left swept away;
  * `create` allows a data dir that does not exist yet (see checkDataDir); `offersInit`: the command takes --init.
  */
-export function openStore(dir: string, why: string, { create = false, offersInit = false }: { create?: boolean; offersInit?: boolean } = {}): Store {
+export function openStore(
+  dir: string,
+  why: string,
+  { create = false, offersInit = false }: { create?: boolean; offersInit?: boolean } = {},
+): Store {
   checkDataDir(dir, why, create, offersInit);
   try {
     return openDataDirStore(dir);
@@ -92,7 +98,9 @@ export function noSuchVault(db: Store, given: string, dataDir: string | undefine
 export function vaultOption(db: Store, given: string, command: string, dataDir: string | undefined): string {
   const found = findVault(db, given);
   if (found) return found.id;
-  throw new CliError(`${command}: --vault ${quoted(given)} is no vault's id or name; ${noSuchVault(db, given, dataDir)}`);
+  throw new CliError(
+    `${command}: --vault ${quoted(given)} is no vault's id or name; ${noSuchVault(db, given, dataDir)}`,
+  );
 }
 
 /**

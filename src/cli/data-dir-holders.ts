@@ -71,8 +71,19 @@ export function dataDirHolders(dataDir: string): Holders {
     // The pid is the file's name; a file that says otherwise is not one vault-tools wrote.
     const pid = /^\d+\.json$/.test(name) ? Number(name.slice(0, -5)) : NaN;
     if (pid === process.pid) continue;
-    const check = holder.pid === pid ? sameProcess(pid, typeof holder.identity === 'string' ? holder.identity : undefined) : { live: false as const, why: `its pid ${JSON.stringify(holder.pid ?? name)} is not a process id or does not match the file name` };
-    if (check.live) live.push({ pid, command: String(holder.command ?? 'vault-tools serve'), startedAt: String(holder.startedAt ?? '') });
+    const check =
+      holder.pid === pid
+        ? sameProcess(pid, typeof holder.identity === 'string' ? holder.identity : undefined)
+        : {
+            live: false as const,
+            why: `its pid ${JSON.stringify(holder.pid ?? name)} is not a process id or does not match the file name`,
+          };
+    if (check.live)
+      live.push({
+        pid,
+        command: String(holder.command ?? 'vault-tools serve'),
+        startedAt: String(holder.startedAt ?? ''),
+      });
     else {
       ignored.push(`${RUNNING_DIR}/${name}: ${check.why}`);
       rmSync(file, { force: true });
@@ -95,4 +106,5 @@ export function dataDirHolders(dataDir: string): Holders {
   return { live, ignored };
 }
 
-export const describeHolders = (holders: Holder[]) => holders.map((h) => `pid ${h.pid} (${h.command}${h.startedAt ? `, since ${h.startedAt}` : ''})`).join(', ');
+export const describeHolders = (holders: Holder[]) =>
+  holders.map((h) => `pid ${h.pid} (${h.command}${h.startedAt ? `, since ${h.startedAt}` : ''})`).join(', ');

@@ -31,7 +31,9 @@ export function demoDataDir(option?: string): string {
 export function loadDemoVaults(db: Store): LoadResult[] {
   return readdirSync(FIXTURES_DIR, { withFileTypes: true })
     .filter((d) => d.isDirectory() && existsSync(join(FIXTURES_DIR, d.name, 'vault.json')))
-    .map((d) => loadFixture(db, readVaultDir(join(FIXTURES_DIR, d.name)), { origin: 'fixture', discardLocalWork: true }));
+    .map((d) =>
+      loadFixture(db, readVaultDir(join(FIXTURES_DIR, d.name)), { origin: 'fixture', discardLocalWork: true }),
+    );
 }
 
 interface DemoKey {
@@ -49,7 +51,12 @@ function demoMemberKeys(db: Store, dir: string, vaults: LoadResult[]): DemoKey[]
   const keys = vaults.map((v) => {
     const label = `member, ${v.name} only`;
     const known = saved.find((k) => k.label === label && isActiveKey(db, k.key));
-    return known ?? { label, key: createKey(db, { name: `demo member (${v.vaultId})`, role: 'member', vaults: [v.vaultId] }).key };
+    return (
+      known ?? {
+        label,
+        key: createKey(db, { name: `demo member (${v.vaultId})`, role: 'member', vaults: [v.vaultId] }).key,
+      }
+    );
   });
   writeFileSync(file, JSON.stringify(keys, null, 2), { mode: 0o600 });
   chmodSync(file, 0o600);
@@ -63,20 +70,29 @@ function demoMemberKeys(db: Store, dir: string, vaults: LoadResult[]): DemoKey[]
  * answer `initialize` at once, so there serve's background indexer embeds them, and a search answered by
  * words in the meantime says so. Returns the line that says what happened.
  */
-async function embedDemoVaults(db: Store, dir: string, opts: { index: boolean; clientWaits: boolean }): Promise<string> {
+async function embedDemoVaults(
+  db: Store,
+  dir: string,
+  opts: { index: boolean; clientWaits: boolean },
+): Promise<string> {
   const reindex = `vault-tools reindex --data-dir ${JSON.stringify(dir)}`;
-  if (!opts.index || process.env.VAULT_TOOLS_INDEX === 'off') return `Search: by words until the vector index is built (indexing is off): run \`${reindex}\``;
+  if (!opts.index || process.env.VAULT_TOOLS_INDEX === 'off')
+    return `Search: by words until the vector index is built (indexing is off): run \`${reindex}\``;
   if (!hasVectorExtension(db)) return `Search: by words only (sqlite-vec did not load: ${vectorExtensionError()})`;
   const shipped = await shippedVectorsFor(db);
   if (opts.clientWaits) {
     const pending = await countPendingChunks(db);
-    if (pending) return `Search: by words until the background indexer has embedded the ${pending} transcript chunks (seconds), then by meaning too`;
+    if (pending)
+      return `Search: by words until the background indexer has embedded the ${pending} transcript chunks (seconds), then by meaning too`;
   }
   const r = await embedPendingChunks(db, { label: 'demo: embedding the transcripts', force: false });
   const work = [
     shipped ? `${shipped} chunk vectors shipped with the demo` : '',
     r.embedded + r.reused ? `${r.embedded} chunks embedded, ${r.reused} reused, in ${r.seconds.toFixed(1)} s` : '',
-  ].filter(Boolean).map((w) => `; ${w}`).join('');
+  ]
+    .filter(Boolean)
+    .map((w) => `; ${w}`)
+    .join('');
   return `Search: words and meaning (every transcript chunk has its vector${work}; ${r.embedderInfo})`;
 }
 
@@ -98,7 +114,11 @@ async function shippedVectorsFor(db: Store): Promise<number> {
 
 export function register(program: Command): void {
   addServeOptions(
-    program.command('demo').description('load the shipped fixture vaults into a demo data dir, print the demo keys, then serve exactly as `serve` does'),
+    program
+      .command('demo')
+      .description(
+        'load the shipped fixture vaults into a demo data dir, print the demo keys, then serve exactly as `serve` does',
+      ),
   )
     .option('--data-dir <dir>', 'data directory (default: a demo dir of its own)')
     .option('--no-serve', 'load and print, then exit')
@@ -111,7 +131,10 @@ export function register(program: Command): void {
       process.stderr.write(
         [
           `vault-tools demo: ${dir}`,
-          ...loaded.map((r) => `  ${r.skipped ? 'up to date' : 'loaded'}: "${r.name}" (${r.vaultId}): ${describeCounts(r.counts)}${r.discarded ? `; discarded the local work of the earlier copy: ${describeWork(r.discarded)}` : ''}`),
+          ...loaded.map(
+            (r) =>
+              `  ${r.skipped ? 'up to date' : 'loaded'}: "${r.name}" (${r.vaultId}): ${describeCounts(r.counts)}${r.discarded ? `; discarded the local work of the earlier copy: ${describeWork(r.discarded)}` : ''}`,
+          ),
           '',
         ].join('\n'),
       );
@@ -134,13 +157,17 @@ export function register(program: Command): void {
       // A client that starts the demo keeps its stderr in log files: the keys are for a person. A client is a
       // pipe on stdin and one on stdout (client-started.ts); a stdin that then ends with nothing said was not one.
       if (clientWaits && !process.stderr.isTTY && startedByClient()) {
-        process.stderr.write(`${search}\nDemo keys: not printed, as an MCP client started this demo (its log files keep stderr); run \`${shellCommand([...demoArgs, '--no-serve'])}\` in a terminal to see them.\n`);
+        process.stderr.write(
+          `${search}\nDemo keys: not printed, as an MCP client started this demo (its log files keep stderr); run \`${shellCommand([...demoArgs, '--no-serve'])}\` in a terminal to see them.\n`,
+        );
         return void (await serveStore(db, dir, { ...opts, key: opts.key ?? owner.key, onNoClient: printKeys }));
       }
       printKeys();
       if (!opts.serve) return void db.close();
       if (process.stdin.isTTY && !opts.http) {
-        process.stderr.write('stdin is a terminal, so there is no MCP client to serve: add --http 8787 for the REST API, or start it from a client.\n');
+        process.stderr.write(
+          'stdin is a terminal, so there is no MCP client to serve: add --http 8787 for the REST API, or start it from a client.\n',
+        );
         return void db.close();
       }
       await serveStore(db, dir, { ...opts, key: opts.key ?? owner.key });

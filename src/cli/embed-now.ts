@@ -21,7 +21,10 @@ export interface EmbedNowResult {
  * Embeds every chunk that has no vector from the embedder (with `force`, every chunk again), shared over the
  * background workers as serve's indexer does. With nothing pending the model is not even loaded.
  */
-export async function embedPendingChunks(db: Store, options: { label: string; vaultId?: string; force?: boolean }): Promise<EmbedNowResult> {
+export async function embedPendingChunks(
+  db: Store,
+  options: { label: string; vaultId?: string; force?: boolean },
+): Promise<EmbedNowResult> {
   const embedder = createEmbedder();
   const started = Date.now();
   const embedderInfo = () => [`embedder ${embedder.id}`, describeKernel(embedder)].filter(Boolean).join(', ');
@@ -33,7 +36,11 @@ export async function embedPendingChunks(db: Store, options: { label: string; va
       return { embedded: 0, reused: 0, pending: 0, seconds: 0, embedderInfo: embedderInfo() };
     }
     const print = progressPrinter(options.label, 'chunks');
-    const result = await indexPending(db, embedder, { vaultId: options.vaultId, background: true, onProgress: (p) => print(p.done, p.total) });
+    const result = await indexPending(db, embedder, {
+      vaultId: options.vaultId,
+      background: true,
+      onProgress: (p) => print(p.done, p.total),
+    });
     return {
       embedded: result.embedded,
       reused: result.reused,

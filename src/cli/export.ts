@@ -8,11 +8,16 @@ import { CliError, dataDirArg, openStore, shellWord, principalFor, resolveDataDi
 export function register(program: Command): void {
   program
     .command('export')
-    .description('write one vault, local writes applied, as a folder in the format `import` reads (docs/fixture-format.md); keys and OAuth grants are never in it')
+    .description(
+      'write one vault, local writes applied, as a folder in the format `import` reads (docs/fixture-format.md); keys and OAuth grants are never in it',
+    )
     .argument('<vault>', 'vault id or name')
     .argument('<dir>', 'the folder to write (made if missing; must be empty unless --force)')
     .option('--force', 'write into a folder that holds an earlier export, replacing its vault files')
-    .option('--key <key>', 'key to act with: it must reach the vault (default: $VAULT_TOOLS_KEY or the data dir owner key)')
+    .option(
+      '--key <key>',
+      'key to act with: it must reach the vault (default: $VAULT_TOOLS_KEY or the data dir owner key)',
+    )
     .option('--data-dir <dir>', 'data directory')
     .action((vaultArg: string, dirArg: string, opts: { force?: boolean; key?: string; dataDir?: string }) => {
       const { dir, why } = resolveDataDir(opts.dataDir);
@@ -23,7 +28,10 @@ export function register(program: Command): void {
         try {
           vault = resolveVault(db, principalFor(db, resolveKey(db, dir, opts.key)), vaultArg);
         } catch (err) {
-          if (err instanceof ServiceError) throw new CliError(`export: ${err.message.replace(/^`vault`: /, '').replace('list_vaults shows', `\`vault-tools call list_vaults${dataDirArg(opts.dataDir)}\` shows`)}`);
+          if (err instanceof ServiceError)
+            throw new CliError(
+              `export: ${err.message.replace(/^`vault`: /, '').replace('list_vaults shows', `\`vault-tools call list_vaults${dataDirArg(opts.dataDir)}\` shows`)}`,
+            );
           throw err;
         }
         let result;

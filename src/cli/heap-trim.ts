@@ -33,7 +33,8 @@ export function startHeapTrim(): () => void {
     const now = used();
     const quiet = Math.abs(now - last) < QUIET_BYTES;
     last = now;
-    if (!quiet || (now - live < MIN_GARBAGE_BYTES && process.memoryUsage.rss() - rssAfter < MIN_RSS_GROWTH_BYTES)) return;
+    if (!quiet || (now - live < MIN_GARBAGE_BYTES && process.memoryUsage.rss() - rssAfter < MIN_RSS_GROWTH_BYTES))
+      return;
     // 'last-resort' is the collection a low-memory notification runs: repeated until nothing more is freed, with
     // the freed pages given back to the system (after a plain gc() V8 keeps them for reuse: RSS stays).
     gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });

@@ -30,11 +30,16 @@ function checkTarget(dir: string, fixture: VaultFixture, force: boolean): string
 export function register(program: Command): void {
   program
     .command('import')
-    .description('load one vault directory in the fixture format (docs/fixture-format.md), replacing that vault; a bad directory loads nothing')
+    .description(
+      'load one vault directory in the fixture format (docs/fixture-format.md), replacing that vault; a bad directory loads nothing',
+    )
     .argument('<dir>', 'the vault directory')
     .option('--data-dir <dir>', 'data directory')
     .option('--check', 'only validate and summarize, also against the store it would go into; write nothing')
-    .option('--force', "replace the vault even if it has local writes not pushed upstream (they are discarded, with their outbox entries)")
+    .option(
+      '--force',
+      'replace the vault even if it has local writes not pushed upstream (they are discarded, with their outbox entries)',
+    )
     .action((dirArg: string, opts: { dataDir?: string; check?: boolean; force?: boolean }) => {
       const vaultDir = resolve(dirArg);
       let fixture;
@@ -53,8 +58,13 @@ export function register(program: Command): void {
       const db = openStore(dir, why, { create: true });
       try {
         const r = loadFixture(db, fixture, { origin: 'import', force: true, discardLocalWork: opts.force ?? false });
-        process.stderr.write(`imported "${r.name}" (${r.vaultId}) into ${dir}: ${describeCounts(r.counts)}; dates shifted by ${r.shiftDays} day${Math.abs(r.shiftDays) === 1 ? '' : 's'}\n`);
-        if (r.discarded) process.stderr.write(`discarded the local work of the earlier copy (--force): ${describeWork(r.discarded)}; ${DISCARDED_ENTRIES}\n`);
+        process.stderr.write(
+          `imported "${r.name}" (${r.vaultId}) into ${dir}: ${describeCounts(r.counts)}; dates shifted by ${r.shiftDays} day${Math.abs(r.shiftDays) === 1 ? '' : 's'}\n`,
+        );
+        if (r.discarded)
+          process.stderr.write(
+            `discarded the local work of the earlier copy (--force): ${describeWork(r.discarded)}; ${DISCARDED_ENTRIES}\n`,
+          );
       } catch (err) {
         if (err instanceof LoadRefused) throw new CliError(err.message);
         throw err;

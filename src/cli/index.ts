@@ -33,10 +33,30 @@ const program = new Command()
   .version(PACKAGE_VERSION)
   // A usage error is one line in our own voice, commander's suggestion on it ("vault-tools: unknown command
   // 'serv' (did you mean serve?)"), then where to see them all: not forty lines of help. Subcommands inherit this.
-  .configureOutput({ outputError: (str, write) => write(str.replace(/^error: /, 'vault-tools: ').replace(/\n\(Did you mean (.*)\?\)/, ' (did you mean $1?)')) })
+  .configureOutput({
+    outputError: (str, write) =>
+      write(str.replace(/^error: /, 'vault-tools: ').replace(/\n\(Did you mean (.*)\?\)/, ' (did you mean $1?)')),
+  })
   .exitOverride();
 
-for (const command of [serve, demo, importCmd, keys, call, toolsCmd, outbox, reindex, mcpConfig, doctor, sync, remote, backup, restore, exportCmd]) command.register(program);
+for (const command of [
+  serve,
+  demo,
+  importCmd,
+  keys,
+  call,
+  toolsCmd,
+  outbox,
+  reindex,
+  mcpConfig,
+  doctor,
+  sync,
+  remote,
+  backup,
+  restore,
+  exportCmd,
+])
+  command.register(program);
 
 /** After a usage error, the command that lists what this one takes: `vault-tools keys --help`. */
 function pointToHelp(cmd: Command, path: string[]): void {

@@ -32,7 +32,9 @@ type Client = (typeof CLIENTS)[number];
 function launch(args: string[]): { command: string; args: string[] } {
   const fromNpxCache = PACKAGE_ROOT.split(/[\\/]/).includes('_npx');
   if (fromNpxCache) {
-    return process.platform === 'win32' ? { command: 'cmd', args: ['/c', 'npx', '-y', 'vault-tools', ...args] } : { command: 'npx', args: ['-y', 'vault-tools', ...args] };
+    return process.platform === 'win32'
+      ? { command: 'cmd', args: ['/c', 'npx', '-y', 'vault-tools', ...args] }
+      : { command: 'npx', args: ['-y', 'vault-tools', ...args] };
   }
   return { command: process.execPath, args: [BIN_PATH, ...args] };
 }
@@ -76,27 +78,31 @@ export function clientSnippet(client: Client, serverArgs: string[], name = SERVE
 /** ", which ran `<args>`" for an entry of ours, so the user sees what was replaced. */
 function describeEntry(entry: unknown): string {
   const args = (entry as { args?: unknown } | null)?.args;
-  return Array.isArray(args) && args.every((a) => typeof a === 'string') ? `, which ran \`${args.slice(1).join(' ')}\`` : '';
+  return Array.isArray(args) && args.every((a) => typeof a === 'string')
+    ? `, which ran \`${args.slice(1).join(' ')}\``
+    : '';
 }
 
 export function register(program: Command): void {
   program
     .command('mcp-config')
-    .description("print (or with --write, merge in) the MCP client configuration that starts this vault-tools")
+    .description('print (or with --write, merge in) the MCP client configuration that starts this vault-tools')
     .option('--client <client>', `one of ${CLIENTS.join(', ')}`, 'claude-desktop')
     .option('--demo', 'start the demo (fixture vaults) rather than your own store')
     .option('--data-dir <dir>', 'the data dir the client should use')
     .option('--name <name>', `the server name in the client (default: ${SERVER_NAME}, with --demo ${DEMO_SERVER_NAME})`)
     .option('--write', "merge it into the client's config file (a .bak copy is kept)")
     .action((opts: { client: string; demo?: boolean; dataDir?: string; name?: string; write?: boolean }) => {
-      if (!CLIENTS.includes(opts.client as Client)) throw new CliError(`--client "${opts.client}": expected one of ${CLIENTS.join(', ')}`, 2);
+      if (!CLIENTS.includes(opts.client as Client))
+        throw new CliError(`--client "${opts.client}": expected one of ${CLIENTS.join(', ')}`, 2);
       const client = opts.client as Client;
       const command = opts.demo ? 'demo' : 'serve';
       const name = opts.name ?? (opts.demo ? DEMO_SERVER_NAME : SERVER_NAME);
       const serverArgs = [command, ...dataDirArgs(command, opts.dataDir)];
       const snippet = clientSnippet(client, serverArgs, name);
       if (!opts.write) return void process.stdout.write(`${snippet}\n`);
-      if (client === 'claude-code') throw new CliError('--write: Claude Code keeps its servers itself; run the printed command', 2);
+      if (client === 'claude-code')
+        throw new CliError('--write: Claude Code keeps its servers itself; run the printed command', 2);
       const target = configFile(client)!;
       const entry = (JSON.parse(snippet) as Record<string, Record<string, unknown>>)[target.key]![name];
       let config: Record<string, unknown> = {};
@@ -104,7 +110,9 @@ export function register(program: Command): void {
         try {
           config = JSON.parse(readFileSync(target.path, 'utf8')) as Record<string, unknown>;
         } catch (err) {
-          throw new CliError(`${target.path} is not valid JSON (${(err as Error).message}); fix or move it, then run again`);
+          throw new CliError(
+            `${target.path} is not valid JSON (${(err as Error).message}); fix or move it, then run again`,
+          );
         }
         copyFileSync(target.path, `${target.path}.bak`);
       }
@@ -114,7 +122,13 @@ export function register(program: Command): void {
       mkdirSync(dirname(target.path), { recursive: true });
       writeFileSync(target.path, `${JSON.stringify(config, null, 2)}\n`);
       const replaced =
-        earlier === undefined ? '' : JSON.stringify(earlier) === JSON.stringify(entry) ? ` (it was already there, unchanged)` : ` (it replaced the earlier "${name}" entry${describeEntry(earlier)}; another --name keeps both)`;
-      process.stderr.write(`wrote "${name}" into ${target.path}${replaced}${existsSync(`${target.path}.bak`) ? `; previous version: ${target.path}.bak` : ''}; restart the client\n`);
+        earlier === undefined
+          ? ''
+          : JSON.stringify(earlier) === JSON.stringify(entry)
+            ? ` (it was already there, unchanged)`
+            : ` (it replaced the earlier "${name}" entry${describeEntry(earlier)}; another --name keeps both)`;
+      process.stderr.write(
+        `wrote "${name}" into ${target.path}${replaced}${existsSync(`${target.path}.bak`) ? `; previous version: ${target.path}.bak` : ''}; restart the client\n`,
+      );
     });
 }

@@ -30,7 +30,10 @@ export function endOfLifeNotice(version = process.versions.node, now = new Date(
   const end = END_OF_LIFE[line] ?? (line < 18 ? '2025-04-30' : undefined);
   if (!end || now < new Date(`${end}T00:00:00Z`)) return undefined;
   const current = TESTED_NODE_LINES.filter((l) => END_OF_LIFE[l]! > now.toISOString().slice(0, 10));
-  const lines = current.length > 1 ? `${current.slice(0, -1).join(', ')} or ${current.at(-1)}` : String(current[0] ?? 'a maintained release');
+  const lines =
+    current.length > 1
+      ? `${current.slice(0, -1).join(', ')} or ${current.at(-1)}`
+      : String(current[0] ?? 'a maintained release');
   return `vault-tools: Node.js ${version.replace(/^v/, '')} reached its end of life on ${end} and gets no security fixes; vault-tools still runs on it, but install Node.js ${lines} (supported and tested).`;
 }
 

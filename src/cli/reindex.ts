@@ -15,9 +15,14 @@ export function register(program: Command): void {
       const db = openStore(dir, why);
       try {
         const vaultId = opts.vault === undefined ? undefined : vaultOption(db, opts.vault, 'reindex', opts.dataDir);
-        if (!hasVectorExtension(db)) throw new CliError(`sqlite-vec did not load on this platform (${vectorExtensionError()}); search runs on words only`);
+        if (!hasVectorExtension(db))
+          throw new CliError(
+            `sqlite-vec did not load on this platform (${vectorExtensionError()}); search runs on words only`,
+          );
         const r = await embedPendingChunks(db, { label: 'reindex', vaultId, force: opts.force });
-        process.stderr.write(`reindex: ${r.embedded} chunks embedded, ${r.reused} reused from the cache, ${r.pending} pending (${r.embedderInfo})\n`);
+        process.stderr.write(
+          `reindex: ${r.embedded} chunks embedded, ${r.reused} reused from the cache, ${r.pending} pending (${r.embedderInfo})\n`,
+        );
       } finally {
         db.close();
       }

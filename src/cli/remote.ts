@@ -8,7 +8,10 @@ export function register(program: Command): void {
   remote
     .command('set <url>')
     .description('store the remote URL (and its key, in a file only you can read) for `sync` and `serve --sync-every`')
-    .option('--key <key>', 'the remote key (default: $VAULT_TOOLS_REMOTE_KEY; keeps a stored key when neither is given)')
+    .option(
+      '--key <key>',
+      'the remote key (default: $VAULT_TOOLS_REMOTE_KEY; keeps a stored key when neither is given)',
+    )
     .option('--data-dir <dir>', 'data directory')
     .action((url: string, opts: { key?: string; dataDir?: string }) => {
       try {
@@ -23,7 +26,9 @@ export function register(program: Command): void {
       const hasKey = storedRemote(dir).hasKey;
       process.stderr.write(`remote set to ${url}${hasKey ? ' (key stored)' : '; no key yet: add --key KEY'}\n`);
       if (isCleartextRemote(url)) {
-        process.stderr.write(`warning: ${url} is plain http to another machine: the key and every answer would cross the network unencrypted; use https:// unless this network is yours alone\n`);
+        process.stderr.write(
+          `warning: ${url} is plain http to another machine: the key and every answer would cross the network unencrypted; use https:// unless this network is yours alone\n`,
+        );
       }
     });
   remote
@@ -33,7 +38,9 @@ export function register(program: Command): void {
     .action((opts: { dataDir?: string }) => {
       const stored = storedRemote(resolveDataDir(opts.dataDir).dir);
       if (stored.broken) throw new CliError(stored.broken, 1);
-      process.stdout.write(stored.url ? `${stored.url}  key: ${stored.hasKey ? 'stored' : 'missing'}\n` : 'no remote set\n');
+      process.stdout.write(
+        stored.url ? `${stored.url}  key: ${stored.hasKey ? 'stored' : 'missing'}\n` : 'no remote set\n',
+      );
     });
   remote
     .command('remove')

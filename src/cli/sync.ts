@@ -21,10 +21,17 @@ interface SyncFlags {
 export function register(program: Command): void {
   program
     .command('sync')
-    .description('push local actions upstream, then pull the vaults the remote key reaches (incremental after the first time)')
+    .description(
+      'push local actions upstream, then pull the vaults the remote key reaches (incremental after the first time)',
+    )
     .option('--remote <url>', 'base URL of the service (default: $VAULT_TOOLS_REMOTE_URL or `vault-tools remote set`)')
     .option('--remote-key <key>', 'key for the remote (default: $VAULT_TOOLS_REMOTE_KEY or `vault-tools remote set`)')
-    .option('--vault <vault>', 'only this vault (id or name); repeatable', (v: string, all: string[]) => [...all, v], [])
+    .option(
+      '--vault <vault>',
+      'only this vault (id or name); repeatable',
+      (v: string, all: string[]) => [...all, v],
+      [],
+    )
     .option('--pull-only', 'do not push the outbox')
     .option('--push-only', 'only push the outbox')
     .option('--full', 'walk every record again instead of asking what changed')
@@ -42,11 +49,15 @@ export function register(program: Command): void {
         if (opts.status) {
           // --vault narrows the status to those vaults of this store, by id or name; one it lacks is an error.
           const only = new Set(opts.vault.map((v) => vaultOption(db, v, 'sync --status', opts.dataDir)));
-          return printStatus(syncStatus(db).filter((r) => !only.size || only.has(r.vault)), opts.json);
+          return printStatus(
+            syncStatus(db).filter((r) => !only.size || only.has(r.vault)),
+            opts.json,
+          );
         }
         if (opts.pullOnly && opts.pushOnly) throw new CliError('--pull-only and --push-only exclude each other', 2);
         const concurrency = Number(opts.concurrency);
-        if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 32) throw new CliError(`--concurrency "${opts.concurrency}": expected a whole number from 1 to 32`, 2);
+        if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 32)
+          throw new CliError(`--concurrency "${opts.concurrency}": expected a whole number from 1 to 32`, 2);
         const remote = resolveRemote(dir, opts);
         if (typeof remote === 'string') throw new CliError(remote, 2);
         const print = progressPrinter('sync', 'items');
@@ -67,8 +78,10 @@ export function register(program: Command): void {
             onProgress: (vault, resource, done, total) => print(done, total, printable(`${vault} ${resource}`)),
           });
         } catch (err) {
-          if (err instanceof RemoteAuthError) throw new CliError(`${err.message}. Check the key (${remote.keyFrom}) and that it may read these vaults.`);
-          if (abort.signal.aborted) throw new CliError('sync interrupted; what landed is kept and the next sync resumes from there');
+          if (err instanceof RemoteAuthError)
+            throw new CliError(`${err.message}. Check the key (${remote.keyFrom}) and that it may read these vaults.`);
+          if (abort.signal.aborted)
+            throw new CliError('sync interrupted; what landed is kept and the next sync resumes from there');
           throw new CliError(`sync with ${remote.url} failed: ${printable((err as Error).message)}`);
         }
         printReport(report, opts.json);
@@ -83,16 +96,25 @@ function printReport(r: SyncReport, json?: boolean): void {
   if (json) return void process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
   const lines: string[] = [];
   if (r.push) {
-    lines.push(`push: ${r.push.pushed} sent, ${r.push.failed.length} refused, ${r.push.pending} still pending${r.push.stopped ? ` (stopped: ${r.push.stopped})` : ''}`);
+    lines.push(
+      `push: ${r.push.pushed} sent, ${r.push.failed.length} refused, ${r.push.pending} still pending${r.push.stopped ? ` (stopped: ${r.push.stopped})` : ''}`,
+    );
     for (const f of r.push.failed) lines.push(`  #${f.seq} ${f.tool}: ${f.error}`);
   }
   for (const p of r.pulled) {
-    lines.push(`pull ${p.vaultId} (${p.mode}): ${p.entitiesFetched} entities and ${p.meetingsFetched} meetings fetched; lists changed: ${p.listsChanged.join(', ') || 'none'}`);
+    lines.push(
+      `pull ${p.vaultId} (${p.mode}): ${p.entitiesFetched} entities and ${p.meetingsFetched} meetings fetched; lists changed: ${p.listsChanged.join(', ') || 'none'}`,
+    );
   }
   for (const id of r.dropped) lines.push(`dropped ${id}: the remote key no longer reaches it`);
   for (const e of r.errors) lines.push(`error in ${e.vault}: ${e.error}`);
-  if (r.skipped.length) lines.push(`${r.skipped.length} upstream records, lists or texts skipped: ${r.skipped.slice(0, 5).join('; ')}${r.skipped.length > 5 ? '; …' : ''}`);
-  lines.push(`${r.requests.requests} requests (${r.requests.retries} retried), ${(r.requests.bytes / 1e6).toFixed(1)} MB in ${r.seconds.toFixed(1)} s`);
+  if (r.skipped.length)
+    lines.push(
+      `${r.skipped.length} upstream records, lists or texts skipped: ${r.skipped.slice(0, 5).join('; ')}${r.skipped.length > 5 ? '; …' : ''}`,
+    );
+  lines.push(
+    `${r.requests.requests} requests (${r.requests.retries} retried), ${(r.requests.bytes / 1e6).toFixed(1)} MB in ${r.seconds.toFixed(1)} s`,
+  );
   process.stderr.write(`${lines.join('\n')}\n`);
 }
 

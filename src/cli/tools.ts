@@ -9,9 +9,12 @@ export function register(program: Command): void {
     .option('--json', 'the catalog as JSON, as GET /v1/tools and MCP tools/list publish it')
     .option('--markdown', "the README's tool table")
     .action((opts: { json?: boolean; markdown?: boolean }) => {
-      if (opts.json) return void process.stdout.write(`${JSON.stringify({ tools: tools.map(describeTool) }, null, 2)}\n`);
+      if (opts.json)
+        return void process.stdout.write(`${JSON.stringify({ tools: tools.map(describeTool) }, null, 2)}\n`);
       if (opts.markdown) return void process.stdout.write(`${toolTableMarkdown(tools)}\n`);
       const width = Math.max(...tools.map((t) => t.name.length));
-      process.stdout.write(`${tools.map((t) => `${t.name.padEnd(width)}  ${t.access.padEnd(7)}  ${t.title}`).join('\n')}\n`);
+      process.stdout.write(
+        `${tools.map((t) => `${t.name.padEnd(width)}  ${t.access.padEnd(7)}  ${t.title}`).join('\n')}\n`,
+      );
     });
 }

@@ -6,7 +6,12 @@
  */
 
 const loose = (s: string) =>
-  s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  s
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 
 /** Optimal string alignment distance (Levenshtein with adjacent transpositions: "stast" is one from "stats"). */
 function editDistance(a: string, b: string): number {
@@ -16,7 +21,8 @@ function editDistance(a: string, b: string): number {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
     }
   }
   return d[a.length]![b.length]!;
@@ -29,11 +35,15 @@ function distance(wanted: string, candidate: string): number | undefined {
   if (w.replace(/ /g, '') === c.replace(/ /g, '')) return 0;
   const words = w.split(' ');
   if (c.startsWith(w) || w.startsWith(c) || words.every((x) => c.split(' ').includes(x))) return 1;
-  const near = (a: string, b: string) => editDistance(a, b) <= Math.max(1, Math.floor(Math.max(a.length, b.length) / 3));
+  const near = (a: string, b: string) =>
+    editDistance(a, b) <= Math.max(1, Math.floor(Math.max(a.length, b.length) / 3));
   if (near(w, c)) return 1 + editDistance(w, c);
   // One word mistyped against a word of a longer name: "northwnd" for "Northwind Logistics".
   const parts = c.split(' ');
-  const word = parts.length > 1 && !w.includes(' ') ? Math.min(...parts.filter((p) => near(w, p)).map((p) => editDistance(w, p))) : Infinity;
+  const word =
+    parts.length > 1 && !w.includes(' ')
+      ? Math.min(...parts.filter((p) => near(w, p)).map((p) => editDistance(w, p)))
+      : Infinity;
   return word === Infinity ? undefined : 2 + word;
 }
 
@@ -55,7 +65,12 @@ export function closest<T>(wanted: string, items: readonly T[], namesOf: (item: 
 }
 
 /** " Did you mean A, B or C?" for the nearest names, or "" when none is near. */
-export function didYouMean(wanted: string, names: readonly string[], show: (name: string) => string = (n) => `\`${n}\``, max = 3): string {
+export function didYouMean(
+  wanted: string,
+  names: readonly string[],
+  show: (name: string) => string = (n) => `\`${n}\``,
+  max = 3,
+): string {
   const near = closest(wanted, names, (n) => [n], max).map(show);
   if (!near.length) return '';
   return ` Did you mean ${near.length === 1 ? near[0] : `${near.slice(0, -1).join(', ')} or ${near.at(-1)}`}?`;

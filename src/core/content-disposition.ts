@@ -9,4 +9,5 @@ export function dispositionFileName(name: string): string {
 }
 
 /** RFC 5987 value characters: percent-encode everything but attr-char (encodeURIComponent leaves ' ( ) * ! too). */
-const encodeRfc5987 = (s: string) => encodeURIComponent(s).replace(/['()*!]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+const encodeRfc5987 = (s: string) =>
+  encodeURIComponent(s).replace(/['()*!]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);

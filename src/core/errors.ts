@@ -65,7 +65,10 @@ export const notFound = (what: string, id: string, vaultName: string) =>
 
 /** The error of a call whose caller cancelled it; `tool` names what was stopped, e.g. 'export_report'. */
 export const cancelled = (tool: string) =>
-  new ServiceError('cancelled', `${/^\w+$/.test(tool) ? `\`${tool}\`` : tool} was cancelled by its caller before it finished; nothing was stored.`);
+  new ServiceError(
+    'cancelled',
+    `${/^\w+$/.test(tool) ? `\`${tool}\`` : tool} was cancelled by its caller before it finished; nothing was stored.`,
+  );
 
 /** Throws `cancelled` when the call's signal has fired: long tools call it between pages of work. */
 export function throwIfCancelled(signal: AbortSignal | undefined, tool: string): void {

@@ -15,7 +15,8 @@ export class FairQueue {
   private lastCaller: string | undefined;
 
   constructor(readonly concurrency = 1) {
-    if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be a whole number of at least 1, not ${concurrency}`);
+    if (!Number.isInteger(concurrency) || concurrency < 1)
+      throw new RangeError(`concurrency must be a whole number of at least 1, not ${concurrency}`);
   }
 
   run<T>(caller: string, task: () => Promise<T>): Promise<T> {

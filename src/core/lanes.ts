@@ -4,7 +4,11 @@
  * lane (a worker thread). The answers come back in the items' order; the first failure is thrown (as by
  * Promise.all), and no lane starts another item after it.
  */
-export async function mapInLanes<T, R>(items: readonly T[], lanes: number, work: (item: T, lane: number) => Promise<R>): Promise<R[]> {
+export async function mapInLanes<T, R>(
+  items: readonly T[],
+  lanes: number,
+  work: (item: T, lane: number) => Promise<R>,
+): Promise<R[]> {
   const answers: R[] = new Array(items.length);
   let next = 0;
   let failed = false;

@@ -20,7 +20,8 @@ export function processAlive(pid: number): boolean {
 }
 
 /** A pid a file can name: a whole number above 1 (0, -1 and negatives signal process groups; 1 is init). */
-export const isPlausiblePid = (pid: unknown): pid is number => typeof pid === 'number' && Number.isSafeInteger(pid) && pid > 1 && pid < 2 ** 31;
+export const isPlausiblePid = (pid: unknown): pid is number =>
+  typeof pid === 'number' && Number.isSafeInteger(pid) && pid > 1 && pid < 2 ** 31;
 
 /**
  * What tells this process apart from a later one given the same pid: on Linux its start time (clock ticks
@@ -42,7 +43,10 @@ export function processIdentity(pid: number): string | undefined {
   }
   if (process.platform === 'win32') return undefined;
   try {
-    const out = execFileSync('ps', ['-o', 'lstart=', '-o', 'command=', '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const out = execFileSync('ps', ['-o', 'lstart=', '-o', 'command=', '-p', String(pid)], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
     return out || undefined;
   } catch {
     return undefined;
@@ -53,7 +57,9 @@ export function processIdentity(pid: number): string | undefined {
 export function processCommand(pid: number): string | undefined {
   const identity = processIdentity(pid);
   if (identity === undefined) return undefined;
-  return process.platform === 'linux' ? identity.slice(identity.indexOf(' ') + 1) : identity.replace(/^\S+ \S+ +\d+ [\d:]+ \d+ /, '');
+  return process.platform === 'linux'
+    ? identity.slice(identity.indexOf(' ') + 1)
+    : identity.replace(/^\S+ \S+ +\d+ [\d:]+ \d+ /, '');
 }
 
 export type Liveness = { live: true } | { live: false; why: string };
@@ -68,8 +74,13 @@ export function sameProcess(pid: unknown, identity: string | undefined): Livenes
   if (!processAlive(pid)) return { live: false, why: `no process ${pid} runs` };
   const now = processIdentity(pid);
   if (now === undefined) return { live: true }; // a platform that cannot tell (Windows): a live pid is trusted
-  if (identity !== undefined) return now === identity ? { live: true } : { live: false, why: `process ${pid} is now another program (${describeCommand(pid)})` };
-  return looksLikeVaultTools(processCommand(pid) ?? '') ? { live: true } : { live: false, why: `process ${pid} is not vault-tools (${describeCommand(pid)})` };
+  if (identity !== undefined)
+    return now === identity
+      ? { live: true }
+      : { live: false, why: `process ${pid} is now another program (${describeCommand(pid)})` };
+  return looksLikeVaultTools(processCommand(pid) ?? '')
+    ? { live: true }
+    : { live: false, why: `process ${pid} is not vault-tools (${describeCommand(pid)})` };
 }
 
 /** Whether a command line runs vault-tools: its bin, or the script this process itself runs (a checkout's dist/cli). */

@@ -7,7 +7,11 @@
  * Retry-After (RFC 9110: delay-seconds or an HTTP date) in ms from `now`; `exactMs`, a header some APIs add in
  * milliseconds (OpenAI's retry-after-ms), wins when given. Undefined when absent or unreadable; never negative.
  */
-export function retryAfterMs(header: string | readonly string[] | null | undefined, exactMs?: string | null, now = Date.now()): number | undefined {
+export function retryAfterMs(
+  header: string | readonly string[] | null | undefined,
+  exactMs?: string | null,
+  now = Date.now(),
+): number | undefined {
   if (exactMs != null && exactMs.trim() !== '' && Number.isFinite(Number(exactMs))) return Math.max(0, Number(exactMs));
   const value = (typeof header === 'string' ? header : header?.[0])?.trim();
   if (!value) return undefined;

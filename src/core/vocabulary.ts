@@ -34,4 +34,5 @@ export const ENTITY_TYPE_PLURALS: Record<string, string> = {
   person: 'People',
 };
 /** A type's heading; a type outside the vocabulary gets its own name, capitalised. */
-export const entityTypePlural = (type: string): string => ENTITY_TYPE_PLURALS[type] ?? type.charAt(0).toUpperCase() + type.slice(1);
+export const entityTypePlural = (type: string): string =>
+  ENTITY_TYPE_PLURALS[type] ?? type.charAt(0).toUpperCase() + type.slice(1);

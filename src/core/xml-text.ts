@@ -8,7 +8,8 @@
  */
 
 /** The characters XML 1.0 cannot carry, lone surrogates included (a pair is a legal astral character). */
-const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const NOT_XML =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 /** Fast path: text of printable ASCII only (nearly every cell) needs no work. */
 const PLAIN = /^[\u0020-\u007e]*$/;
 
@@ -18,7 +19,9 @@ const PLAIN = /^[\u0020-\u007e]*$/;
  */
 export function xmlSafe(text: string): string {
   if (PLAIN.test(text)) return text;
-  return text.replace(NOT_XML, (c) => (c >= '\ud800' && c <= '\udfff' ? '\ufffd' : c === '\u000b' || c === '\u000c' ? ' ' : ''));
+  return text.replace(NOT_XML, (c) =>
+    c >= '\ud800' && c <= '\udfff' ? '\ufffd' : c === '\u000b' || c === '\u000c' ? ' ' : '',
+  );
 }
 
 /** `text` made safe (xmlSafe) and escaped for XML character data or an attribute value. */

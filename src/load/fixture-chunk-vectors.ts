@@ -27,7 +27,13 @@ export function fixtureChunks(dirs: string[]): { contentHash: string; text: stri
 }
 
 /** The vectors `embedder` gives the chunks, by content hash. */
-export async function embedFixtureChunks(embedder: EmbedderLike, chunks: { contentHash: string; text: string }[]): Promise<Map<string, Float32Array>> {
-  const vectors = await embedChunkTexts(embedder, chunks.map((c) => c.text));
+export async function embedFixtureChunks(
+  embedder: EmbedderLike,
+  chunks: { contentHash: string; text: string }[],
+): Promise<Map<string, Float32Array>> {
+  const vectors = await embedChunkTexts(
+    embedder,
+    chunks.map((c) => c.text),
+  );
   return new Map(chunks.map((c, i) => [c.contentHash, vectors[i]!]));
 }

@@ -11,9 +11,15 @@ import type { CONTENT_DIRS } from '../store/private-files.js';
  * same folder sync gives the vault's downloads) and checked to stay inside its content folder. `relative` is
  * what the store keeps.
  */
-export function vaultFilePath(dataDir: string, folder: (typeof CONTENT_DIRS)[number], vaultId: string, ...names: string[]): { absolute: string; relative: string } {
+export function vaultFilePath(
+  dataDir: string,
+  folder: (typeof CONTENT_DIRS)[number],
+  vaultId: string,
+  ...names: string[]
+): { absolute: string; relative: string } {
   const absolute = resolveInside(join(dataDir, folder), safeSegment(vaultId), ...names.map(safeSegment));
   return { absolute, relative: relative(dataDir, absolute) };
 }
 
-export const artifactAbsolutePath = (dataDir: string, storedPath: string) => (isAbsolute(storedPath) ? storedPath : join(dataDir, storedPath));
+export const artifactAbsolutePath = (dataDir: string, storedPath: string) =>
+  isAbsolute(storedPath) ? storedPath : join(dataDir, storedPath);

@@ -16,9 +16,19 @@ const PAGE = 1000;
 
 /** Findings most mentioned first; with `types`, type by type in that order (each most mentioned first). */
 /** The printed report's words for where a finding comes from (the spreadsheets keep the codes, for filters). */
-const SOURCE_WORDS: Record<string, string> = { meeting: 'Meetings', file: 'Documents', 'agent-assumption': 'Assumption, to confirm', unclear: 'Unclear' };
+const SOURCE_WORDS: Record<string, string> = {
+  meeting: 'Meetings',
+  file: 'Documents',
+  'agent-assumption': 'Assumption, to confirm',
+  unclear: 'Unclear',
+};
 
-async function* findingRows(db: Db, vaultId: string, types: (string | undefined)[] = [undefined], printed = false): AsyncGenerator<Record<string, CellValue>> {
+async function* findingRows(
+  db: Db,
+  vaultId: string,
+  types: (string | undefined)[] = [undefined],
+  printed = false,
+): AsyncGenerator<Record<string, CellValue>> {
   for (const type of types) {
     let after: { mentionCount: number; id: string } | undefined;
     for (;;) {
@@ -71,7 +81,8 @@ const CONFLICT_COLUMNS: Column[] = [
  * measures) first, then the processes and systems, then the organisation. A type outside this list comes last.
  */
 const REPORT_TYPE_ORDER = ['problem', 'opportunity', 'kpi', 'process', 'system', 'department', 'person'];
-const reportRank = (type: string) => (REPORT_TYPE_ORDER.includes(type) ? REPORT_TYPE_ORDER.indexOf(type) : REPORT_TYPE_ORDER.length);
+const reportRank = (type: string) =>
+  REPORT_TYPE_ORDER.includes(type) ? REPORT_TYPE_ORDER.indexOf(type) : REPORT_TYPE_ORDER.length;
 
 /** The PDF's columns: the type is the section heading, and internal ids stay in the spreadsheet exports. */
 const PRINTED_FINDING_COLUMNS = FINDING_COLUMNS.filter((c) => c.key !== 'type' && c.key !== 'id');
@@ -81,8 +92,17 @@ export interface DatasetOptions {
   printed?: boolean;
 }
 
-export function datasetTable(db: Db, vault: Vault, dataset: Dataset, now: Date, options: DatasetOptions = {}): TableExport & { total: number } {
-  const stamp = now.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+export function datasetTable(
+  db: Db,
+  vault: Vault,
+  dataset: Dataset,
+  now: Date,
+  options: DatasetOptions = {},
+): TableExport & { total: number } {
+  const stamp = now
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC');
   const generated = { label: 'Generated', value: stamp };
   if (dataset === 'findings') {
     const byType = entityCountsByTypeDesc(db, vault.id);
@@ -91,18 +111,30 @@ export function datasetTable(db: Db, vault: Vault, dataset: Dataset, now: Date, 
     return {
       title: `Findings: ${vault.name}`,
       subtitle: vault.description,
-      meta: [{ label: 'Vault', value: `${vault.name} (${vault.id})` }, generated, { label: 'Findings', value: String(total) }, { label: 'By type', value: byType.map((t) => `${t.type} ${t.n}`).join(', ') }],
+      meta: [
+        { label: 'Vault', value: `${vault.name} (${vault.id})` },
+        generated,
+        { label: 'Findings', value: String(total) },
+        { label: 'By type', value: byType.map((t) => `${t.type} ${t.n}`).join(', ') },
+      ],
       columns: FINDING_COLUMNS,
       rows: findingRows(db, vault.id),
       total,
     };
   }
   const conflicts = listConflicts(db, vault.id, { status: 'all' });
-  const byStatus = ['open', 'resolved', 'dismissed'].map((s) => `${s} ${conflicts.filter((c) => c.status === s).length}`).join(', ');
+  const byStatus = ['open', 'resolved', 'dismissed']
+    .map((s) => `${s} ${conflicts.filter((c) => c.status === s).length}`)
+    .join(', ');
   return {
     title: `Conflicts: ${vault.name}`,
     subtitle: vault.description,
-    meta: [{ label: 'Vault', value: `${vault.name} (${vault.id})` }, generated, { label: 'Conflicts', value: String(conflicts.length) }, { label: 'By status', value: byStatus }],
+    meta: [
+      { label: 'Vault', value: `${vault.name} (${vault.id})` },
+      generated,
+      { label: 'Conflicts', value: String(conflicts.length) },
+      { label: 'By status', value: byStatus },
+    ],
     footnote: `Generated ${stamp} by vault-tools`,
     columns: CONFLICT_COLUMNS,
     rows: conflicts.map((c) => ({
@@ -124,13 +156,22 @@ export function datasetTable(db: Db, vault: Vault, dataset: Dataset, now: Date, 
  */
 const REPORT_CLAIMS = 50;
 function claimsCell(claims: { speaker: string; quote: string; meetingName: string | null }[]): string {
-  const shown = claims.slice(0, REPORT_CLAIMS).map((cl) => `${cl.speaker}${cl.meetingName ? ` (${cl.meetingName})` : ''}: “${cl.quote}”`);
-  if (claims.length > REPORT_CLAIMS) shown.push(`… and ${(claims.length - REPORT_CLAIMS).toLocaleString('en')} more claims`);
+  const shown = claims
+    .slice(0, REPORT_CLAIMS)
+    .map((cl) => `${cl.speaker}${cl.meetingName ? ` (${cl.meetingName})` : ''}: “${cl.quote}”`);
+  if (claims.length > REPORT_CLAIMS)
+    shown.push(`… and ${(claims.length - REPORT_CLAIMS).toLocaleString('en')} more claims`);
   return shown.join('\n');
 }
 
 /** The findings as a printed report: a summary of counts, then one section per type, each most mentioned first. */
-function printedFindings(db: Db, vault: Vault, byType: { type: string; n: number }[], total: number, stamp: string): TableExport & { total: number } {
+function printedFindings(
+  db: Db,
+  vault: Vault,
+  byType: { type: string; n: number }[],
+  total: number,
+  stamp: string,
+): TableExport & { total: number } {
   const types = [...byType].sort((a, b) => reportRank(a.type) - reportRank(b.type) || a.type.localeCompare(b.type));
   const heading = entityTypePlural;
   const count = new Map(types.map((t) => [t.type, t.n]));
@@ -142,7 +183,10 @@ function printedFindings(db: Db, vault: Vault, byType: { type: string; n: number
       { label: 'Client', value: vault.client },
       ...(vault.name === vault.client ? [] : [{ label: 'Engagement', value: vault.name }]),
       { label: 'Generated', value: stamp },
-      { label: 'Order', value: 'Grouped by type, problems and opportunities first; most mentioned first within each type.' },
+      {
+        label: 'Order',
+        value: 'Grouped by type, problems and opportunities first; most mentioned first within each type.',
+      },
     ],
     figures: [
       { label: 'Findings', value: String(total) },
@@ -152,7 +196,12 @@ function printedFindings(db: Db, vault: Vault, byType: { type: string; n: number
     sections: { key: 'type', heading: (type) => `${heading(type)} (${count.get(type) ?? 0})` },
     footnote: `Generated ${stamp} by vault-tools`,
     columns: PRINTED_FINDING_COLUMNS,
-    rows: findingRows(db, vault.id, types.map((t) => t.type), true),
+    rows: findingRows(
+      db,
+      vault.id,
+      types.map((t) => t.type),
+      true,
+    ),
     total,
   };
 }

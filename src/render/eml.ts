@@ -58,6 +58,13 @@ export function buildEml(m: EmlMessage): Buffer {
       ].join(CRLF),
     ),
   ];
-  const body = [`Content-Type: multipart/mixed; boundary="${boundary}"`, '', 'This is a multi-part message in MIME format.', ...parts.map((p) => `--${boundary}${CRLF}${p}`), `--${boundary}--`, ''];
+  const body = [
+    `Content-Type: multipart/mixed; boundary="${boundary}"`,
+    '',
+    'This is a multi-part message in MIME format.',
+    ...parts.map((p) => `--${boundary}${CRLF}${p}`),
+    `--${boundary}--`,
+    '',
+  ];
   return Buffer.from([...headers, ...body].join(CRLF), 'utf8');
 }

@@ -45,10 +45,17 @@ export const INDEX_BATCH_CHUNKS = 32;
  */
 export const WATCH_INTERVAL_MS = 2000;
 
-export function startBackgroundIndexing(db: Db, embedder: EmbedderLike, options: { watchMs?: number } = {}): { stop(): Promise<void> } {
+export function startBackgroundIndexing(
+  db: Db,
+  embedder: EmbedderLike,
+  options: { watchMs?: number } = {},
+): { stop(): Promise<void> } {
   const controller = new AbortController();
   const vectors = hasVectorExtension(db);
-  if (!vectors) log.warn(`vector search is off (sqlite-vec did not load: ${vectorExtensionError()}); transcripts are searched by words`);
+  if (!vectors)
+    log.warn(
+      `vector search is off (sqlite-vec did not load: ${vectorExtensionError()}); transcripts are searched by words`,
+    );
   // Resolves after `ms`, or at once on stop(): stop() awaits the run, and an unref'd timer left alone would leave
   // nothing to wait for (exit status 13 when stdin closes at once). Unref'd so that it never keeps the process up.
   const pause = (ms: number) =>
@@ -64,13 +71,21 @@ export function startBackgroundIndexing(db: Db, embedder: EmbedderLike, options:
     let done = 0;
     const onProgress = (p: { done: number }) => (chunksIndexed(p.done - done), (done = p.done));
     try {
-      const result = await indexPending(db, embedder, { signal: controller.signal, batchSize: INDEX_BATCH_CHUNKS, background: true, onProgress });
+      const result = await indexPending(db, embedder, {
+        signal: controller.signal,
+        batchSize: INDEX_BATCH_CHUNKS,
+        background: true,
+        onProgress,
+      });
       if (result.total) {
         const kernel = describeKernel(embedder);
-        log.info(`vector index: ${result.embedded} chunks embedded, ${result.reused} reused, in ${((Date.now() - started) / 1000).toFixed(1)} s${kernel ? ` (${kernel})` : ''}`);
+        log.info(
+          `vector index: ${result.embedded} chunks embedded, ${result.reused} reused, in ${((Date.now() - started) / 1000).toFixed(1)} s${kernel ? ` (${kernel})` : ''}`,
+        );
       }
     } catch (err) {
-      if (!controller.signal.aborted) log.warn('vector indexing stopped; search continues by words until new chunks arrive', err);
+      if (!controller.signal.aborted)
+        log.warn('vector indexing stopped; search continues by words until new chunks arrive', err);
     }
   };
   const run = (async () => {

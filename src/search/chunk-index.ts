@@ -23,7 +23,12 @@ export const RETRIEVAL_CHUNK = {
 /** Rebuilds the chunks of one meeting from its stored turns; call inside the transaction that wrote them. */
 export function indexMeetingChunks(db: Db, vaultId: string, meetingId: string): number {
   const chunks = chunkTurns(
-    turnsOf(db, vaultId, meetingId).map((t) => ({ index: t.turn_index, speaker: t.speaker, text: t.text, atSeconds: t.at_seconds })),
+    turnsOf(db, vaultId, meetingId).map((t) => ({
+      index: t.turn_index,
+      speaker: t.speaker,
+      text: t.text,
+      atSeconds: t.at_seconds,
+    })),
     RETRIEVAL_CHUNK.target,
     RETRIEVAL_CHUNK.max,
   );
@@ -48,7 +53,11 @@ export function writeMeetingChunks(db: Db, vaultId: string, meetingId: string, c
  * against ~0.45 s in statements of 500, measured on this machine). Rows go in as one JSON array, in order,
  * so chunk ids are assigned as one insert per chunk would assign them.
  */
-export function writeChunksOfMeetings(db: Db, vaultId: string, meetings: readonly { meetingId: string; chunks: readonly StoredChunk[] }[]): number {
+export function writeChunksOfMeetings(
+  db: Db,
+  vaultId: string,
+  meetings: readonly { meetingId: string; chunks: readonly StoredChunk[] }[],
+): number {
   ensureWordIndex(db, vaultId); // its triggers then index these rows (a vault's first chunks create it)
   const remove = sql(db, 'DELETE FROM transcript_chunks WHERE vault_id = ? AND meeting_id = ?');
   for (const m of meetings) remove.run(vaultId, m.meetingId);
@@ -57,7 +66,16 @@ export function writeChunksOfMeetings(db: Db, vaultId: string, meetings: readonl
   const rows = meetings.flatMap(({ meetingId, chunks }) =>
     chunks.map((c) => {
       const text = (c.text as string & { toWellFormed(): string }).toWellFormed(); // Node 20+; lib ES2023 lacks its type
-      return [meetingId, c.index, c.turnStart, c.turnEnd, json.write(c.speakers), c.startSeconds, text, contentHash(text)];
+      return [
+        meetingId,
+        c.index,
+        c.turnStart,
+        c.turnEnd,
+        json.write(c.speakers),
+        c.startSeconds,
+        text,
+        contentHash(text),
+      ];
     }),
   );
   if (!rows.length) return 0;
@@ -75,8 +93,17 @@ export function meetingChunks(db: Db, vaultId: string, meetingId: string, offset
     db,
     `SELECT chunk_index, speakers_json, text, turn_start, turn_end, start_seconds FROM transcript_chunks
      WHERE vault_id = ? AND meeting_id = ? ORDER BY chunk_index LIMIT ${limitParam('?')} OFFSET ${limitParam('?')}`,
-  ).all(vaultId, meetingId, limit, offset) as { chunk_index: number; speakers_json: string; text: string; turn_start: number; turn_end: number; start_seconds: number | null }[];
-  const total = sql(db, 'SELECT count(*) FROM transcript_chunks WHERE vault_id = ? AND meeting_id = ?').pluck().get(vaultId, meetingId) as number;
+  ).all(vaultId, meetingId, limit, offset) as {
+    chunk_index: number;
+    speakers_json: string;
+    text: string;
+    turn_start: number;
+    turn_end: number;
+    start_seconds: number | null;
+  }[];
+  const total = sql(db, 'SELECT count(*) FROM transcript_chunks WHERE vault_id = ? AND meeting_id = ?')
+    .pluck()
+    .get(vaultId, meetingId) as number;
   return {
     total,
     chunks: rows.map((r) => ({
@@ -100,7 +127,6 @@ export interface SearchFilters {
 
 export const isFiltered = (f: SearchFilters) => Boolean(f.meetingId || f.speaker || f.after || f.before);
 
-
 /**
  * The speaker lists (`speakers_json` values) of the vault's chunks in which one speaker's name contains `speaker`,
  * compared as every other name match compares names (normalize: case, accents and punctuation ignored, so "Jose
@@ -111,7 +137,11 @@ export const isFiltered = (f: SearchFilters) => Boolean(f.meetingId || f.speaker
  */
 function speakerLists(db: Db, vaultId: string, speaker: string): string[] {
   const lists = cachedRead(db, `speakerLists:${vaultId}`, () =>
-    (sql(db, 'SELECT DISTINCT speakers_json FROM transcript_chunks WHERE vault_id = ?').pluck().all(vaultId) as string[]).map((text) => ({
+    (
+      sql(db, 'SELECT DISTINCT speakers_json FROM transcript_chunks WHERE vault_id = ?')
+        .pluck()
+        .all(vaultId) as string[]
+    ).map((text) => ({
       text,
       names: json.read<string[]>(text).map(normalize),
     })),
@@ -153,7 +183,11 @@ export function filteredChunks(db: Db, vaultId: string, filters: SearchFilters):
       ? 'transcript_chunks c JOIN meetings m ON m.vault_id = c.vault_id AND m.id = c.meeting_id'
       : // dates alone: the vault's meetings in range first, then their chunks by index
         'meetings m CROSS JOIN transcript_chunks c ON c.vault_id = m.vault_id AND c.meeting_id = m.id';
-  return new Set(sql(db, `SELECT c.id FROM ${from} WHERE ${where.join(' AND ')}`).pluck().all(params) as number[]);
+  return new Set(
+    sql(db, `SELECT c.id FROM ${from} WHERE ${where.join(' AND ')}`)
+      .pluck()
+      .all(params) as number[],
+  );
 }
 
 export interface ChunkRow {
@@ -179,9 +213,13 @@ export function chunkRows(db: Db, ids: number[]): Map<number, ChunkRow & { speak
 }
 
 /** Where chunks are: their meeting and turn range, by id (what merging overlapping excerpts needs). */
-export function chunkSpans(db: Db, ids: number[]): Map<number, { meetingId: string; turnStart: number; turnEnd: number }> {
-  const rows = sql(db, `SELECT id, meeting_id AS meetingId, turn_start AS turnStart, turn_end AS turnEnd FROM transcript_chunks WHERE id IN (SELECT value FROM json_each(?))`).all(
-    JSON.stringify(ids),
-  ) as { id: number; meetingId: string; turnStart: number; turnEnd: number }[];
+export function chunkSpans(
+  db: Db,
+  ids: number[],
+): Map<number, { meetingId: string; turnStart: number; turnEnd: number }> {
+  const rows = sql(
+    db,
+    `SELECT id, meeting_id AS meetingId, turn_start AS turnStart, turn_end AS turnEnd FROM transcript_chunks WHERE id IN (SELECT value FROM json_each(?))`,
+  ).all(JSON.stringify(ids)) as { id: number; meetingId: string; turnStart: number; turnEnd: number }[];
   return new Map(rows.map(({ id, ...span }) => [id, span]));
 }

@@ -12,7 +12,10 @@ export interface EmbedderLike {
   readonly kernel?: 'native' | 'wasm';
   /** How many query embeds it runs at once (USE lite: 1, its one query worker); see fair-share.ts. */
   readonly queryLanes?: number;
-  embed(texts: string[], options?: { signal?: AbortSignal; background?: boolean; caller?: string }): Promise<Float32Array[]>;
+  embed(
+    texts: string[],
+    options?: { signal?: AbortSignal; background?: boolean; caller?: string },
+  ): Promise<Float32Array[]>;
 }
 
 /** A chunk cut into windows the model reads whole: whole "Speaker: words" lines where they fit, at most 8. */
@@ -43,7 +46,12 @@ export function embeddingWindows(text: string, windowChars: number): string[] {
  * embedded window by window and the windows' vectors averaged (then normalised), so the whole chunk counts, not
  * just its start.
  */
-export async function embedChunkTexts(embedder: EmbedderLike, chunkTexts: string[], signal?: AbortSignal, background = false): Promise<Float32Array[]> {
+export async function embedChunkTexts(
+  embedder: EmbedderLike,
+  chunkTexts: string[],
+  signal?: AbortSignal,
+  background = false,
+): Promise<Float32Array[]> {
   const texts = chunkTexts.map(embeddingText);
   const windowChars = embedder.windowChars;
   if (!windowChars) return embedder.embed(texts, { signal, background });

@@ -10,7 +10,8 @@ export type Block = [Buffer, Buffer, Buffer];
 export function firstCode([validity, , vectors]: Block): Buffer | undefined {
   const slots = validity.length * 8;
   const bytes = vectors.length / slots;
-  for (let i = 0; i < slots; i++) if ((validity[i >> 3]! >> (i & 7)) & 1) return vectors.subarray(i * bytes, (i + 1) * bytes);
+  for (let i = 0; i < slots; i++)
+    if ((validity[i >> 3]! >> (i & 7)) & 1) return vectors.subarray(i * bytes, (i + 1) * bytes);
   return undefined;
 }
 
@@ -34,11 +35,7 @@ export interface ScannedCodes {
  * a function that gives the id of the i-th distance; undefined when a block does not have the expected shape.
  * Ids are read only for the few that `id()` is asked for (unless `allowed` needs them all).
  */
-export function scanBlocks(
-  blocks: readonly Block[],
-  code: Buffer,
-  allowed?: Set<number>,
-): ScannedCodes | undefined {
+export function scanBlocks(blocks: readonly Block[], code: Buffer, allowed?: Set<number>): ScannedCodes | undefined {
   const bytes = code.length;
   let slotsTotal = 0;
   for (const [validity] of blocks) slotsTotal += validity.length * 8;
@@ -49,7 +46,8 @@ export function scanBlocks(
   const words = bytes % 4 === 0 ? bytes / 4 : 0;
   const q = aligned32(code);
   const q32 = words ? new Uint32Array(q.buffer, q.byteOffset, words) : undefined;
-  const idAt = (block: number, slot: number) => views[block]!.getUint32(slot * 8, true) + views[block]!.getInt32(slot * 8 + 4, true) * 4294967296; // int64 LE
+  const idAt = (block: number, slot: number) =>
+    views[block]!.getUint32(slot * 8, true) + views[block]!.getInt32(slot * 8 + 4, true) * 4294967296; // int64 LE
   let count = 0;
   for (let b = 0; b < blocks.length; b++) {
     const [validity, rowidBlob, vectorBlob] = blocks[b]!;

@@ -133,7 +133,9 @@ class Parser {
     }
     if (t.type !== want) {
       const got = t.type === 'rparen' ? ')' : '}';
-      throw new MailQueryError(`mismatched ${what}: '${got}' at character ${t.pos} does not close '${opener}' at character ${openPos}`);
+      throw new MailQueryError(
+        `mismatched ${what}: '${got}' at character ${t.pos} does not close '${opener}' at character ${openPos}`,
+      );
     }
     this.p++;
   }
@@ -142,7 +144,9 @@ class Parser {
     const { name, value } = t;
     if (value.kind === 'group') {
       if (!TEXT_FIELDS.has(name)) {
-        throw new MailQueryError(`${name}: at character ${t.pos}: takes a single value, not a group (e.g. ${EXAMPLES[name]})`);
+        throw new MailQueryError(
+          `${name}: at character ${t.pos}: takes a single value, not a group (e.g. ${EXAMPLES[name]})`,
+        );
       }
       return this.primary(name as TextField); // the next token is the '(' or '{'
     }
@@ -154,7 +158,8 @@ class Parser {
       case 'subject':
       case 'filename': {
         const node = leaf(name, raw, value.kind === 'phrase');
-        if (!node) throw new MailQueryError(`${t.raw}: expected a value with letters or digits (e.g. ${EXAMPLES[name]})`);
+        if (!node)
+          throw new MailQueryError(`${t.raw}: expected a value with letters or digits (e.g. ${EXAMPLES[name]})`);
         return node;
       }
       case 'has':
@@ -210,7 +215,9 @@ function parseAge(token: string, value: string): number {
  */
 function parseDate(token: string, value: string): number {
   const bad = () =>
-    new MailQueryError(`${token}: expected a date YYYY/MM/DD or YYYY-MM-DD, or an ISO 8601 date-time (e.g. ${token.split(':')[0]}:2026/11/18)`);
+    new MailQueryError(
+      `${token}: expected a date YYYY/MM/DD or YYYY-MM-DD, or an ISO 8601 date-time (e.g. ${token.split(':')[0]}:2026/11/18)`,
+    );
 
   const day = /^(\d{4})([/-])(\d{1,2})\2(\d{1,2})$/.exec(value);
   if (day) return utcDay(Number(day[1]), Number(day[3]), Number(day[4])) ?? throwIt(bad());

@@ -25,12 +25,16 @@ const COMMON = new Set(
     'uk us usa eu',
     'vault vaults brief briefs daily weekly digest plan conflict conflicts finding findings task tasks meeting meetings',
     'milestone milestones transcript transcripts calendar report reports workbook chart charts dashboard entity entities',
-  ].join(' ').split(' '),
+  ]
+    .join(' ')
+    .split(' '),
 );
 
 /** Sentence openers that are never part of a name ("Did Carla Mendes …" names Carla Mendes, not "Did"). */
 const OPENERS = new Set(
-  'a an and are as at but by can could did do does for from had has have how if in is it let lets may might of on or please should show so tell the then there these they this those to was we were what when where which who why will with would you your our my give find list compare draft send write'.split(' '),
+  'a an and are as at but by can could did do does for from had has have how if in is it let lets may might of on or please should show so tell the then there these they this those to was we were what when where which who why will with would you your our my give find list compare draft send write'.split(
+    ' ',
+  ),
 );
 
 interface Word {
@@ -64,7 +68,14 @@ export function mentionedNames(text: string): string[] {
     if (words.length >= 3 && !words.some((w) => /^\p{Ll}/u.test(w.text))) continue;
     const isName = words.map((w, i) => capitalised(w.text) && !common(w.text) && i > 0);
     // A sentence's first word belongs to a name when a name follows it at once and it is no common opener.
-    if (words.length > 1 && isName[1] && words[1]!.joined && capitalised(words[0]!.text) && !common(words[0]!.text) && !OPENERS.has(normalize(words[0]!.text))) {
+    if (
+      words.length > 1 &&
+      isName[1] &&
+      words[1]!.joined &&
+      capitalised(words[0]!.text) &&
+      !common(words[0]!.text) &&
+      !OPENERS.has(normalize(words[0]!.text))
+    ) {
       isName[0] = true;
     }
     let run: string[] = [];

@@ -83,19 +83,22 @@ export class NameWords {
   candidates(w: string, budget: number, typos: (word: string) => number): string[] {
     this.merge();
     const out = new Set<string>();
-    for (let i = this.lowerBound(w); i < this.sorted.length && this.sorted[i]!.startsWith(w); i++) out.add(this.sorted[i]!);
+    for (let i = this.lowerBound(w); i < this.sorted.length && this.sorted[i]!.startsWith(w); i++)
+      out.add(this.sorted[i]!);
     if (budget <= 0) return [...out];
     const threshold = w.length - 1 - 3 * budget;
     if (threshold >= 1) {
       const shared = new Map<string, number>();
       for (const [g, mine] of bigramCounts(w)) {
-        for (const [word, theirs] of this.bigrams.get(g) ?? []) shared.set(word, (shared.get(word) ?? 0) + Math.min(mine, theirs));
+        for (const [word, theirs] of this.bigrams.get(g) ?? [])
+          shared.set(word, (shared.get(word) ?? 0) + Math.min(mine, theirs));
       }
       for (const [word, n] of shared) if (n >= threshold && !out.has(word) && typos(word) <= budget) out.add(word);
     } else {
       // Only a 4-letter word (budget 1) gets here: a typo within its start needs budget 2, so what is left is
       // a whole word 1 edit away, which shares the word or one of its deletions.
-      for (const v of withDeletions(w)) for (const word of this.deletions.get(v) ?? []) if (!out.has(word) && typos(word) <= budget) out.add(word);
+      for (const v of withDeletions(w))
+        for (const word of this.deletions.get(v) ?? []) if (!out.has(word) && typos(word) <= budget) out.add(word);
     }
     return [...out];
   }

@@ -79,7 +79,8 @@ export function nameMatcher(queryNorm: string): (name: NameForms) => NameMatch |
     const words = name.words;
     const coverage = q.length / Math.max(q.length, words.length);
     if (name.norm.startsWith(query.norm)) return { kind: 'prefix', score: RANK.prefix + 0.4 + 0.09 * coverage };
-    if (q.every((w) => words.some((n) => n.startsWith(w)))) return { kind: 'prefix', score: RANK.prefix + 0.2 + 0.09 * coverage };
+    if (q.every((w) => words.some((n) => n.startsWith(w))))
+      return { kind: 'prefix', score: RANK.prefix + 0.2 + 0.09 * coverage };
     // Fuzzy: every query word is within its typo budget of a name word, or of the start of one.
     let typos = 0;
     for (let i = 0; i < q.length; i++) {
@@ -130,7 +131,14 @@ export class VaultNameIndex {
   }
 
   add(row: NameRow): void {
-    const name: IndexedName = { entityId: row.entity_id, name: row.name, isAlias: row.is_alias === 1, type: row.type, forms: nameForms(row.norm), order: this.nextOrder++ };
+    const name: IndexedName = {
+      entityId: row.entity_id,
+      name: row.name,
+      isAlias: row.is_alias === 1,
+      type: row.type,
+      forms: nameForms(row.norm),
+      order: this.nextOrder++,
+    };
     let names = this.byEntity.get(name.entityId);
     if (!names) this.byEntity.set(name.entityId, (names = []));
     names.push(name);
@@ -239,7 +247,9 @@ function catchUp(db: Db, vaultId: string, index: VaultNameIndex): VaultNameIndex
   return db.transaction(() => {
     const oldest = sql(db, 'SELECT min(seq) FROM entity_name_changes').pluck().get() as number | null;
     if (oldest === null || oldest > index.seq + 1) return undefined; // the log was trimmed past this index
-    const rows = sql(db, 'SELECT entity_id FROM entity_name_changes WHERE vault_id = ? AND seq > ?').pluck().all(vaultId, index.seq) as string[];
+    const rows = sql(db, 'SELECT entity_id FROM entity_name_changes WHERE vault_id = ? AND seq > ?')
+      .pluck()
+      .all(vaultId, index.seq) as string[];
     const entities = new Set(rows);
     if (entities.size > Math.max(MAX_INCREMENTAL, index.size / 10)) return undefined;
     const namesOf = sql(

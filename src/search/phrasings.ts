@@ -11,7 +11,16 @@
  */
 import type { Db } from '../store/db.js';
 import { chunkSpans } from './chunk-index.js';
-import { fusePhrasing, planSearch, queryVectorsOf, usesMeaning, wordsHalf, type SearchHit, type SearchMode, type SearchOptions } from './transcripts.js';
+import {
+  fusePhrasing,
+  planSearch,
+  queryVectorsOf,
+  usesMeaning,
+  wordsHalf,
+  type SearchHit,
+  type SearchMode,
+  type SearchOptions,
+} from './transcripts.js';
 
 /** How many alternatives a call may pass, and how long each may be (the tool's schema says the same). */
 export const MAX_ALTERNATIVES = 5;
@@ -45,7 +54,10 @@ export interface PhrasedHit extends SearchHit {
  * that say it: an alternative that repeats the query or another one (case and spacing aside) is not run twice,
  * nor does it count twice in the fusion.
  */
-export function distinctPhrasings(query: string, alternatives: readonly string[]): { texts: string[]; sources: number[][] } {
+export function distinctPhrasings(
+  query: string,
+  alternatives: readonly string[],
+): { texts: string[]; sources: number[][] } {
   const key = (t: string) => t.trim().replace(/\s+/g, ' ').toLowerCase();
   const texts: string[] = [];
   const sources: number[][] = [];
@@ -65,7 +77,12 @@ export function distinctPhrasings(query: string, alternatives: readonly string[]
  * Each phrasing's own hybrid ranking (every candidate, best first), as searchChunks ranks it alone. The vectors
  * of all phrasings are asked for in ONE call, before any BM25 runs, so the model embeds while the words halves run.
  */
-export async function phrasingRankings(db: Db, vaultId: string, texts: string[], options: Omit<SearchOptions, 'limit'>): Promise<{ rankings: SearchHit[][]; mode: SearchMode }> {
+export async function phrasingRankings(
+  db: Db,
+  vaultId: string,
+  texts: string[],
+  options: Omit<SearchOptions, 'limit'>,
+): Promise<{ rankings: SearchHit[][]; mode: SearchMode }> {
   const useMeaning = usesMeaning(db, vaultId, options);
   const embedding = useMeaning ? queryVectorsOf(options.embedder!, texts, options.caller) : undefined;
   embedding?.catch(() => {}); // awaited below; this only keeps an early rejection from going unhandled
@@ -85,13 +102,31 @@ export async function phrasingRankings(db: Db, vaultId: string, texts: string[],
  * The rankings fused by reciprocal rank (see PhrasingFusion), best first; ties go to the query's own order. A hit's
  * `foundBy` names the phrasings that rank it in their top `foundWithin`: those whose own answer holds it.
  */
-export function fuseRankings(rankings: SearchHit[][], sources: number[][], fusion: PhrasingFusion = PHRASING_FUSION, foundWithin = fusion.depth): PhrasedHit[] {
+export function fuseRankings(
+  rankings: SearchHit[][],
+  sources: number[][],
+  fusion: PhrasingFusion = PHRASING_FUSION,
+  foundWithin = fusion.depth,
+): PhrasedHit[] {
   const hits = new Map<number, PhrasedHit & { queryRank: number }>();
   rankings.forEach((ranking, p) => {
     const weight = p === 0 ? fusion.queryWeight : sources[p]!.length;
     ranking.slice(0, fusion.depth).forEach((h, i) => {
       let f = hits.get(h.chunkId);
-      if (!f) hits.set(h.chunkId, (f = { chunkId: h.chunkId, chunkIds: [h.chunkId], score: 0, wordRank: null, meaningRank: null, foundBy: [], ownScore: -Infinity, queryRank: Infinity }));
+      if (!f)
+        hits.set(
+          h.chunkId,
+          (f = {
+            chunkId: h.chunkId,
+            chunkIds: [h.chunkId],
+            score: 0,
+            wordRank: null,
+            meaningRank: null,
+            foundBy: [],
+            ownScore: -Infinity,
+            queryRank: Infinity,
+          }),
+        );
       f.score += weight / (fusion.k + i + 1);
       f.ownScore = Math.max(f.ownScore, h.score);
       if (i < foundWithin) f.foundBy.push(...sources[p]!);
@@ -114,7 +149,10 @@ const best = (a: number | null, b: number | null) => (a === null ? b : b === nul
  */
 export function mergeOverlapping(db: Db, hits: PhrasedHit[], limit: number): PhrasedHit[] {
   const head = hits.slice(0, limit * 4);
-  const spans = chunkSpans(db, head.map((h) => h.chunkId));
+  const spans = chunkSpans(
+    db,
+    head.map((h) => h.chunkId),
+  );
   const kept: (PhrasedHit & { meeting: string; start: number; end: number })[] = [];
   for (const h of head) {
     const span = spans.get(h.chunkId);
@@ -151,5 +189,8 @@ export async function searchPhrasings(
 ): Promise<{ hits: PhrasedHit[]; mode: SearchMode }> {
   const { texts, sources } = distinctPhrasings(query, alternatives);
   const { rankings, mode } = await phrasingRankings(db, vaultId, texts, options);
-  return { hits: mergeOverlapping(db, fuseRankings(rankings, sources, options.fusion, options.limit), options.limit), mode };
+  return {
+    hits: mergeOverlapping(db, fuseRankings(rankings, sources, options.fusion, options.limit), options.limit),
+    mode,
+  };
 }

@@ -44,7 +44,9 @@ const has = (text: string, phrase: string) => {
 };
 
 const STOP = new Set(
-  'about after again against their there these those which while where would could should other being having through between before during under above below within without across project client discovery engagement meeting meetings current'.split(' '),
+  'about after again against their there these those which while where would could should other being having through between before during under above below within without across project client discovery engagement meeting meetings current'.split(
+    ' ',
+  ),
 );
 
 /**
@@ -53,7 +55,9 @@ const STOP = new Set(
  */
 function summaryTerms(v: ScopeVault, others: ScopeVault[], nameWords: Set<string>): string[] {
   const otherWords = new Set(others.flatMap((o) => normalize(o.summary).split(' ')));
-  return [...new Set(normalize(v.summary).split(' '))].filter((w) => w.length >= 6 && !STOP.has(w) && !otherWords.has(w) && !nameWords.has(w));
+  return [...new Set(normalize(v.summary).split(' '))].filter(
+    (w) => w.length >= 6 && !STOP.has(w) && !otherWords.has(w) && !nameWords.has(w),
+  );
 }
 
 /**
@@ -66,12 +70,18 @@ function ownWords(v: ScopeVault): Set<string> {
   return new Set([v.name, v.client, v.id, ...v.people, ...v.keywords, ...capitalisedInSummary].flatMap(tokens));
 }
 
-const list = (names: string[], last = 'or') => (names.length <= 2 ? names.join(` ${last} `) : `${names.slice(0, -1).join(', ')} ${last} ${names[names.length - 1]}`);
+const list = (names: string[], last = 'or') =>
+  names.length <= 2 ? names.join(` ${last} `) : `${names.slice(0, -1).join(', ')} ${last} ${names[names.length - 1]}`;
 
 export function resolveScope(conversation: string, vaults: ScopeVault[]): ScopeDecision {
   const text = normalize(conversation);
   if (vaults.length === 0) {
-    return { selectedVaultIds: [], reason: 'This key reaches no vault.', clarificationQuestion: 'This key reaches no vault yet. Which vault should it be granted?', candidates: [] };
+    return {
+      selectedVaultIds: [],
+      reason: 'This key reaches no vault.',
+      clarificationQuestion: 'This key reaches no vault yet. Which vault should it be granted?',
+      candidates: [],
+    };
   }
   const holders = (pick: (v: ScopeVault) => string[]) => {
     const count = new Map<string, number>();
@@ -111,7 +121,9 @@ export function resolveScope(conversation: string, vaults: ScopeVault[]): ScopeD
       score += 10;
       signals.push(`names the vault ("${explicit}")`);
     }
-    const topics = [...sharedTopics].filter(([, holders]) => holders.includes(v)).map(([w, holders]) => ({ w, n: holders.length }));
+    const topics = [...sharedTopics]
+      .filter(([, holders]) => holders.includes(v))
+      .map(([w, holders]) => ({ w, n: holders.length }));
     for (const { w, n } of topics) {
       score += 2 / n;
       signals.push(`"${w}" (shared by ${n} vaults)`);
@@ -134,7 +146,11 @@ export function resolveScope(conversation: string, vaults: ScopeVault[]): ScopeD
       score += 2 / holders.length;
       signals.push(holders.length > 1 ? `"${n}" (known to ${holders.length} vaults)` : `name "${n}"`);
     }
-    const terms = summaryTerms(v, vaults.filter((o) => o !== v), nameWords).filter((w) => has(text, w));
+    const terms = summaryTerms(
+      v,
+      vaults.filter((o) => o !== v),
+      nameWords,
+    ).filter((w) => has(text, w));
     if (terms.length) {
       score += Math.min(3, terms.length * 0.5);
       signals.push(`summary terms: ${terms.slice(0, 5).join(', ')}`);
@@ -159,26 +175,44 @@ export function resolveScope(conversation: string, vaults: ScopeVault[]): ScopeD
       vaults.length === 1
         ? `${mentioned}, unknown to "${vaults[0]!.name}", the only vault this key reaches. Is this about "${vaults[0]!.name}", or about another client?`
         : `${mentioned}, unknown to the vaults this key reaches. Which engagement is this about: ${list(vaults.map((v) => `"${v.name}"`))}, or another client?`;
-    return { selectedVaultIds: [], reason: `${mentioned}, which no vault this key reaches knows: it may be about another client.`, clarificationQuestion: question, candidates };
+    return {
+      selectedVaultIds: [],
+      reason: `${mentioned}, which no vault this key reaches knows: it may be about another client.`,
+      clarificationQuestion: question,
+      candidates,
+    };
   }
   if (vaults.length === 1) {
     const [only, fit] = [vaults[0]!, candidates[0]!];
-    const why = fit.score > 0
-      ? `the conversation fits it: ${fit.signals.join('; ')}`
-      : names.length
-        ? `the names the conversation mentions (${list(names.map((n) => `"${n}"`), 'and')}) are its own`
-        : 'the conversation names no person, organisation or site, so it is not about another client';
+    const why =
+      fit.score > 0
+        ? `the conversation fits it: ${fit.signals.join('; ')}`
+        : names.length
+          ? `the names the conversation mentions (${list(
+              names.map((n) => `"${n}"`),
+              'and',
+            )}) are its own`
+          : 'the conversation names no person, organisation or site, so it is not about another client';
     const reason = `This key reaches only "${only.name}", and ${why}.`;
     return { selectedVaultIds: [only.id], reason, clarificationQuestion: null, candidates };
   }
   const [top, second] = scored;
   if (top && top.score >= 2 && (!second || top.score >= 2 * second.score)) {
-    return { selectedVaultIds: [top.id], reason: `"${top.name}" fits the conversation: ${top.signals.join('; ')}.`, clarificationQuestion: null, candidates };
+    return {
+      selectedVaultIds: [top.id],
+      reason: `"${top.name}" fits the conversation: ${top.signals.join('; ')}.`,
+      clarificationQuestion: null,
+      candidates,
+    };
   }
   if (top) {
     const close = scored.filter((c) => c.score * 2 > top.score).map((c) => `"${c.name}"`);
-    const shared = top.signals.filter((s) => / vaults\)/.test(s)).map((s) => s.replace(/ \((in|shared by|known to) \d+ vaults\)/, ''));
-    const why = shared.length ? `${list(shared)} ${shared.length === 1 ? 'appears' : 'appear'} in more than one engagement. ` : '';
+    const shared = top.signals
+      .filter((s) => / vaults\)/.test(s))
+      .map((s) => s.replace(/ \((in|shared by|known to) \d+ vaults\)/, ''));
+    const why = shared.length
+      ? `${list(shared)} ${shared.length === 1 ? 'appears' : 'appear'} in more than one engagement. `
+      : '';
     return {
       selectedVaultIds: [],
       reason: `The conversation fits ${close.length} vaults about equally.`,

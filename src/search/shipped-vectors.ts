@@ -25,10 +25,14 @@ export interface ShippedVectors {
   vectors: Record<string, string>;
 }
 
-export const shippedVectorsPath = (embedderId: string) => join(FIXTURES_DIR, 'vectors', `${safeSegment(embedderId)}.json`);
+export const shippedVectorsPath = (embedderId: string) =>
+  join(FIXTURES_DIR, 'vectors', `${safeSegment(embedderId)}.json`);
 
 /** The shipped vectors of this embedder (undefined when none were built for it, e.g. an endpoint embedder). */
-export function readShippedVectors(embedder: { id: string; dims: number }): ((contentHash: string) => Float32Array | undefined) | undefined {
+export function readShippedVectors(embedder: {
+  id: string;
+  dims: number;
+}): ((contentHash: string) => Float32Array | undefined) | undefined {
   const file = shippedVectorsPath(embedder.id);
   if (!existsSync(file)) return undefined;
   const shipped = JSON.parse(readFileSync(file, 'utf8')) as ShippedVectors;

@@ -55,9 +55,11 @@ export interface WordEvidence {
 /** The meaning half's weight for one question: `base` moved by what the words can say (see ADAPT). */
 export function meaningWeight(base: number, evidence: WordEvidence): number {
   const keywords = (evidence.functionShare ?? 1) < ADAPT.keywordCut ? ADAPT.keywords : 1;
-  return (keywords * base * (1 + ADAPT.absent * evidence.absentShare)) / (1 + ADAPT.headSlope * Math.max(0, evidence.headRatio - ADAPT.head));
+  return (
+    (keywords * base * (1 + ADAPT.absent * evidence.absentShare)) /
+    (1 + ADAPT.headSlope * Math.max(0, evidence.headRatio - ADAPT.head))
+  );
 }
-
 
 /**
  * The frame of a question about a meeting ("summarize the discussion of …", "what did the team think / say /
@@ -101,12 +103,26 @@ export function wordTerms(query: string, options: { keepFrame?: boolean } = {}):
  * The vault's best chunks by BM25. The FTS table answers alone (every row is a chunk of the vault); with
  * filters, its ranking is read in order until `limit` chunks that pass them are found.
  */
-export function wordRanking(db: Db, vaultId: string, query: string, filters: SearchFilters, limit: number, allowed?: Set<number>): number[] {
+export function wordRanking(
+  db: Db,
+  vaultId: string,
+  query: string,
+  filters: SearchFilters,
+  limit: number,
+  allowed?: Set<number>,
+): number[] {
   return scoredWordRanking(db, vaultId, query, filters, limit, allowed).map(([id]) => id);
 }
 
 /** wordRanking with each chunk's BM25 score (larger is better). */
-function scoredWordRanking(db: Db, vaultId: string, query: string, filters: SearchFilters, limit: number, allowed?: Set<number>): [number, number][] {
+function scoredWordRanking(
+  db: Db,
+  vaultId: string,
+  query: string,
+  filters: SearchFilters,
+  limit: number,
+  allowed?: Set<number>,
+): [number, number][] {
   const match = wordTerms(query);
   if (!match) return [];
   if (!isFiltered(filters)) {
@@ -146,7 +162,14 @@ export function wordEvidence(db: Db, vaultId: string, query: string, scored: [nu
  * The vault's nearest chunks to the query vector, as [chunk id, cosine]. With filters, the search runs among the
  * chunks that pass them only (exactly when they are few), so a narrow filter still gets its neighbours.
  */
-export function meaningRanking(db: Db, vaultId: string, vector: Float32Array, filters: SearchFilters, limit: number, allowed?: Set<number>): [number, number][] {
+export function meaningRanking(
+  db: Db,
+  vaultId: string,
+  vector: Float32Array,
+  filters: SearchFilters,
+  limit: number,
+  allowed?: Set<number>,
+): [number, number][] {
   const within = isFiltered(filters) ? [...(allowed ?? filteredChunks(db, vaultId, filters))] : undefined;
   return nearestChunks(db, vaultId, vector, limit, within && { within }).map((n) => [n.id, 1 - n.distance]);
 }
@@ -207,7 +230,11 @@ export function fuse(c: Candidates, weights: FusionWeights = FUSION): SearchHit[
 export const FEEDBACK = { chunks: 5, weight: 0.25 };
 
 /** The query vector moved towards these chunk vectors (see FEEDBACK); the query itself (as a unit vector) when there are none. */
-export function feedbackVector(query: Float32Array, chunks: Float32Array[], weight: number = FEEDBACK.weight): Float32Array {
+export function feedbackVector(
+  query: Float32Array,
+  chunks: Float32Array[],
+  weight: number = FEEDBACK.weight,
+): Float32Array {
   const norm = (v: Float32Array) => Math.sqrt(v.reduce((a, x) => a + x * x, 0)) || 1;
   const qn = norm(query);
   const out = query.map((x) => x / qn);
@@ -305,14 +332,23 @@ export function planSearch(db: Db, vaultId: string, options: Omit<SearchOptions,
 
 /** The words half of one phrasing: its BM25 candidates with their scores (none in meaning mode). */
 export function wordsHalf(db: Db, vaultId: string, query: string, plan: SearchPlan): [number, number][] {
-  return plan.wanted === 'meaning' ? [] : scoredWordRanking(db, vaultId, query, plan.filters, plan.weights.candidates, plan.allowed);
+  return plan.wanted === 'meaning'
+    ? []
+    : scoredWordRanking(db, vaultId, query, plan.filters, plan.weights.candidates, plan.allowed);
 }
 
 /**
  * One phrasing's fused ranking, every candidate of both halves, best first: its words half (already run) and, with
  * its vector, its meaning half, re-scored against the query moved towards the words' best chunks.
  */
-export function fusePhrasing(db: Db, vaultId: string, query: string, words: [number, number][], vector: Float32Array | undefined, plan: SearchPlan): { hits: SearchHit[]; mode: SearchMode } {
+export function fusePhrasing(
+  db: Db,
+  vaultId: string,
+  query: string,
+  words: [number, number][],
+  vector: Float32Array | undefined,
+  plan: SearchPlan,
+): { hits: SearchHit[]; mode: SearchMode } {
   const { wanted, weights, filters, allowed } = plan;
   let meaning: [number, number][] = [];
   let cosines: [number, number][] = [];
@@ -324,19 +360,32 @@ export function fusePhrasing(db: Db, vaultId: string, query: string, words: [num
     if (wanted === 'hybrid') {
       // Every candidate of both halves scored by cosine to the query moved towards the words' best chunks
       // (float16 re-score of at most 2 × `candidates` rows: constant work per query).
-      const top = storedVectors(db, words.slice(0, FEEDBACK.chunks).map(([id]) => id), vector.length);
+      const top = storedVectors(
+        db,
+        words.slice(0, FEEDBACK.chunks).map(([id]) => id),
+        vector.length,
+      );
       const union = [...new Set([...meaning.map(([id]) => id), ...words.map(([id]) => id)])];
-      const scored = rescore(db, feedbackVector(vector, top), union, union.length).map((n): [number, number] => [n.id, 1 - n.distance]);
+      const scored = rescore(db, feedbackVector(vector, top), union, union.length).map((n): [number, number] => [
+        n.id,
+        1 - n.distance,
+      ]);
       const near = new Set(meaning.map(([id]) => id)); // the meaning half's own candidates stay its matches
       meaning = scored.filter(([id]) => near.has(id));
       cosines = scored.filter(([id]) => !near.has(id));
-      if (weights.adaptive) fusion = { ...weights, meaning: meaningWeight(weights.meaning, wordEvidence(db, vaultId, query, words)) };
+      if (weights.adaptive)
+        fusion = { ...weights, meaning: meaningWeight(weights.meaning, wordEvidence(db, vaultId, query, words)) };
     }
   }
   return { hits: fuse({ words, meaning, cosines }, fusion), mode };
 }
 
-export async function searchChunks(db: Db, vaultId: string, query: string, options: SearchOptions): Promise<{ hits: SearchHit[]; mode: SearchMode }> {
+export async function searchChunks(
+  db: Db,
+  vaultId: string,
+  query: string,
+  options: SearchOptions,
+): Promise<{ hits: SearchHit[]; mode: SearchMode }> {
   // The query is embedded in the embedder's worker while BM25 runs here: the two costs overlap.
   const useMeaning = usesMeaning(db, vaultId, options);
   const embedding = useMeaning ? queryVectorsOf(options.embedder!, [query], options.caller) : undefined;

@@ -50,7 +50,8 @@ export function halfTable(): Float32Array {
       const sign = h & 0x8000 ? -1 : 1;
       const e = (h >>> 10) & 0x1f;
       const m = h & 0x3ff;
-      halves[h] = e === 0 ? sign * m * 2 ** -24 : e === 31 ? (m ? NaN : sign * Infinity) : sign * (1 + m / 1024) * 2 ** (e - 15);
+      halves[h] =
+        e === 0 ? sign * m * 2 ** -24 : e === 31 ? (m ? NaN : sign * Infinity) : sign * (1 + m / 1024) * 2 ** (e - 15);
     }
   }
   return halves;

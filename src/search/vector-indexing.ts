@@ -6,7 +6,14 @@
 import { bumpTableVersion, limitParam, sql, writeTransaction, type Db } from '../store/db.js';
 import { embedChunkTexts, type EmbedderLike } from './embed-chunks.js';
 import { floats, halfBlob, signBits, toBlob } from './vector-codes.js';
-import { ensureVectorTable, FLOATS, VECTOR_LAYOUT, VECTOR_TABLE, vectorIndexOwner, VECTORS_VERSION } from './vectors.js';
+import {
+  ensureVectorTable,
+  FLOATS,
+  VECTOR_LAYOUT,
+  VECTOR_TABLE,
+  vectorIndexOwner,
+  VECTORS_VERSION,
+} from './vectors.js';
 
 interface PendingChunk {
   id: number;
@@ -19,7 +26,10 @@ const PENDING_WHERE = `(@vault IS NULL OR c.vault_id = @vault)
   AND (ce.chunk_id IS NULL OR ce.embedder <> @embedder OR ce.content_hash <> c.content_hash)`;
 
 export function countPending(db: Db, embedderId: string, vaultId?: string): number {
-  return sql(db, `SELECT count(*) FROM transcript_chunks c LEFT JOIN chunk_embeddings ce ON ce.chunk_id = c.id WHERE ${PENDING_WHERE}`)
+  return sql(
+    db,
+    `SELECT count(*) FROM transcript_chunks c LEFT JOIN chunk_embeddings ce ON ce.chunk_id = c.id WHERE ${PENDING_WHERE}`,
+  )
     .pluck()
     .get({ vault: vaultId ?? null, embedder: embedderId }) as number;
 }
@@ -29,7 +39,10 @@ export function countPending(db: Db, embedderId: string, vaultId?: string): numb
  * it moves whenever anyone, in any process, adds chunks. One row of a tiny table.
  */
 export function chunkHighWater(db: Db): number {
-  return (sql(db, "SELECT seq FROM sqlite_sequence WHERE name = 'transcript_chunks'").pluck().get() as number | undefined) ?? 0;
+  return (
+    (sql(db, "SELECT seq FROM sqlite_sequence WHERE name = 'transcript_chunks'").pluck().get() as number | undefined) ??
+    0
+  );
 }
 
 /** Pending chunks after chunk id `after`, in id order: a pass reads on from where its last batch ended, not from the first chunk again. */
@@ -45,7 +58,9 @@ function pendingBatch(db: Db, embedderId: string, limit: number, after: number, 
 export function pruneOrphanVectors(db: Db): number {
   return writeTransaction(db, () => {
     db.prepare(`DELETE FROM ${FLOATS} WHERE chunk_id NOT IN (SELECT chunk_id FROM chunk_embeddings)`).run();
-    const removed = db.prepare(`DELETE FROM ${VECTOR_TABLE} WHERE rowid NOT IN (SELECT chunk_id FROM chunk_embeddings)`).run().changes;
+    const removed = db
+      .prepare(`DELETE FROM ${VECTOR_TABLE} WHERE rowid NOT IN (SELECT chunk_id FROM chunk_embeddings)`)
+      .run().changes;
     if (removed) bumpTableVersion(db, VECTORS_VERSION);
     return removed;
   });
@@ -63,7 +78,10 @@ export function storeVectors(
 ): void {
   const del = sql(db, `DELETE FROM ${VECTOR_TABLE} WHERE rowid = ?`);
   const ins = sql(db, `INSERT INTO ${VECTOR_TABLE} (rowid, vault_id, embedding) VALUES (?, ?, vec_bit(?))`);
-  const mark = sql(db, 'INSERT INTO chunk_embeddings (chunk_id, embedder, content_hash) VALUES (?, ?, ?) ON CONFLICT(chunk_id) DO UPDATE SET embedder = excluded.embedder, content_hash = excluded.content_hash');
+  const mark = sql(
+    db,
+    'INSERT INTO chunk_embeddings (chunk_id, embedder, content_hash) VALUES (?, ?, ?) ON CONFLICT(chunk_id) DO UPDATE SET embedder = excluded.embedder, content_hash = excluded.content_hash',
+  );
   const cache = sql(db, 'INSERT OR IGNORE INTO embedding_cache (embedder, content_hash, vector) VALUES (?, ?, ?)');
   const keep = sql(db, `INSERT OR REPLACE INTO ${FLOATS} (chunk_id, vector) VALUES (?, ?)`);
   writeTransaction(db, () => {
@@ -82,7 +100,10 @@ export function storeVectors(
 
 /** The chunks that wait for a vector from `embedderId`: their text and content hash (what a vector is kept under). */
 export function pendingChunks(db: Db, embedderId: string): { text: string; contentHash: string }[] {
-  return (pendingBatch(db, embedderId, Number.MAX_SAFE_INTEGER, 0) as PendingChunk[]).map((c) => ({ text: c.text, contentHash: c.content_hash }));
+  return (pendingBatch(db, embedderId, Number.MAX_SAFE_INTEGER, 0) as PendingChunk[]).map((c) => ({
+    text: c.text,
+    contentHash: c.content_hash,
+  }));
 }
 
 /**
@@ -90,7 +111,11 @@ export function pendingChunks(db: Db, embedderId: string): { text: string; conte
  * (vectors computed ahead, e.g. the demo vaults' shipped ones); chunks it has none for keep waiting. No model
  * is loaded. Returns how many chunks got their vector.
  */
-export function storeKnownVectors(db: Db, embedder: { id: string; dims: number }, known: (contentHash: string) => Float32Array | undefined): number {
+export function storeKnownVectors(
+  db: Db,
+  embedder: { id: string; dims: number },
+  known: (contentHash: string) => Float32Array | undefined,
+): number {
   ensureVectorTable(db, embedder);
   let stored = 0;
   for (let after = 0; ; ) {
@@ -99,7 +124,9 @@ export function storeKnownVectors(db: Db, embedder: { id: string; dims: number }
     after = batch.at(-1)!.id;
     const items = batch.flatMap((c) => {
       const vector = known(c.content_hash);
-      return vector && vector.length === embedder.dims ? [{ chunkId: c.id, vaultId: c.vault_id, contentHash: c.content_hash, vector }] : [];
+      return vector && vector.length === embedder.dims
+        ? [{ chunkId: c.id, vaultId: c.vault_id, contentHash: c.content_hash, vector }]
+        : [];
     });
     if (items.length) storeVectors(db, embedder.id, items);
     stored += items.length;
@@ -129,7 +156,13 @@ function upToDate(db: Db, embedder: EmbedderLike, vaultId?: string): boolean {
   }
   const owner = vectorIndexOwner(db);
   const exists = sql(db, 'SELECT 1 FROM sqlite_master WHERE name = ?').get(VECTOR_TABLE) !== undefined;
-  return exists && owner?.embedder === id && owner.dims === dims && owner.layout === VECTOR_LAYOUT && countPending(db, id, vaultId) === 0;
+  return (
+    exists &&
+    owner?.embedder === id &&
+    owner.dims === dims &&
+    owner.layout === VECTOR_LAYOUT &&
+    countPending(db, id, vaultId) === 0
+  );
 }
 
 export async function indexPending(
@@ -153,7 +186,12 @@ export async function indexPending(
   await embedder.embed(['warm-up'], { background: options.background });
   ensureVectorTable(db, embedder);
   pruneOrphanVectors(db);
-  const progress: IndexProgress = { done: 0, total: countPending(db, embedder.id, options.vaultId), embedded: 0, reused: 0 };
+  const progress: IndexProgress = {
+    done: 0,
+    total: countPending(db, embedder.id, options.vaultId),
+    embedded: 0,
+    reused: 0,
+  };
   const cached = sql(db, 'SELECT vector FROM embedding_cache WHERE embedder = ? AND content_hash = ?').pluck();
   for (let after = 0; ; ) {
     if (options.signal?.aborted) break;
@@ -162,12 +200,24 @@ export async function indexPending(
     after = batch.at(-1)!.id;
     const known = batch.map((c) => cached.get(embedder.id, c.content_hash) as Buffer | undefined);
     const missing = batch.filter((_, i) => !known[i]);
-    const vectors = missing.length ? await embedChunkTexts(embedder, missing.map((c) => c.text), options.signal, options.background) : [];
+    const vectors = missing.length
+      ? await embedChunkTexts(
+          embedder,
+          missing.map((c) => c.text),
+          options.signal,
+          options.background,
+        )
+      : [];
     let next = 0;
     storeVectors(
       db,
       embedder.id,
-      batch.map((chunk, i) => ({ chunkId: chunk.id, vaultId: chunk.vault_id, contentHash: chunk.content_hash, vector: known[i] ?? vectors[next++]! })),
+      batch.map((chunk, i) => ({
+        chunkId: chunk.id,
+        vaultId: chunk.vault_id,
+        contentHash: chunk.content_hash,
+        vector: known[i] ?? vectors[next++]!,
+      })),
     );
     progress.done += batch.length;
     progress.reused += batch.length - missing.length;

@@ -12,7 +12,15 @@
  * recall of the exact top 50 measured there. A store whose table still holds floats (before this layout) is
  * searched the old way until `ensureVectorTable` converts it (serve's background indexing or `reindex` do).
  */
-import { bumpTableVersion, limitParam, sql, hasVectorExtension, tableVersion, writeTransaction, type Db } from '../store/db.js';
+import {
+  bumpTableVersion,
+  limitParam,
+  sql,
+  hasVectorExtension,
+  tableVersion,
+  writeTransaction,
+  type Db,
+} from '../store/db.js';
 import { firstCode, nearestScanned, scanBlocks, type Block } from './hamming-scan.js';
 import { bitDims, floats, halfBlob, halfTable, signBits, toBlob } from './vector-codes.js';
 
@@ -47,11 +55,16 @@ export function vectorIndexOwner(db: Db): VectorIndexOwner | undefined {
 }
 
 function setOwner(db: Db, owner: VectorIndexOwner): void {
-  sql(db, 'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(SETTING, JSON.stringify(owner));
+  sql(db, 'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(
+    SETTING,
+    JSON.stringify(owner),
+  );
 }
 
 const createTable = (db: Db, dims: number) =>
-  db.exec(`CREATE VIRTUAL TABLE ${VECTOR_TABLE} USING vec0(vault_id text partition key, embedding bit[${bitDims(dims)}])`);
+  db.exec(
+    `CREATE VIRTUAL TABLE ${VECTOR_TABLE} USING vec0(vault_id text partition key, embedding bit[${bitDims(dims)}])`,
+  );
 
 /**
  * The vector table's statement, when `sql` is one this module writes (bits) or wrote (floats, before the
@@ -60,8 +73,12 @@ const createTable = (db: Db, dims: number) =>
 export function vectorTableSchema(name: string, sql: string | null): string | undefined {
   if (name !== VECTOR_TABLE || !sql) return undefined;
   const forms = [
-    new RegExp(`^CREATE VIRTUAL TABLE ${VECTOR_TABLE} USING vec0\\(vault_id text partition key, embedding bit\\[\\d{1,5}\\]\\)$`),
-    new RegExp(`^CREATE VIRTUAL TABLE ${VECTOR_TABLE} USING vec0\\(vault_id text partition key, embedding float\\[\\d{1,5}\\] distance_metric=cosine\\)$`),
+    new RegExp(
+      `^CREATE VIRTUAL TABLE ${VECTOR_TABLE} USING vec0\\(vault_id text partition key, embedding bit\\[\\d{1,5}\\]\\)$`,
+    ),
+    new RegExp(
+      `^CREATE VIRTUAL TABLE ${VECTOR_TABLE} USING vec0\\(vault_id text partition key, embedding float\\[\\d{1,5}\\] distance_metric=cosine\\)$`,
+    ),
   ];
   return forms.some((f) => f.test(sql)) ? sql : undefined;
 }
@@ -71,9 +88,10 @@ export function vectorTableSchema(name: string, sql: string | null): string | un
  * table of this embedder (a store from before the bit layout) is converted without embedding anything again.
  */
 export function ensureVectorTable(db: Db, embedder: { id: string; dims: number }): void {
-  if (!hasVectorExtension(db)) throw new Error('sqlite-vec is not available on this platform; search runs on words alone');
+  if (!hasVectorExtension(db))
+    throw new Error('sqlite-vec is not available on this platform; search runs on words alone');
   const owner = vectorIndexOwner(db);
-  const exists = sql(db, "SELECT 1 FROM sqlite_master WHERE name = ?").get(VECTOR_TABLE) !== undefined;
+  const exists = sql(db, 'SELECT 1 FROM sqlite_master WHERE name = ?').get(VECTOR_TABLE) !== undefined;
   if (exists && owner?.embedder === embedder.id && owner.dims === embedder.dims) {
     if (owner.layout !== VECTOR_LAYOUT) convertToBits(db, owner);
     return;
@@ -183,13 +201,14 @@ export function nearestChunks(
   if (within && !within.length) return [];
   if (owner.layout !== VECTOR_LAYOUT) {
     const rows = within
-      ? sql(db, `SELECT rowid AS id, distance FROM ${VECTOR_TABLE} WHERE embedding MATCH ? AND vault_id = ? AND k = ? AND rowid IN (SELECT value FROM json_each(?))`).all(
-          toBlob(vector),
-          vaultId,
-          Math.min(k, MAX_K),
-          JSON.stringify(within),
-        )
-      : sql(db, `SELECT rowid AS id, distance FROM ${VECTOR_TABLE} WHERE embedding MATCH ? AND vault_id = ? AND k = ?`).all(toBlob(vector), vaultId, Math.min(k, MAX_K));
+      ? sql(
+          db,
+          `SELECT rowid AS id, distance FROM ${VECTOR_TABLE} WHERE embedding MATCH ? AND vault_id = ? AND k = ? AND rowid IN (SELECT value FROM json_each(?))`,
+        ).all(toBlob(vector), vaultId, Math.min(k, MAX_K), JSON.stringify(within))
+      : sql(
+          db,
+          `SELECT rowid AS id, distance FROM ${VECTOR_TABLE} WHERE embedding MATCH ? AND vault_id = ? AND k = ?`,
+        ).all(toBlob(vector), vaultId, Math.min(k, MAX_K));
     return rows as Neighbour[];
   }
   if (within && within.length <= EXACT_WITHIN) return rescore(db, vector, within, k);
@@ -199,13 +218,15 @@ export function nearestChunks(
     (blockScanWorks(db, vaultId) ? blockScan(db, vaultId, bits, n, within && new Set(within)) : undefined) ??
     (
       (within
-        ? sql(db, `SELECT rowid FROM ${VECTOR_TABLE} WHERE embedding MATCH vec_bit(?) AND vault_id = ? AND k = ? AND rowid IN (SELECT value FROM json_each(?))`).all(
+        ? sql(
+            db,
+            `SELECT rowid FROM ${VECTOR_TABLE} WHERE embedding MATCH vec_bit(?) AND vault_id = ? AND k = ? AND rowid IN (SELECT value FROM json_each(?))`,
+          ).all(bits, vaultId, n, JSON.stringify(within))
+        : sql(db, `SELECT rowid FROM ${VECTOR_TABLE} WHERE embedding MATCH vec_bit(?) AND vault_id = ? AND k = ?`).all(
             bits,
             vaultId,
             n,
-            JSON.stringify(within),
-          )
-        : sql(db, `SELECT rowid FROM ${VECTOR_TABLE} WHERE embedding MATCH vec_bit(?) AND vault_id = ? AND k = ?`).all(bits, vaultId, n)) as { rowid: number }[]
+          )) as { rowid: number }[]
     ).map((c) => c.rowid);
   return rescore(db, vector, candidates, k);
 }
@@ -261,10 +282,12 @@ function blockScanWorks(db: Db, vaultId: string): boolean {
     const scanned = scanBlocks(vaultBlocks(db, vaultId), probe);
     const mine = new Map<number, number>();
     for (let i = 0; scanned && i < scanned.count; i++) mine.set(scanned.id(i), scanned.distances[i]!);
-    const theirs = sql(db, `SELECT rowid, distance FROM ${VECTOR_TABLE} WHERE embedding MATCH vec_bit(?) AND vault_id = ? AND k = 10`).raw().all(probe, vaultId) as [
-      number,
-      number,
-    ][];
+    const theirs = sql(
+      db,
+      `SELECT rowid, distance FROM ${VECTOR_TABLE} WHERE embedding MATCH vec_bit(?) AND vault_id = ? AND k = 10`,
+    )
+      .raw()
+      .all(probe, vaultId) as [number, number][];
     ok = !!scanned && theirs.length > 0 && theirs.every(([id, d]) => mine.get(id) === d);
   } catch {
     ok = false;

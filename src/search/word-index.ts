@@ -67,19 +67,25 @@ export function ensureWordIndex(db: Db, vaultId: string): string {
 
 /** The vaults that have chunks (each needs a word index). */
 export function vaultsWithChunks(db: Db): string[] {
-  return sql(db, 'SELECT id FROM vaults v WHERE EXISTS (SELECT 1 FROM transcript_chunks c WHERE c.vault_id = v.id)').pluck().all() as string[];
+  return sql(db, 'SELECT id FROM vaults v WHERE EXISTS (SELECT 1 FROM transcript_chunks c WHERE c.vault_id = v.id)')
+    .pluck()
+    .all() as string[];
 }
 
 /** The vault's chunks matching an FTS5 query, best first, as [chunk id, BM25 score (larger is better)]. */
 export function bm25Ranking(db: Db, vaultId: string, match: string, limit: number): [number, number][] {
   const t = ensureWordIndex(db, vaultId);
-  return sql(db, `SELECT rowid, -bm25(${t}) FROM ${t} WHERE ${t} MATCH ? ORDER BY bm25(${t}) LIMIT ${limitParam('?')}`).raw().all(match, limit) as [number, number][];
+  return sql(db, `SELECT rowid, -bm25(${t}) FROM ${t} WHERE ${t} MATCH ? ORDER BY bm25(${t}) LIMIT ${limitParam('?')}`)
+    .raw()
+    .all(match, limit) as [number, number][];
 }
 
 /** The same ranking read lazily, for a caller that filters as it reads (leaving the loop resets the statement). */
 export function bm25Ranked(db: Db, vaultId: string, match: string): IterableIterator<[number, number]> {
   const t = ensureWordIndex(db, vaultId);
-  return sql(db, `SELECT rowid, -bm25(${t}) FROM ${t} WHERE ${t} MATCH ? ORDER BY bm25(${t})`).raw().iterate(match) as IterableIterator<[number, number]>;
+  return sql(db, `SELECT rowid, -bm25(${t}) FROM ${t} WHERE ${t} MATCH ? ORDER BY bm25(${t})`)
+    .raw()
+    .iterate(match) as IterableIterator<[number, number]>;
 }
 
 /** The vault's chunks matching an FTS5 query, in rowid order, read lazily (no ranking: a caller wanting a few stops early). */

@@ -25,7 +25,13 @@ const NONE: Completion = { values: [], total: 0, hasMore: false };
  * other arguments already chosen (`context`, e.g. the vault when completing an artifact id). An argument this
  * server does not complete (a free-text prompt argument) gets no values.
  */
-export function completeArgument(service: Service, who: Principal, name: string, value: string, context: Record<string, string> = {}): Completion {
+export function completeArgument(
+  service: Service,
+  who: Principal,
+  name: string,
+  value: string,
+  context: Record<string, string> = {},
+): Completion {
   switch (name) {
     case 'vault':
       return vaultCompletion(service, who, value);
@@ -35,7 +41,11 @@ export function completeArgument(service: Service, who: Principal, name: string,
     case 'fileId': {
       const vault = context.vault === undefined ? undefined : findReachableVault(service.db, who, context.vault);
       if (!vault) return NONE;
-      if (name === 'fileId') return fromList(listPublicFiles(service.db, vault.id).map((f) => f.id), value);
+      if (name === 'fileId')
+        return fromList(
+          listPublicFiles(service.db, vault.id).map((f) => f.id),
+          value,
+        );
       // One more than the cap tells whether more matched without counting them all.
       const ids = artifactIdsStartingWith(service.db, vault.id, value, MAX_COMPLETIONS + 1);
       return { values: ids.slice(0, MAX_COMPLETIONS), total: ids.length, hasMore: ids.length > MAX_COMPLETIONS };
@@ -50,14 +60,20 @@ function vaultCompletion(service: Service, who: Principal, value: string): Compl
   const vaults = reachableVaults(service.db, who);
   const lower = value.toLowerCase();
   const ids = vaults.filter((v) => v.id.toLowerCase().startsWith(lower)).map((v) => v.id);
-  const names = vaults.filter((v) => v.name.toLowerCase().startsWith(lower) && !ids.includes(v.name)).map((v) => v.name);
+  const names = vaults
+    .filter((v) => v.name.toLowerCase().startsWith(lower) && !ids.includes(v.name))
+    .map((v) => v.name);
   return fromList([...new Set([...ids, ...names])], '');
 }
 
 function fromList(all: readonly string[], prefix: string): Completion {
   const lower = prefix.toLowerCase();
   const matches = all.filter((v) => v.toLowerCase().startsWith(lower));
-  return { values: matches.slice(0, MAX_COMPLETIONS), total: matches.length, hasMore: matches.length > MAX_COMPLETIONS };
+  return {
+    values: matches.slice(0, MAX_COMPLETIONS),
+    total: matches.length,
+    hasMore: matches.length > MAX_COMPLETIONS,
+  };
 }
 
 /** The vaults a key reaches, as choices to offer a person (id and name), in the store's order. */

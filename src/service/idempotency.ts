@@ -25,7 +25,9 @@ export interface KeyedCall {
 /** What a call is compared by: its tool, vault and arguments, with object keys sorted so their order does not count. */
 export function fingerprintOf(call: Pick<KeyedCall, 'tool' | 'vaultId' | 'args'>): string {
   return JSON.stringify([call.tool, call.vaultId, call.args], (_k, value: unknown) =>
-    value && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : value,
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : value,
   );
 }
 
@@ -63,7 +65,11 @@ export class KeyedCallsRunning {
   /** Runs `work` as the call under this caller and key; duplicates arriving meanwhile wait for it. */
   async run<T>(call: KeyedCall, work: () => Promise<T>): Promise<T> {
     let finished!: () => void;
-    const entry = { fingerprint: fingerprintOf(call), tool: call.tool, done: new Promise<void>((resolve) => (finished = resolve)) };
+    const entry = {
+      fingerprint: fingerprintOf(call),
+      tool: call.tool,
+      done: new Promise<void>((resolve) => (finished = resolve)),
+    };
     this.running.set(slot(call), entry);
     try {
       return await work();

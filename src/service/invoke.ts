@@ -29,7 +29,13 @@ export type InvokeResult =
       /** the answer of an earlier call with the same idempotency key */
       replayed?: boolean;
     }
-  | { ok: false; status: number; code: ErrorCode; message: string; /** seconds, for `rate_limited` */ retryAfter?: number };
+  | {
+      ok: false;
+      status: number;
+      code: ErrorCode;
+      message: string /** seconds, for `rate_limited` */;
+      retryAfter?: number;
+    };
 
 export interface ServiceOptions {
   /** Base URL of the REST listener when one runs; links point at it. */
@@ -107,14 +113,22 @@ export class Service {
    * offered (a member key is not told of manager-only tools, as tools/list does not show them).
    */
   noSuchTool(name: string, principal: Principal, listedBy: string): string {
-    const offered = this.listTools().filter((t) => t.access === 'member' || principal.role === 'manager').map((t) => t.name);
+    const offered = this.listTools()
+      .filter((t) => t.access === 'member' || principal.role === 'manager')
+      .map((t) => t.name);
     return `No tool ${quoted(name)}.${didYouMean(name, offered)} ${listedBy} lists them all.`;
   }
 
   /** A call by name, among the tools this service offers. */
   async invoke(name: string, rawArgs: unknown, principal: Principal, options: CallOptions = {}): Promise<InvokeResult> {
     const tool = this.tools.get(name);
-    if (!tool) return { ok: false, status: 404, code: 'tool_not_found', message: this.noSuchTool(name, principal, 'tools/list (MCP) or GET /v1/tools') };
+    if (!tool)
+      return {
+        ok: false,
+        status: 404,
+        code: 'tool_not_found',
+        message: this.noSuchTool(name, principal, 'tools/list (MCP) or GET /v1/tools'),
+      };
     return this.call(tool, rawArgs, principal, options);
   }
 
@@ -126,7 +140,10 @@ export class Service {
       if (options.charge && tool.cost) options.charge(tool.cost(args) - 1);
       const vault = tool.vaultScoped ? resolveVault(this.db, principal, args.vault as string | undefined) : undefined;
       if (tool.access === 'manager' && principal.role !== 'manager') {
-        throw new ServiceError('forbidden', `\`${tool.name}\` needs a manager key; this is a member key. Create one with \`vault-tools keys create --manager\`.`);
+        throw new ServiceError(
+          'forbidden',
+          `\`${tool.name}\` needs a manager key; this is a member key. Create one with \`vault-tools keys create --manager\`.`,
+        );
       }
       const keyed = keyedCallOf(tool, vault, args, principal, options.idempotencyKey);
       if (!keyed) return await this.run(tool, args, vault, principal, options);
@@ -138,25 +155,60 @@ export class Service {
       // This caller's same key committed in another process while this call ran: its write was rolled back, and
       // the call is answered as a repeat now is (the first answer, or idempotency_key_reused).
       if (err instanceof AlreadyCommitted) return this.call(tool, rawArgs, principal, options);
-      if (err instanceof ServiceError) return { ok: false, status: err.status, code: err.code, message: err.message, ...(err.retryAfter ? { retryAfter: err.retryAfter } : {}) };
+      if (err instanceof ServiceError)
+        return {
+          ok: false,
+          status: err.status,
+          code: err.code,
+          message: err.message,
+          ...(err.retryAfter ? { retryAfter: err.retryAfter } : {}),
+        };
       if (isStoreReplaced(err)) {
         log.error(`tool ${name}: ${(err as Error).message}`);
-        return { ok: false, status: ERROR_CODES.store_busy, code: 'store_busy', message: 'The store was replaced by a restore after this server started; nothing was written. The server must be restarted to use the restored store.' };
+        return {
+          ok: false,
+          status: ERROR_CODES.store_busy,
+          code: 'store_busy',
+          message:
+            'The store was replaced by a restore after this server started; nothing was written. The server must be restarted to use the restored store.',
+        };
       }
       if (err instanceof AfterCommit) {
         log.error(`tool ${name} failed after its write was committed (outbox entry ${err.outboxSeq})`, err.cause);
-        return { ok: false, status: 500, code: 'internal_error', message: `The write was committed (outbox entry ${err.outboxSeq}) but its answer failed afterwards; do not send it again as a new call: list the records to see it, or repeat it with the same Idempotency-Key to get its answer.` };
+        return {
+          ok: false,
+          status: 500,
+          code: 'internal_error',
+          message: `The write was committed (outbox entry ${err.outboxSeq}) but its answer failed afterwards; do not send it again as a new call: list the records to see it, or repeat it with the same Idempotency-Key to get its answer.`,
+        };
       }
       if (isStoreBusy(err)) {
         log.warn(`tool ${name}: the store stayed locked by another writer (${(err as Error).message})`);
-        return { ok: false, status: ERROR_CODES.store_busy, code: 'store_busy', message: `The store is busy with another process's write (waited ${BUSY_TIMEOUT_MS / 1000} s for it); nothing was written. Retry in a moment.` };
+        return {
+          ok: false,
+          status: ERROR_CODES.store_busy,
+          code: 'store_busy',
+          message: `The store is busy with another process's write (waited ${BUSY_TIMEOUT_MS / 1000} s for it); nothing was written. Retry in a moment.`,
+        };
       }
       log.error(`tool ${name} failed`, err);
-      return { ok: false, status: 500, code: 'internal_error', message: 'The tool failed unexpectedly; the error was logged on the server.' };
+      return {
+        ok: false,
+        status: 500,
+        code: 'internal_error',
+        message: 'The tool failed unexpectedly; the error was logged on the server.',
+      };
     }
   }
 
-  private async run(tool: Tool, args: Record<string, unknown>, vault: Vault | undefined, principal: Principal, options: CallOptions, keyed?: KeyedCall): Promise<InvokeResult> {
+  private async run(
+    tool: Tool,
+    args: Record<string, unknown>,
+    vault: Vault | undefined,
+    principal: Principal,
+    options: CallOptions,
+    keyed?: KeyedCall,
+  ): Promise<InvokeResult> {
     const ctx = new CallContext(this, tool, args, vault, principal, this.now(), options, keyed);
     let data: Record<string, unknown>;
     try {
@@ -172,7 +224,13 @@ export class Service {
 }
 
 /** A write sent with an idempotency key, as the key is bound to it; reads and unkeyed calls have none. */
-function keyedCallOf(tool: Tool, vault: Vault | undefined, args: Record<string, unknown>, principal: Principal, key: string | undefined): KeyedCall | undefined {
+function keyedCallOf(
+  tool: Tool,
+  vault: Vault | undefined,
+  args: Record<string, unknown>,
+  principal: Principal,
+  key: string | undefined,
+): KeyedCall | undefined {
   if (!key || !takesIdempotencyKey(tool)) return undefined;
   const { vault: _v, ...rest } = args;
   return { keyId: principal.keyId, key, tool: tool.name, vaultId: vault?.id ?? '', args: rest };
@@ -229,7 +287,15 @@ class CallContext implements ToolContext {
     const committed = writeTransaction(db, () => {
       const written = write();
       if (keyed && findKeyedOutboxEntry(db, keyed.keyId, keyed.key)) throw new AlreadyCommitted(); // rolls the write back
-      const entry = appendOutbox(db, { vaultId: this.resolvedVault!.id, tool: tool.name, args: rest, result: written, principal: this.principal, at: isoUtc(this.now), idempotencyKey: keyed?.key });
+      const entry = appendOutbox(db, {
+        vaultId: this.resolvedVault!.id,
+        tool: tool.name,
+        args: rest,
+        result: written,
+        principal: this.principal,
+        at: isoUtc(this.now),
+        idempotencyKey: keyed?.key,
+      });
       // The whole answer (what a replay returns, and what a push maps ids from) is stored in the write's own
       // transaction: there is no moment when the write exists and its answer does not.
       const whole = answer(written, entry.seq);
@@ -249,7 +315,9 @@ export function validateArgs(tool: Tool, raw: unknown): Record<string, unknown> 
   const parsed = tool.input.safeParse(raw);
   if (parsed.success) return parsed.data as Record<string, unknown>;
   const fields = Object.keys(tool.input.shape);
-  const problems = parsed.error.issues.map((issue) => describeIssue(tool, issue, raw as Record<string, unknown>, fields));
+  const problems = parsed.error.issues.map((issue) =>
+    describeIssue(tool, issue, raw as Record<string, unknown>, fields),
+  );
   throw new ServiceError('invalid_arguments', `Invalid arguments for \`${tool.name}\`: ${problems.join('; ')}.`);
 }
 
@@ -259,12 +327,17 @@ function describeIssue(tool: Tool, issue: z.core.$ZodIssue, raw: Record<string, 
     return `${issue.keys.map((k) => `\`${k}\``).join(', ')}: unknown field (${accepted})`;
   }
   const path = issue.path.map(String).join('.');
-  const value = issue.path.reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined), raw);
+  const value = issue.path.reduce<unknown>(
+    (v, k) => (v && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined),
+    raw,
+  );
   // A union's own message is a bare "Invalid input": say what its branches accept instead.
   const union = issue.code === 'invalid_union' ? schemaAt(tool, issue.path) : undefined;
   if (value === undefined && issue.code === 'invalid_type') return `\`${path}\`: required, ${issue.expected} expected`;
   if (value === undefined && union) return `\`${path}\`: required, ${expectedOf(union)} expected`;
-  const message = union ? `expected ${expectedOf(union)}` : issue.message.replace(/^Invalid input: /, '').replace(/^Too (big|small): /, '');
+  const message = union
+    ? `expected ${expectedOf(union)}`
+    : issue.message.replace(/^Invalid input: /, '').replace(/^Too (big|small): /, '');
   return `\`${path}\`: ${message}${value !== undefined && typeof value !== 'object' ? ` (got ${typeof value === 'string' ? quoted(value) : JSON.stringify(value)})` : ''}`;
 }
 
@@ -278,15 +351,24 @@ export function resolveVault(db: Db, principal: Principal, wanted: string | unde
     const found = findReachableVault(db, principal, wanted);
     if (!found) {
       // Suggested only among the vaults this key reaches: it learns nothing of the others.
-      const near = closest(wanted, reachableVaults(db, principal), (v) => [v.id, v.name]).map((v) => `"${v.name}" (${v.id})`);
+      const near = closest(wanted, reachableVaults(db, principal), (v) => [v.id, v.name]).map(
+        (v) => `"${v.name}" (${v.id})`,
+      );
       const suggestion = near.length ? ` Did you mean ${near.join(' or ')}?` : '';
-      throw new ServiceError('vault_not_found', `\`vault\`: no vault ${quoted(wanted)} is available to this key.${suggestion} list_vaults shows every vault it reaches.`);
+      throw new ServiceError(
+        'vault_not_found',
+        `\`vault\`: no vault ${quoted(wanted)} is available to this key.${suggestion} list_vaults shows every vault it reaches.`,
+      );
     }
     return found;
   }
   const reachable = reachableVaults(db, principal);
   if (reachable.length === 1) return reachable[0]!;
-  if (reachable.length === 0) throw new ServiceError('vault_not_found', 'This key reaches no vault yet. Import or sync one, or ask for a grant.');
+  if (reachable.length === 0)
+    throw new ServiceError('vault_not_found', 'This key reaches no vault yet. Import or sync one, or ask for a grant.');
   const choices = reachable.map((v) => `"${v.name}" (${v.id})`).join(', ');
-  throw new ServiceError('vault_required', `\`vault\`: this key reaches ${reachable.length} vaults; pass one of ${choices}.`);
+  throw new ServiceError(
+    'vault_required',
+    `\`vault\`: this key reaches ${reachable.length} vaults; pass one of ${choices}.`,
+  );
 }

@@ -7,7 +7,14 @@ import { existsSync } from 'node:fs';
 import { allArtifactPaths } from '../store/files.js';
 import { artifactAbsolutePath } from '../render/artifacts.js';
 import { connect, openDb, storePath, type Db } from '../store/db.js';
-import { countLeftovers, describeLeftovers, findLeftovers, removeLeftovers, sweepLeftovers, type Leftovers } from '../store/leftovers.js';
+import {
+  countLeftovers,
+  describeLeftovers,
+  findLeftovers,
+  removeLeftovers,
+  sweepLeftovers,
+  type Leftovers,
+} from '../store/leftovers.js';
 import { sqliteEngine, storeHealth, vectorExtensionVersion, type StoreHealth } from '../store/health.js';
 import { log } from '../log.js';
 
@@ -36,7 +43,9 @@ function sweepOnOpen(db: Db, dir: string): void {
     const removed = sweepLeftovers(db, dir);
     if (countLeftovers(removed)) log.info(`removed ${describeLeftovers(removed)} left in ${dir} by interrupted writes`);
   } catch (err) {
-    log.warn(`could not remove what interrupted writes left in ${dir}: ${(err as Error).message}; \`vault-tools doctor\` lists it`);
+    log.warn(
+      `could not remove what interrupted writes left in ${dir}: ${(err as Error).message}; \`vault-tools doctor\` lists it`,
+    );
   }
 }
 

@@ -26,9 +26,24 @@ export interface ResourceEntry {
 export type ResourceContent = { uri: string; mimeType: string } & ({ text: string } | { bytes: Buffer });
 
 export const RESOURCE_TEMPLATES = [
-  { uriTemplate: 'vault-tools://vaults/{vault}/briefs/{kind}', name: 'brief', title: 'The latest brief of a kind: daily, weekly-plan or weekly-digest', mimeType: 'text/markdown' },
-  { uriTemplate: 'vault-tools://vaults/{vault}/artifacts/{artifactId}', name: 'artifact', title: 'A chart, workbook, csv or report a tool produced', mimeType: 'application/octet-stream' },
-  { uriTemplate: 'vault-tools://vaults/{vault}/files/{fileId}', name: 'file', title: "A public file's text (list_files and get_file give its URI)", mimeType: 'text/plain' },
+  {
+    uriTemplate: 'vault-tools://vaults/{vault}/briefs/{kind}',
+    name: 'brief',
+    title: 'The latest brief of a kind: daily, weekly-plan or weekly-digest',
+    mimeType: 'text/markdown',
+  },
+  {
+    uriTemplate: 'vault-tools://vaults/{vault}/artifacts/{artifactId}',
+    name: 'artifact',
+    title: 'A chart, workbook, csv or report a tool produced',
+    mimeType: 'application/octet-stream',
+  },
+  {
+    uriTemplate: 'vault-tools://vaults/{vault}/files/{fileId}',
+    name: 'file',
+    title: "A public file's text (list_files and get_file give its URI)",
+    mimeType: 'text/plain',
+  },
 ] as const;
 
 const ARTIFACT_URI = /^vault-tools:\/\/vaults\/([^/]+)\/artifacts\/([^/]+)$/;
@@ -36,7 +51,8 @@ const FILE_URI = /^vault-tools:\/\/vaults\/([^/]+)\/files\/([^/]+)$/;
 const BRIEF_URI = /^vault-tools:\/\/vaults\/([^/]+)\/briefs\/(daily|weekly-plan|weekly-digest)$/;
 /** Artifacts listed at most (newest first); older ones are still readable by URI. */
 const ARTIFACTS_LISTED = 200;
-const briefUri = (vaultId: string, kind: string) => `vault-tools://vaults/${encodeURIComponent(vaultId)}/briefs/${kind}`;
+const briefUri = (vaultId: string, kind: string) =>
+  `vault-tools://vaults/${encodeURIComponent(vaultId)}/briefs/${kind}`;
 
 /** The resources of every vault the key reaches: the latest brief of each kind, then the newest artifacts. */
 export function listResources(service: Service, who: Principal): ResourceEntry[] {
@@ -50,7 +66,11 @@ export function listResources(service: Service, who: Principal): ResourceEntry[]
       mimeType: 'text/markdown',
     })),
   );
-  const artifacts = recentArtifacts(service.db, vaults.map((v) => v.id), ARTIFACTS_LISTED).map((a) => ({
+  const artifacts = recentArtifacts(
+    service.db,
+    vaults.map((v) => v.id),
+    ARTIFACTS_LISTED,
+  ).map((a) => ({
     uri: artifactResourceUri(a.vault_id, a.id),
     name: a.file_name,
     title: `${describeArtifact(a)} (${names.get(a.vault_id)})`,
@@ -60,7 +80,12 @@ export function listResources(service: Service, who: Principal): ResourceEntry[]
   return [...briefs, ...artifacts];
 }
 
-const KIND_WORDS: Record<string, string> = { chart: 'chart (PNG)', workbook: 'workbook (xlsx)', csv: 'CSV', report: 'PDF report' };
+const KIND_WORDS: Record<string, string> = {
+  chart: 'chart (PNG)',
+  workbook: 'workbook (xlsx)',
+  csv: 'CSV',
+  report: 'PDF report',
+};
 
 /**
  * An artifact told apart from others of the same title (the same export made twice): its title, kind and
@@ -111,16 +136,27 @@ export function readResource(service: Service, who: Principal, uri: string): Res
  * An artifact's file on disk, for a key that reaches its vault (others get the vault's 404, as for tools):
  * what REST streams and resources/read returns.
  */
-export function artifactFile(service: Service, who: Principal, vaultRef: string, artifactId: string): { fileName: string; mimeType: string; path: string } {
+export function artifactFile(
+  service: Service,
+  who: Principal,
+  vaultRef: string,
+  artifactId: string,
+): { fileName: string; mimeType: string; path: string } {
   const vault = resolveVault(service.db, who, vaultRef);
   const row = getArtifact(service.db, vault.id, artifactId);
   const path = row?.path ? artifactAbsolutePath(service.dataDir, row.path) : undefined;
-  if (!row || !path || !existsSync(path)) throw new ServiceError('not_found', `No artifact ${quoted(artifactId)} in vault "${vault.name}".`);
+  if (!row || !path || !existsSync(path))
+    throw new ServiceError('not_found', `No artifact ${quoted(artifactId)} in vault "${vault.name}".`);
   return { fileName: row.file_name, mimeType: row.mime_type, path };
 }
 
 /** A public file's parsed text (the store keeps text, not the original bytes), for a key that reaches its vault. */
-export function publicFileText(service: Service, who: Principal, vaultRef: string, fileId: string): { name: string; text: string } {
+export function publicFileText(
+  service: Service,
+  who: Principal,
+  vaultRef: string,
+  fileId: string,
+): { name: string; text: string } {
   const vault = resolveVault(service.db, who, vaultRef);
   const row = getPublicFile(service.db, vault.id, fileId);
   if (!row) throw new ServiceError('not_found', `No public file ${quoted(fileId)} in vault "${vault.name}".`);

@@ -2,7 +2,12 @@
  * What the command line needs to copy a store out and back (`backup`, `restore`) and a vault out in the
  * folder format (`export`): the CLI never imports src/store (issue 20), so it reaches them here.
  */
-import { inspectBackup as inspectWith, restoreBackup as restoreWith, type BackupSummary, type RestoreResult } from '../store/restore.js';
+import {
+  inspectBackup as inspectWith,
+  restoreBackup as restoreWith,
+  type BackupSummary,
+  type RestoreResult,
+} from '../store/restore.js';
 import type { RuntimeSchema } from '../store/restore-schema.js';
 import { vectorTableSchema } from '../search/vectors.js';
 import { WORD_TABLE_NAME, wordIndexSchema } from '../search/word-index.js';
@@ -21,5 +26,7 @@ const RUNTIME_SCHEMA: RuntimeSchema[] = [
   vectorTableSchema,
 ];
 
-export const inspectBackup = (file: string, opts?: { whole?: boolean }): BackupSummary => inspectWith(file, RUNTIME_SCHEMA, opts);
-export const restoreBackup = (dataDir: string, file: string, opts: { keepKeys?: boolean } = {}): RestoreResult => restoreWith(dataDir, file, { ...opts, runtime: RUNTIME_SCHEMA });
+export const inspectBackup = (file: string, opts?: { whole?: boolean }): BackupSummary =>
+  inspectWith(file, RUNTIME_SCHEMA, opts);
+export const restoreBackup = (dataDir: string, file: string, opts: { keepKeys?: boolean } = {}): RestoreResult =>
+  restoreWith(dataDir, file, { ...opts, runtime: RUNTIME_SCHEMA });

@@ -34,7 +34,11 @@ export const backupTempPath = (target: string) => join(dirname(target), `.${base
  * renamed over `target`, so `target` is either the old file or a complete backup, never half of one. A failure
  * (full disk, a folder that went away) removes the temp file and throws the SQLite or file system error.
  */
-export async function backupStore(dataDir: string, target: string, onProgress?: (p: BackupProgress) => void): Promise<BackupResult> {
+export async function backupStore(
+  dataDir: string,
+  target: string,
+  onProgress?: (p: BackupProgress) => void,
+): Promise<BackupResult> {
   const Sqlite = loadSqlite();
   // Read-only: a backup writes nothing to the store, not even a migration or a sweep.
   const source = new Sqlite(storePath(dataDir), { readonly: true, fileMustExist: true });

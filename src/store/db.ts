@@ -105,7 +105,9 @@ export const isStoreReplaced = (err: unknown): boolean => err instanceof StoreRe
 export function assertSameStoreFile(db: Db): void {
   const known = identities.get(db);
   if (known && fileId(known.path) !== known.id) {
-    throw new StoreReplaced(`the store file ${known.path} was replaced (by \`vault-tools restore\`?) after this process opened it; nothing was written. Restart this process to use the restored store`);
+    throw new StoreReplaced(
+      `the store file ${known.path} was replaced (by \`vault-tools restore\`?) after this process opened it; nothing was written. Restart this process to use the restored store`,
+    );
   }
 }
 
@@ -165,7 +167,8 @@ export async function withBulkWrites<T>(db: Db, work: () => Promise<T>): Promise
 }
 
 /** SQLite's "database is locked" (SQLITE_BUSY and its extended codes), which outlasted the busy timeout. */
-export const isStoreBusy = (err: unknown): boolean => typeof (err as { code?: unknown })?.code === 'string' && (err as { code: string }).code.startsWith('SQLITE_BUSY');
+export const isStoreBusy = (err: unknown): boolean =>
+  typeof (err as { code?: unknown })?.code === 'string' && (err as { code: string }).code.startsWith('SQLITE_BUSY');
 
 /**
  * Runs the migrations this store has not seen, each in its own transaction with its version bump. The
@@ -277,5 +280,8 @@ export function tableVersion(db: Db, name: string): number {
 }
 
 export function bumpTableVersion(db: Db, name: string): void {
-  sql(db, 'INSERT INTO search_versions (name, version) VALUES (?, 1) ON CONFLICT(name) DO UPDATE SET version = version + 1').run(name);
+  sql(
+    db,
+    'INSERT INTO search_versions (name, version) VALUES (?, 1) ON CONFLICT(name) DO UPDATE SET version = version + 1',
+  ).run(name);
 }

@@ -13,14 +13,16 @@ import { createHash } from 'node:crypto';
 const BRACKETED = /\{[^{}\n]{0,60}\}|\[[^[\]\n]{0,60}\]/g;
 /** Parentheses are also speech ("the dock (the new one)"), so only a note of a sound is taken out. */
 const PARENTHESISED = /\(([^()\n]{1,40})\)/g;
-const SOUND = /\b(?:laugh\w*|chuckl\w*|inaudible|unintelligible|crosstalk|cross-talk|noise|pause|silence|cough\w*|sigh\w*|applause|music|static|background|indistinct|overlapping|no audio)\b/i;
+const SOUND =
+  /\b(?:laugh\w*|chuckl\w*|inaudible|unintelligible|crosstalk|cross-talk|noise|pause|silence|cough\w*|sigh\w*|applause|music|static|background|indistinct|overlapping|no audio)\b/i;
 /**
  * Fillers: "um", "uh", "erm", "hmm", "mm-hmm", "uh-huh" (any length: "ummm"), with a comma or full stop of their
  * own. In lower case or capitalised only, so an acronym in capitals ("UM") stays.
  */
 const FILLER = /(^|\s)(u+m+|u+h+|e+r+m+|h+m+|m+-?h+m+|uh-huh)[,.]?(?=\s|$)/gi;
 const HAS_FILLER = new RegExp(FILLER.source, 'im'); // not global: test() keeps no position between calls
-const isFiller = (word: string) => word === word.toLowerCase() || word === word[0]!.toUpperCase() + word.slice(1).toLowerCase();
+const isFiller = (word: string) =>
+  word === word.toLowerCase() || word === word[0]!.toUpperCase() + word.slice(1).toLowerCase();
 
 /** A word said again at once, any number of times ("the the the"), then a pair of words ("which one which one"): said once. */
 const REPEATED_WORD = /\b(\w+)(?: \1\b)+/gi;

@@ -31,7 +31,9 @@ export const toFinding = (r: EntityRow) => ({
 });
 
 /** The compact item of the catalog: exactly {id, name, type, mentionCount, lastMentionedAt}. */
-export const toCompactFinding = (r: Pick<EntityRow, 'id' | 'name' | 'type' | 'mention_count' | 'last_mentioned_at'>) => ({
+export const toCompactFinding = (
+  r: Pick<EntityRow, 'id' | 'name' | 'type' | 'mention_count' | 'last_mentioned_at'>,
+) => ({
   id: r.id,
   name: r.name,
   type: r.type,
@@ -43,7 +45,8 @@ export const toCompactFinding = (r: Pick<EntityRow, 'id' | 'name' | 'type' | 'me
  * Entity rows in bulk are read as arrays and shaped by one object literal: better-sqlite3 builds a row
  * object key by key, which costs as much as the query itself on a page of 50 (149 → 79 µs in-process).
  */
-const ENTITY_COLUMNS = 'e.id, e.type, e.name, e.aliases_json, e.description, e.source, e.mention_count, e.first_seen_at, e.last_mentioned_at';
+const ENTITY_COLUMNS =
+  'e.id, e.type, e.name, e.aliases_json, e.description, e.source, e.mention_count, e.first_seen_at, e.last_mentioned_at';
 type EntityTuple = [string, EntityType, string, string, string, EntitySource, number, string, string | null];
 const entityRow = (r: EntityTuple): EntityRow => ({
   id: r[0],
@@ -57,7 +60,12 @@ const entityRow = (r: EntityTuple): EntityRow => ({
   last_mentioned_at: r[8],
 });
 /** `text` selects ENTITY_COLUMNS, in that order. */
-const entityRows = (db: Db, text: string, ...params: unknown[]): EntityRow[] => (sql(db, text).raw(true).all(...params) as EntityTuple[]).map(entityRow);
+const entityRows = (db: Db, text: string, ...params: unknown[]): EntityRow[] =>
+  (
+    sql(db, text)
+      .raw(true)
+      .all(...params) as EntityTuple[]
+  ).map(entityRow);
 
 export function getEntityRow(db: Db, vaultId: string, id: string): EntityRow | undefined {
   return entityRows(db, `SELECT ${ENTITY_COLUMNS} FROM entities e WHERE e.vault_id = ? AND e.id = ?`, vaultId, id)[0];
@@ -65,7 +73,12 @@ export function getEntityRow(db: Db, vaultId: string, id: string): EntityRow | u
 
 export function getEntityRows(db: Db, vaultId: string, ids: string[]): EntityRow[] {
   if (!ids.length) return [];
-  return entityRows(db, `SELECT ${ENTITY_COLUMNS} FROM entities e WHERE e.vault_id = ? AND e.id IN (SELECT value FROM json_each(?))`, vaultId, JSON.stringify(ids));
+  return entityRows(
+    db,
+    `SELECT ${ENTITY_COLUMNS} FROM entities e WHERE e.vault_id = ? AND e.id IN (SELECT value FROM json_each(?))`,
+    vaultId,
+    JSON.stringify(ids),
+  );
 }
 
 export type FindingSort = 'mentions' | 'recent';
@@ -98,7 +111,9 @@ function filterSql(f: FindingFilter): string {
     'e.vault_id = @vault',
     f.type ? 'e.type = @type' : '',
     f.source ? 'e.source = @source' : '',
-    f.meetingId ? 'EXISTS (SELECT 1 FROM evidence ev WHERE ev.vault_id = e.vault_id AND ev.entity_id = e.id AND ev.meeting_id = @meetingId)' : '',
+    f.meetingId
+      ? 'EXISTS (SELECT 1 FROM evidence ev WHERE ev.vault_id = e.vault_id AND ev.entity_id = e.id AND ev.meeting_id = @meetingId)'
+      : '',
   ]
     .filter(Boolean)
     .join(' AND ');
@@ -107,7 +122,14 @@ function filterSql(f: FindingFilter): string {
 /** Findings matching a filter: a count over the vault's index entries (every page reports it), so read once per store version. */
 export function countFindings(db: Db, vaultId: string, f: FindingFilter): number {
   const key = `countFindings:${JSON.stringify([vaultId, f.type ?? null, f.source ?? null, f.meetingId ?? null])}`;
-  return cachedRead(db, key, () => sql(db, `SELECT count(*) FROM entities e WHERE ${filterSql(f)}`).pluck().get({ vault: vaultId, ...f }) as number);
+  return cachedRead(
+    db,
+    key,
+    () =>
+      sql(db, `SELECT count(*) FROM entities e WHERE ${filterSql(f)}`)
+        .pluck()
+        .get({ vault: vaultId, ...f }) as number,
+  );
 }
 
 export function pageFindings(
@@ -120,7 +142,11 @@ export function pageFindings(
 ): EntityRow[] {
   const s = SORTS[sort];
   const where = after ? `${filterSql(f)} AND ${s.after}` : filterSql(f);
-  return entityRows(db, `SELECT ${ENTITY_COLUMNS} FROM entities e WHERE ${where} ORDER BY ${s.order} LIMIT ${limitParam('@limit')}`, { vault: vaultId, ...f, limit, ...(after ?? {}) });
+  return entityRows(
+    db,
+    `SELECT ${ENTITY_COLUMNS} FROM entities e WHERE ${where} ORDER BY ${s.order} LIMIT ${limitParam('@limit')}`,
+    { vault: vaultId, ...f, limit, ...(after ?? {}) },
+  );
 }
 
 export function sortKey(row: EntityRow, sort: FindingSort): string | number {
@@ -176,7 +202,13 @@ export function slimEdges(db: Db, vaultId: string, entityId: string): SlimEdge[]
  * equal weight straddle the cut, the ones kept are the first by relation and id. `exclude` leaves out the
  * edges to one entity (the root, seen from a neighbour).
  */
-export function strongestEdges(db: Db, vaultId: string, fromIds: string[], limit: number, exclude?: string): (SlimEdge & { from: string })[] {
+export function strongestEdges(
+  db: Db,
+  vaultId: string,
+  fromIds: string[],
+  limit: number,
+  exclude?: string,
+): (SlimEdge & { from: string })[] {
   // Each statement walks one index in weight order and stops after `limit` rows (no sort, no full read).
   const arm = (direction: 'out' | 'in') => {
     const [self, other] = direction === 'out' ? ['source_id', 'target_id'] : ['target_id', 'source_id'];
@@ -201,7 +233,9 @@ export function strongestEdges(db: Db, vaultId: string, fromIds: string[], limit
     }
   });
   // The cut follows the order the indexes were read in (weight, relation, id); the answer is shown by name.
-  candidates.sort((a, b) => b.row[4] - a.row[4] || a.pos - b.pos || compare(a.row[3], b.row[3]) || compare(a.row[0], b.row[0]));
+  candidates.sort(
+    (a, b) => b.row[4] - a.row[4] || a.pos - b.pos || compare(a.row[3], b.row[3]) || compare(a.row[0], b.row[0]),
+  );
   const chosen = new Map<string, Candidate>(); // one edge per (from, other, relation); the first of a pair is its stronger half
   for (const c of candidates) {
     const key = `${c.from}\u0000${c.row[0]}\u0000${c.row[3]}`;
@@ -209,10 +243,23 @@ export function strongestEdges(db: Db, vaultId: string, fromIds: string[], limit
     if (seen) seen.both ||= seen.direction !== c.direction;
     else if (chosen.size < limit) chosen.set(key, c);
   }
-  const partner = sql(db, 'SELECT 1 FROM edges WHERE vault_id = ? AND source_id = ? AND target_id = ? AND relation = ?').pluck();
-  const halfAbsent = (c: Candidate) => !(c.direction === 'out' ? partner.get(vaultId, c.row[0], c.from, c.row[3]) : partner.get(vaultId, c.from, c.row[0], c.row[3]));
+  const partner = sql(
+    db,
+    'SELECT 1 FROM edges WHERE vault_id = ? AND source_id = ? AND target_id = ? AND relation = ?',
+  ).pluck();
+  const halfAbsent = (c: Candidate) =>
+    !(c.direction === 'out'
+      ? partner.get(vaultId, c.row[0], c.from, c.row[3])
+      : partner.get(vaultId, c.from, c.row[0], c.row[3]));
   return [...chosen.values()]
-    .sort((a, b) => b.row[4] - a.row[4] || a.pos - b.pos || compare(a.row[1], b.row[1]) || compare(a.row[3], b.row[3]) || compare(a.row[0], b.row[0]))
+    .sort(
+      (a, b) =>
+        b.row[4] - a.row[4] ||
+        a.pos - b.pos ||
+        compare(a.row[1], b.row[1]) ||
+        compare(a.row[3], b.row[3]) ||
+        compare(a.row[0], b.row[0]),
+    )
     .map((c) => {
       const [other, name, type, relation, weight] = c.row;
       const both = c.both || (cut.has(c.from) && !halfAbsent(c));
@@ -226,7 +273,15 @@ export function evidenceOf(db: Db, vaultId: string, entityId: string) {
     `SELECT ev.quote, ev.speaker, ev.meeting_id AS meetingId, m.name AS meetingName, ev.spoken_at AS spokenAt, ev.turn_index AS turnIndex, ev.id
      FROM evidence ev JOIN meetings m ON m.vault_id = ev.vault_id AND m.id = ev.meeting_id
      WHERE ev.vault_id = ? AND ev.entity_id = ?`,
-  ).all(vaultId, entityId) as { quote: string; speaker: string; meetingId: string; meetingName: string; spokenAt: string; turnIndex: number | null; id: string }[];
+  ).all(vaultId, entityId) as {
+    quote: string;
+    speaker: string;
+    meetingId: string;
+    meetingName: string;
+    spokenAt: string;
+    turnIndex: number | null;
+    id: string;
+  }[];
   // In the order it was said (sorted here: cheaper than an SQL sort for an entity's few quotes).
   rows.sort((a, b) => compare(a.spokenAt, b.spokenAt) || compare(a.id, b.id));
   return rows.map(({ id: _id, ...quote }) => quote);
@@ -260,7 +315,10 @@ export function entityNames(db: Db, vaultId: string): NameRow[] {
 }
 
 export function countsByType(db: Db, vaultId: string): { type: string; n: number }[] {
-  return sql(db, 'SELECT type, count(*) AS n FROM entities WHERE vault_id = ? GROUP BY type').all(vaultId) as { type: string; n: number }[];
+  return sql(db, 'SELECT type, count(*) AS n FROM entities WHERE vault_id = ? GROUP BY type').all(vaultId) as {
+    type: string;
+    n: number;
+  }[];
 }
 
 /**
@@ -269,17 +327,39 @@ export function countsByType(db: Db, vaultId: string): { type: string; n: number
  * the columns a compact finding shows, read as arrays (a description is ~270 bytes; a window can hold
  * thousands of entities).
  */
-export function entityChangesSince(db: Db, vaultId: string, since: string, list: 'new' | 'rementioned', limit: number, after?: { k: string; id: string }) {
+export function entityChangesSince(
+  db: Db,
+  vaultId: string,
+  since: string,
+  list: 'new' | 'rementioned',
+  limit: number,
+  after?: { k: string; id: string },
+) {
   type Brief = Pick<EntityRow, 'id' | 'name' | 'type' | 'mention_count' | 'last_mentioned_at' | 'first_seen_at'>;
   type Tuple = [string, EntityType, string, number, string | null, string];
   const columns = 'e.id, e.type, e.name, e.mention_count, e.last_mentioned_at, e.first_seen_at';
-  const brief = (r: Tuple): Brief => ({ id: r[0], type: r[1], name: r[2], mention_count: r[3], last_mentioned_at: r[4], first_seen_at: r[5] });
+  const brief = (r: Tuple): Brief => ({
+    id: r[0],
+    type: r[1],
+    name: r[2],
+    mention_count: r[3],
+    last_mentioned_at: r[4],
+    first_seen_at: r[5],
+  });
   const [where, next, order] =
     list === 'new'
       ? ['e.first_seen_at > @since', '(e.first_seen_at, e.id) > (@k, @id)', 'e.first_seen_at, e.id']
-      : ['e.first_seen_at <= @since AND e.last_mentioned_at > @since', '(e.last_mentioned_at < @k OR (e.last_mentioned_at = @k AND e.id > @id))', 'e.last_mentioned_at DESC, e.id'];
+      : [
+          'e.first_seen_at <= @since AND e.last_mentioned_at > @since',
+          '(e.last_mentioned_at < @k OR (e.last_mentioned_at = @k AND e.id > @id))',
+          'e.last_mentioned_at DESC, e.id',
+        ];
   const text = `SELECT ${columns} FROM entities e WHERE e.vault_id = @vault AND ${where}${after ? ` AND ${next}` : ''} ORDER BY ${order} LIMIT ${limitParam('@limit')}`;
-  return (sql(db, text).raw(true).all({ vault: vaultId, since, limit, ...(after ?? {}) }) as Tuple[]).map(brief);
+  return (
+    sql(db, text)
+      .raw(true)
+      .all({ vault: vaultId, since, limit, ...(after ?? {}) }) as Tuple[]
+  ).map(brief);
 }
 
 /** How many entities are new since a moment, and how many older ones were mentioned again (over all pages). */
@@ -312,7 +392,18 @@ export function upsertEntity(db: Db, vaultId: string, e: EntityRecord): void {
      ON CONFLICT (vault_id, id) DO UPDATE SET type = excluded.type, name = excluded.name, aliases_json = excluded.aliases_json,
        description = excluded.description, source = excluded.source, mention_count = excluded.mention_count,
        first_seen_at = excluded.first_seen_at, last_mentioned_at = excluded.last_mentioned_at`,
-  ).run(vaultId, e.id, e.type, e.name, json.write(e.aliases), e.description, e.source, e.mentionCount, e.firstSeenAt, e.lastMentionedAt);
+  ).run(
+    vaultId,
+    e.id,
+    e.type,
+    e.name,
+    json.write(e.aliases),
+    e.description,
+    e.source,
+    e.mentionCount,
+    e.firstSeenAt,
+    e.lastMentionedAt,
+  );
   sql(db, 'DELETE FROM entity_names WHERE vault_id = ? AND entity_id = ?').run(vaultId, e.id);
   const name = sql(db, 'INSERT INTO entity_names (vault_id, entity_id, name, norm, is_alias) VALUES (?, ?, ?, ?, ?)');
   name.run(vaultId, e.id, e.name, normalize(e.name), 0);
@@ -333,7 +424,10 @@ export function replaceEntityEdges(
   // Two statements, not one with OR, so each uses its index (source: the key; target: edges_target_strength).
   sql(db, 'DELETE FROM edges WHERE vault_id = ? AND source_id = ?').run(vaultId, entityId);
   sql(db, 'DELETE FROM edges WHERE vault_id = ? AND target_id = ?').run(vaultId, entityId);
-  const insertEdge = sql(db, 'INSERT OR REPLACE INTO edges (vault_id, source_id, target_id, relation, weight) VALUES (?, ?, ?, ?, ?)');
+  const insertEdge = sql(
+    db,
+    'INSERT OR REPLACE INTO edges (vault_id, source_id, target_id, relation, weight) VALUES (?, ?, ?, ?, ?)',
+  );
   for (const x of edges) {
     if (!exists.get(vaultId, x.entityId)) continue;
     if (x.direction !== 'in') insertEdge.run(vaultId, entityId, x.entityId, x.relation, x.weight);
@@ -351,7 +445,12 @@ export interface EvidenceRecord {
 }
 
 /** An entity's quotes become these; a quote naming a meeting the vault does not have is left out and returned. */
-export function replaceEntityEvidence(db: Db, vaultId: string, entityId: string, quotes: readonly EvidenceRecord[]): EvidenceRecord[] {
+export function replaceEntityEvidence(
+  db: Db,
+  vaultId: string,
+  entityId: string,
+  quotes: readonly EvidenceRecord[],
+): EvidenceRecord[] {
   sql(db, 'DELETE FROM evidence WHERE vault_id = ? AND entity_id = ?').run(vaultId, entityId);
   const meetingExists = sql(db, 'SELECT 1 FROM meetings WHERE vault_id = ? AND id = ?').pluck();
   const insertQuote = sql(
@@ -360,7 +459,8 @@ export function replaceEntityEvidence(db: Db, vaultId: string, entityId: string,
   );
   const missing: EvidenceRecord[] = [];
   for (const q of quotes) {
-    if (meetingExists.get(vaultId, q.meetingId)) insertQuote.run(vaultId, q.id, entityId, q.meetingId, q.turnIndex, q.speaker, q.quote, q.spokenAt);
+    if (meetingExists.get(vaultId, q.meetingId))
+      insertQuote.run(vaultId, q.id, entityId, q.meetingId, q.turnIndex, q.speaker, q.quote, q.spokenAt);
     else missing.push(q);
   }
   return missing;
@@ -375,27 +475,47 @@ export function deleteEntity(db: Db, vaultId: string, id: string): void {
   sql(db, 'DELETE FROM entities WHERE vault_id = ? AND id = ?').run(vaultId, id);
 }
 
-export const countEntities = (db: Db, vaultId: string) => sql(db, 'SELECT count(*) FROM entities WHERE vault_id = ?').pluck().get(vaultId) as number;
+export const countEntities = (db: Db, vaultId: string) =>
+  sql(db, 'SELECT count(*) FROM entities WHERE vault_id = ?').pluck().get(vaultId) as number;
 
 /** An edge between two entities, unless that edge exists already. */
-export function insertEdge(db: Db, vaultId: string, e: { from: string; to: string; relation: string; weight: number }): void {
-  sql(db, 'INSERT INTO edges (vault_id, source_id, target_id, relation, weight) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING').run(
-    vaultId, e.from, e.to, e.relation, e.weight,
-  );
+export function insertEdge(
+  db: Db,
+  vaultId: string,
+  e: { from: string; to: string; relation: string; weight: number },
+): void {
+  sql(
+    db,
+    'INSERT INTO edges (vault_id, source_id, target_id, relation, weight) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+  ).run(vaultId, e.from, e.to, e.relation, e.weight);
 }
 
 /** A quote of a meeting's transcript that is evidence for an entity. */
 export function insertEvidence(
   db: Db,
   vaultId: string,
-  e: { id: string; entityId: string; meetingId: string; turnIndex: number; speaker: string; quote: string; spokenAt: string },
+  e: {
+    id: string;
+    entityId: string;
+    meetingId: string;
+    turnIndex: number;
+    speaker: string;
+    quote: string;
+    spokenAt: string;
+  },
 ): void {
-  sql(db, 'INSERT INTO evidence (vault_id, id, entity_id, meeting_id, turn_index, speaker, quote, spoken_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
-    vaultId, e.id, e.entityId, e.meetingId, e.turnIndex, e.speaker, e.quote, e.spokenAt,
-  );
+  sql(
+    db,
+    'INSERT INTO evidence (vault_id, id, entity_id, meeting_id, turn_index, speaker, quote, spoken_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  ).run(vaultId, e.id, e.entityId, e.meetingId, e.turnIndex, e.speaker, e.quote, e.spokenAt);
 }
 
 /** How often an entity was mentioned in one meeting. */
 export function insertEntityMention(db: Db, vaultId: string, entityId: string, meetingId: string, count: number): void {
-  sql(db, 'INSERT INTO entity_mentions (vault_id, entity_id, meeting_id, count) VALUES (?, ?, ?, ?)').run(vaultId, entityId, meetingId, count);
+  sql(db, 'INSERT INTO entity_mentions (vault_id, entity_id, meeting_id, count) VALUES (?, ?, ?, ?)').run(
+    vaultId,
+    entityId,
+    meetingId,
+    count,
+  );
 }

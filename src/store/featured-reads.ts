@@ -30,8 +30,15 @@ export interface OpenConflictRow {
 }
 
 /** The first `limit` open conflicts by title, each with its first `claims` claims, and how many are open. */
-export function openConflictsPage(db: Db, vaultId: string, limit: number, claims: number): { total: number; conflicts: OpenConflictRow[] } {
-  const total = (sql(db, `SELECT count(*) AS n FROM conflicts WHERE vault_id = ? AND status = 'open'`).get(vaultId) as { n: number }).n;
+export function openConflictsPage(
+  db: Db,
+  vaultId: string,
+  limit: number,
+  claims: number,
+): { total: number; conflicts: OpenConflictRow[] } {
+  const total = (
+    sql(db, `SELECT count(*) AS n FROM conflicts WHERE vault_id = ? AND status = 'open'`).get(vaultId) as { n: number }
+  ).n;
   const rows = sql(
     db,
     `SELECT c.id, c.entity_id AS entityId, e.name AS entityName, c.title, c.note, c.created_at AS createdAt, c.updated_at AS updatedAt
@@ -88,7 +95,10 @@ export function planStepsAhead(db: Db, vaultId: string, limit: number): { total:
   const ahead = `vault_id = ? AND status NOT IN ('done', 'skipped')`;
   return {
     total: (sql(db, `SELECT count(*) AS n FROM plan_steps WHERE ${ahead}`).get(vaultId) as { n: number }).n,
-    steps: sql(db, `SELECT title, status, due_date AS dueDate FROM plan_steps WHERE ${ahead} ORDER BY position LIMIT ?`).all(vaultId, limit) as PlanStepAhead[],
+    steps: sql(
+      db,
+      `SELECT title, status, due_date AS dueDate FROM plan_steps WHERE ${ahead} ORDER BY position LIMIT ?`,
+    ).all(vaultId, limit) as PlanStepAhead[],
   };
 }
 
@@ -127,7 +137,13 @@ export function nextStepNaming(db: Db, vaultId: string, names: readonly string[]
 
 /** Findings of `type` with exactly `mentions` mentions (the ties at the end of a ranking). */
 export function findingsWithMentions(db: Db, vaultId: string, type: string, mentions: number): number {
-  return (sql(db, 'SELECT count(*) AS n FROM entities WHERE vault_id = ? AND type = ? AND mention_count = ?').get(vaultId, type, mentions) as { n: number }).n;
+  return (
+    sql(db, 'SELECT count(*) AS n FROM entities WHERE vault_id = ? AND type = ? AND mention_count = ?').get(
+      vaultId,
+      type,
+      mentions,
+    ) as { n: number }
+  ).n;
 }
 
 /**
@@ -135,7 +151,12 @@ export function findingsWithMentions(db: Db, vaultId: string, type: string, ment
  * with how many of them it is linked to and their mentions added up, most mentioned first; the first `limit`.
  * Empty when no finding of those types is linked to a department (neither demo vault links them).
  */
-export function mentionsByDepartment(db: Db, vaultId: string, types: readonly string[], limit: number): { name: string; findings: number; mentions: number }[] {
+export function mentionsByDepartment(
+  db: Db,
+  vaultId: string,
+  types: readonly string[],
+  limit: number,
+): { name: string; findings: number; mentions: number }[] {
   if (!types.length) return [];
   const inTypes = types.map((_, i) => `@t${i}`).join(', ');
   return sql(
@@ -149,5 +170,9 @@ export function mentionsByDepartment(db: Db, vaultId: string, types: readonly st
      SELECT l.name, count(*) AS findings, sum(f.mention_count) AS mentions
      FROM links l JOIN entities f ON f.vault_id = @v AND f.id = l.finding AND f.type IN (${inTypes})
      GROUP BY l.department ORDER BY mentions DESC, l.name LIMIT @limit`,
-  ).all({ v: vaultId, limit, ...Object.fromEntries(types.map((t, i) => [`t${i}`, t])) }) as { name: string; findings: number; mentions: number }[];
+  ).all({ v: vaultId, limit, ...Object.fromEntries(types.map((t, i) => [`t${i}`, t])) }) as {
+    name: string;
+    findings: number;
+    mentions: number;
+  }[];
 }

@@ -12,12 +12,16 @@ export interface FileRow {
 }
 
 export function listPublicFiles(db: Db, vaultId: string): FileRow[] {
-  return sql(db, "SELECT * FROM files WHERE vault_id = ? AND visibility = 'public' ORDER BY name, id").all(vaultId) as FileRow[];
+  return sql(db, "SELECT * FROM files WHERE vault_id = ? AND visibility = 'public' ORDER BY name, id").all(
+    vaultId,
+  ) as FileRow[];
 }
 
 /** A public file; an internal one is reported exactly like a missing one. */
 export function getPublicFile(db: Db, vaultId: string, id: string): FileRow | undefined {
-  return sql(db, "SELECT * FROM files WHERE vault_id = ? AND id = ? AND visibility = 'public'").get(vaultId, id) as FileRow | undefined;
+  return sql(db, "SELECT * FROM files WHERE vault_id = ? AND id = ? AND visibility = 'public'").get(vaultId, id) as
+    | FileRow
+    | undefined;
 }
 
 export interface ArtifactRow {
@@ -34,7 +38,11 @@ export interface ArtifactRow {
 }
 
 /** Newest first; `words` must all occur in the title (case-insensitive). */
-export function findArtifacts(db: Db, vaultId: string, opts: { words: string[]; kind?: string; limit: number }): ArtifactRow[] {
+export function findArtifacts(
+  db: Db,
+  vaultId: string,
+  opts: { words: string[]; kind?: string; limit: number },
+): ArtifactRow[] {
   const clauses = opts.words.map((_, i) => `AND title LIKE @w${i} ESCAPE '\\'`).join(' ');
   const params: Record<string, unknown> = { v: vaultId, kind: opts.kind ?? null, limit: opts.limit };
   opts.words.forEach((w, i) => (params[`w${i}`] = `%${w.replace(/[\\%_]/g, (c) => `\\${c}`)}%`));
@@ -64,15 +72,40 @@ const writeArtifactSql = (verb: 'INSERT' | 'INSERT OR REPLACE') =>
 
 export function insertArtifact(
   db: Db,
-  a: { vaultId: string; id: string; kind: ArtifactRow['kind']; title: string; fileName: string; mimeType: string; sizeBytes: number; path: string; createdBy: string; createdAt: string },
+  a: {
+    vaultId: string;
+    id: string;
+    kind: ArtifactRow['kind'];
+    title: string;
+    fileName: string;
+    mimeType: string;
+    sizeBytes: number;
+    path: string;
+    createdBy: string;
+    createdAt: string;
+  },
   verb: 'INSERT' | 'INSERT OR REPLACE' = 'INSERT',
 ): void {
-  sql(db, writeArtifactSql(verb)).run(a.vaultId, a.id, a.kind, a.title, a.fileName, a.mimeType, a.sizeBytes, a.path, a.createdBy, a.createdAt);
+  sql(db, writeArtifactSql(verb)).run(
+    a.vaultId,
+    a.id,
+    a.kind,
+    a.title,
+    a.fileName,
+    a.mimeType,
+    a.sizeBytes,
+    a.path,
+    a.createdBy,
+    a.createdAt,
+  );
 }
 
 /** A file's stored text (null when it has none, undefined when there is no such file). */
 export function fileText(db: Db, vaultId: string, id: string): string | null | undefined {
-  return sql(db, 'SELECT content_text FROM files WHERE vault_id = ? AND id = ?').pluck().get(vaultId, id) as string | null | undefined;
+  return sql(db, 'SELECT content_text FROM files WHERE vault_id = ? AND id = ?').pluck().get(vaultId, id) as
+    | string
+    | null
+    | undefined;
 }
 
 export interface UpstreamFile {
@@ -89,10 +122,16 @@ export interface UpstreamFile {
  * keep the text they have; the others have none until setFileText gives it (texts are fetched one at a time,
  * never all held at once).
  */
-export function replaceFilesFromUpstream(db: Db, vaultId: string, files: readonly UpstreamFile[], keepText: ReadonlySet<string>): void {
+export function replaceFilesFromUpstream(
+  db: Db,
+  vaultId: string,
+  files: readonly UpstreamFile[],
+  keepText: ReadonlySet<string>,
+): void {
   const listed = new Set(files.map((f) => f.id));
   const remove = sql(db, 'DELETE FROM files WHERE vault_id = ? AND id = ?');
-  for (const id of sql(db, 'SELECT id FROM files WHERE vault_id = ?').pluck().all(vaultId) as string[]) if (!listed.has(id)) remove.run(vaultId, id);
+  for (const id of sql(db, 'SELECT id FROM files WHERE vault_id = ?').pluck().all(vaultId) as string[])
+    if (!listed.has(id)) remove.run(vaultId, id);
   const upsert = sql(
     db,
     `INSERT INTO files (vault_id, id, name, description, visibility, mime_type, size_bytes, content_text, created_at)
@@ -101,7 +140,8 @@ export function replaceFilesFromUpstream(db: Db, vaultId: string, files: readonl
        mime_type = excluded.mime_type, size_bytes = excluded.size_bytes, created_at = excluded.created_at,
        content_text = CASE WHEN ? THEN files.content_text END`,
   );
-  for (const f of files) upsert.run(vaultId, f.id, f.name, f.description, f.mimeType, f.sizeBytes, f.createdAt, keepText.has(f.id) ? 1 : 0);
+  for (const f of files)
+    upsert.run(vaultId, f.id, f.name, f.description, f.mimeType, f.sizeBytes, f.createdAt, keepText.has(f.id) ? 1 : 0);
 }
 
 export function setFileText(db: Db, vaultId: string, id: string, text: string): void {
@@ -110,7 +150,11 @@ export function setFileText(db: Db, vaultId: string, id: string, text: string): 
 
 /** Every artifact of a vault with where its file is (relative to the data dir). */
 export function artifactPaths(db: Db, vaultId: string): { id: string; path: string | null; mimeType: string }[] {
-  return sql(db, 'SELECT id, path, mime_type AS mimeType FROM artifacts WHERE vault_id = ?').all(vaultId) as { id: string; path: string | null; mimeType: string }[];
+  return sql(db, 'SELECT id, path, mime_type AS mimeType FROM artifacts WHERE vault_id = ?').all(vaultId) as {
+    id: string;
+    path: string | null;
+    mimeType: string;
+  }[];
 }
 
 /**
@@ -123,7 +167,9 @@ export function artifactsMadeHereOnly(db: Db, vaultId: string): Set<string> {
       db,
       `SELECT a.id FROM artifacts a WHERE a.vault_id = ? AND a.created_by IS NOT 'sync' AND a.path IS NOT NULL
          AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.vault_id = a.vault_id AND o.result_json IS NOT NULL AND json_extract(o.result_json, '$.artifactId') = a.id)`,
-    ).pluck().all(vaultId) as string[],
+    )
+      .pluck()
+      .all(vaultId) as string[],
   );
 }
 
@@ -141,7 +187,16 @@ export function deleteArtifact(db: Db, vaultId: string, id: string): void {
 export function upsertArtifactFromUpstream(
   db: Db,
   vaultId: string,
-  a: { id: string; kind: ArtifactRow['kind']; title: string; fileName: string; mimeType: string; sizeBytes: number; path: string; createdAt: string },
+  a: {
+    id: string;
+    kind: ArtifactRow['kind'];
+    title: string;
+    fileName: string;
+    mimeType: string;
+    sizeBytes: number;
+    path: string;
+    createdAt: string;
+  },
 ): void {
   insertArtifact(db, { ...a, vaultId, createdBy: 'sync' }, 'INSERT OR REPLACE');
 }
@@ -150,7 +205,16 @@ export function upsertArtifactFromUpstream(
 export function insertFile(
   db: Db,
   vaultId: string,
-  f: { id: string; name: string; description: string; visibility: string; mimeType: string | null; sizeBytes: number | null; contentText: string | null; createdAt: string },
+  f: {
+    id: string;
+    name: string;
+    description: string;
+    visibility: string;
+    mimeType: string | null;
+    sizeBytes: number | null;
+    contentText: string | null;
+    createdAt: string;
+  },
 ): void {
   sql(
     db,
@@ -175,8 +239,17 @@ export function artifactIdsStartingWith(db: Db, vaultId: string, typed: string, 
   const lower = typed.toLowerCase();
   const byWord = !lower
     ? []
-    : (sql(db, `SELECT id, created_at, kind, title, file_name FROM artifacts WHERE vault_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ${limitParam('?')}`).all(vaultId, COMPLETION_SCAN) as (ArtifactRow & { created_at: string })[])
-        .filter((a) => `${a.kind} ${a.title} ${a.file_name}`.toLowerCase().split(/[^\p{L}\p{N}]+/u).some((w) => w.startsWith(lower)));
+    : (
+        sql(
+          db,
+          `SELECT id, created_at, kind, title, file_name FROM artifacts WHERE vault_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ${limitParam('?')}`,
+        ).all(vaultId, COMPLETION_SCAN) as (ArtifactRow & { created_at: string })[]
+      ).filter((a) =>
+        `${a.kind} ${a.title} ${a.file_name}`
+          .toLowerCase()
+          .split(/[^\p{L}\p{N}]+/u)
+          .some((w) => w.startsWith(lower)),
+      );
   const seen = new Set<string>();
   return [...byId, ...byWord]
     .sort((a, b) => b.created_at.localeCompare(a.created_at) || a.id.localeCompare(b.id))

@@ -9,7 +9,8 @@ export function sqliteEngine(): { version: string; fts5: boolean } {
   const db = new (loadSqlite())(':memory:');
   try {
     const version = db.prepare('SELECT sqlite_version()').pluck().get() as string;
-    const fts5 = db.prepare("SELECT 1 FROM pragma_compile_options WHERE compile_options = 'ENABLE_FTS5'").get() !== undefined;
+    const fts5 =
+      db.prepare("SELECT 1 FROM pragma_compile_options WHERE compile_options = 'ENABLE_FTS5'").get() !== undefined;
     return { version, fts5 };
   } finally {
     db.close();

@@ -20,7 +20,16 @@ export interface KeyRow {
 /** A key and its grants, in one transaction; `vaults: '*'` reaches every vault. */
 export function insertKey(
   db: Db,
-  k: { id: string; name: string; keyHash: string; prefix: string; role: Role; vaults: string[] | '*'; createdAt: string; expiresAt: string | null },
+  k: {
+    id: string;
+    name: string;
+    keyHash: string;
+    prefix: string;
+    role: Role;
+    vaults: string[] | '*';
+    createdAt: string;
+    expiresAt: string | null;
+  },
 ): void {
   writeTransaction(db, () => {
     sql(
@@ -37,7 +46,9 @@ export function insertKey(
 
 /** The vault ids a key not granted every vault reaches, in id order. */
 export function keyVaultIds(db: Db, keyId: string): string[] {
-  return sql(db, 'SELECT vault_id FROM api_key_vaults WHERE key_id = ? ORDER BY vault_id').pluck().all(keyId) as string[];
+  return sql(db, 'SELECT vault_id FROM api_key_vaults WHERE key_id = ? ORDER BY vault_id')
+    .pluck()
+    .all(keyId) as string[];
 }
 
 export function getKeyRow(db: Db, id: string): KeyRow | undefined {

@@ -28,7 +28,9 @@ export function describeLeftovers(l: Leftovers): string {
   const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
   return [
     l.partials.length ? plural(l.partials.length, 'unfinished `.partial` file', 'unfinished `.partial` files') : '',
-    l.orphanFolders.length ? plural(l.orphanFolders.length, 'artifact folder without a row', 'artifact folders without a row') : '',
+    l.orphanFolders.length
+      ? plural(l.orphanFolders.length, 'artifact folder without a row', 'artifact folders without a row')
+      : '',
   ]
     .filter(Boolean)
     .join(' and ');
@@ -48,7 +50,8 @@ const changedAt = (path: string) => lstatSync(path, { throwIfNoEntry: false })?.
 /** The newest modification time of a folder and everything in it (subfolders included). */
 function newestChange(path: string): number {
   let newest = changedAt(path);
-  for (const e of entries(path)) newest = Math.max(newest, e.isDirectory() ? newestChange(join(path, e.name)) : changedAt(join(path, e.name)));
+  for (const e of entries(path))
+    newest = Math.max(newest, e.isDirectory() ? newestChange(join(path, e.name)) : changedAt(join(path, e.name)));
   return newest;
 }
 
@@ -65,7 +68,9 @@ export function findLeftovers(db: Db, dataDir: string, now = Date.now(), minAgeM
   const staleBefore = now - minAgeMs;
   const artifactsRoot = resolve(dataDir, 'artifacts');
   const owned = new Set(
-    (sql(db, 'SELECT path FROM artifacts WHERE path IS NOT NULL').pluck().all() as string[]).map((p) => dirname(isAbsolute(p) ? resolve(p) : resolve(dataDir, p))),
+    (sql(db, 'SELECT path FROM artifacts WHERE path IS NOT NULL').pluck().all() as string[]).map((p) =>
+      dirname(isAbsolute(p) ? resolve(p) : resolve(dataDir, p)),
+    ),
   );
   const orphanFolders = entries(artifactsRoot)
     .filter((vault) => vault.isDirectory())
@@ -76,7 +81,9 @@ export function findLeftovers(db: Db, dataDir: string, now = Date.now(), minAgeM
     )
     .filter((folder) => !owned.has(folder) && newestChange(folder) < staleBefore);
   const inOrphan = (path: string) => orphanFolders.some((folder) => path.startsWith(folder + sep));
-  const partials = CONTENT_DIRS.flatMap((dir) => partialsUnder(resolve(dataDir, dir), staleBefore)).filter((p) => !inOrphan(p));
+  const partials = CONTENT_DIRS.flatMap((dir) => partialsUnder(resolve(dataDir, dir), staleBefore)).filter(
+    (p) => !inOrphan(p),
+  );
   return { partials, orphanFolders };
 }
 

@@ -10,7 +10,9 @@ export interface PersonRow {
 }
 
 export function listPeople(db: Db, vaultId: string): PersonRow[] {
-  return sql(db, 'SELECT id, name, email, title, organisation FROM people WHERE vault_id = ? ORDER BY name, id').all(vaultId) as PersonRow[];
+  return sql(db, 'SELECT id, name, email, title, organisation FROM people WHERE vault_id = ? ORDER BY name, id').all(
+    vaultId,
+  ) as PersonRow[];
 }
 
 /** Names of the people of several vaults at once (what scope resolution may read). */
@@ -94,7 +96,13 @@ export interface MemoryHit {
 }
 
 /** BM25 over the agent's past messages; `match` is an FTS5 query built by the caller. */
-export function searchAgentMessages(db: Db, vaultId: string, match: string, personEmail: string | undefined, limit: number): MemoryHit[] {
+export function searchAgentMessages(
+  db: Db,
+  vaultId: string,
+  match: string,
+  personEmail: string | undefined,
+  limit: number,
+): MemoryHit[] {
   return sql(
     db,
     `SELECT m.conversation_id AS conversationId, c.channel, c.title, c.person_name AS personName, c.person_email AS personEmail,
@@ -112,8 +120,17 @@ export function searchAgentMessages(db: Db, vaultId: string, match: string, pers
  * `addresses` matched against the vault's people registry (case-insensitive): those it holds, each once and
  * spelled as the registry spells it, and those it does not hold.
  */
-export function registryAddresses(db: Db, vaultId: string, addresses: string[]): { known: string[]; unknown: string[] } {
-  const registry = new Map((sql(db, 'SELECT email FROM people WHERE vault_id = ?').pluck().all(vaultId) as string[]).map((e) => [e.toLowerCase(), e]));
+export function registryAddresses(
+  db: Db,
+  vaultId: string,
+  addresses: string[],
+): { known: string[]; unknown: string[] } {
+  const registry = new Map(
+    (sql(db, 'SELECT email FROM people WHERE vault_id = ?').pluck().all(vaultId) as string[]).map((e) => [
+      e.toLowerCase(),
+      e,
+    ]),
+  );
   const known = new Set<string>();
   const unknown = new Set<string>();
   for (const a of addresses) {
@@ -125,7 +142,8 @@ export function registryAddresses(db: Db, vaultId: string, addresses: string[]):
 }
 
 /** The addresses among `addresses` that are not in the vault's people registry (case-insensitive). */
-export const unknownAddresses = (db: Db, vaultId: string, addresses: string[]): string[] => registryAddresses(db, vaultId, addresses).unknown;
+export const unknownAddresses = (db: Db, vaultId: string, addresses: string[]): string[] =>
+  registryAddresses(db, vaultId, addresses).unknown;
 
 export interface UpstreamSentEmail {
   id: string;
@@ -144,8 +162,16 @@ export interface UpstreamSentEmail {
  * The vault's sent e-mails become upstream's, except those sent here and not pushed yet (`kept`); each one's
  * thread is recorded so a local reply can name it. Inside the caller's transaction.
  */
-export function replaceSentEmailsFromUpstream(db: Db, vaultId: string, emails: readonly UpstreamSentEmail[], kept: ReadonlySet<string>): void {
-  sql(db, 'DELETE FROM sent_emails WHERE vault_id = ? AND id NOT IN (SELECT value FROM json_each(?))').run(vaultId, JSON.stringify([...kept]));
+export function replaceSentEmailsFromUpstream(
+  db: Db,
+  vaultId: string,
+  emails: readonly UpstreamSentEmail[],
+  kept: ReadonlySet<string>,
+): void {
+  sql(db, 'DELETE FROM sent_emails WHERE vault_id = ? AND id NOT IN (SELECT value FROM json_each(?))').run(
+    vaultId,
+    JSON.stringify([...kept]),
+  );
   const insert = sql(
     db,
     `INSERT OR REPLACE INTO sent_emails (vault_id, id, thread_id, message_id, in_reply_to_message_id, to_json, cc_json, subject, body,
@@ -154,13 +180,31 @@ export function replaceSentEmailsFromUpstream(db: Db, vaultId: string, emails: r
   const thread = sql(db, 'INSERT OR IGNORE INTO mail_threads (vault_id, id, subject) VALUES (?, ?, ?)');
   for (const e of emails) {
     thread.run(vaultId, e.replyToThreadId, e.subject);
-    insert.run(vaultId, e.id, e.replyToThreadId, e.inReplyToMessageId, e.repliesTo, json.write(e.to), json.write(e.cc), e.subject, e.body,
-      json.write(e.attachments), e.sentAt);
+    insert.run(
+      vaultId,
+      e.id,
+      e.replyToThreadId,
+      e.inReplyToMessageId,
+      e.repliesTo,
+      json.write(e.to),
+      json.write(e.cc),
+      e.subject,
+      e.body,
+      json.write(e.attachments),
+      e.sentAt,
+    );
   }
 }
 
 export function insertPerson(db: Db, vaultId: string, p: PersonRow): void {
-  sql(db, 'INSERT INTO people (vault_id, id, name, email, title, organisation) VALUES (?, ?, ?, ?, ?, ?)').run(vaultId, p.id, p.name, p.email, p.title, p.organisation);
+  sql(db, 'INSERT INTO people (vault_id, id, name, email, title, organisation) VALUES (?, ?, ?, ?, ?, ?)').run(
+    vaultId,
+    p.id,
+    p.name,
+    p.email,
+    p.title,
+    p.organisation,
+  );
 }
 
 export function threadExists(db: Db, vaultId: string, threadId: string): boolean {
@@ -169,12 +213,18 @@ export function threadExists(db: Db, vaultId: string, threadId: string): boolean
 
 /** The thread a mailbox message is in; undefined when the mailbox does not hold it. */
 export function threadOfMessage(db: Db, vaultId: string, messageId: string): string | undefined {
-  return sql(db, 'SELECT thread_id FROM mail_messages WHERE vault_id = ? AND id = ?').pluck().get(vaultId, messageId) as string | undefined;
+  return sql(db, 'SELECT thread_id FROM mail_messages WHERE vault_id = ? AND id = ?').pluck().get(vaultId, messageId) as
+    | string
+    | undefined;
 }
 
 /** A mailbox thread, unless the mailbox holds it already. */
 export function insertMailThread(db: Db, vaultId: string, t: { id: string; subject: string }): void {
-  sql(db, 'INSERT INTO mail_threads (vault_id, id, subject) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(vaultId, t.id, t.subject);
+  sql(db, 'INSERT INTO mail_threads (vault_id, id, subject) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(
+    vaultId,
+    t.id,
+    t.subject,
+  );
 }
 
 export interface NewMailMessage {
@@ -196,32 +246,76 @@ export function insertMailMessage(db: Db, vaultId: string, m: NewMailMessage): v
     db,
     `INSERT INTO mail_messages (vault_id, id, thread_id, from_addr, from_name, to_json, cc_json, subject, body, attachments_json, sent_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-  ).run(vaultId, m.id, m.threadId, m.from, m.fromName, json.write(m.to), json.write(m.cc), m.subject, m.body, json.write(m.attachmentNames), m.sentAt);
+  ).run(
+    vaultId,
+    m.id,
+    m.threadId,
+    m.from,
+    m.fromName,
+    json.write(m.to),
+    json.write(m.cc),
+    m.subject,
+    m.body,
+    json.write(m.attachmentNames),
+    m.sentAt,
+  );
 }
 
 /** What the agent sent (or saved as a draft); `emlPath` is relative to the data dir, for mail written locally. */
 export function insertSentEmail(
   db: Db,
   vaultId: string,
-  e: Omit<NewMailMessage, 'from' | 'fromName'> & { messageId: string; inReplyToMessageId: string | null; status: 'sent' | 'draft'; sendAs: 'agent' | 'me'; emlPath: string | null },
+  e: Omit<NewMailMessage, 'from' | 'fromName'> & {
+    messageId: string;
+    inReplyToMessageId: string | null;
+    status: 'sent' | 'draft';
+    sendAs: 'agent' | 'me';
+    emlPath: string | null;
+  },
 ): void {
   sql(
     db,
     `INSERT INTO sent_emails (vault_id, id, thread_id, message_id, in_reply_to_message_id, to_json, cc_json, subject, body, attachments_json,
        sent_at, status, send_as, eml_path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(vaultId, e.id, e.threadId, e.messageId, e.inReplyToMessageId, json.write(e.to), json.write(e.cc), e.subject, e.body,
-    json.write(e.attachmentNames), e.sentAt, e.status, e.sendAs, e.emlPath);
+  ).run(
+    vaultId,
+    e.id,
+    e.threadId,
+    e.messageId,
+    e.inReplyToMessageId,
+    json.write(e.to),
+    json.write(e.cc),
+    e.subject,
+    e.body,
+    json.write(e.attachmentNames),
+    e.sentAt,
+    e.status,
+    e.sendAs,
+    e.emlPath,
+  );
 }
 
 /** One of the agent's past conversations, with its messages in order. */
 export function insertConversation(
   db: Db,
   vaultId: string,
-  c: { id: string; channel: string; personName: string | null; personEmail: string | null; title: string; startedAt: string; messages: { role: string; text: string; at: string }[] },
+  c: {
+    id: string;
+    channel: string;
+    personName: string | null;
+    personEmail: string | null;
+    title: string;
+    startedAt: string;
+    messages: { role: string; text: string; at: string }[];
+  },
 ): void {
-  sql(db, 'INSERT INTO agent_conversations (vault_id, id, channel, person_name, person_email, title, started_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
-    vaultId, c.id, c.channel, c.personName, c.personEmail, c.title, c.startedAt,
+  sql(
+    db,
+    'INSERT INTO agent_conversations (vault_id, id, channel, person_name, person_email, title, started_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  ).run(vaultId, c.id, c.channel, c.personName, c.personEmail, c.title, c.startedAt);
+  const message = sql(
+    db,
+    'INSERT INTO agent_messages (vault_id, conversation_id, position, role, text, at) VALUES (?, ?, ?, ?, ?, ?)',
   );
-  const message = sql(db, 'INSERT INTO agent_messages (vault_id, conversation_id, position, role, text, at) VALUES (?, ?, ?, ?, ?, ?)');
   c.messages.forEach((m, i) => message.run(vaultId, c.id, i, m.role, m.text, m.at));
 }

@@ -31,9 +31,18 @@ export function getMeetingRow(db: Db, vaultId: string, id: string): MeetingRow |
 }
 
 /** A page of the meetings recorded after a moment, in the order they took place; `after` ends the previous page. */
-export function meetingsCreatedSince(db: Db, vaultId: string, since: string, limit: number, after?: { k: string; id: string }): MeetingRow[] {
+export function meetingsCreatedSince(
+  db: Db,
+  vaultId: string,
+  since: string,
+  limit: number,
+  after?: { k: string; id: string },
+): MeetingRow[] {
   const next = after ? ' AND (started_at, id) > (@k, @id)' : '';
-  return sql(db, `SELECT * FROM meetings WHERE vault_id = @vault AND created_at > @since${next} ORDER BY started_at, id LIMIT @limit`).all({ vault: vaultId, since, limit, ...(after ?? {}) }) as MeetingRow[];
+  return sql(
+    db,
+    `SELECT * FROM meetings WHERE vault_id = @vault AND created_at > @since${next} ORDER BY started_at, id LIMIT @limit`,
+  ).all({ vault: vaultId, since, limit, ...(after ?? {}) }) as MeetingRow[];
 }
 
 export const countMeetingsCreatedSince = (db: Db, vaultId: string, since: string) =>
@@ -62,7 +71,9 @@ export function turnsOf(db: Db, vaultId: string, meetingId: string): TurnRow[] {
 
 /** How many transcript turns a meeting has. */
 export const countTurns = (db: Db, vaultId: string, meetingId: string): number =>
-  sql(db, 'SELECT count(*) FROM transcript_turns WHERE vault_id = ? AND meeting_id = ?').pluck().get(vaultId, meetingId) as number;
+  sql(db, 'SELECT count(*) FROM transcript_turns WHERE vault_id = ? AND meeting_id = ?')
+    .pluck()
+    .get(vaultId, meetingId) as number;
 
 /** A meeting's turns `from` to `to` (both included), in order. */
 export function turnsBetween(db: Db, vaultId: string, meetingId: string, from: number, to: number): TurnRow[] {
@@ -108,7 +119,16 @@ export function upsertMeeting(db: Db, vaultId: string, m: MeetingRecord): void {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (vault_id, id) DO UPDATE SET name = excluded.name, started_at = excluded.started_at, duration_minutes = excluded.duration_minutes,
        attendees_json = excluded.attendees_json, extraction_status = excluded.extraction_status, created_at = excluded.created_at`,
-  ).run(vaultId, m.id, m.name, m.startedAt, m.durationMinutes, json.write(m.attendees), m.extractionStatus, m.createdAt);
+  ).run(
+    vaultId,
+    m.id,
+    m.name,
+    m.startedAt,
+    m.durationMinutes,
+    json.write(m.attendees),
+    m.extractionStatus,
+    m.createdAt,
+  );
 }
 
 export function meetingIds(db: Db, vaultId: string): string[] {
@@ -129,27 +149,50 @@ export function setMeetingNotes(db: Db, vaultId: string, id: string, notesMd: st
 }
 
 /** The entities mentioned in a meeting become these; one not in the vault is left out. */
-export function replaceMeetingMentions(db: Db, vaultId: string, meetingId: string, mentions: readonly { entityId: string; count: number }[]): void {
+export function replaceMeetingMentions(
+  db: Db,
+  vaultId: string,
+  meetingId: string,
+  mentions: readonly { entityId: string; count: number }[],
+): void {
   sql(db, 'DELETE FROM entity_mentions WHERE vault_id = ? AND meeting_id = ?').run(vaultId, meetingId);
   const exists = sql(db, 'SELECT 1 FROM entities WHERE vault_id = ? AND id = ?').pluck();
-  const insert = sql(db, 'INSERT OR REPLACE INTO entity_mentions (vault_id, entity_id, meeting_id, count) VALUES (?, ?, ?, ?)');
+  const insert = sql(
+    db,
+    'INSERT OR REPLACE INTO entity_mentions (vault_id, entity_id, meeting_id, count) VALUES (?, ?, ?, ?)',
+  );
   for (const m of mentions) if (exists.get(vaultId, m.entityId)) insert.run(vaultId, m.entityId, meetingId, m.count);
 }
 
 /** A meeting's transcript turns become these. */
-export function replaceMeetingTurns(db: Db, vaultId: string, meetingId: string, turns: Iterable<{ index: number; speaker: string; text: string; atSeconds: number | null }>): void {
+export function replaceMeetingTurns(
+  db: Db,
+  vaultId: string,
+  meetingId: string,
+  turns: Iterable<{ index: number; speaker: string; text: string; atSeconds: number | null }>,
+): void {
   sql(db, 'DELETE FROM transcript_turns WHERE vault_id = ? AND meeting_id = ?').run(vaultId, meetingId);
-  const insert = sql(db, 'INSERT OR REPLACE INTO transcript_turns (vault_id, meeting_id, turn_index, speaker, text, at_seconds) VALUES (?, ?, ?, ?, ?, ?)');
+  const insert = sql(
+    db,
+    'INSERT OR REPLACE INTO transcript_turns (vault_id, meeting_id, turn_index, speaker, text, at_seconds) VALUES (?, ?, ?, ?, ?, ?)',
+  );
   for (const t of turns) insert.run(vaultId, meetingId, t.index, t.speaker, t.text, t.atSeconds);
 }
 
 /** Meetings per day (UTC date of their start), oldest first: what a chart of meetings over time needs, in one grouped read. */
 export function meetingsPerDay(db: Db, vaultId: string): { day: string; n: number }[] {
-  return sql(db, 'SELECT substr(started_at, 1, 10) AS day, count(*) AS n FROM meetings WHERE vault_id = ? GROUP BY day ORDER BY day').all(vaultId) as { day: string; n: number }[];
+  return sql(
+    db,
+    'SELECT substr(started_at, 1, 10) AS day, count(*) AS n FROM meetings WHERE vault_id = ? GROUP BY day ORDER BY day',
+  ).all(vaultId) as { day: string; n: number }[];
 }
 
 /** The `limit` latest meetings (name, start, attendees), latest first: a deck's appendix of sources. */
-export function latestMeetings(db: Db, vaultId: string, limit: number): { id: string; name: string; startedAt: string; attendees: number }[] {
+export function latestMeetings(
+  db: Db,
+  vaultId: string,
+  limit: number,
+): { id: string; name: string; startedAt: string; attendees: number }[] {
   return sql(
     db,
     `SELECT id, name, started_at AS startedAt, json_array_length(attendees_json) AS attendees FROM meetings WHERE vault_id = ? ORDER BY started_at DESC, id LIMIT ${limitParam('?')}`,

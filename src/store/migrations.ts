@@ -615,7 +615,7 @@ CREATE TABLE IF NOT EXISTS search_versions (
       after = rows.at(-1)!.id;
       for (const r of rows) {
         const key = contentHashV8(r.text);
-        if (key !== r.content_hash) (rekey.run(key, r.id), changed++);
+        if (key !== r.content_hash) rekey.run(key, r.id), changed++;
       }
     }
     if (!changed) return;
@@ -630,8 +630,13 @@ CREATE TABLE IF NOT EXISTS search_versions (
      the upgrade still gets its first answer. Written to run again safely (a store set back to an older version). */
   (db) => {
     const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('outbox');
-    if (!columns.includes('idempotency_key')) db.exec('ALTER TABLE outbox ADD COLUMN idempotency_key TEXT; UPDATE outbox SET idempotency_key = idempotency_id;');
-    db.exec('CREATE UNIQUE INDEX IF NOT EXISTS outbox_idempotency_key ON outbox(key_id, idempotency_key) WHERE idempotency_key IS NOT NULL;');
+    if (!columns.includes('idempotency_key'))
+      db.exec(
+        'ALTER TABLE outbox ADD COLUMN idempotency_key TEXT; UPDATE outbox SET idempotency_key = idempotency_id;',
+      );
+    db.exec(
+      'CREATE UNIQUE INDEX IF NOT EXISTS outbox_idempotency_key ON outbox(key_id, idempotency_key) WHERE idempotency_key IS NOT NULL;',
+    );
   },
   /* 10 (issue 33): OAuth. oauth_records holds what the authorization server (oidc-provider) keeps: codes,
      tokens, sessions, interactions, clients registered dynamically. A record is found by the SHA-256 of its id,
@@ -684,12 +689,22 @@ CREATE TABLE IF NOT EXISTS oauth_grants (
  * changes nothing.
  */
 export function wholeSecondTimes(db: Database.Database): void {
-  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[];
+  const tables = db
+    .prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' AND name NOT LIKE 'sqlite_%'",
+    )
+    .pluck()
+    .all() as string[];
   for (const table of tables) {
-    const columns = db.prepare('SELECT name, type FROM pragma_table_info(?)').all(table) as { name: string; type: string }[];
+    const columns = db.prepare('SELECT name, type FROM pragma_table_info(?)').all(table) as {
+      name: string;
+      type: string;
+    }[];
     for (const { name } of columns.filter((c) => /^(.+_)?at$/.test(c.name) && c.type.toUpperCase() === 'TEXT')) {
       const whole = `strftime('%Y-%m-%dT%H:%M:%SZ', "${name}")`;
-      db.exec(`UPDATE "${table}" SET "${name}" = ${whole} WHERE "${name}" GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T*' AND ${whole} IS NOT NULL AND "${name}" <> ${whole}`);
+      db.exec(
+        `UPDATE "${table}" SET "${name}" = ${whole} WHERE "${name}" GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T*' AND ${whole} IS NOT NULL AND "${name}" <> ${whole}`,
+      );
     }
   }
 }

@@ -10,7 +10,15 @@ export interface OAuthRecordRow {
 
 export function upsertOAuthRecord(
   db: Db,
-  r: { model: string; idHash: string; payload: string; grantId?: string; uid?: string; userCode?: string; expiresAt: number | null },
+  r: {
+    model: string;
+    idHash: string;
+    payload: string;
+    grantId?: string;
+    uid?: string;
+    userCode?: string;
+    expiresAt: number | null;
+  },
 ): void {
   sql(
     db,
@@ -22,15 +30,23 @@ export function upsertOAuthRecord(
 
 /** A live record (not past its expiry) of a model. */
 export function oauthRecord(db: Db, model: string, idHash: string, now = Date.now()): OAuthRecordRow | undefined {
-  return sql(db, 'SELECT payload, expires_at, consumed_at FROM oauth_records WHERE model = ? AND id_hash = ? AND (expires_at IS NULL OR expires_at > ?)').get(model, idHash, now) as
-    | OAuthRecordRow
-    | undefined;
+  return sql(
+    db,
+    'SELECT payload, expires_at, consumed_at FROM oauth_records WHERE model = ? AND id_hash = ? AND (expires_at IS NULL OR expires_at > ?)',
+  ).get(model, idHash, now) as OAuthRecordRow | undefined;
 }
 
-export function oauthRecordByColumn(db: Db, model: string, column: 'uid' | 'user_code', value: string, now = Date.now()): OAuthRecordRow | undefined {
-  return sql(db, `SELECT payload, expires_at, consumed_at FROM oauth_records WHERE model = ? AND ${column} = ? AND (expires_at IS NULL OR expires_at > ?)`).get(model, value, now) as
-    | OAuthRecordRow
-    | undefined;
+export function oauthRecordByColumn(
+  db: Db,
+  model: string,
+  column: 'uid' | 'user_code',
+  value: string,
+  now = Date.now(),
+): OAuthRecordRow | undefined {
+  return sql(
+    db,
+    `SELECT payload, expires_at, consumed_at FROM oauth_records WHERE model = ? AND ${column} = ? AND (expires_at IS NULL OR expires_at > ?)`,
+  ).get(model, value, now) as OAuthRecordRow | undefined;
 }
 
 export function consumeOAuthRecord(db: Db, model: string, idHash: string, at = Date.now()): void {
@@ -52,12 +68,21 @@ export function deleteExpiredOAuthRecords(db: Db, now = Date.now()): number {
 
 /** How many records of a model are live (not past their expiry): authorizations waiting for consent, say. */
 export function countLiveOAuthRecords(db: Db, model: string, now = Date.now()): number {
-  return (sql(db, 'SELECT COUNT(*) AS n FROM oauth_records WHERE model = ? AND (expires_at IS NULL OR expires_at > ?)').get(model, now) as { n: number }).n;
+  return (
+    sql(db, 'SELECT COUNT(*) AS n FROM oauth_records WHERE model = ? AND (expires_at IS NULL OR expires_at > ?)').get(
+      model,
+      now,
+    ) as { n: number }
+  ).n;
 }
 
 /** Registered clients still waiting for their first grant (they expire; a client that got one does not). */
 export function countUnusedOAuthClients(db: Db, now = Date.now()): number {
-  return (sql(db, "SELECT COUNT(*) AS n FROM oauth_records WHERE model = 'Client' AND expires_at > ?").get(now) as { n: number }).n;
+  return (
+    sql(db, "SELECT COUNT(*) AS n FROM oauth_records WHERE model = 'Client' AND expires_at > ?").get(now) as {
+      n: number;
+    }
+  ).n;
 }
 
 /**
@@ -82,7 +107,12 @@ export function keepOAuthClient(db: Db, idHash: string): void {
  * ever after (until `expiresAt`). One statement, so two requests racing cannot both win.
  */
 export function claimOAuthOnce(db: Db, model: string, idHash: string, expiresAt: number): boolean {
-  return sql(db, "INSERT INTO oauth_records (model, id_hash, payload, expires_at) VALUES (?, ?, '{}', ?) ON CONFLICT (model, id_hash) DO NOTHING").run(model, idHash, expiresAt).changes === 1;
+  return (
+    sql(
+      db,
+      "INSERT INTO oauth_records (model, id_hash, payload, expires_at) VALUES (?, ?, '{}', ?) ON CONFLICT (model, id_hash) DO NOTHING",
+    ).run(model, idHash, expiresAt).changes === 1
+  );
 }
 
 export interface OAuthGrantRow {
@@ -99,16 +129,10 @@ export interface OAuthGrantRow {
 }
 
 export function insertOAuthGrant(db: Db, g: Omit<OAuthGrantRow, 'revoked_at' | 'last_used_at'>): void {
-  sql(db, 'INSERT INTO oauth_grants (id, key_id, client_id, client_name, redirect_host, role, vaults_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
-    g.id,
-    g.key_id,
-    g.client_id,
-    g.client_name,
-    g.redirect_host,
-    g.role,
-    g.vaults_json,
-    g.created_at,
-  );
+  sql(
+    db,
+    'INSERT INTO oauth_grants (id, key_id, client_id, client_name, redirect_host, role, vaults_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  ).run(g.id, g.key_id, g.client_id, g.client_name, g.redirect_host, g.role, g.vaults_json, g.created_at);
 }
 
 export function oauthGrantRow(db: Db, id: string): OAuthGrantRow | undefined {
@@ -124,7 +148,9 @@ export function listOAuthGrantRows(db: Db): OAuthGrantRow[] {
 export function revokeOAuthGrantRow(db: Db, id: string, at: string): boolean {
   return db.transaction(() => {
     deleteOAuthRecordsOfGrant(db, id);
-    return sql(db, 'UPDATE oauth_grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes > 0;
+    return (
+      sql(db, 'UPDATE oauth_grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes > 0
+    );
   })();
 }
 

@@ -20,7 +20,15 @@ export interface OutboxEntry {
 
 export function appendOutbox(
   db: Db,
-  entry: { vaultId: string; tool: string; args: Record<string, unknown>; result: unknown; principal: Principal; at: string; idempotencyKey?: string },
+  entry: {
+    vaultId: string;
+    tool: string;
+    args: Record<string, unknown>;
+    result: unknown;
+    principal: Principal;
+    at: string;
+    idempotencyKey?: string;
+  },
 ): { seq: number; idempotencyId: string } {
   // The id sent upstream is always this store's own: the caller's key (kept beside it for replays) is only
   // unique for that caller, and two callers' writes pushed with one remote key must not share one.
@@ -29,7 +37,17 @@ export function appendOutbox(
     db,
     `INSERT INTO outbox (idempotency_id, idempotency_key, vault_id, tool, args_json, result_json, key_id, key_name, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(idempotencyId, entry.idempotencyKey ?? null, entry.vaultId, entry.tool, JSON.stringify(entry.args), JSON.stringify(entry.result ?? null), entry.principal.keyId, entry.principal.name, entry.at);
+  ).run(
+    idempotencyId,
+    entry.idempotencyKey ?? null,
+    entry.vaultId,
+    entry.tool,
+    JSON.stringify(entry.args),
+    JSON.stringify(entry.result ?? null),
+    entry.principal.keyId,
+    entry.principal.name,
+    entry.at,
+  );
   return { seq: Number(lastInsertRowid), idempotencyId };
 }
 
@@ -39,7 +57,9 @@ export function setOutboxResult(db: Db, seq: number, result: unknown): void {
 
 /** The write a caller (API key) made under its Idempotency-Key, if any. */
 export function findKeyedOutboxEntry(db: Db, keyId: string, idempotencyKey: string): OutboxEntry | undefined {
-  const row = sql(db, 'SELECT * FROM outbox WHERE key_id = ? AND idempotency_key = ?').get(keyId, idempotencyKey) as Record<string, any> | undefined;
+  const row = sql(db, 'SELECT * FROM outbox WHERE key_id = ? AND idempotency_key = ?').get(keyId, idempotencyKey) as
+    | Record<string, any>
+    | undefined;
   return row ? toEntry(row) : undefined;
 }
 
@@ -53,7 +73,10 @@ export function listOutbox(db: Db, opts: { vaultId?: string; status?: string; li
 
 /** A vault's entries not pushed upstream (pending or failed), counted per tool and status. */
 export function unpushedCounts(db: Db, vaultId: string): { tool: string; status: 'pending' | 'failed'; n: number }[] {
-  return sql(db, "SELECT tool, status, count(*) AS n FROM outbox WHERE vault_id = ? AND status <> 'pushed' GROUP BY tool, status").all(vaultId) as {
+  return sql(
+    db,
+    "SELECT tool, status, count(*) AS n FROM outbox WHERE vault_id = ? AND status <> 'pushed' GROUP BY tool, status",
+  ).all(vaultId) as {
     tool: string;
     status: 'pending' | 'failed';
     n: number;
@@ -84,7 +107,10 @@ function toEntry(r: Record<string, any>): OutboxEntry {
 
 /** Upstream applied the entry (sync's push). */
 export function markOutboxPushed(db: Db, seq: number, at: string): void {
-  sql(db, "UPDATE outbox SET status = 'pushed', attempts = attempts + 1, last_error = NULL, pushed_at = ? WHERE seq = ?").run(at, seq);
+  sql(
+    db,
+    "UPDATE outbox SET status = 'pushed', attempts = attempts + 1, last_error = NULL, pushed_at = ? WHERE seq = ?",
+  ).run(at, seq);
 }
 
 /** Upstream refused the entry: it is not tried again. */

@@ -32,7 +32,11 @@ export interface TaskBlocker {
 
 /** Records what blocks a task (replacing what was recorded). */
 export function setTaskBlockers(db: Db, vaultId: string, taskId: string, blockers: readonly TaskBlocker[]): void {
-  sql(db, 'UPDATE tasks SET blocked_by_json = ? WHERE vault_id = ? AND id = ?').run(blockers.length ? json.write(blockers) : null, vaultId, taskId);
+  sql(db, 'UPDATE tasks SET blocked_by_json = ? WHERE vault_id = ? AND id = ?').run(
+    blockers.length ? json.write(blockers) : null,
+    vaultId,
+    taskId,
+  );
 }
 
 /**
@@ -45,14 +49,28 @@ function blockersOf(db: Db, vaultId: string, t: TaskRow) {
   const taskBy = sql(db, 'SELECT identifier, title, status, due_date FROM tasks WHERE vault_id = ? AND number = ?');
   const eventBy = sql(db, 'SELECT title, start_at FROM calendar_events WHERE vault_id = ? AND id = ?');
   return json.read<TaskBlocker[]>(t.blocked_by_json).map((b) => {
-    const other = b.task === undefined ? undefined : (taskBy.get(vaultId, b.task) as { identifier: string; title: string; status: string; due_date: string | null } | undefined);
-    const event = b.eventId === undefined ? undefined : (eventBy.get(vaultId, b.eventId) as { title: string; start_at: string } | undefined);
-    const kind = b.task !== undefined ? ('task' as const) : b.eventId !== undefined ? ('event' as const) : ('person' as const);
+    const other =
+      b.task === undefined
+        ? undefined
+        : (taskBy.get(vaultId, b.task) as
+            | { identifier: string; title: string; status: string; due_date: string | null }
+            | undefined);
+    const event =
+      b.eventId === undefined
+        ? undefined
+        : (eventBy.get(vaultId, b.eventId) as { title: string; start_at: string } | undefined);
+    const kind =
+      b.task !== undefined ? ('task' as const) : b.eventId !== undefined ? ('event' as const) : ('person' as const);
     const dueDate = b.dueDate ?? other?.due_date ?? event?.start_at.slice(0, 10) ?? null;
     return {
       kind,
       ref: kind === 'task' ? (other?.identifier ?? String(b.task)) : kind === 'event' ? b.eventId! : null,
-      name: kind === 'task' ? (other?.title ?? `task ${b.task}`) : kind === 'event' ? (event?.title ?? b.eventId!) : b.person!,
+      name:
+        kind === 'task'
+          ? (other?.title ?? `task ${b.task}`)
+          : kind === 'event'
+            ? (event?.title ?? b.eventId!)
+            : b.person!,
       status: other ? (other.status as 'todo') : null,
       note: b.note ?? null,
       dueDate,
@@ -82,12 +100,14 @@ export function findTask(db: Db, vaultId: string, ref: { taskId?: string; identi
      LEFT JOIN milestones m ON m.vault_id = t.vault_id AND m.id = t.milestone_id
      WHERE t.vault_id = @v AND ((@id IS NOT NULL AND t.id = @id) OR (@identifier IS NOT NULL AND upper(t.identifier) = upper(@identifier))
        OR (@number IS NOT NULL AND t.number = @number))`,
-  ).get({ v: vaultId, id: ref.taskId ?? null, identifier: ref.identifier ?? null, number: ref.number ?? null }) as TaskRow | undefined;
+  ).get({ v: vaultId, id: ref.taskId ?? null, identifier: ref.identifier ?? null, number: ref.number ?? null }) as
+    | TaskRow
+    | undefined;
   return row && toTask(row, blockersOf(db, vaultId, row));
 }
 
 export function nextTaskNumber(db: Db, vaultId: string): number {
-  return (sql(db, 'SELECT coalesce(max(number), 0) + 1 FROM tasks WHERE vault_id = ?').pluck().get(vaultId) as number);
+  return sql(db, 'SELECT coalesce(max(number), 0) + 1 FROM tasks WHERE vault_id = ?').pluck().get(vaultId) as number;
 }
 
 function toTask(t: TaskRow, blockedBy?: ReturnType<typeof blockersOf>) {
@@ -113,7 +133,10 @@ function toTask(t: TaskRow, blockedBy?: ReturnType<typeof blockersOf>) {
 }
 
 export function taskCountsByStatus(db: Db, vaultId: string) {
-  return sql(db, 'SELECT status, count(*) AS n FROM tasks WHERE vault_id = ? GROUP BY status').all(vaultId) as { status: string; n: number }[];
+  return sql(db, 'SELECT status, count(*) AS n FROM tasks WHERE vault_id = ? GROUP BY status').all(vaultId) as {
+    status: string;
+    n: number;
+  }[];
 }
 
 export function milestoneExists(db: Db, vaultId: string, id: string): boolean {
@@ -127,7 +150,14 @@ export function listMilestones(db: Db, vaultId: string) {
             coalesce(sum(t.status = 'done'), 0) AS tasksDone, count(t.id) AS tasksTotal
      FROM milestones m LEFT JOIN tasks t ON t.vault_id = m.vault_id AND t.milestone_id = m.id
      WHERE m.vault_id = ? GROUP BY m.id ORDER BY m.target_date, m.id`,
-  ).all(vaultId) as { id: string; title: string; description: string | null; targetDate: string | null; tasksDone: number; tasksTotal: number }[];
+  ).all(vaultId) as {
+    id: string;
+    title: string;
+    description: string | null;
+    targetDate: string | null;
+    tasksDone: number;
+    tasksTotal: number;
+  }[];
 }
 
 export function listPlanSteps(db: Db, vaultId: string) {
@@ -137,8 +167,15 @@ export function listPlanSteps(db: Db, vaultId: string) {
             start_date AS startDate, due_date AS dueDate
      FROM plan_steps WHERE vault_id = ? ORDER BY position`,
   ).all(vaultId) as {
-    id: string; position: number; title: string; description: string | null; status: 'planned';
-    proposedBy: 'agent' | 'person'; proposerName: string | null; startDate: string | null; dueDate: string | null;
+    id: string;
+    position: number;
+    title: string;
+    description: string | null;
+    status: 'planned';
+    proposedBy: 'agent' | 'person';
+    proposerName: string | null;
+    startDate: string | null;
+    dueDate: string | null;
   }[];
 }
 
@@ -162,7 +199,19 @@ export function replacePlanStepsFromUpstream(db: Db, vaultId: string, steps: rea
     `INSERT INTO plan_steps (vault_id, id, position, title, description, status, proposed_by, proposer_name, start_date, due_date)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  for (const s of steps) insert.run(vaultId, s.id, s.position, s.title, s.description, s.status, s.proposedBy, s.proposerName, s.startDate, s.dueDate);
+  for (const s of steps)
+    insert.run(
+      vaultId,
+      s.id,
+      s.position,
+      s.title,
+      s.description,
+      s.status,
+      s.proposedBy,
+      s.proposerName,
+      s.startDate,
+      s.dueDate,
+    );
 }
 
 export interface NewTask {
@@ -187,8 +236,24 @@ const writeTaskSql = (verb: 'INSERT' | 'INSERT OR REPLACE') =>
   `${verb} INTO tasks (vault_id, id, number, identifier, title, description, status, assignee_name, estimate, priority,
      labels_json, checklist_json, due_date, milestone_id, created_at, updated_at)
    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
-const taskValues = (vaultId: string, t: NewTask) => [vaultId, t.id, t.number, t.identifier, t.title, t.description, t.status,
-  t.assigneeName, t.estimate, t.priority, json.write(t.labels), json.write(t.checklist), t.dueDate, t.milestoneId, t.createdAt, t.updatedAt];
+const taskValues = (vaultId: string, t: NewTask) => [
+  vaultId,
+  t.id,
+  t.number,
+  t.identifier,
+  t.title,
+  t.description,
+  t.status,
+  t.assigneeName,
+  t.estimate,
+  t.priority,
+  json.write(t.labels),
+  json.write(t.checklist),
+  t.dueDate,
+  t.milestoneId,
+  t.createdAt,
+  t.updatedAt,
+];
 
 /** One task row, as add_task and the vault loader write it. */
 export function insertTask(db: Db, vaultId: string, t: NewTask): void {
@@ -200,12 +265,23 @@ export function insertTask(db: Db, vaultId: string, t: NewTask): void {
  * of those holding a number upstream has since used moves past them (its number is negated). Inside the
  * caller's transaction.
  */
-export function replaceTasksFromUpstream(db: Db, vaultId: string, tasks: readonly NewTask[], localOnly: ReadonlySet<string>): void {
-  sql(db, 'DELETE FROM tasks WHERE vault_id = ? AND id NOT IN (SELECT value FROM json_each(?))').run(vaultId, JSON.stringify([...localOnly]));
+export function replaceTasksFromUpstream(
+  db: Db,
+  vaultId: string,
+  tasks: readonly NewTask[],
+  localOnly: ReadonlySet<string>,
+): void {
+  sql(db, 'DELETE FROM tasks WHERE vault_id = ? AND id NOT IN (SELECT value FROM json_each(?))').run(
+    vaultId,
+    JSON.stringify([...localOnly]),
+  );
   const taken = new Set(tasks.map((t) => t.number));
   for (const id of localOnly) {
-    const n = sql(db, 'SELECT number FROM tasks WHERE vault_id = ? AND id = ?').pluck().get(vaultId, id) as number | undefined;
-    if (n !== undefined && taken.has(n)) sql(db, 'UPDATE tasks SET number = -number WHERE vault_id = ? AND id = ?').run(vaultId, id);
+    const n = sql(db, 'SELECT number FROM tasks WHERE vault_id = ? AND id = ?').pluck().get(vaultId, id) as
+      | number
+      | undefined;
+    if (n !== undefined && taken.has(n))
+      sql(db, 'UPDATE tasks SET number = -number WHERE vault_id = ? AND id = ?').run(vaultId, id);
   }
   const insert = sql(db, writeTaskSql('INSERT OR REPLACE'));
   for (const t of tasks) insert.run(...taskValues(vaultId, t));
@@ -225,7 +301,9 @@ export const TASK_COLUMNS = {
   milestoneId: 'milestone_id',
 } as const;
 
-export type TaskChanges = { [K in keyof typeof TASK_COLUMNS]?: K extends 'labels' | 'checklist' ? unknown[] : string | null };
+export type TaskChanges = {
+  [K in keyof typeof TASK_COLUMNS]?: K extends 'labels' | 'checklist' ? unknown[] : string | null;
+};
 
 /** Sets the given fields (only those) and `updated_at`. */
 export function updateTask(db: Db, vaultId: string, id: string, changes: TaskChanges, at: string): void {
@@ -244,7 +322,13 @@ export interface MilestoneRecord {
 }
 
 export function insertMilestone(db: Db, vaultId: string, m: MilestoneRecord): void {
-  sql(db, 'INSERT INTO milestones (vault_id, id, title, description, target_date) VALUES (?, ?, ?, ?, ?)').run(vaultId, m.id, m.title, m.description, m.targetDate);
+  sql(db, 'INSERT INTO milestones (vault_id, id, title, description, target_date) VALUES (?, ?, ?, ?, ?)').run(
+    vaultId,
+    m.id,
+    m.title,
+    m.description,
+    m.targetDate,
+  );
 }
 
 /** The vault's milestones become upstream's (inside the caller's transaction). */
@@ -256,11 +340,32 @@ export function replaceMilestonesFromUpstream(db: Db, vaultId: string, milestone
 export function insertPlanStep(
   db: Db,
   vaultId: string,
-  s: { id: string; position: number; title: string; description: string | null; status: string; proposedBy: string; proposerName: string | null; startDate: string | null; dueDate: string | null },
+  s: {
+    id: string;
+    position: number;
+    title: string;
+    description: string | null;
+    status: string;
+    proposedBy: string;
+    proposerName: string | null;
+    startDate: string | null;
+    dueDate: string | null;
+  },
 ): void {
   sql(
     db,
     `INSERT INTO plan_steps (vault_id, id, position, title, description, status, proposed_by, proposer_name, start_date, due_date)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(vaultId, s.id, s.position, s.title, s.description, s.status, s.proposedBy, s.proposerName, s.startDate, s.dueDate);
+  ).run(
+    vaultId,
+    s.id,
+    s.position,
+    s.title,
+    s.description,
+    s.status,
+    s.proposedBy,
+    s.proposerName,
+    s.startDate,
+    s.dueDate,
+  );
 }

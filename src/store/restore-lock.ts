@@ -45,7 +45,10 @@ export function runningRestore(dataDir: string): LockFile | undefined {
 
 export function assertNoRestore(dataDir: string): void {
   const lock = runningRestore(dataDir);
-  if (lock) throw new StoreRestoring(`a \`vault-tools restore\` (pid ${lock.pid}, since ${lock.startedAt}) is replacing the store in ${dataDir}; start again when it has finished`);
+  if (lock)
+    throw new StoreRestoring(
+      `a \`vault-tools restore\` (pid ${lock.pid}, since ${lock.startedAt}) is replacing the store in ${dataDir}; start again when it has finished`,
+    );
 }
 
 /**
@@ -58,7 +61,11 @@ export function takeRestoreLock(dataDir: string): () => void {
     try {
       const fd = openSync(path, 'wx', PRIVATE_FILE_MODE);
       try {
-        const lock: LockFile = { pid: process.pid, identity: processIdentity(process.pid), startedAt: new Date().toISOString() };
+        const lock: LockFile = {
+          pid: process.pid,
+          identity: processIdentity(process.pid),
+          startedAt: new Date().toISOString(),
+        };
         writeSync(fd, `${JSON.stringify(lock)}\n`);
       } finally {
         closeSync(fd);

@@ -29,13 +29,20 @@ interface SchemaObject {
 
 const readSchema = (db: Db): SchemaObject[] =>
   // sqlite_stat* hold the planner's statistics (ANALYZE), not schema.
-  db.prepare("SELECT type, name, tbl_name AS 'table', sql FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_stat%' ESCAPE '\\' ORDER BY name").all() as SchemaObject[];
+  db
+    .prepare(
+      "SELECT type, name, tbl_name AS 'table', sql FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_stat%' ESCAPE '\\' ORDER BY name",
+    )
+    .all() as SchemaObject[];
 
 /** Same statement, whatever the spacing (a statement written in a migration is stored as written). */
 const normal = (sql: string | null) => (sql ?? '').replace(/\s+/g, ' ').trim();
 
 /** The schema a store at `version` has, made in memory by the migrations and `extra` statements. */
-function referenceSchema(version: number, extra: string[]): { objects: SchemaObject[]; virtual: string[] } | { error: string } {
+function referenceSchema(
+  version: number,
+  extra: string[],
+): { objects: SchemaObject[]; virtual: string[] } | { error: string } {
   const ref = new (loadSqlite())(':memory:');
   try {
     try {
@@ -56,7 +63,9 @@ function referenceSchema(version: number, extra: string[]): { objects: SchemaObj
       }
     }
     const objects = readSchema(ref);
-    const virtual = objects.filter((o) => o.type === 'table' && /^CREATE VIRTUAL TABLE/i.test(o.sql ?? '')).map((o) => o.name);
+    const virtual = objects
+      .filter((o) => o.type === 'table' && /^CREATE VIRTUAL TABLE/i.test(o.sql ?? ''))
+      .map((o) => o.name);
     return { objects, virtual };
   } finally {
     ref.close();
@@ -64,7 +73,8 @@ function referenceSchema(version: number, extra: string[]): { objects: SchemaObj
 }
 
 /** An object as a message names it: its names come from the file, so they are printed escaped and cut. */
-const kindOf = (o: SchemaObject) => printable(`${o.type} ${o.name}${o.type === 'trigger' || o.type === 'index' ? ` on ${o.table}` : ''}`, 120);
+const kindOf = (o: SchemaObject) =>
+  printable(`${o.type} ${o.name}${o.type === 'trigger' || o.type === 'index' ? ` on ${o.table}` : ''}`, 120);
 
 /**
  * What differs between the schema of `db` and the one this program makes at `version` (empty: the same), in
@@ -91,7 +101,8 @@ export function schemaProblems(db: Db, version: number, runtime: RuntimeSchema[]
     const want = expected.get(key);
     if (!want) problems.push(`a ${kindOf(o)} this program does not make`);
     else if (want.table !== o.table) problems.push(`its ${kindOf(o)} is on another table than this program's`);
-    else if (normal(want.sql) !== normal(o.sql) && !(o.type === 'table' && isShadow(o.name))) problems.push(`its ${kindOf(o)} differs from the one this program makes`);
+    else if (normal(want.sql) !== normal(o.sql) && !(o.type === 'table' && isShadow(o.name)))
+      problems.push(`its ${kindOf(o)} differs from the one this program makes`);
   }
   for (const [key, o] of expected) if (!seen.has(key)) problems.push(`no ${kindOf(o)}`);
   return problems.slice(0, limit);

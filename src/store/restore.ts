@@ -10,7 +10,18 @@
  * 4. only then renamed over the store. A failure at any step removes the copy; the old store works as before.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { loadSqlite, openStoreFile, SCHEMA_VERSION, STORE_FILE, storePath, type Db } from './db.js';
 import { makePrivateDir, PRIVATE_FILE_MODE } from './private-files.js';
@@ -77,7 +88,11 @@ function readHeader(file: string): { declaredBytes: number } {
 }
 
 function activeKeys(db: Db): CarriedKey[] {
-  const rows = db.prepare('SELECT id, name, role, key_prefix AS prefix, all_vaults AS allVaults FROM api_keys WHERE revoked_at IS NULL ORDER BY created_at, id').all() as (Omit<CarriedKey, 'vaults'> & { allVaults: number })[];
+  const rows = db
+    .prepare(
+      'SELECT id, name, role, key_prefix AS prefix, all_vaults AS allVaults FROM api_keys WHERE revoked_at IS NULL ORDER BY created_at, id',
+    )
+    .all() as (Omit<CarriedKey, 'vaults'> & { allVaults: number })[];
   const grants = db.prepare('SELECT vault_id FROM api_key_vaults WHERE key_id = ? ORDER BY vault_id').pluck();
   return rows.map(({ allVaults, ...k }) => ({ ...k, vaults: allVaults ? '*' : (grants.all(k.id) as string[]) }));
 }
@@ -88,7 +103,11 @@ function activeKeys(db: Db): CarriedKey[] {
  * (quick_check), so a file cut short or damaged is found before it replaces anything; restore does that on
  * its private copy, the file it will really put in place.
  */
-export function inspectBackup(file: string, runtime: RuntimeSchema[], { whole = true }: { whole?: boolean } = {}): BackupSummary {
+export function inspectBackup(
+  file: string,
+  runtime: RuntimeSchema[],
+  { whole = true }: { whole?: boolean } = {},
+): BackupSummary {
   let size: number;
   try {
     const stats = statSync(file);
@@ -97,10 +116,19 @@ export function inspectBackup(file: string, runtime: RuntimeSchema[], { whole = 
   } catch (err) {
     if (err instanceof BackupRefused) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    throw new BackupRefused(code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'cannot be read (permission denied)' : (err as Error).message);
+    throw new BackupRefused(
+      code === 'ENOENT'
+        ? 'does not exist'
+        : code === 'EACCES'
+          ? 'cannot be read (permission denied)'
+          : (err as Error).message,
+    );
   }
   const { declaredBytes } = readHeader(file);
-  if (declaredBytes > size) throw new BackupRefused(`is cut short: ${size} bytes of the ${declaredBytes} its header declares (an interrupted copy?)`);
+  if (declaredBytes > size)
+    throw new BackupRefused(
+      `is cut short: ${size} bytes of the ${declaredBytes} its header declares (an interrupted copy?)`,
+    );
   let db: Db;
   try {
     db = new (loadSqlite())(file, { readonly: true, fileMustExist: true });
@@ -112,20 +140,27 @@ export function inspectBackup(file: string, runtime: RuntimeSchema[], { whole = 
     const tables = new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]);
     const missing = ['vaults', 'meetings', 'api_keys', 'outbox', 'settings'].filter((t) => !tables.has(t));
     if (version === 0 || missing.length) {
-      throw new BackupRefused(`is a SQLite database, but not a vault-tools store (${missing.length ? `no ${missing.join(', ')} table${missing.length === 1 ? '' : 's'}` : 'no schema version'})`);
+      throw new BackupRefused(
+        `is a SQLite database, but not a vault-tools store (${missing.length ? `no ${missing.join(', ')} table${missing.length === 1 ? '' : 's'}` : 'no schema version'})`,
+      );
     }
     if (version > SCHEMA_VERSION) {
-      throw new BackupRefused(`was written by a newer vault-tools: its schema version is ${version}, this one knows up to ${SCHEMA_VERSION}; upgrade vault-tools to restore it`);
+      throw new BackupRefused(
+        `was written by a newer vault-tools: its schema version is ${version}, this one knows up to ${SCHEMA_VERSION}; upgrade vault-tools to restore it`,
+      );
     }
     const problems = schemaProblems(db, version, runtime);
     if (problems.length) {
-      throw new BackupRefused(`is not a store this program wrote: its schema is not vault-tools' own at schema version ${version} (${problems.join('; ')})`);
+      throw new BackupRefused(
+        `is not a store this program wrote: its schema is not vault-tools' own at schema version ${version} (${problems.join('; ')})`,
+      );
     }
     if (whole) {
       const damage = db.prepare('PRAGMA quick_check(5)').pluck().all() as string[];
       if (damage.length !== 1 || damage[0] !== 'ok') throw new BackupRefused(`is damaged: ${damage.join('; ')}`);
     }
-    const count = (table: string, where = '') => db.prepare(`SELECT count(*) FROM ${table}${where}`).pluck().get() as number;
+    const count = (table: string, where = '') =>
+      db.prepare(`SELECT count(*) FROM ${table}${where}`).pluck().get() as number;
     const keys = activeKeys(db);
     return {
       schemaVersion: version,
@@ -165,7 +200,11 @@ function settleCurrentStore(dataDir: string): Map<string, string> {
     const mode = db.pragma('journal_mode = DELETE', { simple: true }) as string;
     if (mode !== 'delete') throw Object.assign(new Error(`the store stayed in ${mode} mode`), { code: 'SQLITE_BUSY' });
     try {
-      for (const k of db.prepare('SELECT id, key_hash FROM api_keys WHERE revoked_at IS NULL').all() as { id: string; key_hash: string }[]) held.set(k.id, k.key_hash);
+      for (const k of db.prepare('SELECT id, key_hash FROM api_keys WHERE revoked_at IS NULL').all() as {
+        id: string;
+        key_hash: string;
+      }[])
+        held.set(k.id, k.key_hash);
     } catch {
       // not a store of ours (no api_keys): it holds no keys to keep
     }
@@ -203,7 +242,8 @@ const tempPath = (dataDir: string) => join(dataDir, `.${STORE_FILE}.${randomByte
  */
 function removeStaleCopies(dataDir: string): void {
   for (const name of readdirSync(dataDir)) {
-    if (name.startsWith(`.${STORE_FILE}.`) && /\.restoring(-wal|-shm|-journal)?$/.test(name)) rmSync(join(dataDir, name), { force: true });
+    if (name.startsWith(`.${STORE_FILE}.`) && /\.restoring(-wal|-shm|-journal)?$/.test(name))
+      rmSync(join(dataDir, name), { force: true });
   }
 }
 
@@ -213,11 +253,16 @@ function migrateCopy(temp: string, from: number, runtime: RuntimeSchema[]): void
   try {
     db = openStoreFile(temp);
   } catch (err) {
-    throw new BackupRefused(`does not migrate from schema version ${from} to ${SCHEMA_VERSION}: ${(err as Error).message}`);
+    throw new BackupRefused(
+      `does not migrate from schema version ${from} to ${SCHEMA_VERSION}: ${(err as Error).message}`,
+    );
   }
   try {
     const problems = schemaProblems(db, SCHEMA_VERSION, runtime);
-    if (problems.length) throw new BackupRefused(`migrated from schema version ${from}, is not this version's store (${problems.join('; ')})`);
+    if (problems.length)
+      throw new BackupRefused(
+        `migrated from schema version ${from}, is not this version's store (${problems.join('; ')})`,
+      );
   } finally {
     db.close();
   }
@@ -230,7 +275,12 @@ function migrateCopy(temp: string, from: number, runtime: RuntimeSchema[]): void
 function settleKeys(temp: string, held: Map<string, string>, keepKeys: boolean) {
   const db = new (loadSqlite())(temp, { fileMustExist: true });
   try {
-    const hashes = new Map((db.prepare('SELECT id, key_hash FROM api_keys').all() as { id: string; key_hash: string }[]).map((k) => [k.id, k.key_hash]));
+    const hashes = new Map(
+      (db.prepare('SELECT id, key_hash FROM api_keys').all() as { id: string; key_hash: string }[]).map((k) => [
+        k.id,
+        k.key_hash,
+      ]),
+    );
     const carried = activeKeys(db);
     const known = carried.filter((k) => held.get(k.id) === hashes.get(k.id));
     const foreign = carried.filter((k) => held.get(k.id) !== hashes.get(k.id));
@@ -240,7 +290,7 @@ function settleKeys(temp: string, held: Map<string, string>, keepKeys: boolean) 
         const revoke = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ?');
         // A token is worth no more than its grant: the grants these keys approved end with them.
         const grants = db.prepare('UPDATE oauth_grants SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL');
-        for (const k of foreign) (revoke.run(now, k.id), grants.run(now, k.id));
+        for (const k of foreign) revoke.run(now, k.id), grants.run(now, k.id);
       }).immediate();
     }
     const artifactPaths = db.prepare('SELECT path FROM artifacts WHERE path IS NOT NULL').pluck().all() as string[];
@@ -256,7 +306,11 @@ function settleKeys(temp: string, held: Map<string, string>, keepKeys: boolean) 
  * and has checked that no server holds the data dir. Throws BackupRefused when the file is not a store to
  * restore, SQLITE_BUSY when another process has the current store open; the store is unchanged either way.
  */
-export function restoreBackup(dataDir: string, file: string, opts: { runtime: RuntimeSchema[]; keepKeys?: boolean }): RestoreResult {
+export function restoreBackup(
+  dataDir: string,
+  file: string,
+  opts: { runtime: RuntimeSchema[]; keepKeys?: boolean },
+): RestoreResult {
   makePrivateDir(dataDir);
   removeStaleCopies(dataDir);
   const target = storePath(dataDir);
@@ -273,7 +327,14 @@ export function restoreBackup(dataDir: string, file: string, opts: { runtime: Ru
     renameSync(temp, target);
     syncFolder(dataDir);
     const missingArtifacts = artifactPaths.filter((p) => !existsSync(isAbsolute(p) ? p : join(dataDir, p))).length;
-    return { summary: { ...summary, bytes: statSync(file).size }, known, foreign, foreignKept: opts.keepKeys ?? false, missingArtifacts, schemaVersionNow: SCHEMA_VERSION };
+    return {
+      summary: { ...summary, bytes: statSync(file).size },
+      known,
+      foreign,
+      foreignKept: opts.keepKeys ?? false,
+      missingArtifacts,
+      schemaVersionNow: SCHEMA_VERSION,
+    };
   } catch (err) {
     for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${temp}${suffix}`, { force: true });
     throw err;

@@ -46,7 +46,8 @@ export function editDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
   // Three rolling rows (two back, one back, this one), reused across calls: name search runs this for
   // thousands of words per query, and fresh arrays per row were most of its cost.
-  if (rows[0].length < b.length + 1) rows = [new Int32Array(b.length + 16), new Int32Array(b.length + 16), new Int32Array(b.length + 16)];
+  if (rows[0].length < b.length + 1)
+    rows = [new Int32Array(b.length + 16), new Int32Array(b.length + 16), new Int32Array(b.length + 16)];
   let [before, prev, cur] = rows;
   for (let j = 0; j <= b.length; j++) prev[j] = j;
   for (let i = 1; i <= a.length; i++) {

@@ -38,9 +38,12 @@ export type VaultRows = { -readonly [K in keyof typeof FAMILY_QUERIES]: Row[] };
  * with each other even while another process writes. `vault` holds one row, or none for an unknown id.
  */
 export function readVaultRows(db: Db, vaultId: string): VaultRows {
-  return db.transaction(() => {
-    const rows = {} as VaultRows;
-    for (const [family, query] of Object.entries(FAMILY_QUERIES)) rows[family as keyof VaultRows] = sql(db, query).all(vaultId) as Row[];
-    return rows;
-  }).deferred();
+  return db
+    .transaction(() => {
+      const rows = {} as VaultRows;
+      for (const [family, query] of Object.entries(FAMILY_QUERIES))
+        rows[family as keyof VaultRows] = sql(db, query).all(vaultId) as Row[];
+      return rows;
+    })
+    .deferred();
 }

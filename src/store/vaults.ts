@@ -39,7 +39,11 @@ const toVault = (r: VaultRow): Vault => ({
  * Every vault, by name order, with id and name indexes: read once per store version (every tool call
  * resolves its vault), so an import, sync or delete is seen at once. The objects are frozen: shared.
  */
-function vaultIndex(db: Db): { all: readonly Vault[]; byId: ReadonlyMap<string, Vault>; byName: ReadonlyMap<string, Vault> } {
+function vaultIndex(db: Db): {
+  all: readonly Vault[];
+  byId: ReadonlyMap<string, Vault>;
+  byName: ReadonlyMap<string, Vault>;
+} {
   return cachedRead(db, 'vaults', () => {
     const all = (sql(db, 'SELECT * FROM vaults ORDER BY name').all() as VaultRow[]).map((r) => {
       const v = toVault(r);
@@ -88,7 +92,8 @@ export function vaultOrigin(db: Db, id: string): string | undefined {
 
 /** Another vault (not `exceptId`) with this exact name. */
 export function otherVaultNamed(db: Db, name: string, exceptId: string): string | undefined {
-  return (sql(db, 'SELECT id FROM vaults WHERE name = ? AND id <> ?').get(name, exceptId) as { id: string } | undefined)?.id;
+  return (sql(db, 'SELECT id FROM vaults WHERE name = ? AND id <> ?').get(name, exceptId) as { id: string } | undefined)
+    ?.id;
 }
 
 /** Creates or updates a vault that sync keeps in step with upstream (its board prefix and agent address stay). */
@@ -107,7 +112,12 @@ export function upsertSyncedVault(
 
 /** Ids of the vaults synced from this remote. */
 export function syncedVaultIds(db: Db, remoteUrl: string): string[] {
-  return sql(db, "SELECT v.id FROM vaults v JOIN sync_state s ON s.vault_id = v.id WHERE v.origin = 'sync' AND s.remote_url = ?").pluck().all(remoteUrl) as string[];
+  return sql(
+    db,
+    "SELECT v.id FROM vaults v JOIN sync_state s ON s.vault_id = v.id WHERE v.origin = 'sync' AND s.remote_url = ?",
+  )
+    .pluck()
+    .all(remoteUrl) as string[];
 }
 
 /** Removes a vault with everything in it (its records cascade). */
@@ -131,13 +141,29 @@ export function vaultExists(db: Db, id: string): boolean {
 
 /** The hash of what a loaded vault was loaded from (undefined: no such vault, or not loaded from files). */
 export function vaultOriginHash(db: Db, id: string): string | undefined {
-  return (sql(db, 'SELECT origin_hash FROM vaults WHERE id = ?').get(id) as { origin_hash: string } | undefined)?.origin_hash;
+  return (sql(db, 'SELECT origin_hash FROM vaults WHERE id = ?').get(id) as { origin_hash: string } | undefined)
+    ?.origin_hash;
 }
 
-export function insertVault(db: Db, v: Vault & { origin: 'fixture' | 'import' | 'sync'; originHash: string | null; loadedAt: string }): void {
+export function insertVault(
+  db: Db,
+  v: Vault & { origin: 'fixture' | 'import' | 'sync'; originHash: string | null; loadedAt: string },
+): void {
   sql(
     db,
     `INSERT INTO vaults (id, name, client, description, keywords_json, summary, board_prefix, agent_email, origin, origin_hash, loaded_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(v.id, v.name, v.client, v.description, json.write(v.keywords), v.summary, v.boardPrefix, v.agentEmail, v.origin, v.originHash, v.loadedAt);
+  ).run(
+    v.id,
+    v.name,
+    v.client,
+    v.description,
+    json.write(v.keywords),
+    v.summary,
+    v.boardPrefix,
+    v.agentEmail,
+    v.origin,
+    v.originHash,
+    v.loadedAt,
+  );
 }

@@ -46,7 +46,8 @@ function firstSentence(text: string): string {
     const c = text[i];
     if (c === '(') depth++;
     else if (c === ')') depth = Math.max(0, depth - 1);
-    else if (c === '.' && depth === 0 && /\s/.test(text[i + 1] ?? '') && !ABBREVIATION.test(text.slice(0, i + 1))) return text.slice(0, i + 1);
+    else if (c === '.' && depth === 0 && /\s/.test(text[i + 1] ?? '') && !ABBREVIATION.test(text.slice(0, i + 1)))
+      return text.slice(0, i + 1);
   }
   return text;
 }

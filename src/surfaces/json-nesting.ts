@@ -18,11 +18,13 @@ export function nestingProblem(raw: Buffer): string | undefined {
   for (let i = 0; i < raw.length; i++) {
     const b = raw[i]!;
     if (inString) {
-      if (b === 0x5c) i++; // a backslash escapes the next byte (\" stays in the string)
+      if (b === 0x5c)
+        i++; // a backslash escapes the next byte (\" stays in the string)
       else if (b === 0x22) inString = false;
     } else if (b === 0x22) inString = true;
     else if (b === 0x5b || b === 0x7b) {
-      if (++depth > MAX_JSON_DEPTH) return `The request's JSON nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep; no request needs that many: send flatter JSON.`;
+      if (++depth > MAX_JSON_DEPTH)
+        return `The request's JSON nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep; no request needs that many: send flatter JSON.`;
     } else if (b === 0x5d || b === 0x7d) depth--;
   }
   return undefined;

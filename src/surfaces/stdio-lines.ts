@@ -62,7 +62,8 @@ export class LineLimit extends Transform {
 
   private add(piece: Buffer): void {
     if (piece.length === 0) return;
-    if (this.head.length < EDGE_BYTES) this.head = Buffer.concat([this.head, piece.subarray(0, EDGE_BYTES - this.head.length)]);
+    if (this.head.length < EDGE_BYTES)
+      this.head = Buffer.concat([this.head, piece.subarray(0, EDGE_BYTES - this.head.length)]);
     this.bytes += piece.length;
     if (!this.overLong && this.bytes > this.limit) {
       this.overLong = true;
@@ -77,7 +78,8 @@ export class LineLimit extends Transform {
   }
 
   private endLine(withNewline: boolean): void {
-    if (this.overLong) this.onOverLong({ bytes: this.bytes, id: idOf(this.head.toString('utf8'), this.tail.toString('utf8')) });
+    if (this.overLong)
+      this.onOverLong({ bytes: this.bytes, id: idOf(this.head.toString('utf8'), this.tail.toString('utf8')) });
     else {
       const line = Buffer.concat(this.parts);
       const problem = nestingProblem(line);

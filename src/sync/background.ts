@@ -30,7 +30,10 @@ export function startBackgroundSync(
       );
       if (fetched) onPulled();
     } catch (err) {
-      if (!controller.signal.aborted) log.warn(`sync with ${remote.url} failed; the next try is in ${minutes} min: ${printable((err as Error).message)}`);
+      if (!controller.signal.aborted)
+        log.warn(
+          `sync with ${remote.url} failed; the next try is in ${minutes} min: ${printable((err as Error).message)}`,
+        );
     }
   };
   const schedule = (delayMs: number) => {

@@ -51,7 +51,10 @@ export function forgetRemote(dataDir: string): void {
 }
 
 /** The remote to use, or a sentence saying what is missing and how to give it. */
-export function resolveRemote(dataDir: string, options: { remote?: string; remoteKey?: string }): RemoteConfig | string {
+export function resolveRemote(
+  dataDir: string,
+  options: { remote?: string; remoteKey?: string },
+): RemoteConfig | string {
   const stored = storedRemote(dataDir);
   const [url, urlFrom] = options.remote
     ? [options.remote, '--remote']
@@ -66,8 +69,10 @@ export function resolveRemote(dataDir: string, options: { remote?: string; remot
         ? [readFileSync(keyFile(dataDir), 'utf8').trim(), keyFile(dataDir)]
         : [undefined, ''];
   if (!url && stored.broken) return stored.broken;
-  if (!url) return 'no remote configured: pass --remote URL, set VAULT_TOOLS_REMOTE_URL, or run `vault-tools remote set URL --key KEY`';
-  if (!key) return `no key for ${url}: pass --remote-key KEY, set VAULT_TOOLS_REMOTE_KEY, or run \`vault-tools remote set ${url} --key KEY\``;
+  if (!url)
+    return 'no remote configured: pass --remote URL, set VAULT_TOOLS_REMOTE_URL, or run `vault-tools remote set URL --key KEY`';
+  if (!key)
+    return `no key for ${url}: pass --remote-key KEY, set VAULT_TOOLS_REMOTE_KEY, or run \`vault-tools remote set ${url} --key KEY\``;
   return { url, key, urlFrom, keyFrom };
 }
 
@@ -88,8 +93,11 @@ export function parseRemoteUrl(url: string): { origin: string; basePath: string 
   try {
     base = new URL(url);
   } catch {
-    throw new Error(`the remote URL "${url}" is not a URL (expected e.g. https://vault.example.com or http://127.0.0.1:8787)`);
+    throw new Error(
+      `the remote URL "${url}" is not a URL (expected e.g. https://vault.example.com or http://127.0.0.1:8787)`,
+    );
   }
-  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error(`the remote URL must be http(s), got "${url}"`);
+  if (base.protocol !== 'http:' && base.protocol !== 'https:')
+    throw new Error(`the remote URL must be http(s), got "${url}"`);
   return { origin: base.origin, basePath: base.pathname.replace(/\/+$/, '').replace(/\/v1$/, '') };
 }

@@ -55,7 +55,13 @@ export async function runSync(db: Db, options: SyncOptions): Promise<SyncReport>
   // Every request in flight listens to the one signal.
   setMaxListeners(0, signal);
   const started = performance.now();
-  const remote = new RemoteClient({ url: options.url, key: options.key, concurrency: options.concurrency, signal, deadlineMs: limits.requestDeadlineMs });
+  const remote = new RemoteClient({
+    url: options.url,
+    key: options.key,
+    concurrency: options.concurrency,
+    signal,
+    deadlineMs: limits.requestDeadlineMs,
+  });
   const report: SyncReport = { pulled: [], dropped: [], errors: [], skipped: [], requests: remote.stats, seconds: 0 };
   try {
     const mode = options.mode ?? 'both';
@@ -66,10 +72,14 @@ export async function runSync(db: Db, options: SyncOptions): Promise<SyncReport>
 
     if (mode !== 'pull') {
       const scope = options.vaults?.length ? new Set(wanted.map((v) => v.id)) : undefined;
-      report.push = await pushOutbox(db, remote, { vaultIds: scope, progress: (d, t) => options.onProgress?.('outbox', 'push', d, t) });
+      report.push = await pushOutbox(db, remote, {
+        vaultIds: scope,
+        progress: (d, t) => options.onProgress?.('outbox', 'push', d, t),
+      });
     }
     if (mode !== 'push') {
-      if (!options.vaults?.length) report.dropped = dropUnreachable(db, options.url, new Set(remoteVaults.map((v) => v.id)));
+      if (!options.vaults?.length)
+        report.dropped = dropUnreachable(db, options.url, new Set(remoteVaults.map((v) => v.id)));
       await withBulkWrites(db, async () => {
         for (const v of wanted) {
           try {
@@ -77,16 +87,19 @@ export async function runSync(db: Db, options: SyncOptions): Promise<SyncReport>
             ensureSyncState(db, v.id, options.url);
             const before = remote.stats.requests;
             let localOnly: ReturnType<typeof localOnlyIds> | undefined; // read from the outbox once per vault
-            const summary = await pullVault({
-              db,
-              remote,
-              vaultId: v.id,
-              dataDir: options.dataDir,
-              limits,
-              skip,
-              progress: (resource, done, total) => options.onProgress?.(v.id, resource, done, total),
-              localOnly: (kind) => (localOnly ??= localOnlyIds(db, v.id)).get(kind) ?? new Set(),
-            }, { full: options.full });
+            const summary = await pullVault(
+              {
+                db,
+                remote,
+                vaultId: v.id,
+                dataDir: options.dataDir,
+                limits,
+                skip,
+                progress: (resource, done, total) => options.onProgress?.(v.id, resource, done, total),
+                localOnly: (kind) => (localOnly ??= localOnlyIds(db, v.id)).get(kind) ?? new Set(),
+              },
+              { full: options.full },
+            );
             setPullRequests(db, v.id, remote.stats.requests - before);
             report.pulled.push(summary);
           } catch (err) {
@@ -101,7 +114,9 @@ export async function runSync(db: Db, options: SyncOptions): Promise<SyncReport>
     return report;
   } catch (err) {
     if (deadline.aborted && !options.signal?.aborted) {
-      throw new Error(`the sync ran past its deadline of ${formatMs(limits.syncDeadlineMs)} (${LIMIT_SETTINGS.syncDeadlineMs.env}) and was stopped; what landed is kept and the next sync resumes from there`);
+      throw new Error(
+        `the sync ran past its deadline of ${formatMs(limits.syncDeadlineMs)} (${LIMIT_SETTINGS.syncDeadlineMs.env}) and was stopped; what landed is kept and the next sync resumes from there`,
+      );
     }
     throw err;
   } finally {
@@ -115,7 +130,10 @@ function selectVaults<V extends { id: string; name: string }>(remoteVaults: V[],
   if (!wanted.length) return remoteVaults;
   return wanted.map((w) => {
     const v = remoteVaults.find((x) => x.id === w) ?? remoteVaults.find((x) => x.name === w);
-    if (!v) throw new Error(`--vault ${w}: the remote key does not reach such a vault (it reaches ${remoteVaults.map((x) => x.id).join(', ') || 'none'})`);
+    if (!v)
+      throw new Error(
+        `--vault ${w}: the remote key does not reach such a vault (it reaches ${remoteVaults.map((x) => x.id).join(', ') || 'none'})`,
+      );
     return v;
   });
 }
@@ -154,10 +172,10 @@ function lock(dataDir: string): () => void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const pid = Number(readFileSync(path, 'utf8'));
-      if (pid && pid !== process.pid && processAlive(pid)) throw new Error(`a sync of ${dataDir} is already running (pid ${pid})`);
+      if (pid && pid !== process.pid && processAlive(pid))
+        throw new Error(`a sync of ${dataDir} is already running (pid ${pid})`);
       rmSync(path, { force: true });
     }
   }
   throw new Error(`could not take the sync lock ${path}`);
 }
-

@@ -40,14 +40,18 @@ export function numberSetting(env: string, fallback: number): number {
   const raw = process.env[env];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${env} ${quoted(raw)}: expected a whole number above 0`);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new Error(`${env} ${quoted(raw)}: expected a whole number above 0`);
   return value;
 }
 
 /** The limits of this sync: the environment's, with `overrides` (tests) on top. */
 export function syncLimits(overrides: Partial<SyncLimits> = {}): SyncLimits {
   const limits = {} as SyncLimits;
-  for (const [name, { env, fallback }] of Object.entries(LIMIT_SETTINGS) as [keyof SyncLimits, { env: string; fallback: number }][]) {
+  for (const [name, { env, fallback }] of Object.entries(LIMIT_SETTINGS) as [
+    keyof SyncLimits,
+    { env: string; fallback: number },
+  ][]) {
     limits[name] = overrides[name] ?? numberSetting(env, fallback);
   }
   return limits;
@@ -77,11 +81,16 @@ export class PageWalk {
   /** Called with a page's next cursor (or offset) before it is followed; throws a LimitError instead. */
   follow(cursor: string | number): void {
     if (++this.pages > this.maxPages) {
-      throw new LimitError(`${this.what}: more than ${formatCount(this.maxPages)} pages (${LIMIT_SETTINGS.maxPages.env}), so the walk stopped there`);
+      throw new LimitError(
+        `${this.what}: more than ${formatCount(this.maxPages)} pages (${LIMIT_SETTINGS.maxPages.env}), so the walk stopped there`,
+      );
     }
     // Kept as a digest: a cursor is the server's to size.
     const key = fingerprint(cursor);
-    if (this.seen.has(key)) throw new LimitError(`${this.what}: page ${this.pages - 1} sends back a cursor already followed, so the walk would never end`);
+    if (this.seen.has(key))
+      throw new LimitError(
+        `${this.what}: page ${this.pages - 1} sends back a cursor already followed, so the walk would never end`,
+      );
     this.seen.add(key);
   }
 }

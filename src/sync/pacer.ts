@@ -58,7 +58,8 @@ export class Pacer {
         this.signal?.throwIfAborted();
         const now = performance.now();
         this.refill(now);
-        const wait = now < this.notBefore ? this.notBefore - now : this.tokens >= 1 ? 0 : ((1 - this.tokens) / this.rate) * 1000;
+        const wait =
+          now < this.notBefore ? this.notBefore - now : this.tokens >= 1 ? 0 : ((1 - this.tokens) / this.rate) * 1000;
         if (wait <= 0) break;
         await sleep(Math.ceil(wait), undefined, { signal: this.signal });
       }

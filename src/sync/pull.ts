@@ -51,8 +51,12 @@ async function changedEntityIds(ctx: PullContext, since: string): Promise<Set<st
   let cursor: string | undefined;
   do {
     const body = { vault: ctx.vaultId, since };
-    const { data, extended } = await ctx.remote.toolWithExtras<Page>('changes_since', body, { limit: CHANGES_PAGE, ...(cursor ? { cursor } : {}) });
-    for (const e of [...(data.newEntities ?? []), ...(data.rementionedEntities ?? [])]) if (typeof e?.id === 'string') ids.add(e.id);
+    const { data, extended } = await ctx.remote.toolWithExtras<Page>('changes_since', body, {
+      limit: CHANGES_PAGE,
+      ...(cursor ? { cursor } : {}),
+    });
+    for (const e of [...(data.newEntities ?? []), ...(data.rementionedEntities ?? [])])
+      if (typeof e?.id === 'string') ids.add(e.id);
     cursor = extended && typeof data.nextCursor === 'string' ? data.nextCursor : undefined;
     if (cursor) walk.follow(cursor);
   } while (cursor);
@@ -65,7 +69,10 @@ async function pullInventory(ctx: PullContext): Promise<number> {
   return detailed + (await pullEntityDetails(ctx, stale));
 }
 
-export async function pullVault(ctx: PullContext & { dataDir: string }, options: { full?: boolean } = {}): Promise<PullSummary> {
+export async function pullVault(
+  ctx: PullContext & { dataDir: string },
+  options: { full?: boolean } = {},
+): Promise<PullSummary> {
   const { db, vaultId, remote } = ctx;
   const startedAt = isoUtc(Date.now());
   const previous = lastPullStartedAt(db, vaultId);
@@ -85,7 +92,10 @@ export async function pullVault(ctx: PullContext & { dataDir: string }, options:
   } else {
     meetingDetails = await fetchingDetails;
     const since = isoUtc(Date.parse(previous!) - SINCE_MARGIN_MS);
-    const [ids, stats] = await Promise.all([changedEntityIds(ctx, since), remote.tool<{ entities?: { total?: number } }>('stats', { vault: vaultId })]);
+    const [ids, stats] = await Promise.all([
+      changedEntityIds(ctx, since),
+      remote.tool<{ entities?: { total?: number } }>('stats', { vault: vaultId }),
+    ]);
     // Entities of a meeting that is new or changed (say, extraction just finished) have new counts and quotes.
     for (const d of meetingDetails) for (const m of d.mentions ?? []) ids.add(m.id);
     entitiesFetched += await pullChangedEntities(ctx, [...ids], since);
@@ -119,4 +129,3 @@ export async function pullVault(ctx: PullContext & { dataDir: string }, options:
     listsChanged: lists.filter((l) => l.changed).map((l) => l.resource),
   };
 }
-

@@ -6,7 +6,13 @@
  * a network failure stops the push (later entries may depend on this one) and leaves it pending.
  */
 import { writeTransaction, type Db } from '../store/db.js';
-import { listOutbox, markOutboxFailed, markOutboxPushed, noteOutboxAttempt, type OutboxEntry } from '../store/outbox.js';
+import {
+  listOutbox,
+  markOutboxFailed,
+  markOutboxPushed,
+  noteOutboxAttempt,
+  type OutboxEntry,
+} from '../store/outbox.js';
 import { markPushed, rememberRemoteId, remoteIdOf } from '../store/sync-checkpoints.js';
 import { toolsByName } from '../catalog/index.js';
 import type { RecordKind } from '../catalog/define.js';
@@ -40,12 +46,18 @@ export async function pushOutbox(
   remote: RemoteClient,
   options: { vaultIds?: Set<string>; progress?: (done: number, total: number) => void } = {},
 ): Promise<PushReport> {
-  const entries = listOutbox(db, { status: 'pending', limit: 1_000_000 }).filter((e) => !options.vaultIds || options.vaultIds.has(e.vaultId));
+  const entries = listOutbox(db, { status: 'pending', limit: 1_000_000 }).filter(
+    (e) => !options.vaultIds || options.vaultIds.has(e.vaultId),
+  );
   const report: PushReport = { pushed: 0, failed: [], pending: entries.length };
   for (const [i, entry] of entries.entries()) {
     const at = isoUtc(Date.now());
     try {
-      const answer = await remote.tool<Record<string, unknown>>(entry.tool, { ...mapIds(db, entry), vault: entry.vaultId }, { 'Idempotency-Key': entry.idempotencyId });
+      const answer = await remote.tool<Record<string, unknown>>(
+        entry.tool,
+        { ...mapIds(db, entry), vault: entry.vaultId },
+        { 'Idempotency-Key': entry.idempotencyId },
+      );
       writeTransaction(db, () => {
         markOutboxPushed(db, entry.seq, at);
         rememberCreatedId(db, entry, answer);
@@ -67,7 +79,9 @@ export async function pushOutbox(
     }
     options.progress?.(i + 1, entries.length);
   }
-  report.pending = listOutbox(db, { status: 'pending', limit: 1_000_000 }).filter((e) => !options.vaultIds || options.vaultIds.has(e.vaultId)).length;
+  report.pending = listOutbox(db, { status: 'pending', limit: 1_000_000 }).filter(
+    (e) => !options.vaultIds || options.vaultIds.has(e.vaultId),
+  ).length;
   return report;
 }
 
@@ -76,7 +90,8 @@ function rememberCreatedId(db: Db, entry: OutboxEntry, answer: Record<string, un
   if (!creates) return;
   const local = (entry.result ?? {}) as Record<string, unknown>;
   const [localId, remoteId] = [local[creates.field], answer[creates.field]];
-  if (typeof localId === 'string' && typeof remoteId === 'string') rememberRemoteId(db, entry.vaultId, creates.kind, localId, remoteId);
+  if (typeof localId === 'string' && typeof remoteId === 'string')
+    rememberRemoteId(db, entry.vaultId, creates.kind, localId, remoteId);
   // A task is also named by its board identifier (`NWL-26`).
   if (creates.kind === 'task' && typeof local.identifier === 'string' && typeof answer.identifier === 'string') {
     rememberRemoteId(db, entry.vaultId, 'task-identifier', local.identifier, answer.identifier);
@@ -90,7 +105,8 @@ function mapIds(db: Db, entry: OutboxEntry): Record<string, unknown> {
   const args = { ...entry.args };
   for (const [field, kind] of Object.entries(toolsByName.get(entry.tool)?.sync.references ?? {})) {
     const value = args[field];
-    if (value !== undefined) args[field] = Array.isArray(value) ? value.map((id) => remoteId(kind, id)) : remoteId(kind, value);
+    if (value !== undefined)
+      args[field] = Array.isArray(value) ? value.map((id) => remoteId(kind, id)) : remoteId(kind, value);
   }
   return args;
 }

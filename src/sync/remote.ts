@@ -75,7 +75,9 @@ export class BodyTooLargeError extends Error {
     readonly limit: number,
     setting?: string,
   ) {
-    super(`${what}: the answer is larger than the ${formatBytes(limit)} limit${setting ? ` (${setting})` : ''}, so it was not read`);
+    super(
+      `${what}: the answer is larger than the ${formatBytes(limit)} limit${setting ? ` (${setting})` : ''}, so it was not read`,
+    );
     this.name = 'BodyTooLargeError';
   }
 }
@@ -83,7 +85,9 @@ export class BodyTooLargeError extends Error {
 /** A request that had not finished by its deadline (stopped there; not retried). */
 export class DeadlineError extends Error {
   constructor(what: string, deadlineMs: number) {
-    super(`${what}: no complete answer within ${formatMs(deadlineMs)} (${LIMIT_SETTINGS.requestDeadlineMs.env}), so it was stopped`);
+    super(
+      `${what}: no complete answer within ${formatMs(deadlineMs)} (${LIMIT_SETTINGS.requestDeadlineMs.env}), so it was stopped`,
+    );
     this.name = 'DeadlineError';
   }
 }
@@ -118,18 +122,29 @@ export class RemoteClient {
     this.key = options.key;
     const concurrency = Math.max(1, options.concurrency ?? 4);
     this.timeoutMs = options.timeoutMs ?? numberSetting('VAULT_TOOLS_SYNC_TIMEOUT_MS', 30_000);
-    this.deadlineMs = options.deadlineMs ?? numberSetting(LIMIT_SETTINGS.requestDeadlineMs.env, LIMIT_SETTINGS.requestDeadlineMs.fallback);
+    this.deadlineMs =
+      options.deadlineMs ??
+      numberSetting(LIMIT_SETTINGS.requestDeadlineMs.env, LIMIT_SETTINGS.requestDeadlineMs.fallback);
     this.attempts = Math.max(1, options.attempts ?? 6);
     this.backoffMs = options.backoffMs ?? 250;
     this.maxJsonBytes = options.maxJsonBytes ?? numberSetting(JSON_SETTING, MAX_JSON_BYTES);
     this.maxDownloadBytes = options.maxDownloadBytes ?? numberSetting(DOWNLOAD_SETTING, MAX_DOWNLOAD_BYTES);
     this.signal = options.signal;
     this.pacer = new Pacer(concurrency, this.signal);
-    this.pool = new Pool(this.origin, { connections: concurrency, keepAliveTimeout: 10_000, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
+    this.pool = new Pool(this.origin, {
+      connections: concurrency,
+      keepAliveTimeout: 10_000,
+      headersTimeout: this.timeoutMs,
+      bodyTimeout: this.timeoutMs,
+    });
   }
 
   /** Calls a tool; resolves with its `data`. */
-  async tool<T = Record<string, unknown>>(name: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<T> {
+  async tool<T = Record<string, unknown>>(
+    name: string,
+    body: Record<string, unknown>,
+    headers: Record<string, string> = {},
+  ): Promise<T> {
     return (await this.call<T>(name, body, headers))!.data;
   }
 
@@ -137,21 +152,33 @@ export class RemoteClient {
    * Calls a read tool sending the ETag of the answer the caller keeps (If-None-Match): undefined when the
    * server says that answer is still current (304, no body); else the data and its ETag, if the server gives one.
    */
-  async toolIfChanged<T = Record<string, unknown>>(name: string, body: Record<string, unknown>, etag: string | undefined): Promise<{ data: T; etag?: string } | undefined> {
+  async toolIfChanged<T = Record<string, unknown>>(
+    name: string,
+    body: Record<string, unknown>,
+    etag: string | undefined,
+  ): Promise<{ data: T; etag?: string } | undefined> {
     return this.call<T>(name, body, etag ? { 'if-none-match': etag } : {});
   }
 
-  private async call<T>(name: string, body: Record<string, unknown>, headers: Record<string, string>): Promise<{ data: T; etag?: string } | undefined> {
+  private async call<T>(
+    name: string,
+    body: Record<string, unknown>,
+    headers: Record<string, string>,
+  ): Promise<{ data: T; etag?: string } | undefined> {
     const path = `${this.basePath}/v1/tools/${encodeURIComponent(name)}`;
     const what = `${name} (POST ${path})`;
     return this.request('POST', path, JSON.stringify(body), headers, async (res) => {
       if (res.statusCode === 304) {
         await res.body.dump();
-        if (!headers['if-none-match']) throw new RemoteError(502, 'bad_response', `${name}: "not modified" (304) to a request that named no ETag`);
+        if (!headers['if-none-match'])
+          throw new RemoteError(502, 'bad_response', `${name}: "not modified" (304) to a request that named no ETag`);
         return undefined;
       }
-      const parsed = parseJson(await this.readCapped(res, this.maxJsonBytes, what, JSON_SETTING), name) as { data?: unknown };
-      if (!parsed || typeof parsed !== 'object' || !('data' in parsed)) throw new RemoteError(502, 'bad_response', `${name}: the answer has no "data" field`);
+      const parsed = parseJson(await this.readCapped(res, this.maxJsonBytes, what, JSON_SETTING), name) as {
+        data?: unknown;
+      };
+      if (!parsed || typeof parsed !== 'object' || !('data' in parsed))
+        throw new RemoteError(502, 'bad_response', `${name}: the answer has no "data" field`);
       const etag = res.headers.etag;
       return { data: parsed.data as T, ...(typeof etag === 'string' ? { etag } : {}) };
     });
@@ -162,14 +189,19 @@ export class RemoteClient {
    * A server that refuses one of them (400 naming the field) is asked again without any, and never again
    * with them; `extended` says whether the answer is to the extended request.
    */
-  async toolWithExtras<T = Record<string, unknown>>(name: string, body: Record<string, unknown>, extras: Record<string, unknown>): Promise<{ data: T; extended: boolean }> {
+  async toolWithExtras<T = Record<string, unknown>>(
+    name: string,
+    body: Record<string, unknown>,
+    extras: Record<string, unknown>,
+  ): Promise<{ data: T; extended: boolean }> {
     const fields = Object.keys(extras);
     const known = `${name} ${fields.join(',')}`;
     if (!this.unsupported.has(known)) {
       try {
         return { data: await this.tool<T>(name, { ...body, ...extras }), extended: true };
       } catch (err) {
-        if (!(err instanceof RemoteError && err.status === 400 && fields.some((f) => err.message.includes(f)))) throw err;
+        if (!(err instanceof RemoteError && err.status === 400 && fields.some((f) => err.message.includes(f))))
+          throw err;
         this.unsupported.add(known);
       }
     }
@@ -183,7 +215,9 @@ export class RemoteClient {
    */
   async download(url: string): Promise<Buffer> {
     const path = this.pathOf(url);
-    return this.request('GET', path, undefined, {}, (res) => this.readCapped(res, this.maxJsonBytes, `GET ${path}`, JSON_SETTING));
+    return this.request('GET', path, undefined, {}, (res) =>
+      this.readCapped(res, this.maxJsonBytes, `GET ${path}`, JSON_SETTING),
+    );
   }
 
   /**
@@ -220,7 +254,12 @@ export class RemoteClient {
    * The body's chunks, counted into the stats, ending in a BodyTooLargeError as soon as they pass `limit`
    * (at once when Content-Length already says so): the rest is never read.
    */
-  private async *capped(res: Dispatcher.ResponseData, limit: number, what: string, setting?: string): AsyncGenerator<Buffer> {
+  private async *capped(
+    res: Dispatcher.ResponseData,
+    limit: number,
+    what: string,
+    setting?: string,
+  ): AsyncGenerator<Buffer> {
     const tooLarge = () => new BodyTooLargeError(what, limit, setting);
     if (Number(res.headers['content-length']) > limit) {
       res.body.destroy();
@@ -235,7 +274,12 @@ export class RemoteClient {
     }
   }
 
-  private async readCapped(res: Dispatcher.ResponseData, limit: number, what: string, setting?: string): Promise<Buffer> {
+  private async readCapped(
+    res: Dispatcher.ResponseData,
+    limit: number,
+    what: string,
+    setting?: string,
+  ): Promise<Buffer> {
     const chunks: Buffer[] = [];
     for await (const chunk of this.capped(res, limit, what, setting)) chunks.push(chunk);
     return Buffer.concat(chunks);
@@ -245,7 +289,13 @@ export class RemoteClient {
    * One request with retries; the concurrency slot is held only while a request is on the wire. A 2xx (or
    * 304) answer goes to `consume`, which may fail like the network does (then the request is retried).
    */
-  private async request<T>(method: string, path: string, body: string | undefined, headers: Record<string, string>, consume: (res: Dispatcher.ResponseData) => Promise<T>): Promise<T> {
+  private async request<T>(
+    method: string,
+    path: string,
+    body: string | undefined,
+    headers: Record<string, string>,
+    consume: (res: Dispatcher.ResponseData) => Promise<T>,
+  ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       let failure: Error;
       let throttled = false;
@@ -271,14 +321,20 @@ export class RemoteClient {
         const wait = retryAfterMs(res.headers['retry-after']);
         // A 429 is the rate limit, and so is a 503 that says when to come back: every request waits.
         throttled = res.statusCode === 429 || (res.statusCode === 503 && wait !== undefined);
-        if (throttled) this.pacer.throttled(ticket, wait ?? this.backoff(attempt)); // the pacer caps the wait
+        if (throttled)
+          this.pacer.throttled(ticket, wait ?? this.backoff(attempt)); // the pacer caps the wait
         else this.pacer.succeeded();
         // Reading the body may fail too (connection dropped, a length that does not match): that is retried.
         if ((res.statusCode >= 200 && res.statusCode < 300) || res.statusCode === 304) return await consume(res);
         const { code, message } = await this.errorOf(res);
         if (res.statusCode === 401 || res.statusCode === 403) {
           // 403 for one tool on a member key is a per-call refusal (manager-only tool), not a dead credential.
-          if (res.statusCode === 401 || code !== 'forbidden') throw new RemoteAuthError(res.statusCode, code, `the remote refused the key (${res.statusCode} ${code}): ${message}`);
+          if (res.statusCode === 401 || code !== 'forbidden')
+            throw new RemoteAuthError(
+              res.statusCode,
+              code,
+              `the remote refused the key (${res.statusCode} ${code}): ${message}`,
+            );
         }
         if (!RETRYABLE_STATUS.has(res.statusCode)) throw new RemoteError(res.statusCode, code, message);
         failure = new RemoteError(res.statusCode, code, message);
@@ -292,7 +348,8 @@ export class RemoteClient {
         deadline.dispose();
         this.pacer.release();
       }
-      if (attempt >= this.attempts) throw new Error(`${method} ${path} failed after ${attempt} attempts: ${failure.message}`);
+      if (attempt >= this.attempts)
+        throw new Error(`${method} ${path} failed after ${attempt} attempts: ${failure.message}`);
       this.stats.retries++;
       // A refusal's wait is the pacer's gate, which holds this request too; other failures back off alone.
       if (!throttled) await sleep(this.backoff(attempt), undefined, { signal: this.signal });
@@ -334,14 +391,14 @@ export class RemoteClient {
       const bytes = await this.readCapped(res, MAX_ERROR_BYTES, 'an error answer');
       const e = (JSON.parse(bytes.toString('utf8')) as { error?: { code?: string; message?: string } }).error;
       // Both reach a terminal and the stored status: no escape sequence, no line of their own, no 64 KB line.
-      if (typeof e?.code === 'string') return { code: printable(e.code, 60), message: printable(typeof e.message === 'string' ? e.message : e.code) };
+      if (typeof e?.code === 'string')
+        return { code: printable(e.code, 60), message: printable(typeof e.message === 'string' ? e.message : e.code) };
     } catch (err) {
       // not the service's error body (or a longer one): the status says enough, unless the connection failed
       if (!(err instanceof BodyTooLargeError) && !(err instanceof SyntaxError)) throw err;
     }
     return { code: `http_${res.statusCode}`, message: `HTTP ${res.statusCode}` };
   }
-
 }
 
 function parseJson(bytes: Buffer, what: string): unknown {
@@ -364,5 +421,8 @@ function formatBytes(n: number): string {
 function isTransient(err: Error): boolean {
   if (err instanceof undiciErrors.UndiciError) return true;
   const code = (err as NodeJS.ErrnoException).code ?? '';
-  return /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|UND_ERR)/.test(code) || /terminated|other side closed|socket/i.test(err.message);
+  return (
+    /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|UND_ERR)/.test(code) ||
+    /terminated|other side closed|socket/i.test(err.message)
+  );
 }

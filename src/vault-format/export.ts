@@ -14,7 +14,12 @@ export interface ExportResult extends WrittenVault {
   draftsLeftOut: number;
 }
 
-export function exportVault(db: Db, vaultId: string, dir: string, options: { force?: boolean; now?: Date } = {}): ExportResult {
+export function exportVault(
+  db: Db,
+  vaultId: string,
+  dir: string,
+  options: { force?: boolean; now?: Date } = {},
+): ExportResult {
   const rows = readVaultRows(db, vaultId);
   if (!rows.vault.length) throw new Error(`no vault ${vaultId} in the store`);
   const today = (options.now ?? new Date()).toISOString().slice(0, 10);

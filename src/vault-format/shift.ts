@@ -8,7 +8,16 @@ import { LIMITS } from './schema.js';
 
 /** The fields that hold a date or datetime (they move with the shift). */
 export const DATE_FIELDS = new Set([
-  'startedAt', 'firstSeenAt', 'createdAt', 'updatedAt', 'startAt', 'targetDate', 'dueDate', 'startDate', 'sentAt', 'at',
+  'startedAt',
+  'firstSeenAt',
+  'createdAt',
+  'updatedAt',
+  'startAt',
+  'targetDate',
+  'dueDate',
+  'startDate',
+  'sentAt',
+  'at',
 ]);
 
 /**
@@ -28,7 +37,10 @@ export interface DateIssue {
 }
 
 /** Every date field that the shift to `now`'s week would move outside the years the format allows. */
-export function shiftedDateIssues(fixture: { vault: { referenceDate: string; shiftDates?: boolean } }, now: Date): DateIssue[] {
+export function shiftedDateIssues(
+  fixture: { vault: { referenceDate: string; shiftDates?: boolean } },
+  now: Date,
+): DateIssue[] {
   const days = fixture.vault.shiftDates === false ? 0 : shiftDaysFor(fixture.vault.referenceDate, now);
   if (!days) return [];
   const issues: DateIssue[] = [];
@@ -45,7 +57,10 @@ export function shiftedDateIssues(fixture: { vault: { referenceDate: string; shi
     if (typeof v !== 'string' || typeof key !== 'string' || !DATE_FIELDS.has(key)) return;
     const year = new Date(Date.parse(v.length === 10 ? `${v}T00:00:00Z` : v) + days * DAY_MS).getUTCFullYear();
     if (!(year >= LIMITS.firstYear && year <= LIMITS.lastYear)) {
-      issues.push({ path, message: `${v} moves ${days.toLocaleString('en-US')} days with referenceDate ${fixture.vault.referenceDate} (to this week) into the year ${Number.isNaN(year) ? 'beyond any calendar' : year}; dates load within ${LIMITS.firstYear}-${LIMITS.lastYear}` });
+      issues.push({
+        path,
+        message: `${v} moves ${days.toLocaleString('en-US')} days with referenceDate ${fixture.vault.referenceDate} (to this week) into the year ${Number.isNaN(year) ? 'beyond any calendar' : year}; dates load within ${LIMITS.firstYear}-${LIMITS.lastYear}`,
+      });
     }
   };
   walk(fixture, []);

@@ -8,7 +8,20 @@
  */
 import { DAY_MS } from '../time.js';
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const MONTH = `(?:${MONTHS.map((m) => `${m.slice(0, 3)}(?:${m.slice(3)})?`).join('|')})`;
 const WEEKDAY = `(?:${WEEKDAYS.map((d) => `${d.slice(0, 3)}(?:${d.slice(3)})?`).join('|')})`;
@@ -35,13 +48,16 @@ export const TEXT_DATE = new RegExp(
 const monthIndex = (name: string) => MONTHS.findIndex((m) => m.startsWith(name.slice(0, 3)));
 const weekdayIndex = (name: string) => WEEKDAYS.findIndex((d) => d.startsWith(name.slice(0, 3)));
 const utcDay = (y: number, m: number, d: number) => Date.UTC(y, m, d);
-const isRealDay = (ms: number, m: number, d: number) => new Date(ms).getUTCMonth() === m && new Date(ms).getUTCDate() === d;
+const isRealDay = (ms: number, m: number, d: number) =>
+  new Date(ms).getUTCMonth() === m && new Date(ms).getUTCDate() === d;
 const nameAs = (full: string, written: string) => (written.length <= 3 ? full.slice(0, 3) : full);
 
 /** The day `day month` nearest the reference day (its year is not written). */
 function nearestYear(ref: number, month: number, day: number): number | undefined {
   const year = new Date(ref).getUTCFullYear();
-  const candidates = [year - 1, year, year + 1].map((y) => utcDay(y, month, day)).filter((ms) => isRealDay(ms, month, day));
+  const candidates = [year - 1, year, year + 1]
+    .map((y) => utcDay(y, month, day))
+    .filter((ms) => isRealDay(ms, month, day));
   return candidates.sort((a, b) => Math.abs(a - ref) - Math.abs(b - ref))[0];
 }
 
@@ -73,7 +89,8 @@ function render(ms: number, w: Written, withMonth = true): string {
 export function shiftTextDates(text: string, days: number, referenceDate: string): string {
   if (days === 0) return text;
   const ref = Date.parse(`${referenceDate}T00:00:00Z`);
-  const within = (ms: number | undefined): ms is number => ms !== undefined && Math.abs(ms - ref) <= CALENDAR_REACH_DAYS * DAY_MS;
+  const within = (ms: number | undefined): ms is number =>
+    ms !== undefined && Math.abs(ms - ref) <= CALENDAR_REACH_DAYS * DAY_MS;
   const shift = days * DAY_MS;
   return text.replace(TEXT_DATE, (match, ...args) => {
     const g = args.at(-1) as Record<string, string | undefined>;
@@ -94,7 +111,8 @@ export function shiftTextDates(text: string, days: number, referenceDate: string
     // A range "16-20 November": both ends move; a range that comes to span two months names both.
     const last = first + (Number(g.d2) - Number(g.d1)) * DAY_MS;
     const [a, b] = [new Date(first + shift), new Date(last + shift)];
-    if (a.getUTCMonth() === b.getUTCMonth()) return `${a.getUTCDate()}-${render(last + shift, { ...written, weekday: undefined })}`;
+    if (a.getUTCMonth() === b.getUTCMonth())
+      return `${a.getUTCDate()}-${render(last + shift, { ...written, weekday: undefined })}`;
     return `${render(first + shift, { ...written, year: false })}-${render(last + shift, { ...written, weekday: undefined })}`;
   });
 }

@@ -17,7 +17,8 @@ import { MEETINGS_DIR } from './layout.js';
 export class ExportRefused extends Error {}
 
 const FAMILY_FILE_NAMES = new Set(['vault.json', ...FIXTURE_FILES.map((f) => `${f}.json`)]);
-const isFormatEntry = (name: string) => FAMILY_FILE_NAMES.has(name.toLowerCase()) || name.toLowerCase() === MEETINGS_DIR;
+const isFormatEntry = (name: string) =>
+  FAMILY_FILE_NAMES.has(name.toLowerCase()) || name.toLowerCase() === MEETINGS_DIR;
 
 /**
  * The target folder, checked: a real folder (made when missing; its parent must exist), not a symbolic link
@@ -34,22 +35,32 @@ function prepareTarget(target: string, force: boolean): void {
       mkdirSync(target, { mode: PRIVATE_DIR_MODE });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      throw new ExportRefused(code === 'ENOENT' ? `${target}: its parent folder does not exist` : `${target}: cannot be created (${code ?? (err as Error).message})`);
+      throw new ExportRefused(
+        code === 'ENOENT'
+          ? `${target}: its parent folder does not exist`
+          : `${target}: cannot be created (${code ?? (err as Error).message})`,
+      );
     }
     return;
   }
   if (stats.isSymbolicLink()) {
-    throw new ExportRefused(`${target}: is a symbolic link (to ${readlinkSync(target)}); export writes only into a real folder, so the files cannot land somewhere else; name the folder itself`);
+    throw new ExportRefused(
+      `${target}: is a symbolic link (to ${readlinkSync(target)}); export writes only into a real folder, so the files cannot land somewhere else; name the folder itself`,
+    );
   }
   if (!stats.isDirectory()) throw new ExportRefused(`${target}: is a file, not a folder`);
   const visible = readdirSync(target).filter((n) => !n.startsWith('.'));
   if (!visible.length) return;
   if (!force) {
-    throw new ExportRefused(`${target}: is not empty (${visible.slice(0, 5).join(', ')}${visible.length > 5 ? ', …' : ''}); choose an empty folder, or pass --force to replace the vault files in it`);
+    throw new ExportRefused(
+      `${target}: is not empty (${visible.slice(0, 5).join(', ')}${visible.length > 5 ? ', …' : ''}); choose an empty folder, or pass --force to replace the vault files in it`,
+    );
   }
   const foreign = visible.filter((n) => !isFormatEntry(n));
   if (foreign.length) {
-    throw new ExportRefused(`${target}: holds ${foreign.slice(0, 5).join(', ')}${foreign.length > 5 ? ', …' : ''}, which are not files of the vault format; --force replaces only vault files, so move them out first (import would refuse them)`);
+    throw new ExportRefused(
+      `${target}: holds ${foreign.slice(0, 5).join(', ')}${foreign.length > 5 ? ', …' : ''}, which are not files of the vault format; --force replaces only vault files, so move them out first (import would refuse them)`,
+    );
   }
 }
 
@@ -73,7 +84,8 @@ function moveIntoPlace(staging: string, target: string): void {
   const trash = join(staging, '.replaced');
   mkdirSync(trash);
   for (const name of existing) renameSync(join(target, name), join(trash, name));
-  for (const name of readdirSync(staging).filter((n) => !n.startsWith('.'))) renameSync(join(staging, name), join(target, name));
+  for (const name of readdirSync(staging).filter((n) => !n.startsWith('.')))
+    renameSync(join(staging, name), join(target, name));
 }
 
 export interface WrittenVault {
@@ -92,14 +104,20 @@ export interface WrittenVault {
  * `../x`, `a/b`, a NUL, 300 characters) is refused by name before anything is written.
  */
 function checkMeetingIds(fixture: Record<string, unknown>): void {
-  const bad = (fixture.meetings as { id: string }[]).map((m) => m.id).filter((id) => !meetingSchema.shape.id.safeParse(id).success);
+  const bad = (fixture.meetings as { id: string }[])
+    .map((m) => m.id)
+    .filter((id) => !meetingSchema.shape.id.safeParse(id).success);
   if (!bad.length) return;
   throw new ExportRefused(
     `meeting id${bad.length === 1 ? '' : 's'} ${bad.slice(0, 5).map(quoted).join(', ')}${bad.length > 5 ? ` and ${bad.length - 5} more` : ''} cannot be a file name in the folder format (ids are letters, digits, ".", "_" or "-", at most 80, starting with a letter or digit); nothing was written`,
   );
 }
 
-export function writeVaultDir(fixture: Record<string, unknown>, targetArg: string, { force = false } = {}): WrittenVault {
+export function writeVaultDir(
+  fixture: Record<string, unknown>,
+  targetArg: string,
+  { force = false } = {},
+): WrittenVault {
   checkMeetingIds(fixture);
   const target = resolve(targetArg);
   prepareTarget(target, force);
@@ -112,7 +130,9 @@ export function writeVaultDir(fixture: Record<string, unknown>, targetArg: strin
       readVaultDir(staging);
     } catch (err) {
       if (err instanceof FixtureError) {
-        throw new ExportRefused(`this vault does not fit the folder format, so import could not read it back (nothing was written):\n- ${err.problems.slice(0, 20).join('\n- ').replaceAll(staging, target)}`);
+        throw new ExportRefused(
+          `this vault does not fit the folder format, so import could not read it back (nothing was written):\n- ${err.problems.slice(0, 20).join('\n- ').replaceAll(staging, target)}`,
+        );
       }
       throw err;
     }

@@ -26,7 +26,20 @@ export async function launchBrowser(): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), 'vt-chromium-'));
   const child: ChildProcess = spawn(
     CHROMIUM as string,
-    ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--hide-scrollbars', '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'],
+    [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--hide-scrollbars',
+      '--remote-debugging-port=0',
+      `--user-data-dir=${profile}`,
+      'about:blank',
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   const endpoint = await new Promise<string>((resolve, reject) => {
@@ -45,7 +58,11 @@ export async function launchBrowser(): Promise<Browser> {
   const ws = new WebSocket(endpoint);
   await new Promise<void>((resolve, reject) => {
     ws.addEventListener('open', () => resolve(), { once: true });
-    ws.addEventListener('error', (e) => reject(new Error(`DevTools connection failed: ${String((e as { message?: string }).message ?? e)}`)), { once: true });
+    ws.addEventListener(
+      'error',
+      (e) => reject(new Error(`DevTools connection failed: ${String((e as { message?: string }).message ?? e)}`)),
+      { once: true },
+    );
   });
   let nextId = 1;
   const pending = new Map<number, { resolve: (v: any) => void; reject: (e: Error) => void }>();
@@ -65,7 +82,11 @@ export async function launchBrowser(): Promise<Browser> {
     });
 
   /** Opens `url` in a new tab of the given size, waits for the scenario's report, runs `then`, closes the tab. */
-  async function withPage<T>(url: string, size: { width: number; height: number }, then: (session: string) => Promise<T>): Promise<T> {
+  async function withPage<T>(
+    url: string,
+    size: { width: number; height: number },
+    then: (session: string) => Promise<T>,
+  ): Promise<T> {
     const { targetId } = await send('Target.createTarget', { url: 'about:blank' });
     try {
       const { sessionId } = await send('Target.attachToTarget', { targetId, flatten: true });
@@ -76,10 +97,22 @@ export async function launchBrowser(): Promise<Browser> {
       await send('Emulation.setFocusEmulationEnabled', { enabled: true }, sessionId);
       await send('Page.navigate', { url }, sessionId);
       for (let waited = 0; ; waited += 50) {
-        const { result } = await send('Runtime.evaluate', { expression: "document.getElementById('report')?.dataset.done ?? ''", returnByValue: true }, sessionId);
+        const { result } = await send(
+          'Runtime.evaluate',
+          { expression: "document.getElementById('report')?.dataset.done ?? ''", returnByValue: true },
+          sessionId,
+        );
         if (result.value === '1') break;
         if (waited > 20_000) {
-          const { result: seen } = await send('Runtime.evaluate', { expression: "(document.querySelector('iframe')?.contentDocument?.body?.innerText ?? 'no frame').slice(0, 300)", returnByValue: true }, sessionId);
+          const { result: seen } = await send(
+            'Runtime.evaluate',
+            {
+              expression:
+                "(document.querySelector('iframe')?.contentDocument?.body?.innerText ?? 'no frame').slice(0, 300)",
+              returnByValue: true,
+            },
+            sessionId,
+          );
           throw new Error(`the page never finished: ${url}; the view shows: ${seen.value}`);
         }
         await sleep(50);
@@ -93,13 +126,24 @@ export async function launchBrowser(): Promise<Browser> {
   return {
     dom: (url) =>
       withPage(url, { width: 1280, height: 1600 }, async (session) => {
-        const { result } = await send('Runtime.evaluate', { expression: 'document.documentElement.outerHTML', returnByValue: true }, session);
+        const { result } = await send(
+          'Runtime.evaluate',
+          { expression: 'document.documentElement.outerHTML', returnByValue: true },
+          session,
+        );
         return String(result.value);
       }),
     screenshot: (url, file, width, height) =>
       withPage(url, { width, height }, async (session) => {
         // The host's resize and the last paint: two animation frames after everything so far has been laid out.
-        await send('Runtime.evaluate', { expression: 'new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))', awaitPromise: true }, session);
+        await send(
+          'Runtime.evaluate',
+          {
+            expression: 'new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))',
+            awaitPromise: true,
+          },
+          session,
+        );
         const { data } = await send('Page.captureScreenshot', { format: 'png' }, session);
         writeFileSync(file, Buffer.from(data as string, 'base64'));
       }),

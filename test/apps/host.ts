@@ -24,7 +24,8 @@ const screenshotOnly = params.has('shot');
  * as a permissive host would. A listener records every violation for the report.
  */
 const POLICIES: Record<string, string> = {
-  strict: "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; media-src 'self' data:; font-src 'self' data:; connect-src 'none'; frame-src 'none'; base-uri 'self'",
+  strict:
+    "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; media-src 'self' data:; font-src 'self' data:; connect-src 'none'; frame-src 'none'; base-uri 'self'",
   open: "default-src 'none'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; media-src 'self' data:; font-src 'self' data:; connect-src 'none'; frame-src 'none'; base-uri 'self'",
 };
 const policy = params.get('csp') ?? 'strict';
@@ -45,7 +46,11 @@ async function until(condition: () => boolean, ms = 5000): Promise<boolean> {
 }
 
 /** The first element matching `selector` in the view, waiting for it (up to ~10 s). */
-async function find(doc: () => Document, selector: string, test: (e: Element) => boolean = () => true): Promise<Element> {
+async function find(
+  doc: () => Document,
+  selector: string,
+  test: (e: Element) => boolean = () => true,
+): Promise<Element> {
   for (let i = 0; i < 200; i++) {
     const hit = [...doc().querySelectorAll(selector)].find(test);
     if (hit) return hit;
@@ -63,10 +68,19 @@ async function main(): Promise<void> {
   frame.setAttribute('sandbox', 'allow-scripts allow-same-origin');
   frame.style.cssText = 'width:100%;height:100%;border:0';
   document.getElementById('stage')!.append(frame);
-  const bridge = new AppBridge(null, { name: 'vault-tools test host', version: '1' }, { serverTools: {}, openLinks: {}, logging: {} }, { hostContext: { theme: scenario.theme, displayMode: 'inline' } });
+  const bridge = new AppBridge(
+    null,
+    { name: 'vault-tools test host', version: '1' },
+    { serverTools: {}, openLinks: {}, logging: {} },
+    { hostContext: { theme: scenario.theme, displayMode: 'inline' } },
+  );
   bridge.oncalltool = async (call) => {
     (report.calls as unknown[]).push(call);
-    const answer = await fetch('/call', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call) });
+    const answer = await fetch('/call', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(call),
+    });
     return (await answer.json()) as never;
   };
   const ready = new Promise<void>((resolve) => (bridge.oninitialized = () => resolve()));
@@ -83,7 +97,10 @@ async function main(): Promise<void> {
   if (!steps) throw new Error(`no scenario for ${view}`);
   await steps(doc, report, screenshotOnly);
   // A hostile name ran nothing: no image element came from the data, and no script set the marker.
-  report.pwned = (window as { __pwned?: unknown }).__pwned ?? (frame.contentWindow as unknown as { __pwned?: unknown }).__pwned ?? null;
+  report.pwned =
+    (window as { __pwned?: unknown }).__pwned ??
+    (frame.contentWindow as unknown as { __pwned?: unknown }).__pwned ??
+    null;
   report.images = doc().querySelectorAll('img').length;
   report.cspViolations = (frame.contentWindow as unknown as { __csp?: string[] }).__csp ?? null;
   report.errorsShown = [...doc().querySelectorAll('.error')].map(text);
@@ -108,7 +125,12 @@ export const SCENARIOS: Record<string, Steps> = {
     report.axisTitles = [...doc().querySelectorAll('#chart svg .role-axis-title text')].map(text);
     report.axisLabels = [...doc().querySelectorAll('#chart svg .role-axis-label text')].map(text);
     // Text drawn past the chart's edges is cut off by the frame.
-    report.clipped = texts.filter((t) => { const b = t.getBoundingClientRect(); return b.width > 0 && (b.left < svg.left - 0.5 || b.right > svg.right + 0.5); }).map(text);
+    report.clipped = texts
+      .filter((t) => {
+        const b = t.getBoundingClientRect();
+        return b.width > 0 && (b.left < svg.left - 0.5 || b.right > svg.right + 0.5);
+      })
+      .map(text);
     // The toggle is under the chart, not above its title.
     const toggleBox = doc().querySelector('[data-role=toggle-data]')?.getBoundingClientRect();
     report.toggleBelowChart = toggleBox ? toggleBox.top >= svg.bottom - 1 : null;
@@ -137,7 +159,9 @@ export const SCENARIOS: Record<string, Steps> = {
     report.tableHiddenAfter = table.hidden;
     report.tableRows = [...table.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map(text));
     report.headerAlign = [...table.querySelectorAll('th')].map((th) => getComputedStyle(th).textAlign);
-    report.cellAlign = [...(table.querySelector('tbody tr')?.querySelectorAll('td') ?? [])].map((td) => getComputedStyle(td).textAlign);
+    report.cellAlign = [...(table.querySelector('tbody tr')?.querySelectorAll('td') ?? [])].map(
+      (td) => getComputedStyle(td).textAlign,
+    );
   },
   async findings(doc, report, shot) {
     await find(doc, 'tbody tr');
@@ -192,11 +216,19 @@ export const SCENARIOS: Record<string, Steps> = {
     }
   },
   async transcript(doc, report, shot) {
-    const search = !!(await find(doc, '[data-role=meeting], [data-role=turns], [data-role=empty]')).closest('[data-role=meeting]');
+    const search = !!(await find(doc, '[data-role=meeting], [data-role=turns], [data-role=empty]')).closest(
+      '[data-role=meeting]',
+    );
     await painted();
     if (search) {
-      report.meetings = [...doc().querySelectorAll('[data-role=meeting]')].map((m) => ({ id: (m as HTMLElement).dataset.id, name: text(m.querySelector('[data-role=meeting-name]')), hits: [...m.querySelectorAll('[data-role=hit]')].map((e) => (e as HTMLElement).dataset.turns) }));
-      report.marks = [...new Set([...doc().querySelectorAll('[data-role=hit] mark')].map((m) => text(m).toLowerCase()))];
+      report.meetings = [...doc().querySelectorAll('[data-role=meeting]')].map((m) => ({
+        id: (m as HTMLElement).dataset.id,
+        name: text(m.querySelector('[data-role=meeting-name]')),
+        hits: [...m.querySelectorAll('[data-role=hit]')].map((e) => (e as HTMLElement).dataset.turns),
+      }));
+      report.marks = [
+        ...new Set([...doc().querySelectorAll('[data-role=hit] mark')].map((m) => text(m).toLowerCase())),
+      ];
       report.speakers = [...doc().querySelectorAll('[data-role=speaker]')].map(text);
       if (shot) return;
       const hit = doc().querySelector('[data-role=hit]') as HTMLElement;
@@ -206,13 +238,25 @@ export const SCENARIOS: Record<string, Steps> = {
       await find(doc, '[data-role=hit] .in-hit');
       report.turnsAfter = hit.querySelectorAll('[data-role=turn]').length;
       report.hitTurns = [...hit.querySelectorAll('.in-hit')].map((t) => Number((t as HTMLElement).dataset.turn));
-      report.contextTurns = [...hit.querySelectorAll('[data-role=turn]')].map((t) => Number((t as HTMLElement).dataset.turn));
+      report.contextTurns = [...hit.querySelectorAll('[data-role=turn]')].map((t) =>
+        Number((t as HTMLElement).dataset.turn),
+      );
       return;
     }
     report.meetingName = text(doc().querySelector('[data-role=meeting-name]'));
     report.range = text(doc().querySelector('[data-role=range]'));
-    report.turns = [...doc().querySelectorAll('[data-role=turn]')].map((t) => ({ speaker: text(t.querySelector('[data-role=speaker]')), time: text(t.querySelector('[data-role=time]')), words: text(t.querySelector('[data-role=words]')) }));
-    report.colours = [...new Set([...doc().querySelectorAll('[data-role=turn]')].map((t) => (t as HTMLElement).style.getPropertyValue('--speaker')))];
+    report.turns = [...doc().querySelectorAll('[data-role=turn]')].map((t) => ({
+      speaker: text(t.querySelector('[data-role=speaker]')),
+      time: text(t.querySelector('[data-role=time]')),
+      words: text(t.querySelector('[data-role=words]')),
+    }));
+    report.colours = [
+      ...new Set(
+        [...doc().querySelectorAll('[data-role=turn]')].map((t) =>
+          (t as HTMLElement).style.getPropertyValue('--speaker'),
+        ),
+      ),
+    ];
     if (shot) return;
     const box = doc().querySelector('[data-role=find]') as HTMLInputElement;
     box.value = params.get('find') ?? '';
@@ -234,7 +278,12 @@ export const SCENARIOS: Record<string, Steps> = {
     await painted();
     report.summary = text(doc().querySelector('[data-role=summary]'));
     report.draft = text(doc().querySelector('[data-role=draft]'));
-    report.marks = [...doc().querySelectorAll('[data-role=quote-mark]')].map((m) => ({ index: Number((m as HTMLElement).dataset.index), verdict: (m as HTMLElement).dataset.verdict, text: text(m), colour: getComputedStyle(m).backgroundColor }));
+    report.marks = [...doc().querySelectorAll('[data-role=quote-mark]')].map((m) => ({
+      index: Number((m as HTMLElement).dataset.index),
+      verdict: (m as HTMLElement).dataset.verdict,
+      text: text(m),
+      colour: getComputedStyle(m).backgroundColor,
+    }));
     report.cards = [...doc().querySelectorAll('[data-role=quotation]')].map((c) => ({
       index: Number((c as HTMLElement).dataset.index),
       verdict: text(c.querySelector('[data-role=verdict]')),
@@ -253,7 +302,9 @@ export const SCENARIOS: Record<string, Steps> = {
     const last = marks[marks.length - 1];
     if (last) {
       last.click();
-      report.focused = [...doc().querySelectorAll('[data-role=quotation].focus')].map((c) => Number((c as HTMLElement).dataset.index));
+      report.focused = [...doc().querySelectorAll('[data-role=quotation].focus')].map((c) =>
+        Number((c as HTMLElement).dataset.index),
+      );
       report.clickedMark = Number(last.dataset.index);
     }
   },
@@ -264,24 +315,49 @@ export const SCENARIOS: Record<string, Steps> = {
     report.nodes = seen();
     report.links = doc().querySelectorAll('[data-role=link]').length;
     report.widths = [...doc().querySelectorAll('[data-role=link]')].map((l) => Number(l.getAttribute('stroke-width')));
-    report.colours = [...new Set([...doc().querySelectorAll('[data-role=node] circle')].map((c) => c.getAttribute('fill')))];
+    report.colours = [
+      ...new Set([...doc().querySelectorAll('[data-role=node] circle')].map((c) => c.getAttribute('fill'))),
+    ];
     report.labels = [...doc().querySelectorAll('[data-role=node] text')].map(text);
     report.nodeCount = doc().querySelectorAll('[data-role=node]').length;
     report.legend = text(doc().querySelector('[data-role=legend]'));
     const entity = doc().querySelector('[data-role=entity-card]');
-    report.card = entity ? { description: text(entity.querySelector('[data-role=description]')), quotes: [...entity.querySelectorAll('[data-role=quote]')].map(text) } : null;
+    report.card = entity
+      ? {
+          description: text(entity.querySelector('[data-role=description]')),
+          quotes: [...entity.querySelectorAll('[data-role=quote]')].map(text),
+        }
+      : null;
     // Labels in the graph's own units: none overlaps another, a dot or a line.
-    const boxes = [...doc().querySelectorAll('[data-role=label]')].map((t) => ({ name: text(t), box: (t as SVGGraphicsElement).getBBox() }));
-    const lines = [...doc().querySelectorAll('[data-role=link]')].map((l) => ['x1', 'y1', 'x2', 'y2'].map((k) => Number(l.getAttribute(k))) as [number, number, number, number]);
-    const hit = (a: DOMRect, b: DOMRect) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
-    const onLine = (b: DOMRect, [x1, y1, x2, y2]: number[]) => Array.from({ length: 41 }, (_, i) => i / 40).some((t) => { const x = x1! + (x2! - x1!) * t; const y = y1! + (y2! - y1!) * t; return x > b.x && x < b.x + b.width && y > b.y && y < b.y + b.height; });
-    report.labelOverlaps = boxes.flatMap((a, i) => boxes.slice(i + 1).filter((b) => hit(a.box, b.box)).map((b) => `${a.name} / ${b.name}`));
+    const boxes = [...doc().querySelectorAll('[data-role=label]')].map((t) => ({
+      name: text(t),
+      box: (t as SVGGraphicsElement).getBBox(),
+    }));
+    const lines = [...doc().querySelectorAll('[data-role=link]')].map(
+      (l) => ['x1', 'y1', 'x2', 'y2'].map((k) => Number(l.getAttribute(k))) as [number, number, number, number],
+    );
+    const hit = (a: DOMRect, b: DOMRect) =>
+      a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+    const onLine = (b: DOMRect, [x1, y1, x2, y2]: number[]) =>
+      Array.from({ length: 41 }, (_, i) => i / 40).some((t) => {
+        const x = x1! + (x2! - x1!) * t;
+        const y = y1! + (y2! - y1!) * t;
+        return x > b.x && x < b.x + b.width && y > b.y && y < b.y + b.height;
+      });
+    report.labelOverlaps = boxes.flatMap((a, i) =>
+      boxes
+        .slice(i + 1)
+        .filter((b) => hit(a.box, b.box))
+        .map((b) => `${a.name} / ${b.name}`),
+    );
     report.labelsOnLines = boxes.filter((a) => lines.some((l) => onLine(a.box, l))).map((a) => a.name);
     if (shot) return;
     const count = text(doc().querySelector('[data-role=count]'));
     const target = report.nodes[1] as string;
     report.clicked = target;
-    doc().querySelector(`[data-role=node][data-id="${target}"]`)!.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    doc()
+      .querySelector(`[data-role=node][data-id="${target}"]`)!
+      .dispatchEvent(new MouseEvent('click', { bubbles: true }));
     await find(doc, '[data-role=count]', (e) => text(e) !== count && !text(e.parentElement).includes('expanding'));
     report.nodesAfter = seen();
     report.selected = text(doc().querySelector('.bar strong'));
@@ -290,13 +366,23 @@ export const SCENARIOS: Record<string, Steps> = {
     await find(doc, '[data-role=conflict]');
     await painted();
     const cards = () => [...doc().querySelectorAll('[data-role=conflict]')] as HTMLElement[];
-    report.cards = cards().map((c) => ({ id: c.dataset.id, status: c.dataset.status, claims: [...c.querySelectorAll('[data-role=claim]')].map(text) }));
+    report.cards = cards().map((c) => ({
+      id: c.dataset.id,
+      status: c.dataset.status,
+      claims: [...c.querySelectorAll('[data-role=claim]')].map(text),
+    }));
     if (shot) return;
     const first = cards().find((c) => c.dataset.status === 'open')!;
     report.acted = first.dataset.id;
-    (first.querySelector('[data-role=note]') as HTMLTextAreaElement).value = String(new URLSearchParams(location.search).get('note') ?? '');
+    (first.querySelector('[data-role=note]') as HTMLTextAreaElement).value = String(
+      new URLSearchParams(location.search).get('note') ?? '',
+    );
     (first.querySelector('[data-action=resolved]') as HTMLButtonElement).click();
-    const done = await find(doc, `[data-role=conflict][data-id="${report.acted}"] [data-role=message]`, (e) => text(e) !== 'Saving…');
+    const done = await find(
+      doc,
+      `[data-role=conflict][data-id="${report.acted}"] [data-role=message]`,
+      (e) => text(e) !== 'Saving…',
+    );
     report.message = text(done);
     report.readOnly = text(doc().querySelector('[data-role=read-only]')) || null;
     const after = cards().find((c) => c.dataset.id === report.acted)!;
@@ -307,11 +393,17 @@ export const SCENARIOS: Record<string, Steps> = {
       // The note it now has is in its note box, to edit; the change can be undone from the card.
       report.noteBox = (after.querySelector('[data-role=note]') as HTMLTextAreaElement | null)?.value ?? null;
       (after.querySelector('[data-role=undo]') as HTMLButtonElement).click();
-      await find(doc, `[data-role=conflict][data-id="${report.acted}"]`, (e) => (e as HTMLElement).dataset.status === 'open');
+      await find(
+        doc,
+        `[data-role=conflict][data-id="${report.acted}"]`,
+        (e) => (e as HTMLElement).dataset.status === 'open',
+      );
       report.statusAfterUndo = 'open';
     }
     // An empty tab says so.
-    const empty = [...doc().querySelectorAll('[data-tab]')].find((b) => /\(0\)/.test(text(b))) as HTMLElement | undefined;
+    const empty = [...doc().querySelectorAll('[data-tab]')].find((b) => /\(0\)/.test(text(b))) as
+      | HTMLElement
+      | undefined;
     if (empty) {
       empty.click();
       report.emptyTab = text(doc().querySelector('[data-role=empty]'));

@@ -31,7 +31,15 @@ export interface ViewHost {
 }
 
 export async function startViewHost(client: McpTestClient): Promise<ViewHost> {
-  const bundle = await build({ entryPoints: [join(ROOT, 'test', 'apps', 'host.ts')], bundle: true, format: 'iife', platform: 'browser', target: 'es2022', write: false, logLevel: 'error' });
+  const bundle = await build({
+    entryPoints: [join(ROOT, 'test', 'apps', 'host.ts')],
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    logLevel: 'error',
+  });
   const page = `<!doctype html><html><head><meta charset="utf-8"><style>html,body{margin:0;height:100%}#stage{height:100%}#report{display:none}</style></head><body><div id="stage"></div><pre id="report"></pre><script>${bundle.outputFiles[0]!.text.replace(/<\/script/gi, '<\\/script')}</script></body></html>`;
   let scenario: ViewScenario | undefined;
   const calls: ViewHost['calls'] = [];
@@ -41,12 +49,23 @@ export async function startViewHost(client: McpTestClient): Promise<ViewHost> {
   const server: Server = createServer(async (req, res) => {
     try {
       const url = new URL(req.url!, 'http://host');
-      if (url.pathname === '/host.html') return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
-      if (url.pathname === '/started') return void ((scenarioAt = performance.now()), (paintedAt = 0), res.writeHead(204).end());
+      if (url.pathname === '/host.html')
+        return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
+      if (url.pathname === '/started')
+        return void ((scenarioAt = performance.now()), (paintedAt = 0), res.writeHead(204).end());
       if (url.pathname === '/painted') return void ((paintedAt = performance.now()), res.writeHead(204).end());
       if (url.pathname === '/scenario' && scenario) {
-        const { contents } = await (scenario.client ?? client).readResource({ uri: `ui://vault-tools/${scenario.view}.html` });
-        return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ html: contents[0].text, input: scenario.input, result: scenario.result, theme: scenario.theme ?? 'light' }));
+        const { contents } = await (scenario.client ?? client).readResource({
+          uri: `ui://vault-tools/${scenario.view}.html`,
+        });
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            html: contents[0].text,
+            input: scenario.input,
+            result: scenario.result,
+            theme: scenario.theme ?? 'light',
+          }),
+        );
       }
       if (url.pathname === '/call' && req.method === 'POST') {
         let body = '';

@@ -6,7 +6,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { BIN, cli, cliFails, demoStore, tempDir, type DemoStore } from '../helpers.js';
@@ -44,7 +56,12 @@ describe('backup while another process writes, then restore', () => {
     let writing = true;
     const writer = (async () => {
       for (let i = 0; writing; i++) {
-        const r = await callTool(server.url, 'add_task', { vault: VAULT, title: `written during backup ${i}` }, store.ownerKey);
+        const r = await callTool(
+          server.url,
+          'add_task',
+          { vault: VAULT, title: `written during backup ${i}` },
+          store.ownerKey,
+        );
         if (r.status !== 200) throw new Error(`add_task: ${r.status} ${r.body}`);
         done.push({ identifier: r.json().data.identifier, at: performance.now() });
       }
@@ -75,8 +92,14 @@ describe('backup while another process writes, then restore', () => {
     expect(statSync(storeFile(restored)).mode & 0o777).toBe(0o600);
     const db = new Database(storeFile(restored), { readonly: true });
     try {
-      const tasks = new Set(db.prepare('SELECT identifier FROM tasks WHERE vault_id = ?').pluck().all(VAULT) as string[]);
-      const outbox = db.prepare("SELECT json_extract(result_json, '$.identifier') AS identifier, status FROM outbox WHERE tool = 'add_task'").all() as { identifier: string; status: string }[];
+      const tasks = new Set(
+        db.prepare('SELECT identifier FROM tasks WHERE vault_id = ?').pluck().all(VAULT) as string[],
+      );
+      const outbox = db
+        .prepare(
+          "SELECT json_extract(result_json, '$.identifier') AS identifier, status FROM outbox WHERE tool = 'add_task'",
+        )
+        .all() as { identifier: string; status: string }[];
       expect(committedBefore.filter((id) => !tasks.has(id))).toEqual([]);
       const queued = new Map(outbox.map((e) => [e.identifier, e.status]));
       expect(committedBefore.filter((id) => queued.get(id) !== 'pending')).toEqual([]);
@@ -112,12 +135,18 @@ describe('broken and hostile cases: a clear error, the store untouched', () => {
     const target = join(tmp.dir, 'full', 'b.db');
     mkdirSync(join(tmp.dir, 'full'));
     // 256 blocks of 512 bytes: far less than the demo store.
-    const child = await run('sh', ['-c', `ulimit -f 256; exec "${process.execPath}" "${BIN}" backup "${target}" --data-dir "${store.dir}"`], { env }).then(
+    const child = await run(
+      'sh',
+      ['-c', `ulimit -f 256; exec "${process.execPath}" "${BIN}" backup "${target}" --data-dir "${store.dir}"`],
+      { env },
+    ).then(
       () => ({ code: 0, stderr: '' }),
       (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
     );
     expect(child.code).toBe(1);
-    expect(child.stderr).toMatch(/backup: failed, nothing written to .* \(the store is untouched\): .*(disk is full|file size limit)/);
+    expect(child.stderr).toMatch(
+      /backup: failed, nothing written to .* \(the store is untouched\): .*(disk is full|file size limit)/,
+    );
     expect(readdirSync(join(tmp.dir, 'full'))).toEqual([]);
     const stats = JSON.parse(cli(['call', 'stats', JSON.stringify({ vault: VAULT }), '--data-dir', store.dir]));
     expect(stats.tasks.total).toBeGreaterThan(25);
@@ -144,11 +173,17 @@ describe('broken and hostile cases: a clear error, the store untouched', () => {
     n.pragma('user_version = 999');
     n.close();
     const text = join(tmp.dir, 'notes.txt');
-    writeFileSync(text, 'not a database at all, but long enough to have a header of a hundred bytes or more. '.repeat(3));
+    writeFileSync(
+      text,
+      'not a database at all, but long enough to have a header of a hundred bytes or more. '.repeat(3),
+    );
 
     const cases: [string, RegExp][] = [
       [truncated, /is cut short: \d+ bytes of the \d+ its header declares/],
-      [foreign, /is a SQLite database, but not a vault-tools store \(no vaults, meetings, api_keys, outbox, settings tables\)/],
+      [
+        foreign,
+        /is a SQLite database, but not a vault-tools store \(no vaults, meetings, api_keys, outbox, settings tables\)/,
+      ],
       [newer, /was written by a newer vault-tools: its schema version is 999, this one knows up to \d+/],
       [text, /is not a SQLite database/],
     ];

@@ -10,7 +10,17 @@ import { ROOT, tempDir } from '../helpers.js';
 import { SYNC_METRICS, syncAvailable } from '../../bench/sync.js';
 import type { Row } from '../../bench/lib/report.js';
 
-const TOOLS = ['stats', 'list_findings.first', 'list_findings.deep', 'get_entity', 'expand_graph', 'search_knowledge', 'search_transcripts', 'changes_since', 'fixed_page'];
+const TOOLS = [
+  'stats',
+  'list_findings.first',
+  'list_findings.deep',
+  'get_entity',
+  'expand_graph',
+  'search_knowledge',
+  'search_transcripts',
+  'changes_since',
+  'fixed_page',
+];
 const SYNC = SYNC_METRICS.map(([metric]) => metric);
 const EXPECTED = [
   'generate.seconds',
@@ -48,13 +58,19 @@ const out = tempDir('vt-bench-results-');
 afterAll(() => out.cleanup());
 
 describe('npm run bench -- --small', () => {
-  it('produces every metric, each with a number, a data size, and its reference where it has one', { timeout: 900_000 }, () => {
-    const stdout = execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', 'run.ts'), '--small', '--out', out.dir], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-      maxBuffer: 16 << 20,
-    });
+  it('produces every metric, each with a number, a data size, and its reference where it has one', {
+    timeout: 900_000,
+  }, () => {
+    const stdout = execFileSync(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'bench', 'run.ts'), '--small', '--out', out.dir],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        maxBuffer: 16 << 20,
+      },
+    );
     const files = readdirSync(out.dir).filter((f) => f.endsWith('.json'));
     expect(files).toHaveLength(1);
     const result = JSON.parse(readFileSync(join(out.dir, files[0]!), 'utf8')) as { rows: Row[]; preset: string };

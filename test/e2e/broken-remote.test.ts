@@ -17,7 +17,8 @@ beforeAll(() => {
 afterAll(() => tmp?.cleanup());
 
 const STACK = /\n\s+at |unexpected failure/;
-const SENTENCE = /remote\.json is not valid JSON \(.+\): fix it, or write it again with `vault-tools remote set URL --key KEY`/;
+const SENTENCE =
+  /remote\.json is not valid JSON \(.+\): fix it, or write it again with `vault-tools remote set URL --key KEY`/;
 const env = { VAULT_TOOLS_REMOTE_URL: '', VAULT_TOOLS_REMOTE_KEY: '', VAULT_TOOLS_SYNC_EVERY: '' };
 
 describe('a broken remote.json', () => {

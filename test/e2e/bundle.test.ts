@@ -28,8 +28,14 @@ let manifest: {
 
 beforeAll(() => {
   tmp = tempDir('vt-bundle-');
-  targetBin = execFileSync(process.execPath, [join(ROOT, 'scripts', 'node-version.mjs'), String(TARGET)], { encoding: 'utf8' }).trim();
-  const file = execFileSync(process.execPath, [join(ROOT, 'scripts', 'bundle.mjs'), '--out', tmp.dir, '--node', String(TARGET)], { encoding: 'utf8' }).trim();
+  targetBin = execFileSync(process.execPath, [join(ROOT, 'scripts', 'node-version.mjs'), String(TARGET)], {
+    encoding: 'utf8',
+  }).trim();
+  const file = execFileSync(
+    process.execPath,
+    [join(ROOT, 'scripts', 'bundle.mjs'), '--out', tmp.dir, '--node', String(TARGET)],
+    { encoding: 'utf8' },
+  ).trim();
   expect(file).toMatch(new RegExp(`vault-tools-[\\d.]+-${process.platform}-${process.arch}\\.mcpb$`));
   unpacked = join(tmp.dir, 'unpacked');
   execFileSync(process.execPath, [MCPB, 'unpack', file, unpacked], { stdio: 'ignore' });
@@ -50,19 +56,32 @@ it('is a valid bundle with the catalog, a data dir and an optional remote and ke
   expect(modules).toContain('better-sqlite3');
   expect(modules).not.toContain('vitest');
   // better-sqlite3 13's Node-API binary for this platform alone.
-  expect(readdirSync(join(unpacked, 'node_modules', 'better-sqlite3', 'prebuilds'))).toContain(`${process.platform}-${process.arch}.node`);
-  expect(readdirSync(join(unpacked, 'node_modules', 'better-sqlite3', 'prebuilds')).every((f) => f.endsWith(`-${process.arch}.node`))).toBe(true);
+  expect(readdirSync(join(unpacked, 'node_modules', 'better-sqlite3', 'prebuilds'))).toContain(
+    `${process.platform}-${process.arch}.node`,
+  );
+  expect(
+    readdirSync(join(unpacked, 'node_modules', 'better-sqlite3', 'prebuilds')).every((f) =>
+      f.endsWith(`-${process.arch}.node`),
+    ),
+  ).toBe(true);
   // The embedder's native matrix kernel travels with it when this install built it.
-  expect(existsSync(join(unpacked, 'native', 'vault-tools-matmul.node'))).toBe(existsSync(join(ROOT, 'native', 'vault-tools-matmul.node')));
+  expect(existsSync(join(unpacked, 'native', 'vault-tools-matmul.node'))).toBe(
+    existsSync(join(ROOT, 'native', 'vault-tools-matmul.node')),
+  );
 });
 
-it("starts as the manifest says and serves the demo vaults to the SDK client", async () => {
+it('starts as the manifest says and serves the demo vaults to the SDK client', async () => {
   const data = join(tmp.dir, 'data');
   // Run by the target Node: better-sqlite3 12 aborted this line's process when a statement was collected.
-  execFileSync(join(targetBin, 'node'), [join(unpacked, 'bin', 'vault-tools.js'), 'demo', '--data-dir', data, '--no-serve'], { stdio: 'ignore', env: { ...process.env, VAULT_TOOLS_INDEX: 'off' } });
+  execFileSync(
+    join(targetBin, 'node'),
+    [join(unpacked, 'bin', 'vault-tools.js'), 'demo', '--data-dir', data, '--no-serve'],
+    { stdio: 'ignore', env: { ...process.env, VAULT_TOOLS_INDEX: 'off' } },
+  );
   // What Claude Desktop does: ${__dirname} is the bundle's folder, ${user_config.x} the user's answer or empty.
   const answers: Record<string, string> = { data_dir: data, remote_url: '', remote_key: '', sync_every_minutes: '' };
-  const fill = (s: string) => s.replaceAll('${__dirname}', unpacked).replace(/\$\{user_config\.(\w+)\}/g, (_, k: string) => answers[k] ?? '');
+  const fill = (s: string) =>
+    s.replaceAll('${__dirname}', unpacked).replace(/\$\{user_config\.(\w+)\}/g, (_, k: string) => answers[k] ?? '');
   const { command, args, env } = manifest.server.mcp_config;
   const client = new Client({ name: 'bundle-test', version: '1' });
   await client.connect(
@@ -70,7 +89,11 @@ it("starts as the manifest says and serves the demo vaults to the SDK client", a
       command,
       args: args.map(fill),
       // Claude Desktop's own Node, first on PATH for the manifest's `node`.
-      env: { PATH: `${targetBin}${delimiter}${process.env.PATH ?? ''}`, VAULT_TOOLS_INDEX: 'off', ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, fill(v)])) },
+      env: {
+        PATH: `${targetBin}${delimiter}${process.env.PATH ?? ''}`,
+        VAULT_TOOLS_INDEX: 'off',
+        ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, fill(v)])),
+      },
       stderr: 'pipe',
     }),
   );
@@ -85,16 +108,24 @@ it("starts as the manifest says and serves the demo vaults to the SDK client", a
 }, 60_000);
 
 it('on Node 20, its entry point says in one sentence which Node it needs and exits 1, before loading anything', () => {
-  const node20 = execFileSync(process.execPath, [join(ROOT, 'scripts', 'node-version.mjs'), '20'], { encoding: 'utf8' }).trim();
+  const node20 = execFileSync(process.execPath, [join(ROOT, 'scripts', 'node-version.mjs'), '20'], {
+    encoding: 'utf8',
+  }).trim();
   const { command, args } = manifest.server.mcp_config;
   const data = join(tmp.dir, 'data-20');
-  const r = spawnSync(command, args.map((a) => a.replaceAll('${__dirname}', unpacked)), {
-    env: { PATH: `${node20}${delimiter}${process.env.PATH ?? ''}`, VAULT_TOOLS_HOME: data },
-    encoding: 'utf8',
-  });
+  const r = spawnSync(
+    command,
+    args.map((a) => a.replaceAll('${__dirname}', unpacked)),
+    {
+      env: { PATH: `${node20}${delimiter}${process.env.PATH ?? ''}`, VAULT_TOOLS_HOME: data },
+      encoding: 'utf8',
+    },
+  );
   expect(r.status).toBe(1);
   expect(r.stdout).toBe('');
-  expect(r.stderr).toMatch(/^vault-tools needs Node\.js 22, 24 or 26 and this is Node\.js 20\.[\d.]+ \(\S+\): install Node\.js 26 .*\n$/);
+  expect(r.stderr).toMatch(
+    /^vault-tools needs Node\.js 22, 24 or 26 and this is Node\.js 20\.[\d.]+ \(\S+\): install Node\.js 26 .*\n$/,
+  );
   expect(r.stderr.split('\n')).toHaveLength(2);
   expect(existsSync(data)).toBe(false);
 }, 120_000);

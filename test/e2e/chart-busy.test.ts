@@ -16,19 +16,46 @@ const rows = Array.from({ length: ROWS }, (_, i) => ({ k: label(i), v: i % 97 })
 
 const CHARTS = {
   // A ranking: categories on y, one row each, far taller than a chart may be.
-  ranking: { data: { values: rows }, mark: 'bar', encoding: { y: { field: 'k', type: 'nominal', sort: '-x' }, x: { field: 'v', type: 'quantitative' } } },
+  ranking: {
+    data: { values: rows },
+    mark: 'bar',
+    encoding: { y: { field: 'k', type: 'nominal', sort: '-x' }, x: { field: 'v', type: 'quantitative' } },
+  },
   // Points with a category each on x, and a legend of them.
-  categories: { data: { values: rows }, mark: 'point', encoding: { x: { field: 'k', type: 'nominal' }, y: { field: 'v', type: 'quantitative' } } },
-  legend: { data: { values: rows }, mark: 'point', encoding: { x: { field: 'v', type: 'quantitative' }, color: { field: 'k', type: 'nominal' } } },
+  categories: {
+    data: { values: rows },
+    mark: 'point',
+    encoding: { x: { field: 'k', type: 'nominal' }, y: { field: 'v', type: 'quantitative' } },
+  },
+  legend: {
+    data: { values: rows },
+    mark: 'point',
+    encoding: { x: { field: 'v', type: 'quantitative' }, color: { field: 'k', type: 'nominal' } },
+  },
 };
 
 describe('render_chart with the largest specs a request may carry', () => {
-  it('keeps answering other requests within a second, and answers each chart in bounded time', { timeout: 180_000 }, async () => {
+  it('keeps answering other requests within a second, and answers each chart in bounded time', {
+    timeout: 180_000,
+  }, async () => {
     const { server, store } = demo;
     // A first chart loads the chart code and the font measurer (fontkit takes most of a second to load): a
     // cost of any first chart, not of its size, paid here before the clock starts.
-    const small = { data: { values: rows.slice(0, 3) }, mark: 'bar', encoding: { y: { field: 'k', type: 'nominal' }, x: { field: 'v', type: 'quantitative' } } };
-    expect((await callTool(server.url, 'render_chart', { vault: 'northwind-logistics', title: 'Warm-up', vega_lite_spec: small }, store.ownerKey)).status).toBe(200);
+    const small = {
+      data: { values: rows.slice(0, 3) },
+      mark: 'bar',
+      encoding: { y: { field: 'k', type: 'nominal' }, x: { field: 'v', type: 'quantitative' } },
+    };
+    expect(
+      (
+        await callTool(
+          server.url,
+          'render_chart',
+          { vault: 'northwind-logistics', title: 'Warm-up', vega_lite_spec: small },
+          store.ownerKey,
+        )
+      ).status,
+    ).toBe(200);
     for (const [name, spec] of Object.entries(CHARTS)) {
       const body = { vault: 'northwind-logistics', title: 'Worst case', vega_lite_spec: spec };
       expect(Buffer.byteLength(JSON.stringify(body)), name).toBeLessThan(MAX_BODY);
@@ -52,7 +79,9 @@ describe('render_chart with the largest specs a request may carry', () => {
       expect(took, name).toBeLessThan(30_000);
       if (name === 'ranking') {
         expect(r.status).toBe(400);
-        expect(r.json().error.message).toMatch(/vega_lite_spec\.encoding\.y.*13,000 categories of "k" would make the chart .* high .*limit is 4,000 px/);
+        expect(r.json().error.message).toMatch(
+          /vega_lite_spec\.encoding\.y.*13,000 categories of "k" would make the chart .* high .*limit is 4,000 px/,
+        );
       }
       if (r.status === 400) expect(r.json().error.message).not.toMatch(/call stack|\n\s+at /);
     }

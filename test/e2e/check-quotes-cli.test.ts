@@ -25,11 +25,14 @@ afterAll(() => {
 const call = (args: string[]) => cli(['call', ...args, '--data-dir', store.dir, '--key', store.ownerKey]);
 
 it('--file gives check_quotes its draft; the answer is the same as with the JSON argument', () => {
-  const draft = '# Notes\n\n“Ninety minutes gate to gate. In the afternoons we hit it.” — Tom Becker\n\n"We never had a single late trailer in October," said Lewis Harper.\n';
+  const draft =
+    '# Notes\n\n“Ninety minutes gate to gate. In the afternoons we hit it.” — Tom Becker\n\n"We never had a single late trailer in October," said Lewis Harper.\n';
   const file = join(folder.dir, 'draft.md');
   writeFileSync(file, draft);
   const byFile = JSON.parse(call(['check_quotes', '--file', file, '--vault', NW]));
-  expect(byFile.quotations.map((q: { verdict: string; misattributed: boolean }) => [q.verdict, q.misattributed])).toEqual([
+  expect(
+    byFile.quotations.map((q: { verdict: string; misattributed: boolean }) => [q.verdict, q.misattributed]),
+  ).toEqual([
     ['verbatim', true],
     ['not_found', false],
   ]);
@@ -66,7 +69,21 @@ it('says what is wrong with a file or the arguments, exit code 2', () => {
   // A file just over the field's characters but within its bytes is the service's to refuse, naming the field.
   const over = join(folder.dir, 'over.md');
   writeFileSync(over, 'y'.repeat(100_001));
-  const r = cliFails(['call', 'check_quotes', '--file', over, '--vault', NW, '--data-dir', store.dir, '--key', store.ownerKey]);
+  const r = cliFails([
+    'call',
+    'check_quotes',
+    '--file',
+    over,
+    '--vault',
+    NW,
+    '--data-dir',
+    store.dir,
+    '--key',
+    store.ownerKey,
+  ]);
   expect(r.status).toBe(1);
-  expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'invalid_arguments', message: expect.stringContaining('`text`') });
+  expect(JSON.parse(r.stderr).error).toMatchObject({
+    code: 'invalid_arguments',
+    message: expect.stringContaining('`text`'),
+  });
 });

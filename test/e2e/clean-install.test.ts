@@ -33,25 +33,52 @@ afterAll(async () => {
 });
 
 function atCommit(commit: string | undefined): Manifests {
-  const read = (file: string) => (commit ? execFileSync('git', ['show', `${commit}:${file}`], { cwd: ROOT, encoding: 'utf8' }) : readFileSync(join(ROOT, file), 'utf8'));
+  const read = (file: string) =>
+    commit
+      ? execFileSync('git', ['show', `${commit}:${file}`], { cwd: ROOT, encoding: 'utf8' })
+      : readFileSync(join(ROOT, file), 'utf8');
   return { pkg: JSON.parse(read('package.json')), lock: JSON.parse(read('package-lock.json')) };
 }
 
 /** A project holding only better-sqlite3 (and what it needs), declared and locked as in `m`, installed with `npm ci`. */
-async function npmCi(name: string, m: Manifests): Promise<{ status: number | null; log: string; dir: string; refused: string[] }> {
+async function npmCi(
+  name: string,
+  m: Manifests,
+): Promise<{ status: number | null; log: string; dir: string; refused: string[] }> {
   const dir = join(tmp.dir, name);
   mkdirSync(dir, { recursive: true });
   const dependencies = { 'better-sqlite3': m.pkg.dependencies['better-sqlite3']! };
-  const allowScripts = m.pkg.allowScripts && 'better-sqlite3' in m.pkg.allowScripts ? { 'better-sqlite3': m.pkg.allowScripts['better-sqlite3'] } : undefined;
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, version: '1.0.0', private: true, dependencies, ...(allowScripts && { allowScripts }) }, null, 2));
+  const allowScripts =
+    m.pkg.allowScripts && 'better-sqlite3' in m.pkg.allowScripts
+      ? { 'better-sqlite3': m.pkg.allowScripts['better-sqlite3'] }
+      : undefined;
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify(
+      { name, version: '1.0.0', private: true, dependencies, ...(allowScripts && { allowScripts }) },
+      null,
+      2,
+    ),
+  );
   const entry = (path: string) => m.lock.packages[path] ?? expect.unreachable(`${path} is not in the lockfile`);
-  const packages = { '': { name, version: '1.0.0', dependencies }, 'node_modules/better-sqlite3': entry('node_modules/better-sqlite3'), 'node_modules/node-addon-api': entry('node_modules/node-addon-api') };
-  writeFileSync(join(dir, 'package-lock.json'), JSON.stringify({ name, version: '1.0.0', lockfileVersion: 3, requires: true, packages }, null, 2));
+  const packages = {
+    '': { name, version: '1.0.0', dependencies },
+    'node_modules/better-sqlite3': entry('node_modules/better-sqlite3'),
+    'node_modules/node-addon-api': entry('node_modules/node-addon-api'),
+  };
+  writeFileSync(
+    join(dir, 'package-lock.json'),
+    JSON.stringify({ name, version: '1.0.0', lockfileVersion: 3, requires: true, packages }, null, 2),
+  );
   // Not spawnSync: the refusing proxy runs in this process and must answer while npm runs.
   const asked = npm.refused.length;
   return new Promise((done) => {
-    const child = execFile('npm', ['ci', '--foreground-scripts', '--loglevel', 'info'], { cwd: dir, env: npm.env, maxBuffer: 64 * 1024 * 1024 }, (_err, stdout, stderr) =>
-      done({ status: child.exitCode, log: `${stdout}\n${stderr}`, dir, refused: npm.refused.slice(asked) }),
+    const child = execFile(
+      'npm',
+      ['ci', '--foreground-scripts', '--loglevel', 'info'],
+      { cwd: dir, env: npm.env, maxBuffer: 64 * 1024 * 1024 },
+      (_err, stdout, stderr) =>
+        done({ status: child.exitCode, log: `${stdout}\n${stderr}`, dir, refused: npm.refused.slice(asked) }),
     );
   });
 }
@@ -62,7 +89,9 @@ it(`at ${BEFORE}, npm ci runs node-gyp for better-sqlite3 13, which asks for Nod
   const log = readInstallLog(r.log);
   expect(log.scripts).toContain('better-sqlite3@13.2.0 install');
   if (npm.proxied) expect(r.refused).toContain('nodejs.org:443');
-  expect(log.gyp.join('\n')).toMatch(/gyp http GET https:\/\/nodejs\.org\/download\/release\/v[\d.]+\/node-v[\d.]+-headers\.tar\.gz/);
+  expect(log.gyp.join('\n')).toMatch(
+    /gyp http GET https:\/\/nodejs\.org\/download\/release\/v[\d.]+\/node-v[\d.]+-headers\.tar\.gz/,
+  );
 }, 120_000);
 
 it('now, npm ci runs nothing for it, fetches only from the registry, and the binding loads', async () => {
@@ -74,6 +103,13 @@ it('now, npm ci runs nothing for it, fetches only from the registry, and the bin
   expect(log.fetched.length).toBeGreaterThan(0);
   expect(log.fetched.filter((url) => !url.startsWith(npm.registry))).toEqual([]);
   expect(r.refused).toEqual([]);
-  const sqlite = execFileSync(process.execPath, ['-e', "const D=require('better-sqlite3');process.stdout.write(new D(':memory:').prepare('select sqlite_version() v').get().v)"], { cwd: r.dir, encoding: 'utf8' });
+  const sqlite = execFileSync(
+    process.execPath,
+    [
+      '-e',
+      "const D=require('better-sqlite3');process.stdout.write(new D(':memory:').prepare('select sqlite_version() v').get().v)",
+    ],
+    { cwd: r.dir, encoding: 'utf8' },
+  );
   expect(sqlite).toMatch(/^3\.\d+\.\d+$/);
 }, 120_000);

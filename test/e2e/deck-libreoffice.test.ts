@@ -17,8 +17,13 @@ import { cli, demoStore, tempDir, type DemoStore } from '../helpers.js';
 import { openDb } from '../../src/store/db.js';
 
 const NW = 'northwind-logistics';
-const SOFFICE = ['/usr/bin/soffice', '/usr/bin/libreoffice', '/usr/lib/libreoffice/program/soffice'].find((p) => existsSync(p));
-if (!SOFFICE) console.warn('deck-libreoffice: LibreOffice is not installed, so the deck is not opened in a reader (apt-get install -y libreoffice-impress to run it)');
+const SOFFICE = ['/usr/bin/soffice', '/usr/bin/libreoffice', '/usr/lib/libreoffice/program/soffice'].find((p) =>
+  existsSync(p),
+);
+if (!SOFFICE)
+  console.warn(
+    'deck-libreoffice: LibreOffice is not installed, so the deck is not opened in a reader (apt-get install -y libreoffice-impress to run it)',
+  );
 
 let store: DemoStore;
 let out: ReturnType<typeof tempDir>;
@@ -27,7 +32,21 @@ let answer: { fileName: string; slides: number; outline: string[]; url: string }
 beforeAll(() => {
   store = demoStore();
   out = tempDir('vt-deck-out-');
-  answer = JSON.parse(cli(['call', 'export_deck', '{}', '--vault', NW, '--data-dir', store.dir, '--key', store.ownerKey, '--out', out.dir]));
+  answer = JSON.parse(
+    cli([
+      'call',
+      'export_deck',
+      '{}',
+      '--vault',
+      NW,
+      '--data-dir',
+      store.dir,
+      '--key',
+      store.ownerKey,
+      '--out',
+      out.dir,
+    ]),
+  );
 }, 180_000);
 afterAll(() => {
   store?.cleanup();
@@ -46,22 +65,65 @@ describe.skipIf(!SOFFICE)('the deck in LibreOffice', () => {
   it('converts to a PDF of one page per slide carrying the quotes, speakers and both claims of each open conflict', async () => {
     const pdfDir = tempDir('vt-deck-pdf-');
     try {
-      execFileSync(SOFFICE!, ['--headless', '--norestore', `-env:UserInstallation=file://${pdfDir.dir}/profile`, '--convert-to', 'pdf', '--outdir', pdfDir.dir, join(out.dir, answer.fileName)], { stdio: 'pipe', timeout: 120_000 });
+      execFileSync(
+        SOFFICE!,
+        [
+          '--headless',
+          '--norestore',
+          `-env:UserInstallation=file://${pdfDir.dir}/profile`,
+          '--convert-to',
+          'pdf',
+          '--outdir',
+          pdfDir.dir,
+          join(out.dir, answer.fileName),
+        ],
+        { stdio: 'pipe', timeout: 120_000 },
+      );
       const pdf = join(pdfDir.dir, answer.fileName.replace(/\.pptx$/, '.pdf'));
       expect(existsSync(pdf), 'LibreOffice wrote no PDF').toBe(true);
       const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
-      const doc = await pdfjs.getDocument({ data: new Uint8Array(readFileSync(pdf)), disableFontFace: true, useSystemFonts: false, verbosity: 0 }).promise;
+      const doc = await pdfjs.getDocument({
+        data: new Uint8Array(readFileSync(pdf)),
+        disableFontFace: true,
+        useSystemFonts: false,
+        verbosity: 0,
+      }).promise;
       expect(doc.numPages).toBe(answer.slides);
       const pages: string[] = [];
       for (let p = 1; p <= doc.numPages; p++) {
         const content = await (await doc.getPage(p)).getTextContent();
-        pages.push(content.items.map((item) => ('str' in item ? item.str : '')).join(' ').replace(/\s+/g, ' '));
+        pages.push(
+          content.items
+            .map((item) => ('str' in item ? item.str : ''))
+            .join(' ')
+            .replace(/\s+/g, ' '),
+        );
       }
       await doc.destroy();
-      const conflicts = JSON.parse(cli(['call', 'list_conflicts', '{"status":"open"}', '--vault', NW, '--data-dir', store.dir, '--key', store.ownerKey])).conflicts as { title: string; claims: { speaker: string }[] }[];
+      const conflicts = JSON.parse(
+        cli([
+          'call',
+          'list_conflicts',
+          '{"status":"open"}',
+          '--vault',
+          NW,
+          '--data-dir',
+          store.dir,
+          '--key',
+          store.ownerKey,
+        ]),
+      ).conflicts as { title: string; claims: { speaker: string }[] }[];
       expect(conflicts.length).toBeGreaterThan(0);
       for (const c of conflicts) {
-        const page = pages[answer.outline.findIndex((o, i) => o === 'Open conflict' && pages[i]!.includes(c.claims[0]!.speaker) && pages[i]!.includes(c.claims[1]!.speaker))];
+        const page =
+          pages[
+            answer.outline.findIndex(
+              (o, i) =>
+                o === 'Open conflict' &&
+                pages[i]!.includes(c.claims[0]!.speaker) &&
+                pages[i]!.includes(c.claims[1]!.speaker),
+            )
+          ];
         expect(page, c.title).toBeDefined();
       }
       const featured = pages.filter((_, i) => answer.outline[i]!.startsWith('Top '));
@@ -78,21 +140,56 @@ describe.skipIf(!SOFFICE)('a deck of hostile names in LibreOffice', () => {
     const db = openDb(store.dir);
     try {
       db.prepare('UPDATE vaults SET client = ? WHERE id = ?').run('Procter & Gamble <Company>\u0001', NW);
-      db.prepare("UPDATE entities SET name = ? WHERE vault_id = ? AND id = (SELECT id FROM entities WHERE vault_id = ? AND type = 'problem' ORDER BY mention_count DESC, id LIMIT 1)").run('Carrier\ufffe Detention & <Charges>', NW, NW);
+      db.prepare(
+        "UPDATE entities SET name = ? WHERE vault_id = ? AND id = (SELECT id FROM entities WHERE vault_id = ? AND type = 'problem' ORDER BY mention_count DESC, id LIMIT 1)",
+      ).run('Carrier\ufffe Detention & <Charges>', NW, NW);
     } finally {
       db.close();
     }
     const hostileOut = tempDir('vt-deck-hostile-');
     const pdfDir = tempDir('vt-deck-hostile-pdf-');
     try {
-      const r = JSON.parse(cli(['call', 'export_deck', '{}', '--vault', NW, '--data-dir', store.dir, '--key', store.ownerKey, '--out', hostileOut.dir])) as { fileName: string; slides: number };
-      execFileSync(SOFFICE!, ['--headless', '--norestore', `-env:UserInstallation=file://${pdfDir.dir}/profile`, '--convert-to', 'pdf', '--outdir', pdfDir.dir, join(hostileOut.dir, r.fileName)], { stdio: 'pipe', timeout: 120_000 });
+      const r = JSON.parse(
+        cli([
+          'call',
+          'export_deck',
+          '{}',
+          '--vault',
+          NW,
+          '--data-dir',
+          store.dir,
+          '--key',
+          store.ownerKey,
+          '--out',
+          hostileOut.dir,
+        ]),
+      ) as { fileName: string; slides: number };
+      execFileSync(
+        SOFFICE!,
+        [
+          '--headless',
+          '--norestore',
+          `-env:UserInstallation=file://${pdfDir.dir}/profile`,
+          '--convert-to',
+          'pdf',
+          '--outdir',
+          pdfDir.dir,
+          join(hostileOut.dir, r.fileName),
+        ],
+        { stdio: 'pipe', timeout: 120_000 },
+      );
       const pdf = join(pdfDir.dir, r.fileName.replace(/\.pptx$/, '.pdf'));
       expect(existsSync(pdf), 'LibreOffice wrote no PDF').toBe(true);
       const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
-      const doc = await pdfjs.getDocument({ data: new Uint8Array(readFileSync(pdf)), disableFontFace: true, useSystemFonts: false, verbosity: 0 }).promise;
+      const doc = await pdfjs.getDocument({
+        data: new Uint8Array(readFileSync(pdf)),
+        disableFontFace: true,
+        useSystemFonts: false,
+        verbosity: 0,
+      }).promise;
       expect(doc.numPages).toBe(r.slides);
-      const text = async (p: number) => ((await (await doc.getPage(p)).getTextContent()).items.map((i) => ('str' in i ? i.str : '')).join(' '));
+      const text = async (p: number) =>
+        (await (await doc.getPage(p)).getTextContent()).items.map((i) => ('str' in i ? i.str : '')).join(' ');
       expect(await text(1)).toContain('Procter & Gamble <Company>');
       expect(await text(2)).toContain('Carrier Detention & <Charges>');
       await doc.destroy();

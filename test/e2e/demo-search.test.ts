@@ -40,7 +40,8 @@ interface Found {
   results: { meetingName: string; text: string; matchedBy: string[] }[];
 }
 const search = async (client: Client, query: string) =>
-  (await client.callTool({ name: 'search_transcripts', arguments: { vault: 'northwind-logistics', query, limit: 5 } })).structuredContent as Found;
+  (await client.callTool({ name: 'search_transcripts', arguments: { vault: 'northwind-logistics', query, limit: 5 } }))
+    .structuredContent as Found;
 
 describe('the demo store right after `demo --no-serve`', () => {
   it('answers the Leeds dock question in hybrid mode, by meaning too', async () => {
@@ -52,7 +53,9 @@ describe('the demo store right after `demo --no-serve`', () => {
     expect(r.status, r.stderr).toBe(0);
     // The demo vaults' vectors ship with the package: nothing to embed.
     expect(r.stderr).not.toContain('embedding the transcripts');
-    expect(r.stderr).toMatch(/Search: words and meaning \(every transcript chunk has its vector; 184 chunk vectors shipped with the demo/);
+    expect(r.stderr).toMatch(
+      /Search: words and meaning \(every transcript chunk has its vector; 184 chunk vectors shipped with the demo/,
+    );
     const { client } = await session(dir);
     try {
       const found = await search(client, QUESTION);
@@ -65,7 +68,10 @@ describe('the demo store right after `demo --no-serve`', () => {
       await client.close();
     }
     // A second run has nothing left to embed, and says the store is ready.
-    const again = spawnSync(process.execPath, [BIN, 'demo', '--data-dir', dir, '--no-serve'], { encoding: 'utf8', env: { ...process.env, VAULT_TOOLS_INDEX: '' } });
+    const again = spawnSync(process.execPath, [BIN, 'demo', '--data-dir', dir, '--no-serve'], {
+      encoding: 'utf8',
+      env: { ...process.env, VAULT_TOOLS_INDEX: '' },
+    });
     expect(again.stderr).not.toContain('embedding the transcripts');
     expect(again.stderr).toContain('Search: words and meaning (every transcript chunk has its vector;');
   }, 300_000);
@@ -88,7 +94,9 @@ describe('a fresh folder started by an MCP client', () => {
       await client.connect(transport);
       const found = await search(client, QUESTION);
       const seconds = (performance.now() - started) / 1000;
-      process.stderr.write(`first search_transcripts answer of a client-started demo on a fresh folder: ${seconds.toFixed(1)} s from process start\n`);
+      process.stderr.write(
+        `first search_transcripts answer of a client-started demo on a fresh folder: ${seconds.toFixed(1)} s from process start\n`,
+      );
       expect(found.mode, log).toBe('hybrid');
       expect(found.vectorCoverage.withVectors).toBe(found.vectorCoverage.chunks);
       expect(found.results.some((x) => x.matchedBy.includes('meaning'))).toBe(true);
@@ -97,7 +105,9 @@ describe('a fresh folder started by an MCP client', () => {
       await client.close();
     }
     // The keys are for a person at a terminal: a client keeps the server's stderr in its log files.
-    const members = (JSON.parse(readFileSync(join(dir, 'demo-keys.json'), 'utf8')) as { key: string }[]).map((k) => k.key);
+    const members = (JSON.parse(readFileSync(join(dir, 'demo-keys.json'), 'utf8')) as { key: string }[]).map(
+      (k) => k.key,
+    );
     expect(members.length).toBe(2);
     for (const key of members) expect(log).not.toContain(key);
     expect(log).not.toContain('manager, all vaults:');
@@ -108,9 +118,14 @@ describe('a fresh folder started by an MCP client', () => {
 describe('a person running the demo', () => {
   it('sees the keys', () => {
     const dir = `${tmp.dir}/person`;
-    const r = spawnSync(process.execPath, [BIN, 'demo', '--data-dir', dir, '--no-serve'], { encoding: 'utf8', env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off' } });
+    const r = spawnSync(process.execPath, [BIN, 'demo', '--data-dir', dir, '--no-serve'], {
+      encoding: 'utf8',
+      env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off' },
+    });
     expect(r.status, r.stderr).toBe(0);
-    const members = (JSON.parse(readFileSync(join(dir, 'demo-keys.json'), 'utf8')) as { key: string }[]).map((k) => k.key);
+    const members = (JSON.parse(readFileSync(join(dir, 'demo-keys.json'), 'utf8')) as { key: string }[]).map(
+      (k) => k.key,
+    );
     for (const key of members) expect(r.stderr).toContain(key);
     expect(r.stderr).toMatch(/manager, all vaults: \S+/);
   }, 120_000);
@@ -119,17 +134,26 @@ describe('a person running the demo', () => {
 describe('a store without vectors', () => {
   it('says once in the server log that it answers by words only, with the command that fixes it', async () => {
     const dir = `${tmp.dir}/words-only`;
-    const printed = spawnSync(process.execPath, [BIN, 'demo', '--data-dir', dir, '--no-serve', '--no-index'], { encoding: 'utf8', env: { ...process.env, VAULT_TOOLS_INDEX: '' } });
-    expect(printed.stderr).toContain(`Search: by words until the vector index is built (indexing is off): run \`vault-tools reindex --data-dir "${dir}"\``);
+    const printed = spawnSync(process.execPath, [BIN, 'demo', '--data-dir', dir, '--no-serve', '--no-index'], {
+      encoding: 'utf8',
+      env: { ...process.env, VAULT_TOOLS_INDEX: '' },
+    });
+    expect(printed.stderr).toContain(
+      `Search: by words until the vector index is built (indexing is off): run \`vault-tools reindex --data-dir "${dir}"\``,
+    );
     const { client, stderr } = await session(dir);
     try {
       const first = await search(client, QUESTION);
       await search(client, 'detention charges');
       expect(first.mode).toBe('words');
       expect(first.results.every((x) => x.matchedBy.join() === 'words')).toBe(true);
-      const notes = stderr().split('\n').filter((l) => l.includes('answers by words only'));
+      const notes = stderr()
+        .split('\n')
+        .filter((l) => l.includes('answers by words only'));
       expect(notes).toHaveLength(1);
-      expect(notes[0]).toContain(`search_transcripts in "Northwind Logistics" answers by words only (matchedBy: words): 0 of ${first.vectorCoverage.chunks} transcript chunks have vectors`);
+      expect(notes[0]).toContain(
+        `search_transcripts in "Northwind Logistics" answers by words only (matchedBy: words): 0 of ${first.vectorCoverage.chunks} transcript chunks have vectors`,
+      );
       expect(notes[0]).toContain(`vault-tools reindex --data-dir ${JSON.stringify(dir)}`);
     } finally {
       await client.close();

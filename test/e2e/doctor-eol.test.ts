@@ -12,7 +12,9 @@ const run = promisify(execFile);
 let node20: string;
 let tmp: { dir: string; cleanup(): void };
 beforeAll(async () => {
-  const { stdout } = await run(process.execPath, [join(ROOT, 'scripts', 'node-version.mjs'), '20'], { encoding: 'utf8' });
+  const { stdout } = await run(process.execPath, [join(ROOT, 'scripts', 'node-version.mjs'), '20'], {
+    encoding: 'utf8',
+  });
   node20 = join(stdout.trim(), 'node');
   tmp = tempDir('vt-eol-');
 }, 180_000);
@@ -21,7 +23,10 @@ afterAll(() => tmp?.cleanup());
 /** doctor's stdout and stderr on Node 20 (it exits 1 when a check fails: the store's binding is built for this Node). */
 async function doctor(args: string[]): Promise<{ stdout: string; stderr: string }> {
   try {
-    return await run(node20, [BIN, 'doctor', '--data-dir', tmp.dir, ...args], { encoding: 'utf8', env: { ...process.env, VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off' } });
+    return await run(node20, [BIN, 'doctor', '--data-dir', tmp.dir, ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off' },
+    });
   } catch (err) {
     return err as { stdout: string; stderr: string };
   }

@@ -21,7 +21,11 @@ let server: RunningServer | undefined;
 
 /** Runs the CLI under a wide-open umask (000): the modes must come from vault-tools, not the umask. */
 const cliOpenUmask = (args: string[]) =>
-  execFileSync('sh', ['-c', 'umask 000 && exec "$0" "$@"', process.execPath, BIN, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...ENV } });
+  execFileSync('sh', ['-c', 'umask 000 && exec "$0" "$@"', process.execPath, BIN, ...args], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...ENV },
+  });
 
 function walk(dir: string): { path: string; dir: boolean; mode: number }[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
@@ -63,20 +67,42 @@ describe('a data dir that already existed with open permissions', () => {
     const entries = walk(data);
     const names = entries.map((e) => relative(data, e.path));
     // What the test means to cover is there: the store and SQLite's own files, keys, artifacts and mail.
-    expect(names).toEqual(expect.arrayContaining(['vault-tools.db', 'vault-tools.db-wal', 'vault-tools.db-shm', 'owner.key', 'artifacts', 'mail']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'vault-tools.db',
+        'vault-tools.db-wal',
+        'vault-tools.db-shm',
+        'owner.key',
+        'artifacts',
+        'mail',
+      ]),
+    );
     expect(names.filter((n) => n.endsWith('.eml'))).toHaveLength(1);
     expect(names.filter((n) => /\.(png|csv|xlsx|pdf)$/.test(n))).toHaveLength(5);
-    const open = entries.filter((e) => e.mode !== (e.dir ? 0o700 : 0o600)).map((e) => `${relative(data, e.path)} ${e.mode.toString(8)}`);
+    const open = entries
+      .filter((e) => e.mode !== (e.dir ? 0o700 : 0o600))
+      .map((e) => `${relative(data, e.path)} ${e.mode.toString(8)}`);
     expect(open).toEqual([]);
   });
 
   it('doctor warns that the data dir itself is open to others, with the fix, without failing', () => {
-    const out = execFileSync(process.execPath, [BIN, 'doctor', '--data-dir', data], { encoding: 'utf8', env: { ...process.env, ...ENV } });
+    const out = execFileSync(process.execPath, [BIN, 'doctor', '--data-dir', data], {
+      encoding: 'utf8',
+      env: { ...process.env, ...ENV },
+    });
     expect(out).toMatch(new RegExp(`warn data dir .*${data}.*(group|others)`));
     expect(out).toContain(`fix: chmod 700 ${data}`);
-    const report = JSON.parse(execFileSync(process.execPath, [BIN, 'doctor', '--json', '--data-dir', data], { encoding: 'utf8', env: { ...process.env, ...ENV } }));
+    const report = JSON.parse(
+      execFileSync(process.execPath, [BIN, 'doctor', '--json', '--data-dir', data], {
+        encoding: 'utf8',
+        env: { ...process.env, ...ENV },
+      }),
+    );
     expect(report.ok).toBe(true);
-    expect(report.checks.find((c: { name: string }) => c.name === 'data dir')).toMatchObject({ ok: true, warning: true });
+    expect(report.checks.find((c: { name: string }) => c.name === 'data dir')).toMatchObject({
+      ok: true,
+      warning: true,
+    });
   });
 });
 
@@ -86,10 +112,26 @@ describe('the sync lock', () => {
     const remote = createServer(() => {});
     await new Promise<void>((resolve) => remote.listen(0, '127.0.0.1', resolve));
     const { port } = remote.address() as { port: number };
-    const child = spawn('sh', ['-c', 'umask 000 && exec "$0" "$@"', process.execPath, BIN, 'sync', '--remote', `http://127.0.0.1:${port}`, '--remote-key', 'vt_remote', '--data-dir', data], {
-      env: { ...process.env, ...ENV },
-      stdio: 'ignore',
-    });
+    const child = spawn(
+      'sh',
+      [
+        '-c',
+        'umask 000 && exec "$0" "$@"',
+        process.execPath,
+        BIN,
+        'sync',
+        '--remote',
+        `http://127.0.0.1:${port}`,
+        '--remote-key',
+        'vt_remote',
+        '--data-dir',
+        data,
+      ],
+      {
+        env: { ...process.env, ...ENV },
+        stdio: 'ignore',
+      },
+    );
     const lock = join(data, 'sync.lock');
     try {
       const deadline = Date.now() + 20_000;

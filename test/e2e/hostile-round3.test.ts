@@ -17,7 +17,8 @@ const NW = 'northwind-logistics';
 const REDIRECT = 'http://127.0.0.1:9/callback';
 const BRIEF_TEMPLATE = 'vault-tools://vaults/{vault}/briefs/{kind}';
 /** A name that, printed raw, ends the line, hides the rest (ESC[8m), sets the window title (OSC) and fakes a key. */
-const HOSTILE_NAME = 'Calendar\r\n\u001b]0;owned\u0007key_fake0000  vt_fake…  manager  vaults: all  "owner"\u001b[8m hidden';
+const HOSTILE_NAME =
+  'Calendar\r\n\u001b]0;owned\u0007key_fake0000  vt_fake…  manager  vaults: all  "owner"\u001b[8m hidden';
 
 let store: DemoStore;
 let server: RunningServer;
@@ -38,13 +39,27 @@ describe('an OAuth client name in the terminal', () => {
     const registered = await fetch(`${server.url}/oauth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: HOSTILE_NAME, redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], application_type: 'native' }),
+      body: JSON.stringify({
+        client_name: HOSTILE_NAME,
+        redirect_uris: [REDIRECT],
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code'],
+        application_type: 'native',
+      }),
     });
     expect(registered.status).toBe(201);
     const clientId = ((await registered.json()) as { client_id: string }).client_id;
     const challenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url');
     const authorize = new URL(`${server.url}/oauth/authorize`);
-    for (const [k, v] of Object.entries({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'vaults', state: 's1', code_challenge_method: 'S256', code_challenge: challenge })) {
+    for (const [k, v] of Object.entries({
+      client_id: clientId,
+      response_type: 'code',
+      redirect_uri: REDIRECT,
+      scope: 'vaults',
+      state: 's1',
+      code_challenge_method: 'S256',
+      code_challenge: challenge,
+    })) {
       authorize.searchParams.set(k, v);
     }
     const done = await new Browser().consent(authorize.href, server.url, { key: store.ownerKey, vaults: [NW] });
@@ -56,27 +71,51 @@ describe('an OAuth client name in the terminal', () => {
     expect(lines.filter((l) => l.startsWith('key_fake'))).toEqual([]);
     const grant = lines.filter((l) => l.includes(' OAuth '));
     expect(grant).toHaveLength(1);
-    expect(grant[0]).toContain(String.raw`"Calendar\u000d\u000a\u001b]0;owned\u0007key_fake0000  vt_fake…  manager  vaults: all  "owner"\u001b[8m hidden"`);
+    expect(grant[0]).toContain(
+      String.raw`"Calendar\u000d\u000a\u001b]0;owned\u0007key_fake0000  vt_fake…  manager  vaults: all  "owner"\u001b[8m hidden"`,
+    );
     // JSON stays the exact name, for programs.
-    expect((JSON.parse(run('keys', 'list', '--json')) as { clientName?: string }[]).find((g) => g.clientName)?.clientName).toBe(HOSTILE_NAME);
+    expect(
+      (JSON.parse(run('keys', 'list', '--json')) as { clientName?: string }[]).find((g) => g.clientName)?.clientName,
+    ).toBe(HOSTILE_NAME);
   });
 });
 
 describe('over-deep JSON on /v1/mcp', () => {
   const deep = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
-  const auth = () => ({ authorization: `Bearer ${store.ownerKey}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' });
+  const auth = () => ({
+    authorization: `Bearer ${store.ownerKey}`,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+  });
 
   it('depth 5,000 in a 10 KB body: the clear 400 REST gives, with the request id, and no stack in the log', async () => {
     const before = server.stderr().length;
     const body = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"stats","arguments":{"vault":${deep(5000)}}}}`;
     expect(body.length).toBeGreaterThan(10_000);
-    const mcp = await http(server.url, { method: 'POST', path: '/v1/mcp', headers: { ...auth(), 'mcp-protocol-version': '2025-06-18' }, body });
-    const rest = await http(server.url, { method: 'POST', path: '/v1/tools/stats', headers: auth(), body: `{"vault":${deep(5000)}}` });
+    const mcp = await http(server.url, {
+      method: 'POST',
+      path: '/v1/mcp',
+      headers: { ...auth(), 'mcp-protocol-version': '2025-06-18' },
+      body,
+    });
+    const rest = await http(server.url, {
+      method: 'POST',
+      path: '/v1/tools/stats',
+      headers: auth(),
+      body: `{"vault":${deep(5000)}}`,
+    });
     expect(rest.status).toBe(400);
     expect(rest.json().error.code).toBe('invalid_request');
     expect(mcp.status).toBe(400);
-    expect(mcp.json()).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request: ${rest.json().error.message}` }, id: 7 });
-    expect(rest.json().error.message).toBe("The request's JSON nests objects and arrays more than 200 levels deep; no request needs that many: send flatter JSON.");
+    expect(mcp.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: `Invalid Request: ${rest.json().error.message}` },
+      id: 7,
+    });
+    expect(rest.json().error.message).toBe(
+      "The request's JSON nests objects and arrays more than 200 levels deep; no request needs that many: send flatter JSON.",
+    );
     expect(mcp.headers['x-request-id']).toBeTruthy();
     await new Promise((r) => setTimeout(r, 100));
     expect(server.stderr().slice(before)).not.toMatch(/RangeError|\n\s+at /);
@@ -92,72 +131,126 @@ describe('over-deep JSON on /v1/mcp', () => {
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
     const lines = [
-      { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+      {
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      },
       { jsonrpc: '2.0', method: 'notifications/initialized' },
     ].map((m) => JSON.stringify(m));
-    lines.push(`{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"stats","arguments":{},"x":${deep(5000)}}}`);
+    lines.push(
+      `{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"stats","arguments":{},"x":${deep(5000)}}}`,
+    );
     lines.push(JSON.stringify({ jsonrpc: '2.0', id: 'next', method: 'ping' }));
     child.stdin.end(`${lines.join('\n')}\n`);
     await new Promise((r) => child.once('exit', r));
-    const answers = out.trim().split('\n').map((l) => JSON.parse(l) as { id: unknown; error?: { code: number; message: string } });
-    expect(answers.find((a) => a.id === 'deep')?.error).toEqual({ code: -32600, message: "Invalid Request: The request's JSON nests objects and arrays more than 200 levels deep; no request needs that many: send flatter JSON." });
+    const answers = out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: unknown; error?: { code: number; message: string } });
+    expect(answers.find((a) => a.id === 'deep')?.error).toEqual({
+      code: -32600,
+      message:
+        "Invalid Request: The request's JSON nests objects and arrays more than 200 levels deep; no request needs that many: send flatter JSON.",
+    });
     expect(answers.find((a) => a.id === 'next')).toMatchObject({ result: {} });
     expect(err).not.toMatch(/RangeError|\n\s+at /);
   });
 
   it('brackets inside strings do not count, and JSON as deep as a chart spec may be still works', async () => {
     const inString = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { s: '[{"\\'.repeat(3000) } });
-    const ok = await http(server.url, { method: 'POST', path: '/v1/mcp', headers: { ...auth(), 'mcp-protocol-version': '2025-06-18' }, body: inString });
+    const ok = await http(server.url, {
+      method: 'POST',
+      path: '/v1/mcp',
+      headers: { ...auth(), 'mcp-protocol-version': '2025-06-18' },
+      body: inString,
+    });
     expect(ok.status).toBe(200);
-    const rest = await http(server.url, { method: 'POST', path: '/v1/tools/stats', headers: auth(), body: `{"vault":${deep(150)}}` });
+    const rest = await http(server.url, {
+      method: 'POST',
+      path: '/v1/tools/stats',
+      headers: auth(),
+      body: `{"vault":${deep(150)}}`,
+    });
     expect(rest.json().error).toMatchObject({ code: 'invalid_arguments' }); // past the depth check, to the argument's own
   });
 });
 
 describe('completion/complete (and resources/read, prompts/get) with malformed params', () => {
-  it.each(ERAS)('%s client over HTTP: -32602 with a short message naming the field, never a zod dump (resources/read and prompts/get too)', async (era) => {
-    const client: McpTestClient = await connectMcp({ era, wire: 'http', url: server.url, key: store.ownerKey });
-    try {
-      const bad = [
-        [{ ref: { type: 'ref/resource', uri: BRIEF_TEMPLATE }, argument: { name: 'vault', value: 5 } }, '`argument.value`: expected string, got number'],
-        [{ ref: { type: 'ref/resource', uri: BRIEF_TEMPLATE }, argument: { name: 'vault' } }, '`argument.value`: expected string, missing'],
-        [{ ref: { type: 'ref/nothing' }, argument: { name: 'vault', value: '' } }, '`ref.type`:'],
-        [{ ref: { type: 'ref/resource', uri: BRIEF_TEMPLATE }, argument: { name: 'vault', value: '' }, context: { arguments: { vault: [1] } } }, '`context.arguments.vault`: expected string, got an array'],
-      ] as const;
-      for (const [params, says] of bad) {
-        const err = await client.complete(params).then(
-          () => undefined,
-          (e: { code?: number; message: string }) => e,
-        );
-        expect(err?.code, JSON.stringify(params)).toBe(-32602);
-        expect(err!.message).toContain(says);
-        expect(err!.message).not.toMatch(/\n|"code":|invalid_type/);
-        expect(err!.message.length).toBeLessThan(200);
+  it.each(ERAS)(
+    '%s client over HTTP: -32602 with a short message naming the field, never a zod dump (resources/read and prompts/get too)',
+    async (era) => {
+      const client: McpTestClient = await connectMcp({ era, wire: 'http', url: server.url, key: store.ownerKey });
+      try {
+        const bad = [
+          [
+            { ref: { type: 'ref/resource', uri: BRIEF_TEMPLATE }, argument: { name: 'vault', value: 5 } },
+            '`argument.value`: expected string, got number',
+          ],
+          [
+            { ref: { type: 'ref/resource', uri: BRIEF_TEMPLATE }, argument: { name: 'vault' } },
+            '`argument.value`: expected string, missing',
+          ],
+          [{ ref: { type: 'ref/nothing' }, argument: { name: 'vault', value: '' } }, '`ref.type`:'],
+          [
+            {
+              ref: { type: 'ref/resource', uri: BRIEF_TEMPLATE },
+              argument: { name: 'vault', value: '' },
+              context: { arguments: { vault: [1] } },
+            },
+            '`context.arguments.vault`: expected string, got an array',
+          ],
+        ] as const;
+        for (const [params, says] of bad) {
+          const err = await client.complete(params).then(
+            () => undefined,
+            (e: { code?: number; message: string }) => e,
+          );
+          expect(err?.code, JSON.stringify(params)).toBe(-32602);
+          expect(err!.message).toContain(says);
+          expect(err!.message).not.toMatch(/\n|"code":|invalid_type/);
+          expect(err!.message.length).toBeLessThan(200);
+        }
+        // resources/read and prompts/get, the other requests whose params the SDK checked with a dump.
+        for (const [call, says] of [
+          [
+            () => client.readResource({ uri: 5 } as never),
+            'Invalid params for resources/read: `uri`: expected string, got number',
+          ],
+          [
+            () => client.getPrompt({ name: 'orient', arguments: { conversation: 3 } } as never),
+            'Invalid params for prompts/get: `arguments.conversation`: expected string, got number',
+          ],
+        ] as const) {
+          const err = await call().then(
+            () => undefined,
+            (e: { code?: number; message: string }) => e,
+          );
+          expect(err?.code).toBe(-32602);
+          expect(err!.message).toContain(says);
+        }
+        expect((await client.getPrompt({ name: 'orient' })).messages).toHaveLength(1);
+        // Well-formed params still complete.
+        const ok = await client.complete({
+          ref: { type: 'ref/resource', uri: BRIEF_TEMPLATE },
+          argument: { name: 'vault', value: 'north' },
+        });
+        expect(ok.completion.values).toContain(NW);
+      } finally {
+        await client.close();
       }
-      // resources/read and prompts/get, the other requests whose params the SDK checked with a dump.
-      for (const [call, says] of [
-        [() => client.readResource({ uri: 5 } as never), 'Invalid params for resources/read: `uri`: expected string, got number'],
-        [() => client.getPrompt({ name: 'orient', arguments: { conversation: 3 } } as never), 'Invalid params for prompts/get: `arguments.conversation`: expected string, got number'],
-      ] as const) {
-        const err = await call().then(() => undefined, (e: { code?: number; message: string }) => e);
-        expect(err?.code).toBe(-32602);
-        expect(err!.message).toContain(says);
-      }
-      expect((await client.getPrompt({ name: 'orient' })).messages).toHaveLength(1);
-      // Well-formed params still complete.
-      const ok = await client.complete({ ref: { type: 'ref/resource', uri: BRIEF_TEMPLATE }, argument: { name: 'vault', value: 'north' } });
-      expect(ok.completion.values).toContain(NW);
-    } finally {
-      await client.close();
-    }
-  });
+    },
+  );
 });
 
 describe('bidi controls in quoted values', () => {
   it('U+202E in an unknown prompt name comes back escaped, so it cannot turn the message around', async () => {
     const client = await connectMcp({ era: 'modern', wire: 'http', url: server.url, key: store.ownerKey });
     try {
-      const err = await client.complete({ ref: { type: 'ref/prompt', name: 'x\u202egnp.exe\u2066' }, argument: { name: 'x', value: '' } }).catch((e: Error) => e);
+      const err = await client
+        .complete({ ref: { type: 'ref/prompt', name: 'x\u202egnp.exe\u2066' }, argument: { name: 'x', value: '' } })
+        .catch((e: Error) => e);
       expect(err.message).toContain('Unknown prompt "x\\u202egnp.exe\\u2066"');
       expect(err.message).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/);
     } finally {
@@ -166,7 +259,11 @@ describe('bidi controls in quoted values', () => {
   });
 
   it('and over REST, in the tool-not-found message', async () => {
-    const r = await http(server.url, { method: 'POST', path: `/v1/tools/${encodeURIComponent('a\u202eb\u0085c')}`, headers: { authorization: `Bearer ${store.ownerKey}` } });
+    const r = await http(server.url, {
+      method: 'POST',
+      path: `/v1/tools/${encodeURIComponent('a\u202eb\u0085c')}`,
+      headers: { authorization: `Bearer ${store.ownerKey}` },
+    });
     expect(r.json().error.message).toContain('No tool "a\\u202eb\\u0085c".');
   });
 });
@@ -192,16 +289,24 @@ describe('commands that once failed silently', () => {
     const r = fails('outbox', '--vault', 'nope');
     expect(r.status).toBe(1);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^vault-tools: outbox: --vault "nope" is no vault's id or name; `vault-tools call list_vaults --data-dir \S+` lists all 2\n$/);
+    expect(r.stderr).toMatch(
+      /^vault-tools: outbox: --vault "nope" is no vault's id or name; `vault-tools call list_vaults --data-dir \S+` lists all 2\n$/,
+    );
     // sync --status --vault, the other reader of the outbox, by the same rule.
-    expect(run('sync', '--status', '--vault', 'Northwind Logistics')).toMatch(new RegExp(`^${NW}  remote -  .*pending 1  failed 0\n$`));
-    expect(fails('sync', '--status', '--vault', 'nope').stderr).toMatch(/^vault-tools: sync --status: --vault "nope" is no vault's id or name/);
+    expect(run('sync', '--status', '--vault', 'Northwind Logistics')).toMatch(
+      new RegExp(`^${NW}  remote -  .*pending 1  failed 0\n$`),
+    );
+    expect(fails('sync', '--status', '--vault', 'nope').stderr).toMatch(
+      /^vault-tools: sync --status: --vault "nope" is no vault's id or name/,
+    );
   });
 
   it('reindex --vault nope is an error with exit 1, not "0 chunks embedded"', () => {
     const r = fails('reindex', '--vault', 'nope');
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/^vault-tools: reindex: --vault "nope" is no vault's id or name; `vault-tools call list_vaults --data-dir \S+` lists all/);
+    expect(r.stderr).toMatch(
+      /^vault-tools: reindex: --vault "nope" is no vault's id or name; `vault-tools call list_vaults --data-dir \S+` lists all/,
+    );
     expect(r.stderr).not.toContain('chunks embedded');
   });
 
@@ -214,7 +319,9 @@ describe('commands that once failed silently', () => {
       `vault-tools: keys create: no vault in this store has the id or name "nowhere"; \`vault-tools call list_vaults --data-dir ${store.dir}\` lists all 2; or add --allow-unknown-vault to grant that id to a vault not synced or imported yet\n`,
     );
     expect(run('keys', 'list')).toBe(before);
-    const later = JSON.parse(run('keys', 'create', '--vault', 'nowhere', '--allow-unknown-vault', '--json')) as { vaults: string[] };
+    const later = JSON.parse(run('keys', 'create', '--vault', 'nowhere', '--allow-unknown-vault', '--json')) as {
+      vaults: string[];
+    };
     expect(later.vaults).toEqual(['nowhere']);
   });
 });

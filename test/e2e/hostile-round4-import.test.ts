@@ -20,17 +20,39 @@ afterAll(() => tmp.cleanup());
  * (it used to take 2.6 GB and 26 s to die) rather than taking the machine with it.
  */
 function run(args: string[]): { status: number | null; stderr: string; stdout: string } {
-  const env = { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off', NODE_OPTIONS: '--max-old-space-size=256' };
+  const env = {
+    ...process.env,
+    VAULT_TOOLS_KEY: '',
+    VAULT_TOOLS_HOME: '',
+    VAULT_TOOLS_INDEX: 'off',
+    NODE_OPTIONS: '--max-old-space-size=256',
+  };
   return spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env, timeout: 60_000 });
 }
 
 /** The problems import lists for a folder (the lines after the header), from `import` and from `import --check`. */
-function problems(dir: string): { check: string[]; load: string[]; checkStatus: number | null; loadStatus: number | null; stderr: string } {
+function problems(dir: string): {
+  check: string[];
+  load: string[];
+  checkStatus: number | null;
+  loadStatus: number | null;
+  stderr: string;
+} {
   const data = join(tmp.dir, `data-${readdirSync(tmp.dir).length}`);
   const check = run(['import', dir, '--check', '--data-dir', data]);
   const load = run(['import', dir, '--data-dir', data]);
-  const lines = (s: string) => s.split('\n').filter((l) => l.startsWith('- ')).map((l) => l.replace(/^- /, ''));
-  return { check: lines(check.stderr), load: lines(load.stderr), checkStatus: check.status, loadStatus: load.status, stderr: `${check.stderr}\n${load.stderr}` };
+  const lines = (s: string) =>
+    s
+      .split('\n')
+      .filter((l) => l.startsWith('- '))
+      .map((l) => l.replace(/^- /, ''));
+  return {
+    check: lines(check.stderr),
+    load: lines(load.stderr),
+    checkStatus: check.status,
+    loadStatus: load.status,
+    stderr: `${check.stderr}\n${load.stderr}`,
+  };
 }
 
 function hostile(name: string, edit: (v: TinyVault & Record<string, any>) => void): string {
@@ -49,7 +71,9 @@ describe('item 6: a 2,000-character speaker name', () => {
     const p = problems(dir);
     expect(p.checkStatus).toBe(1);
     expect(p.loadStatus).toBe(1);
-    expect(p.load).toContain(`${dir}/meetings/m1.json: field "transcript[0].speaker": a name of at most 200 characters`);
+    expect(p.load).toContain(
+      `${dir}/meetings/m1.json: field "transcript[0].speaker": a name of at most 200 characters`,
+    );
     expect(p.load).toContain(`${dir}/meetings/m1.json: field "attendees[0]": a name of at most 200 characters`);
     expect(p.check).toEqual(p.load);
     expect(p.stderr).not.toMatch(/\n\s+at |RangeError|heap/);
@@ -88,7 +112,11 @@ describe('item 7: dates and numbers in range', () => {
     const p = problems(dir);
     expect(p.loadStatus).toBe(1);
     expect(p.load).toHaveLength(1);
-    expect(p.load[0]).toMatch(new RegExp(`^${dir}/meetings/m1.json: field "startedAt": 9990-01-05T09:00:00Z moves [\\d,]+ days with referenceDate 1970-01-03 \\(to this week\\) into the year 100\\d\\d; dates load within 1000-9999$`));
+    expect(p.load[0]).toMatch(
+      new RegExp(
+        `^${dir}/meetings/m1.json: field "startedAt": 9990-01-05T09:00:00Z moves [\\d,]+ days with referenceDate 1970-01-03 \\(to this week\\) into the year 100\\d\\d; dates load within 1000-9999$`,
+      ),
+    );
     expect(p.check).toEqual(p.load);
   });
 
@@ -121,9 +149,21 @@ describe('items 8 and 9: export', () => {
     const db = new Database(join(data, 'vault-tools.db'));
     try {
       // As a sync would have stored them: copies of the meeting under the remote's ids.
-      const meeting = db.prepare("SELECT * FROM meetings WHERE vault_id = 'tiny' AND id = 'm1'").get() as Record<string, unknown>;
-      const turns = db.prepare("SELECT * FROM transcript_turns WHERE vault_id = 'tiny' AND meeting_id = 'm1'").all() as Record<string, unknown>[];
-      const insert = (table: string, row: Record<string, unknown>) => db.prepare(`INSERT INTO ${table} (${Object.keys(row).join(', ')}) VALUES (${Object.keys(row).map(() => '?').join(', ')})`).run(...Object.values(row));
+      const meeting = db.prepare("SELECT * FROM meetings WHERE vault_id = 'tiny' AND id = 'm1'").get() as Record<
+        string,
+        unknown
+      >;
+      const turns = db
+        .prepare("SELECT * FROM transcript_turns WHERE vault_id = 'tiny' AND meeting_id = 'm1'")
+        .all() as Record<string, unknown>[];
+      const insert = (table: string, row: Record<string, unknown>) =>
+        db
+          .prepare(
+            `INSERT INTO ${table} (${Object.keys(row).join(', ')}) VALUES (${Object.keys(row)
+              .map(() => '?')
+              .join(', ')})`,
+          )
+          .run(...Object.values(row));
       for (const id of ids) {
         insert('meetings', { ...meeting, id });
         for (const t of turns) insert('transcript_turns', { ...t, meeting_id: id });
@@ -134,7 +174,9 @@ describe('items 8 and 9: export', () => {
     const out = join(tmp.dir, 'hostile-export');
     const r = run(['export', 'tiny', out, '--data-dir', data]);
     expect(r.status).toBe(1);
-    expect(r.stderr).toContain('export: meeting ids "../../../escaped", "a/b", "nul\\u0000byte", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…" of 300 characters cannot be a file name in the folder format');
+    expect(r.stderr).toContain(
+      'export: meeting ids "../../../escaped", "a/b", "nul\\u0000byte", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…" of 300 characters cannot be a file name in the folder format',
+    );
     expect(r.stderr).toContain('nothing was written');
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(() => statSync(out)).toThrow();
@@ -148,10 +190,14 @@ describe('items 8 and 9: export', () => {
     const own = join(tmp.dir, 'private-data');
     expect(run(['import', writeTinyVault(join(tmp.dir, 'private-src')), '--data-dir', own]).status).toBe(0);
     const out = join(tmp.dir, 'private-export');
-    const r = spawnSync('sh', ['-c', `umask 022; exec "${process.execPath}" "${BIN}" export tiny "${out}" --data-dir "${own}"`], {
-      encoding: 'utf8',
-      env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off' },
-    });
+    const r = spawnSync(
+      'sh',
+      ['-c', `umask 022; exec "${process.execPath}" "${BIN}" export tiny "${out}" --data-dir "${own}"`],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off' },
+      },
+    );
     expect(r.status, r.stderr).toBe(0);
     const modes: [string, number][] = [];
     const walk = (path: string) => {
@@ -161,6 +207,7 @@ describe('items 8 and 9: export', () => {
     };
     walk(out);
     expect(modes.length).toBeGreaterThan(10);
-    for (const [path, mode] of modes) expect([path, mode]).toEqual([path, statSync(path).isDirectory() ? 0o700 : 0o600]);
+    for (const [path, mode] of modes)
+      expect([path, mode]).toEqual([path, statSync(path).isDirectory() ? 0o700 : 0o600]);
   });
 });

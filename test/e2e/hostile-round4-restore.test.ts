@@ -61,7 +61,11 @@ function target(name: string): { dir: string; before: string } {
 const activeKeys = (dir: string) => {
   const db = new Database(storeFile(dir), { readonly: true });
   try {
-    return db.prepare('SELECT name, role, revoked_at FROM api_keys ORDER BY created_at').all() as { name: string; role: string; revoked_at: string | null }[];
+    return db.prepare('SELECT name, role, revoked_at FROM api_keys ORDER BY created_at').all() as {
+      name: string;
+      role: string;
+      revoked_at: string | null;
+    }[];
   } finally {
     db.close();
   }
@@ -71,15 +75,39 @@ describe('item 1: a backup carries no SQL of its own, and no key its author know
   it('a trigger that undoes `keys revoke`, a trigger on the outbox, a view: refused by name, the store untouched', () => {
     const { dir, before } = target('t1');
     const cases: [string, (db: InstanceType<typeof Database>) => void, RegExp][] = [
-      ['undo-revoke.backup', (db) => db.exec('CREATE TRIGGER keep_key AFTER UPDATE OF revoked_at ON api_keys BEGIN UPDATE api_keys SET revoked_at = NULL WHERE id = new.id; END;'), /a trigger keep_key on api_keys this program does not make/],
-      ['outbox-trigger.backup', (db) => db.exec("CREATE TRIGGER spy AFTER INSERT ON outbox BEGIN INSERT INTO settings (key, value) VALUES ('x', new.args_json); END;"), /a trigger spy on outbox this program does not make/],
-      ['view.backup', (db) => db.exec('CREATE VIEW all_keys AS SELECT * FROM api_keys'), /a view all_keys this program does not make/],
-      ['column.backup', (db) => db.exec('ALTER TABLE settings ADD COLUMN extra TEXT'), /its table settings .*differs from the one this program makes/],
+      [
+        'undo-revoke.backup',
+        (db) =>
+          db.exec(
+            'CREATE TRIGGER keep_key AFTER UPDATE OF revoked_at ON api_keys BEGIN UPDATE api_keys SET revoked_at = NULL WHERE id = new.id; END;',
+          ),
+        /a trigger keep_key on api_keys this program does not make/,
+      ],
+      [
+        'outbox-trigger.backup',
+        (db) =>
+          db.exec(
+            "CREATE TRIGGER spy AFTER INSERT ON outbox BEGIN INSERT INTO settings (key, value) VALUES ('x', new.args_json); END;",
+          ),
+        /a trigger spy on outbox this program does not make/,
+      ],
+      [
+        'view.backup',
+        (db) => db.exec('CREATE VIEW all_keys AS SELECT * FROM api_keys'),
+        /a view all_keys this program does not make/,
+      ],
+      [
+        'column.backup',
+        (db) => db.exec('ALTER TABLE settings ADD COLUMN extra TEXT'),
+        /its table settings .*differs from the one this program makes/,
+      ],
       ['dropped-index.backup', (db) => db.exec('DROP INDEX meetings_started'), /no index meetings_started on meetings/],
     ];
     for (const [name, edit, message] of cases) {
       const r = cliFails(['restore', craft(name, edit), '--data-dir', dir, '--force']);
-      expect(r.stderr).toMatch(/is not a store this program wrote: its schema is not vault-tools' own at schema version \d+/);
+      expect(r.stderr).toMatch(
+        /is not a store this program wrote: its schema is not vault-tools' own at schema version \d+/,
+      );
       expect(r.stderr).toMatch(message);
       expect(r.stderr).toContain('nothing was restored');
       expect(r.stderr).not.toMatch(/\n\s+at /);
@@ -90,7 +118,9 @@ describe('item 1: a backup carries no SQL of its own, and no key its author know
   it('a manager key planted in a backup is listed by name and role and revoked; --keep-keys keeps it, and says so', () => {
     const planted = 'vt_plantedByTheAuthorOfTheBackup0000000000';
     const file = craft('planted-key.backup', (db) => {
-      db.prepare("INSERT INTO api_keys (id, name, key_hash, key_prefix, role, all_vaults, created_at) VALUES ('key_planted', 'backup admin', ?, 'vt_plante', 'manager', 1, '2026-01-01T00:00:00Z')").run(hashKey(planted));
+      db.prepare(
+        "INSERT INTO api_keys (id, name, key_hash, key_prefix, role, all_vaults, created_at) VALUES ('key_planted', 'backup admin', ?, 'vt_plante', 'manager', 1, '2026-01-01T00:00:00Z')",
+      ).run(hashKey(planted));
     });
     // Over the store it was taken from: the keys that store held stay, the planted one is revoked.
     const { dir } = target('t1-keys');
@@ -104,13 +134,25 @@ describe('item 1: a backup carries no SQL of its own, and no key its author know
     const kept = join(tmp.dir, 't1-kept');
     const said = spawnSyncStderr(['restore', file, '--data-dir', kept, '--keep-keys']);
     const keptLine = said.split('\n').find((l) => l.includes('kept 4 keys new to this data dir (--keep-keys): ')) ?? '';
-    for (const k of [/"backup admin" \(manager, all vaults, vt_plante…\)/, /"owner" \(manager, all vaults, vt_\w+…\)/, /"demo member \(meridian-health\)" \(member, meridian-health, vt_\w+…\)/]) expect(keptLine).toMatch(k);
+    for (const k of [
+      /"backup admin" \(manager, all vaults, vt_plante…\)/,
+      /"owner" \(manager, all vaults, vt_\w+…\)/,
+      /"demo member \(meridian-health\)" \(member, meridian-health, vt_\w+…\)/,
+    ])
+      expect(keptLine).toMatch(k);
     expect(keptLine).toContain('whoever holds them can use this store');
-    expect(JSON.parse(cli(['call', 'stats', JSON.stringify({ vault: VAULT }), '--data-dir', kept, '--key', planted])).tasks.total).toBeGreaterThan(0);
+    expect(
+      JSON.parse(cli(['call', 'stats', JSON.stringify({ vault: VAULT }), '--data-dir', kept, '--key', planted])).tasks
+        .total,
+    ).toBeGreaterThan(0);
 
     const revoked = spawnSyncStderr(['restore', file, '--data-dir', join(tmp.dir, 't1-new')]);
-    const revokedLine = revoked.split('\n').find((l) => l.includes('revoked 4 keys the backup brought that this data dir did not hold: ')) ?? '';
-    for (const k of [/"backup admin" \(manager, all vaults, vt_plante…\)/, /"owner" \(manager, all vaults, vt_\w+…\)/]) expect(revokedLine).toMatch(k);
+    const revokedLine =
+      revoked
+        .split('\n')
+        .find((l) => l.includes('revoked 4 keys the backup brought that this data dir did not hold: ')) ?? '';
+    for (const k of [/"backup admin" \(manager, all vaults, vt_plante…\)/, /"owner" \(manager, all vaults, vt_\w+…\)/])
+      expect(revokedLine).toMatch(k);
     expect(revoked).toContain('--keep-keys');
   });
 });
@@ -122,13 +164,17 @@ describe('item 2: a store that does not migrate never replaces one that works', 
       const before = sha(storeFile(dir));
       const file = join(tmp.dir, `five-tables-${version}.db`);
       const db = new Database(file);
-      db.exec('CREATE TABLE vaults (id TEXT); CREATE TABLE meetings (id TEXT); CREATE TABLE api_keys (id TEXT); CREATE TABLE outbox (id TEXT); CREATE TABLE settings (key TEXT)');
+      db.exec(
+        'CREATE TABLE vaults (id TEXT); CREATE TABLE meetings (id TEXT); CREATE TABLE api_keys (id TEXT); CREATE TABLE outbox (id TEXT); CREATE TABLE settings (key TEXT)',
+      );
       db.pragma(`user_version = ${version}`);
       db.close();
       const r = cliFails(['restore', file, '--data-dir', dir, '--force']);
       expect(r.stderr).toMatch(new RegExp(`its schema is not vault-tools' own at schema version ${version}`));
       expect(sha(storeFile(dir))).toBe(before);
-      expect(JSON.parse(cli(['call', 'stats', JSON.stringify({ vault: VAULT }), '--data-dir', dir])).tasks.total).toBeGreaterThan(0);
+      expect(
+        JSON.parse(cli(['call', 'stats', JSON.stringify({ vault: VAULT }), '--data-dir', dir])).tasks.total,
+      ).toBeGreaterThan(0);
     }
   });
 
@@ -155,7 +201,9 @@ describe('item 2: a store that does not migrate never replaces one that works', 
     expect(r.stderr).toContain('nothing was restored');
     expect(sha(storeFile(dir))).toBe(before);
     expect(readdirSync(dir).filter((n) => n.includes('restoring'))).toEqual([]);
-    expect(JSON.parse(cli(['call', 'stats', JSON.stringify({ vault: VAULT }), '--data-dir', dir])).tasks.total).toBeGreaterThan(0);
+    expect(
+      JSON.parse(cli(['call', 'stats', JSON.stringify({ vault: VAULT }), '--data-dir', dir])).tasks.total,
+    ).toBeGreaterThan(0);
   });
 });
 
@@ -167,15 +215,26 @@ describe('item 3: no server starts on a data dir while a restore replaces its st
     children.push(holder);
     await new Promise((r) => holder.once('spawn', r));
     const lock = join(dir, 'restore.lock');
-    writeFileSync(lock, JSON.stringify({ pid: holder.pid, identity: processIdentity(holder.pid!), startedAt: '2026-11-29T03:00:00Z' }));
+    writeFileSync(
+      lock,
+      JSON.stringify({ pid: holder.pid, identity: processIdentity(holder.pid!), startedAt: '2026-11-29T03:00:00Z' }),
+    );
     const serve = cliFails(['serve', '--http', '127.0.0.1:0', '--data-dir', dir]);
-    expect(serve.stderr).toMatch(new RegExp(`a \`vault-tools restore\` \\(pid ${holder.pid}, since 2026-11-29T03:00:00Z\\) is replacing the store in .*t3; start again when it has finished`));
+    expect(serve.stderr).toMatch(
+      new RegExp(
+        `a \`vault-tools restore\` \\(pid ${holder.pid}, since 2026-11-29T03:00:00Z\\) is replacing the store in .*t3; start again when it has finished`,
+      ),
+    );
     expect(serve.stderr).not.toMatch(/\n\s+at /);
-    expect(cliFails(['call', 'stats', JSON.stringify({ vault: VAULT }), '--data-dir', dir]).stderr).toMatch(/is replacing the store/);
+    expect(cliFails(['call', 'stats', JSON.stringify({ vault: VAULT }), '--data-dir', dir]).stderr).toMatch(
+      /is replacing the store/,
+    );
     expect(cliFails(['restore', good, '--data-dir', dir, '--force']).stderr).toMatch(/is replacing the store/);
     holder.kill('SIGKILL');
     await new Promise((r) => holder.once('exit', r));
-    expect(JSON.parse(cli(['call', 'stats', JSON.stringify({ vault: VAULT }), '--data-dir', dir])).tasks.total).toBeGreaterThan(0);
+    expect(
+      JSON.parse(cli(['call', 'stats', JSON.stringify({ vault: VAULT }), '--data-dir', dir])).tasks.total,
+    ).toBeGreaterThan(0);
   });
 });
 
@@ -187,14 +246,21 @@ describe('item 5: a running/ entry counts only while its process is the vault-to
     await new Promise((r) => other.once('spawn', r));
     mkdirSync(join(dir, 'running'), { recursive: true });
     const entries: Record<string, unknown> = {
-      [`${other.pid}.json`]: { pid: other.pid, command: 'vault-tools serve --http 8787', startedAt: '2026-11-01T00:00:00Z' },
+      [`${other.pid}.json`]: {
+        pid: other.pid,
+        command: 'vault-tools serve --http 8787',
+        startedAt: '2026-11-01T00:00:00Z',
+      },
       '0.json': { pid: 0, command: 'vault-tools serve', startedAt: '' },
       '-1.json': { pid: -1, command: 'vault-tools serve', startedAt: '' },
       'abc.json': 'not json at all',
     };
-    for (const [name, body] of Object.entries(entries)) writeFileSync(join(dir, 'running', name), typeof body === 'string' ? body : JSON.stringify(body));
+    for (const [name, body] of Object.entries(entries))
+      writeFileSync(join(dir, 'running', name), typeof body === 'string' ? body : JSON.stringify(body));
     const said = spawnSyncStderr(['restore', good, '--data-dir', dir, '--force']);
-    expect(said).toMatch(new RegExp(`ignored running/${other.pid}\\.json: process ${other.pid} is not vault-tools \\(sleep 60\\)`));
+    expect(said).toMatch(
+      new RegExp(`ignored running/${other.pid}\\.json: process ${other.pid} is not vault-tools \\(sleep 60\\)`),
+    );
     expect(said).toMatch(/ignored running\/0\.json: pid 0 is not a process id/);
     expect(said).toMatch(/ignored running\/-1\.json: .*not a process id/);
     expect(said).toMatch(/ignored running\/abc\.json/);
@@ -227,12 +293,13 @@ describe('issue 48: nothing goes missing quietly', () => {
     const kept = join(tmp.dir, 'kept-owner');
     cli(['restore', good, '--data-dir', kept, '--keep-keys']);
     const r = cliFails(['call', 'stats', JSON.stringify({ vault: VAULT }), '--data-dir', kept]);
-    expect(r.stderr).toMatch(/The store's owner key \(vt_\w+…\) is not the one in .*owner\.key: it came with a restored backup\. Copy owner\.key from the data dir the backup was made from/);
+    expect(r.stderr).toMatch(
+      /The store's owner key \(vt_\w+…\) is not the one in .*owner\.key: it came with a restored backup\. Copy owner\.key from the data dir the backup was made from/,
+    );
     copyFileSync(join(store.dir, 'owner.key'), join(kept, 'owner.key'));
     cli(['call', 'stats', JSON.stringify({ vault: VAULT }), '--data-dir', kept]);
     expect(activeKeys(kept)).toEqual(before);
     expect(owners(kept)).toBe(1);
-
   });
 });
 
@@ -240,23 +307,39 @@ describe('issue 48: artifacts whose files a backup does not hold', () => {
   it('are said at backup, flagged after restore (find_artifact fileMissing), and counted by doctor', () => {
     const source = target('with-artifact').dir;
     const made = JSON.parse(
-      cli(['call', 'export_workbook', JSON.stringify({ vault: VAULT, title: 'Dock waits', sheets: [{ name: 'Waits', columns: [{ header: 'Dock', key: 'dock' }], rows: [{ dock: 'A' }] }] }), '--data-dir', source]),
+      cli([
+        'call',
+        'export_workbook',
+        JSON.stringify({
+          vault: VAULT,
+          title: 'Dock waits',
+          sheets: [{ name: 'Waits', columns: [{ header: 'Dock', key: 'dock' }], rows: [{ dock: 'A' }] }],
+        }),
+        '--data-dir',
+        source,
+      ]),
     );
     const file = join(tmp.dir, 'with-artifact.backup');
     const said = spawnSyncStderr(['backup', file, '--data-dir', source]);
-    expect(said).toMatch(/Not in it: the files of 1 artifact \(charts, exports under .*with-artifact\/artifacts\); a store restored from it lists it without its file \(find_artifact: fileMissing\)/);
+    expect(said).toMatch(
+      /Not in it: the files of 1 artifact \(charts, exports under .*with-artifact\/artifacts\); a store restored from it lists it without its file \(find_artifact: fileMissing\)/,
+    );
 
     const elsewhere = join(tmp.dir, 'artifact-restored');
     const restored = spawnSyncStderr(['restore', file, '--data-dir', elsewhere, '--keep-keys']);
     expect(restored).toMatch(/1 artifact \(charts, exports\) has its file missing here: a backup holds no files/);
     copyFileSync(join(store.dir, 'owner.key'), join(elsewhere, 'owner.key'));
-    const found = JSON.parse(cli(['call', 'find_artifact', JSON.stringify({ vault: VAULT }), '--data-dir', elsewhere])).artifacts as { artifactId: string; fileMissing?: boolean }[];
+    const found = JSON.parse(cli(['call', 'find_artifact', JSON.stringify({ vault: VAULT }), '--data-dir', elsewhere]))
+      .artifacts as { artifactId: string; fileMissing?: boolean }[];
     expect(found.find((a) => a.artifactId === made.artifactId)).toMatchObject({ fileMissing: true });
     // In the store it was made in, the file is there and nothing is flagged.
-    const there = JSON.parse(cli(['call', 'find_artifact', JSON.stringify({ vault: VAULT }), '--data-dir', source])).artifacts as { artifactId: string; fileMissing?: boolean }[];
+    const there = JSON.parse(cli(['call', 'find_artifact', JSON.stringify({ vault: VAULT }), '--data-dir', source]))
+      .artifacts as { artifactId: string; fileMissing?: boolean }[];
     expect(there.find((a) => a.artifactId === made.artifactId)?.fileMissing).toBeUndefined();
 
-    const doctor = JSON.parse(cli(['doctor', '--json', '--data-dir', elsewhere])) as { checks: { name: string; detail: string; warning?: boolean }[] };
+    const doctor = JSON.parse(cli(['doctor', '--json', '--data-dir', elsewhere])) as {
+      checks: { name: string; detail: string; warning?: boolean }[];
+    };
     const leftovers = doctor.checks.find((c) => c.name === 'leftovers')!;
     expect(leftovers.detail).toMatch(/^1 artifact without its file \(a backup holds no files: restored from one\?\)/);
     expect(leftovers.warning).toBe(true);

@@ -19,7 +19,10 @@ const demo = demoServer();
 function storeDigest(dir: string): string {
   const db = new Database(join(dir, 'vault-tools.db'), { readonly: true });
   const hash = createHash('sha256');
-  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[];
+  const tables = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+    .pluck()
+    .all() as string[];
   for (const t of tables) hash.update(t).update(JSON.stringify(db.prepare(`SELECT * FROM "${t}" ORDER BY 1`).all()));
   db.close();
   return hash.digest('hex');
@@ -28,14 +31,35 @@ function storeDigest(dir: string): string {
 /** Bodies from plausible to hostile: sample arguments with fields mutated, random JSON, random text. */
 const body = (tool: string) =>
   fc.oneof(
-    fc.subarray(Object.entries(sampleArgs(tool, 'northwind-logistics'))).map((entries) => JSON.stringify(Object.fromEntries(entries))),
-    fc.record({ key: fc.constantFrom(...Object.keys(sampleArgs(tool, 'northwind-logistics')), 'vault', 'limit', 'cursor', '__proto__', 'constructor'), value: fc.jsonValue() }).map(
-      ({ key, value }) => JSON.stringify({ ...sampleArgs(tool, 'northwind-logistics'), [key]: value }),
-    ),
+    fc
+      .subarray(Object.entries(sampleArgs(tool, 'northwind-logistics')))
+      .map((entries) => JSON.stringify(Object.fromEntries(entries))),
+    fc
+      .record({
+        key: fc.constantFrom(
+          ...Object.keys(sampleArgs(tool, 'northwind-logistics')),
+          'vault',
+          'limit',
+          'cursor',
+          '__proto__',
+          'constructor',
+        ),
+        value: fc.jsonValue(),
+      })
+      .map(({ key, value }) => JSON.stringify({ ...sampleArgs(tool, 'northwind-logistics'), [key]: value })),
     fc.dictionary(fc.string(), fc.jsonValue()).map((d) => JSON.stringify(d)),
     fc.json(),
     fc.string(),
-    fc.constantFrom('{', '{"vault":', 'null', '[]', '{"limit":1e400}', '{"vault":"\u0000"}', '{"query":"\\ud800"}', '\u0000\u0001'),
+    fc.constantFrom(
+      '{',
+      '{"vault":',
+      'null',
+      '[]',
+      '{"limit":1e400}',
+      '{"vault":"\u0000"}',
+      '{"query":"\\ud800"}',
+      '\u0000\u0001',
+    ),
   );
 
 const post = (tool: string, payload: string) =>
@@ -51,7 +75,9 @@ it('read tools: no 5xx, the process stays up, the store is unchanged', async () 
   const statuses = new Map<number, number>();
   await fc.assert(
     fc.asyncProperty(
-      fc.constantFrom(...tools.filter((t) => t.annotations.readOnlyHint).map((t) => t.name)).chain((tool) => fc.tuple(fc.constant(tool), body(tool))),
+      fc
+        .constantFrom(...tools.filter((t) => t.annotations.readOnlyHint).map((t) => t.name))
+        .chain((tool) => fc.tuple(fc.constant(tool), body(tool))),
       async ([tool, payload]) => {
         const r = await post(tool, payload);
         statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
@@ -72,7 +98,9 @@ it('write tools: no 5xx, and a refused write changes nothing', async () => {
   let refused = 0;
   await fc.assert(
     fc.asyncProperty(
-      fc.constantFrom(...tools.filter((t) => !t.annotations.readOnlyHint).map((t) => t.name)).chain((tool) => fc.tuple(fc.constant(tool), body(tool))),
+      fc
+        .constantFrom(...tools.filter((t) => !t.annotations.readOnlyHint).map((t) => t.name))
+        .chain((tool) => fc.tuple(fc.constant(tool), body(tool))),
       async ([tool, payload]) => {
         const before = storeDigest(demo.store.dir);
         const r = await post(tool, payload);

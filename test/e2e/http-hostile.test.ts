@@ -43,13 +43,22 @@ function rpcMessages(r: RawResponse): any[] {
     .flatMap((l) => JSON.parse(l.slice(6)));
 }
 
-const toolCall = (id: number, name: string, args: object) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+const toolCall = (id: number, name: string, args: object) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
 
 describe('the MCP endpoint offers no stream and no sessions', () => {
   it('answers GET and DELETE with 405, Allow: POST and the error body, at once', async () => {
     const auth = { authorization: `Bearer ${store.ownerKey}` };
     for (const method of ['GET', 'DELETE']) {
-      const r = await httpWithin(5000, server.url, { method, path: '/v1/mcp', headers: { ...auth, accept: 'text/event-stream', 'x-request-id': `probe-${method}` } });
+      const r = await httpWithin(5000, server.url, {
+        method,
+        path: '/v1/mcp',
+        headers: { ...auth, accept: 'text/event-stream', 'x-request-id': `probe-${method}` },
+      });
       expect(r.status, `${method}: ${r.body}`).toBe(405);
       expect(r.headers.allow).toBe('POST');
       expect(r.headers['x-request-id']).toBe(`probe-${method}`);
@@ -63,15 +72,30 @@ describe('request ids', () => {
   it("an MCP tool error carries the response's X-Request-Id, a sane incoming one kept", async () => {
     const auth = { authorization: `Bearer ${store.ownerKey}` };
     const bad = toolCall(1, 'stats', { vault: 'no-such-vault' });
-    const kept = await http(server.url, { method: 'POST', path: '/v1/mcp', headers: { ...MCP_HEADERS, ...auth, 'x-request-id': 'client-req-42' }, body: JSON.stringify(bad) });
+    const kept = await http(server.url, {
+      method: 'POST',
+      path: '/v1/mcp',
+      headers: { ...MCP_HEADERS, ...auth, 'x-request-id': 'client-req-42' },
+      body: JSON.stringify(bad),
+    });
     expect(kept.headers['x-request-id']).toBe('client-req-42');
     const [reply] = rpcMessages(kept);
     expect(reply.result.isError).toBe(true);
-    expect(JSON.parse(reply.result.content[0].text).error).toMatchObject({ code: 'vault_not_found', requestId: 'client-req-42' });
+    expect(JSON.parse(reply.result.content[0].text).error).toMatchObject({
+      code: 'vault_not_found',
+      requestId: 'client-req-42',
+    });
 
-    const fresh = await http(server.url, { method: 'POST', path: '/v1/mcp', headers: { ...MCP_HEADERS, ...auth }, body: JSON.stringify(bad) });
+    const fresh = await http(server.url, {
+      method: 'POST',
+      path: '/v1/mcp',
+      headers: { ...MCP_HEADERS, ...auth },
+      body: JSON.stringify(bad),
+    });
     expect(fresh.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-    expect(JSON.parse(rpcMessages(fresh)[0].result.content[0].text).error.requestId).toBe(fresh.headers['x-request-id']);
+    expect(JSON.parse(rpcMessages(fresh)[0].result.content[0].text).error.requestId).toBe(
+      fresh.headers['x-request-id'],
+    );
   });
 });
 
@@ -80,7 +104,11 @@ describe('CORS', () => {
     const r = await http(server.url, {
       method: 'OPTIONS',
       path: '/v1/tools/add_task',
-      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, idempotency-key' },
+      headers: {
+        origin: 'https://app.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type, idempotency-key',
+      },
     });
     expect(r.status).toBe(204);
     const allowed = String(r.headers['access-control-allow-headers']).toLowerCase().split(/,\s*/);
@@ -93,8 +121,15 @@ describe('JSON-RPC batches and the rate limit', () => {
     const limited = await startServer(store.dir, ['--rate-limit', '5']);
     try {
       const auth = { authorization: `Bearer ${store.memberKey(NW)}` };
-      const post = (messages: object[]) => http(limited.url, { method: 'POST', path: '/v1/mcp', headers: { ...MCP_HEADERS, ...auth }, body: JSON.stringify(messages) });
-      const succeeded = (r: RawResponse) => (r.status === 200 ? rpcMessages(r).filter((m) => m.result && !m.result.isError).length : 0);
+      const post = (messages: object[]) =>
+        http(limited.url, {
+          method: 'POST',
+          path: '/v1/mcp',
+          headers: { ...MCP_HEADERS, ...auth },
+          body: JSON.stringify(messages),
+        });
+      const succeeded = (r: RawResponse) =>
+        r.status === 200 ? rpcMessages(r).filter((m) => m.result && !m.result.isError).length : 0;
 
       // 100 calls can never fit a burst of 10: refused outright, as a request to change, not one to retry.
       const big = await post(Array.from({ length: 100 }, (_, i) => toolCall(i + 1, 'stats', { vault: NW })));
@@ -104,7 +139,11 @@ describe('JSON-RPC batches and the rate limit', () => {
       expect(big.json().error.message).toMatch(/100 calls.*at most 10/);
 
       // Batches within the burst run, and spend the bucket like single calls: 3 + 3 (+1 refused above) of 10 tokens.
-      const small = [toolCall(1, 'stats', { vault: NW }), toolCall(2, 'stats', { vault: NW }), toolCall(3, 'list_vaults', {})];
+      const small = [
+        toolCall(1, 'stats', { vault: NW }),
+        toolCall(2, 'stats', { vault: NW }),
+        toolCall(3, 'list_vaults', {}),
+      ];
       for (let i = 0; i < 2; i++) {
         const r = await post(small);
         expect(r.status, r.body).toBe(200);
@@ -152,15 +191,22 @@ describe('shutdown with hostile clients', () => {
     const auth = `Authorization: Bearer ${store.ownerKey}\r\n`;
     try {
       for (let i = 0; i < 6; i++) await open(`POST /v1/tools/stats HTTP/1.1\r\nHost: ${host}\r\n${auth}`); // headers never finished
-      for (let i = 0; i < 6; i++) await open(`POST /v1/tools/stats HTTP/1.1\r\nHost: ${host}\r\n${auth}Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"vault":`); // body never finished
-      for (let i = 0; i < 4; i++) await open(`GET /v1/mcp HTTP/1.1\r\nHost: ${host}\r\n${auth}Accept: text/event-stream\r\n\r\n`); // would-be event streams
+      for (let i = 0; i < 6; i++)
+        await open(
+          `POST /v1/tools/stats HTTP/1.1\r\nHost: ${host}\r\n${auth}Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"vault":`,
+        ); // body never finished
+      for (let i = 0; i < 4; i++)
+        await open(`GET /v1/mcp HTTP/1.1\r\nHost: ${host}\r\n${auth}Accept: text/event-stream\r\n\r\n`); // would-be event streams
       for (let i = 0; i < 4; i++) await open(`GET /v1 HTTP/1.1\r\nHost: ${host}\r\nConnection: keep-alive\r\n\r\n`); // answered, then idle
       expect(sockets).toHaveLength(20);
       // The server has taken them all in: accepted all 20, and answered the 4 GET /v1 and the 4 event streams.
-      await vi.waitFor(() => {
-        expect(serverSockets()).toBeGreaterThanOrEqual(before + 20);
-        expect(answered).toBeGreaterThanOrEqual(8);
-      }, { timeout: 20_000, interval: 20 });
+      await vi.waitFor(
+        () => {
+          expect(serverSockets()).toBeGreaterThanOrEqual(before + 20);
+          expect(answered).toBeGreaterThanOrEqual(8);
+        },
+        { timeout: 20_000, interval: 20 },
+      );
 
       const started = Date.now();
       const exited = new Promise<number | null>((resolve) => s.child.once('exit', (code) => resolve(code)));
@@ -179,15 +225,26 @@ describe('shutdown with hostile clients', () => {
 describe('listening beyond loopback', () => {
   it('warns on stderr that the API is reachable from the network when bound to 0.0.0.0', async () => {
     // Binds 0.0.0.0 on a free port only to read the start-up message; no request goes anywhere.
-    const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', store.dir, '--http', '0.0.0.0:0', '--no-stdio'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off', VAULT_TOOLS_LOG: 'warn' },
-    });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'serve', '--data-dir', store.dir, '--http', '0.0.0.0:0', '--no-stdio'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: {
+          ...process.env,
+          VAULT_TOOLS_KEY: '',
+          VAULT_TOOLS_HOME: '',
+          VAULT_TOOLS_INDEX: 'off',
+          VAULT_TOOLS_LOG: 'warn',
+        },
+      },
+    );
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const deadline = Date.now() + 30_000;
-    while (!/REST API on/.test(stderr) && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (!/REST API on/.test(stderr) && child.exitCode === null && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(stderr).toMatch(/REST API on http:\/\/0\.0\.0\.0:\d+/);

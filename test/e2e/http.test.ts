@@ -34,7 +34,12 @@ beforeAll(async () => {
   store = demoStore();
   const revoked = JSON.parse(cli(['keys', 'create', '--vault', '*', '--json', '--data-dir', store.dir]));
   cli(['keys', 'revoke', revoked.id, '--data-dir', store.dir]);
-  keys = { manager: store.ownerKey, nwMember: store.memberKey(NW), mhMember: store.memberKey(MH), revoked: revoked.key };
+  keys = {
+    manager: store.ownerKey,
+    nwMember: store.memberKey(NW),
+    mhMember: store.memberKey(MH),
+    revoked: revoked.key,
+  };
   server = await startServer(store.dir, ['--rate-limit', '0', '--allow-origin', 'https://app.example.com']);
 });
 
@@ -62,14 +67,20 @@ describe('metadata', () => {
     expect(index.version).toBe('2026-09-02');
     expect(index.authentication).toMatch(/Bearer/);
     for (const path of [index.endpoints.vaults, index.endpoints.tools, index.endpoints.openapi]) {
-      expect((await http(server.url, { path, headers: { authorization: `Bearer ${keys.manager}` } })).status, path).toBe(200);
+      expect(
+        (await http(server.url, { path, headers: { authorization: `Bearer ${keys.manager}` } })).status,
+        path,
+      ).toBe(200);
     }
     expect(index.endpoints.invokeTool).toBe('/v1/tools/{tool_name}');
     expect(index.endpoints.mcp).toBe('/v1/mcp');
   });
 
   it('GET /v1/vaults and /v1/tools answer {data} for the key', async () => {
-    const vaults = await http(server.url, { path: '/v1/vaults', headers: { authorization: `Bearer ${keys.nwMember}` } });
+    const vaults = await http(server.url, {
+      path: '/v1/vaults',
+      headers: { authorization: `Bearer ${keys.nwMember}` },
+    });
     expect(vaults.json().data.vaults.map((v: { id: string }) => v.id)).toEqual([NW]);
     const listed = await http(server.url, { path: '/v1/tools', headers: { authorization: `Bearer ${keys.nwMember}` } });
     const names = listed.json().data.tools.map((t: { name: string }) => t.name);
@@ -83,8 +94,14 @@ describe('auth matrix: every tool, every kind of key', () => {
     it(tool.name, async () => {
       const args = sampleArgs(tool.name, NW);
       expectError(await callTool(server.url, tool.name, args), 401, 'unauthorized');
-      expectError(await callTool(server.url, tool.name, args, 'vt_wrongwrongwrongwrongwrongwrongwr'), 401, 'unauthorized');
-      expect(expectError(await callTool(server.url, tool.name, args, keys.revoked), 401, 'unauthorized').message).toContain('revoked');
+      expectError(
+        await callTool(server.url, tool.name, args, 'vt_wrongwrongwrongwrongwrongwrongwr'),
+        401,
+        'unauthorized',
+      );
+      expect(
+        expectError(await callTool(server.url, tool.name, args, keys.revoked), 401, 'unauthorized').message,
+      ).toContain('revoked');
 
       const otherVault = await callTool(server.url, tool.name, args, keys.mhMember);
       if (tool.vaultScoped) expectError(otherVault, 404, 'vault_not_found');
@@ -107,7 +124,11 @@ describe('auth matrix: every tool, every kind of key', () => {
   });
 
   it('refuses an Authorization header that is not a bearer key', async () => {
-    expectError(await http(server.url, { path: '/v1/vaults', headers: { authorization: `Basic ${keys.manager}` } }), 401, 'unauthorized');
+    expectError(
+      await http(server.url, { path: '/v1/vaults', headers: { authorization: `Basic ${keys.manager}` } }),
+      401,
+      'unauthorized',
+    );
     const r = await http(server.url, { path: '/v1/vaults' });
     expect(r.headers['www-authenticate']).toMatch(/^Bearer/);
   });
@@ -131,8 +152,17 @@ describe('request ids', () => {
       await callTool(server.url, 'stats', { vault: MH }, keys.mhMember, id),
       await http(server.url, { path: '/v1/nowhere', headers: id }),
       await http(server.url, { method: 'DELETE', path: '/v1/tools', headers: { ...id, ...auth } }),
-      await http(server.url, { method: 'OPTIONS', path: '/v1/tools/stats', headers: { ...id, origin: 'https://app.example.com', 'access-control-request-method': 'POST' } }),
-      await http(server.url, { method: 'POST', path: '/v1/mcp', headers: { ...id, ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) }),
+      await http(server.url, {
+        method: 'OPTIONS',
+        path: '/v1/tools/stats',
+        headers: { ...id, origin: 'https://app.example.com', 'access-control-request-method': 'POST' },
+      }),
+      await http(server.url, {
+        method: 'POST',
+        path: '/v1/mcp',
+        headers: { ...id, ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      }),
     ];
     const { files } = (await callTool(server.url, 'list_files', { vault: MH }, keys.mhMember)).json().data;
     const file = files.find((f: { downloadUrl?: string }) => f.downloadUrl);
@@ -146,18 +176,32 @@ describe('DNS rebinding and CORS', () => {
   it('refuses a foreign Host or Origin before any work', async () => {
     expectError(await http(server.url, { path: '/v1', headers: { host: 'evil.example:80' } }), 403, 'host_not_allowed');
     const port = new URL(server.url).port;
-    expectError(await http(server.url, { path: '/v1', headers: { host: `attacker.com:${port}` } }), 403, 'host_not_allowed');
-    expectError(await callTool(server.url, 'stats', { vault: NW }, keys.manager, { origin: 'https://evil.example' }), 403, 'origin_not_allowed');
+    expectError(
+      await http(server.url, { path: '/v1', headers: { host: `attacker.com:${port}` } }),
+      403,
+      'host_not_allowed',
+    );
+    expectError(
+      await callTool(server.url, 'stats', { vault: NW }, keys.manager, { origin: 'https://evil.example' }),
+      403,
+      'origin_not_allowed',
+    );
     expect((await http(server.url, { path: '/v1', headers: { host: `localhost:${port}` } })).status).toBe(200);
   });
 
   it('sends CORS headers only for an allowed origin, naming it exactly', async () => {
-    const allowed = await callTool(server.url, 'stats', { vault: NW }, keys.manager, { origin: 'https://app.example.com' });
+    const allowed = await callTool(server.url, 'stats', { vault: NW }, keys.manager, {
+      origin: 'https://app.example.com',
+    });
     expect(allowed.status).toBe(200);
     expect(allowed.headers['access-control-allow-origin']).toBe('https://app.example.com');
     const plain = await callTool(server.url, 'stats', { vault: NW }, keys.manager);
     expect(plain.headers['access-control-allow-origin']).toBeUndefined();
-    const preflight = await http(server.url, { method: 'OPTIONS', path: '/v1/tools/stats', headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' } });
+    const preflight = await http(server.url, {
+      method: 'OPTIONS',
+      path: '/v1/tools/stats',
+      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' },
+    });
     expect(preflight.status).toBe(204);
     expect(String(preflight.headers['access-control-allow-headers'])).toContain('Authorization');
   });
@@ -172,23 +216,52 @@ describe('bad requests', () => {
 
   it('names what is wrong with malformed JSON, non-objects, content types, tools, fields and routes', async () => {
     const post = (body: string, type = 'application/json', path = '/v1/tools/stats') =>
-      http(server.url, { method: 'POST', path, headers: { 'content-type': type, authorization: `Bearer ${keys.manager}` }, body });
+      http(server.url, {
+        method: 'POST',
+        path,
+        headers: { 'content-type': type, authorization: `Bearer ${keys.manager}` },
+        body,
+      });
     expect(expectError(await post('{"vault": '), 400, 'invalid_request').message).toContain('not valid JSON');
     expect(expectError(await post('[1,2]'), 400, 'invalid_request').message).toContain('an array');
     expect(expectError(await post('"hi"'), 400, 'invalid_request').message).toContain('JSON object');
-    expect(expectError(await post('vault=x', 'application/x-www-form-urlencoded'), 400, 'invalid_request').message).toContain('application/json');
+    expect(
+      expectError(await post('vault=x', 'application/x-www-form-urlencoded'), 400, 'invalid_request').message,
+    ).toContain('application/json');
     expectError(await post('{}', 'application/json', '/v1/tools/drop_tables'), 404, 'tool_not_found');
-    expect(expectError(await post(JSON.stringify({ vault: NW, colour: 1 })), 400, 'invalid_arguments').message).toContain('`colour`');
-    expect(expectError(await post(JSON.stringify({ vault: 7 })), 400, 'invalid_arguments').message).toContain('`vault`');
-    expect(expectError(await post(JSON.stringify({ vault: NW, limit: 'ten' }), 'application/json', '/v1/tools/list_findings'), 400, 'invalid_arguments').message).toContain('`limit`');
-    expectError(await http(server.url, { path: '/v2/anything', headers: { authorization: `Bearer ${keys.manager}` } }), 404, 'route_not_found');
-    const wrongMethod = await http(server.url, { method: 'DELETE', path: '/v1/tools/stats', headers: { authorization: `Bearer ${keys.manager}` } });
+    expect(
+      expectError(await post(JSON.stringify({ vault: NW, colour: 1 })), 400, 'invalid_arguments').message,
+    ).toContain('`colour`');
+    expect(expectError(await post(JSON.stringify({ vault: 7 })), 400, 'invalid_arguments').message).toContain(
+      '`vault`',
+    );
+    expect(
+      expectError(
+        await post(JSON.stringify({ vault: NW, limit: 'ten' }), 'application/json', '/v1/tools/list_findings'),
+        400,
+        'invalid_arguments',
+      ).message,
+    ).toContain('`limit`');
+    expectError(
+      await http(server.url, { path: '/v2/anything', headers: { authorization: `Bearer ${keys.manager}` } }),
+      404,
+      'route_not_found',
+    );
+    const wrongMethod = await http(server.url, {
+      method: 'DELETE',
+      path: '/v1/tools/stats',
+      headers: { authorization: `Bearer ${keys.manager}` },
+    });
     expectError(wrongMethod, 405, 'method_not_allowed');
     expect(wrongMethod.headers.allow).toBe('POST');
   });
 
   it('an empty body means no arguments', async () => {
-    const r = await http(server.url, { method: 'POST', path: '/v1/tools/list_vaults', headers: { authorization: `Bearer ${keys.manager}` } });
+    const r = await http(server.url, {
+      method: 'POST',
+      path: '/v1/tools/list_vaults',
+      headers: { authorization: `Bearer ${keys.manager}` },
+    });
     expect(r.json().data.vaults).toHaveLength(2);
   });
 });
@@ -226,8 +299,19 @@ describe('downloads', () => {
     const got = await http(server.url, { path: url.pathname, headers: { authorization: `Bearer ${keys.mhMember}` } });
     expect(got.status).toBe(200);
     expect(got.body).toBe(pub.content);
-    expectError(await http(server.url, { path: url.pathname, headers: { authorization: `Bearer ${keys.nwMember}` } }), 404, 'vault_not_found');
-    expectError(await http(server.url, { path: url.pathname.replace(pub.id, internal.id), headers: { authorization: `Bearer ${keys.mhMember}` } }), 404, 'not_found');
+    expectError(
+      await http(server.url, { path: url.pathname, headers: { authorization: `Bearer ${keys.nwMember}` } }),
+      404,
+      'vault_not_found',
+    );
+    expectError(
+      await http(server.url, {
+        path: url.pathname.replace(pub.id, internal.id),
+        headers: { authorization: `Bearer ${keys.mhMember}` },
+      }),
+      404,
+      'not_found',
+    );
   });
 
   it('serves an artifact to keys that reach its vault, and nobody else', async () => {
@@ -241,7 +325,8 @@ describe('downloads', () => {
        VALUES (?, 'art-1', 'csv', 'Findings export', 'findings.csv', 'text/csv', ?, ?, ?)`,
     ).run(NW, bytes.length, join('artifacts', NW, 'a1.csv'), new Date().toISOString());
     db.close();
-    const found = (await callTool(server.url, 'find_artifact', { vault: NW, query: 'findings' }, keys.nwMember)).json().data.artifacts;
+    const found = (await callTool(server.url, 'find_artifact', { vault: NW, query: 'findings' }, keys.nwMember)).json()
+      .data.artifacts;
     expect(found[0].artifactId).toBe('art-1');
     const path = new URL(found[0].url).pathname;
     const r = await http(server.url, { path, headers: { authorization: `Bearer ${keys.nwMember}` } });
@@ -252,21 +337,36 @@ describe('downloads', () => {
     // curl -OJ (7.x reads only the plain filename=) saves it under its name, not the URL's last segment.
     const saveIn = mkdtempSync(join(tmpdir(), 'vt-curl-'));
     try {
-      execFileSync('curl', ['-sfOJ', '-H', `Authorization: Bearer ${keys.nwMember}`, new URL(path, server.url).href], { cwd: saveIn });
+      execFileSync('curl', ['-sfOJ', '-H', `Authorization: Bearer ${keys.nwMember}`, new URL(path, server.url).href], {
+        cwd: saveIn,
+      });
       expect(readdirSync(saveIn)).toEqual(['findings.csv']);
       expect(readFileSync(join(saveIn, 'findings.csv'), 'utf8')).toBe(bytes.toString());
     } finally {
       rmSync(saveIn, { recursive: true, force: true });
     }
-    expectError(await http(server.url, { path, headers: { authorization: `Bearer ${keys.mhMember}` } }), 404, 'vault_not_found');
+    expectError(
+      await http(server.url, { path, headers: { authorization: `Bearer ${keys.mhMember}` } }),
+      404,
+      'vault_not_found',
+    );
     expectError(await http(server.url, { path }), 401, 'unauthorized');
-    expectError(await http(server.url, { path: path.replace('art-1', 'art-2'), headers: { authorization: `Bearer ${keys.nwMember}` } }), 404, 'not_found');
+    expectError(
+      await http(server.url, {
+        path: path.replace('art-1', 'art-2'),
+        headers: { authorization: `Bearer ${keys.nwMember}` },
+      }),
+      404,
+      'not_found',
+    );
   });
 });
 
 describe('OpenAPI', () => {
   it('is a valid OpenAPI 3.1 document with every tool, bearer security and the error responses', async () => {
-    const doc = (await http(server.url, { path: '/v1/openapi.json', headers: { authorization: `Bearer ${keys.manager}` } })).json();
+    const doc = (
+      await http(server.url, { path: '/v1/openapi.json', headers: { authorization: `Bearer ${keys.manager}` } })
+    ).json();
     const validator = new Validator();
     const result = await validator.validate(doc);
     expect(result.errors ?? []).toEqual([]);
@@ -276,20 +376,36 @@ describe('OpenAPI', () => {
     for (const tool of tools) {
       const op = doc.paths[`/v1/tools/${tool.name}`].post;
       const keyed = !tool.annotations.readOnlyHint && !tool.sync.localOnly && !tool.sync.staysLocal;
-      expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '403', '404', ...(keyed ? ['409'] : []), '413', '429', '503']);
+      expect(Object.keys(op.responses).sort()).toEqual([
+        '200',
+        '400',
+        '401',
+        '403',
+        '404',
+        ...(keyed ? ['409'] : []),
+        '413',
+        '429',
+        '503',
+      ]);
       // Writes take an Idempotency-Key (a repeat answers without running again); reads do not need one, nor a
       // write with no outbox entry (export_deck, export_report), whose record of a call would be that entry.
-      expect((op.parameters ?? []).map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(keyed ? ['header:Idempotency-Key'] : []);
+      expect((op.parameters ?? []).map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(
+        keyed ? ['header:Idempotency-Key'] : [],
+      );
     }
     expect(doc.paths['/v1'].get.security).toEqual([]);
     // Each error response names the codes that answer with its status (from the one list of codes).
     const described = (ref: string) => doc.components.responses[ref.split('/').pop()!].description as string;
     expect(described(doc.paths['/v1/tools/stats'].post.responses['503'].$ref)).toMatch(/\(store_busy\)$/);
-    expect(described(doc.paths['/v1/tools/stats'].post.responses['404'].$ref)).toMatch(/\(tool_not_found, route_not_found, vault_not_found, not_found\)$/);
+    expect(described(doc.paths['/v1/tools/stats'].post.responses['404'].$ref)).toMatch(
+      /\(tool_not_found, route_not_found, vault_not_found, not_found\)$/,
+    );
   });
 
   it("every tool's real response validates against the document's response schema", async () => {
-    const doc = (await http(server.url, { path: '/v1/openapi.json', headers: { authorization: `Bearer ${keys.manager}` } })).json();
+    const doc = (
+      await http(server.url, { path: '/v1/openapi.json', headers: { authorization: `Bearer ${keys.manager}` } })
+    ).json();
     const ajv = new Ajv2020.default({ strict: false, allErrors: true });
     addFormats.default(ajv);
     const errorSchema = doc.components.schemas.Error;
@@ -297,10 +413,21 @@ describe('OpenAPI', () => {
       const op = doc.paths[`/v1/tools/${tool.name}`].post;
       const validate = ajv.compile(op.responses['200'].content['application/json'].schema);
       for (const vault of [NW, MH]) {
-        const r = await callTool(server.url, tool.name, sampleArgs(tool.name, vault as 'northwind-logistics'), keys.manager);
+        const r = await callTool(
+          server.url,
+          tool.name,
+          sampleArgs(tool.name, vault as 'northwind-logistics'),
+          keys.manager,
+        );
         expect(r.status, `${tool.name}: ${r.body}`).toBe(200);
         expect(validate(r.json()), `${tool.name} ${vault}: ${ajv.errorsText(validate.errors)}`).toBe(true);
-        expect(ajv.validate(op.requestBody.content['application/json'].schema, sampleArgs(tool.name, vault as 'northwind-logistics')), tool.name).toBe(true);
+        expect(
+          ajv.validate(
+            op.requestBody.content['application/json'].schema,
+            sampleArgs(tool.name, vault as 'northwind-logistics'),
+          ),
+          tool.name,
+        ).toBe(true);
       }
     }
     const bad = await callTool(server.url, 'stats', { vault: 3 }, keys.manager);
@@ -312,7 +439,9 @@ describe('MCP over Streamable HTTP', () => {
   const connect = async (key?: string) => {
     const client = new Client({ name: 'http-test', version: '1.0.0' });
     await client.connect(
-      new StreamableHTTPClientTransport(new URL('/v1/mcp', server.url), { requestInit: { headers: key ? { authorization: `Bearer ${key}` } : {} } }),
+      new StreamableHTTPClientTransport(new URL('/v1/mcp', server.url), {
+        requestInit: { headers: key ? { authorization: `Bearer ${key}` } : {} },
+      }),
     );
     return client;
   };
@@ -345,11 +474,25 @@ describe('shutdown', () => {
     // (100 Continue) and waits for the body, which is sent only after SIGTERM. Shutdown closes idle connections only.
     const body = JSON.stringify({ vault: NW, limit: 200 });
     const { hostname, port } = new URL(s.url);
-    const req = request({ hostname, port, method: 'POST', path: '/v1/tools/list_findings', headers: { authorization: `Bearer ${keys.manager}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' } });
+    const req = request({
+      hostname,
+      port,
+      method: 'POST',
+      path: '/v1/tools/list_findings',
+      headers: {
+        authorization: `Bearer ${keys.manager}`,
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+        expect: '100-continue',
+      },
+    });
     const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
       req.on('response', (res) => {
         let text = '';
-        res.setEncoding('utf8').on('data', (d) => (text += d)).on('end', () => resolve({ status: res.statusCode!, text }));
+        res
+          .setEncoding('utf8')
+          .on('data', (d) => (text += d))
+          .on('end', () => resolve({ status: res.statusCode!, text }));
       });
       req.on('error', reject);
     });
@@ -371,10 +514,20 @@ describe('start-up', () => {
         s.close(() => resolve(p));
       });
     });
-    const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', store.dir, '--http', `127.0.0.1:${port}`, '--no-stdio'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off', VAULT_TOOLS_LOG: 'warn' },
-    });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'serve', '--data-dir', store.dir, '--http', `127.0.0.1:${port}`, '--no-stdio'],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: {
+          ...process.env,
+          VAULT_TOOLS_KEY: '',
+          VAULT_TOOLS_HOME: '',
+          VAULT_TOOLS_INDEX: 'off',
+          VAULT_TOOLS_LOG: 'warn',
+        },
+      },
+    );
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));
     try {
@@ -394,7 +547,9 @@ describe('start-up', () => {
       expect(answered.length).toBeGreaterThan(0);
       expect(answered.every((s) => s === 200)).toBe(true);
     } finally {
-      await new Promise((done) => (child.exitCode !== null ? done(null) : (child.once('exit', done), child.kill('SIGTERM'))));
+      await new Promise((done) =>
+        child.exitCode !== null ? done(null) : (child.once('exit', done), child.kill('SIGTERM')),
+      );
     }
   });
 });

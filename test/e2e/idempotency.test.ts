@@ -13,13 +13,35 @@ const running = demoServer();
 
 /** A manager key granted one vault only. */
 function managerKeyFor(vault: string): string {
-  return JSON.parse(cli(['keys', 'create', '--manager', '--vault', vault, '--json', '--name', `manager of ${vault}`, '--data-dir', running.store.dir])).key;
+  return JSON.parse(
+    cli([
+      'keys',
+      'create',
+      '--manager',
+      '--vault',
+      vault,
+      '--json',
+      '--name',
+      `manager of ${vault}`,
+      '--data-dir',
+      running.store.dir,
+    ]),
+  ).key;
 }
 
 const workbook = (vault: string, title: string) => ({
   vault,
   title,
-  sheets: [{ name: 'KPIs', columns: [{ header: 'KPI', key: 'kpi' }, { header: 'Value', key: 'value' }], rows: [{ kpi: 'Accuracy', value: 0.961 }] }],
+  sheets: [
+    {
+      name: 'KPIs',
+      columns: [
+        { header: 'KPI', key: 'kpi' },
+        { header: 'Value', key: 'value' },
+      ],
+      rows: [{ kpi: 'Accuracy', value: 0.961 }],
+    },
+  ],
 });
 
 const artifactTitles = async (vault: string, key: string): Promise<string[]> => {
@@ -52,7 +74,13 @@ describe('Idempotency-Key', () => {
   it('the same key with other arguments is a 409 idempotency_key_reused, and nothing is written', async () => {
     const key = running.store.ownerKey;
     const headers = { 'idempotency-key': 'reuse-with-other-args' };
-    const first = await callTool(running.server.url, 'add_task', { vault: NW, title: 'Reuse check, first' }, key, headers);
+    const first = await callTool(
+      running.server.url,
+      'add_task',
+      { vault: NW, title: 'Reuse check, first' },
+      key,
+      headers,
+    );
     expect(first.status, first.body).toBe(200);
     for (const [tool, args] of [
       ['add_task', { vault: NW, title: 'Reuse check, second' }],
@@ -65,16 +93,31 @@ describe('Idempotency-Key', () => {
       expect(reused.json().error.message).toContain('"reuse-with-other-args"');
     }
     const titles = async (vault: string) =>
-      (await callTool(running.server.url, 'list_tasks', { vault }, key)).json().data.tasks.map((t: { title: string }) => t.title).filter((t: string) => t.startsWith('Reuse check'));
+      (await callTool(running.server.url, 'list_tasks', { vault }, key))
+        .json()
+        .data.tasks.map((t: { title: string }) => t.title)
+        .filter((t: string) => t.startsWith('Reuse check'));
     expect(await titles(NW)).toEqual(['Reuse check, first']);
     expect(await titles(MH)).toEqual([]);
   });
 
   it('another caller may use the same key for its own call', async () => {
     const headers = { 'idempotency-key': 'shared-by-two-callers' };
-    const owner = await callTool(running.server.url, 'add_task', { vault: NW, title: 'Owner’s keyed task' }, running.store.ownerKey, headers);
+    const owner = await callTool(
+      running.server.url,
+      'add_task',
+      { vault: NW, title: 'Owner’s keyed task' },
+      running.store.ownerKey,
+      headers,
+    );
     const manager = managerKeyFor(NW);
-    const other = await callTool(running.server.url, 'add_task', { vault: NW, title: 'Manager’s keyed task' }, manager, headers);
+    const other = await callTool(
+      running.server.url,
+      'add_task',
+      { vault: NW, title: 'Manager’s keyed task' },
+      manager,
+      headers,
+    );
     expect(owner.status, owner.body).toBe(200);
     expect(other.status, other.body).toBe(200);
     expect(other.headers['idempotent-replayed']).toBeUndefined();
@@ -86,7 +129,10 @@ describe('Idempotency-Key', () => {
     const key = managerKeyFor(MH);
     const headers = { 'idempotency-key': 'same-call-twice' };
     const args = workbook(MH, 'Replayed workbook');
-    const [a, b] = await Promise.all([callTool(running.server.url, 'export_workbook', args, key, headers), callTool(running.server.url, 'export_workbook', args, key, headers)]);
+    const [a, b] = await Promise.all([
+      callTool(running.server.url, 'export_workbook', args, key, headers),
+      callTool(running.server.url, 'export_workbook', args, key, headers),
+    ]);
     const later = await callTool(running.server.url, 'export_workbook', args, key, headers);
     for (const r of [a, b, later]) expect(r.status, r.body).toBe(200);
     expect(b.json().data).toEqual(a.json().data);

@@ -62,7 +62,9 @@ describe('keys create --vault', () => {
     const { key, vaults } = grant('Tiny Vault');
     expect(vaults).toEqual(['tiny']);
     expect(data_(ok('call', 'stats', '--key', key).stdout).vault).toEqual({ id: 'tiny', name: 'Tiny Vault' });
-    expect(data_(run('call', 'stats', '{"vault": "Other Books"}', '--key', key).stderr).error.code).toBe('vault_not_found');
+    expect(data_(run('call', 'stats', '{"vault": "Other Books"}', '--key', key).stderr).error.code).toBe(
+      'vault_not_found',
+    );
     expect(grant('tiny vault').vaults).toEqual(['tiny']);
     expect(grant('TINY').vaults).toEqual(['tiny']);
   });
@@ -72,15 +74,21 @@ describe('keys create --vault', () => {
     expect(run('keys', 'create', '--vault', 'synced-later').status).toBe(2); // a typo, unless said otherwise
     const later = ok('keys', 'create', '--vault', 'synced-later', '--allow-unknown-vault', '--json');
     expect(data_(later.stdout).vaults).toEqual(['synced-later']);
-    expect(later.stderr).toContain('note: no vault in this store has the id or name "synced-later" yet; the grant applies once a vault with that id is synced or imported');
+    expect(later.stderr).toContain(
+      'note: no vault in this store has the id or name "synced-later" yet; the grant applies once a vault with that id is synced or imported',
+    );
     // Imports refuse names differing only in case; a sync could still bring one in.
     const db = new Database(join(data, 'vault-tools.db'));
-    db.prepare("INSERT INTO vaults (id, name, origin, loaded_at) VALUES ('tiny-2', 'TINY VAULT', 'sync', '2026-01-10T00:00:00Z')").run();
+    db.prepare(
+      "INSERT INTO vaults (id, name, origin, loaded_at) VALUES ('tiny-2', 'TINY VAULT', 'sync', '2026-01-10T00:00:00Z')",
+    ).run();
     db.close();
     const r = run('keys', 'create', '--vault', 'Tiny Vault');
     expect(r.status).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe('vault-tools: keys create: vault "Tiny Vault" matches 2 vaults (names and ids ignoring case): tiny, tiny-2; grant one by its id\n');
+    expect(r.stderr).toBe(
+      'vault-tools: keys create: vault "Tiny Vault" matches 2 vaults (names and ids ignoring case): tiny, tiny-2; grant one by its id\n',
+    );
     expect(data_(ok('keys', 'create', '--vault', 'tiny-2', '--json').stdout).vaults).toEqual(['tiny-2']);
   });
 });
@@ -107,7 +115,9 @@ describe('import: names that clash', () => {
     expect(check.stderr).toContain(`  no store in ${data} yet: nothing to clash with\n`);
     expect(existsSync(data)).toBe(false);
     ok('import', vaultDir('tiny', 'Tiny Vault'));
-    expect(ok('import', '--check', vaultDir('tiny', 'Tiny Vault')).stderr).toContain(`  checked against the store in ${data}: replaces vault "tiny"\n`);
+    expect(ok('import', '--check', vaultDir('tiny', 'Tiny Vault')).stderr).toContain(
+      `  checked against the store in ${data}: replaces vault "tiny"\n`,
+    );
   });
 });
 
@@ -115,19 +125,29 @@ describe('import over local work not pushed upstream', () => {
   it('refuses and says what would be lost; --force discards it with its outbox entries and says so', () => {
     const dir = vaultDir('tiny', 'Tiny Vault');
     // Counts read as a person writes them: "1 meeting", not "1 meetings".
-    expect(ok('import', dir).stderr).toMatch(/^imported "Tiny Vault" \(tiny\) into .*: 1 meeting, 2 entities, 1 conflict, 1 task; dates shifted by \d+ days\n$/);
+    expect(ok('import', dir).stderr).toMatch(
+      /^imported "Tiny Vault" \(tiny\) into .*: 1 meeting, 2 entities, 1 conflict, 1 task; dates shifted by \d+ days\n$/,
+    );
     ok('call', 'add_task', '{"title": "Reconcile the bank feed"}');
-    ok('call', 'resolve_conflict', '{"conflictId": "c1", "status": "resolved", "note": "six days since the ledger upgrade"}');
+    ok(
+      'call',
+      'resolve_conflict',
+      '{"conflictId": "c1", "status": "resolved", "note": "six days since the ledger upgrade"}',
+    );
     ok('call', 'send_email', '{"to": ["ana@tiny.test"], "subject": "Close time", "body": "Six days, confirmed."}');
     const lost = 'add_task 1, resolve_conflict 1, send_email 1 (3 outbox entries: 3 pending)';
     const expected = `vault-tools: vault "tiny" has local work not pushed upstream, which re-importing would discard: ${lost}. Fix: push it first (vault-tools sync), or import with --force to discard it (its outbox entries are then dropped too: they name records the import replaces).`;
     expect(refused('import', dir)).toBe(expected);
     expect(refused('import', '--check', dir)).toBe(expected);
     expect(data_(ok('call', 'list_tasks').stdout).tasks).toHaveLength(2); // nothing was replaced
-    expect(ok('import', '--check', '--force', dir).stderr).toContain(`replaces vault "tiny", discarding its local work (--force): ${lost}`);
+    expect(ok('import', '--check', '--force', dir).stderr).toContain(
+      `replaces vault "tiny", discarding its local work (--force): ${lost}`,
+    );
 
     const forced = ok('import', '--force', dir).stderr;
-    expect(forced).toContain(`discarded the local work of the earlier copy (--force): ${lost}; their outbox entries were dropped with them, since they name records the import replaced\n`);
+    expect(forced).toContain(
+      `discarded the local work of the earlier copy (--force): ${lost}; their outbox entries were dropped with them, since they name records the import replaced\n`,
+    );
     expect(data_(ok('outbox', '--vault', 'tiny', '--json').stdout)).toEqual([]);
     expect(data_(ok('call', 'list_tasks').stdout).tasks).toHaveLength(1);
   });
@@ -141,7 +161,11 @@ describe('import: what the folder may not bring in', () => {
     rmSync(join(dir, 'people.json'));
     symlinkSync(join(root, 'elsewhere.json'), join(dir, 'people.json'));
     // Before, the import opened the FIFO and waited for a writer forever: the timeout turns a hang into a failure.
-    const r = spawnSync(process.execPath, [BIN, 'import', dir, '--data-dir', data], { encoding: 'utf8', timeout: 20_000, env: { ...process.env, VAULT_TOOLS_INDEX: 'off' } });
+    const r = spawnSync(process.execPath, [BIN, 'import', dir, '--data-dir', data], {
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: { ...process.env, VAULT_TOOLS_INDEX: 'off' },
+    });
     expect(r.signal, 'the import hung').toBeNull();
     expect(r.status).toBe(1);
     expect(r.stderr).toContain(`${join(dir, 'meetings', 'x.json')}: is a named pipe (FIFO), not a regular file`);

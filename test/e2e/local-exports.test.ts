@@ -13,10 +13,14 @@ beforeAll(() => {
 afterAll(() => store?.cleanup());
 
 it('export_report leaves the outbox empty, and an import of the vault goes ahead', () => {
-  const exported = JSON.parse(cli(['call', 'export_report', '{"format":"csv","dataset":"conflicts"}', '--vault', NW, '--data-dir', store.dir])) as { artifactId: string; outboxSeq?: number };
+  const exported = JSON.parse(
+    cli(['call', 'export_report', '{"format":"csv","dataset":"conflicts"}', '--vault', NW, '--data-dir', store.dir]),
+  ) as { artifactId: string; outboxSeq?: number };
   expect(exported.artifactId).toMatch(/^art_/);
   expect(exported.outboxSeq).toBeUndefined();
-  const listed = JSON.parse(cli(['call', 'find_artifact', '{}', '--vault', NW, '--data-dir', store.dir])) as { artifacts: { artifactId: string }[] };
+  const listed = JSON.parse(cli(['call', 'find_artifact', '{}', '--vault', NW, '--data-dir', store.dir])) as {
+    artifacts: { artifactId: string }[];
+  };
   expect(listed.artifacts.map((a) => a.artifactId)).toContain(exported.artifactId);
   expect(cli(['outbox', '--vault', NW, '--data-dir', store.dir])).toBe('the outbox is empty\n');
   // The import replaces the vault: nothing local stands in its way.
@@ -28,5 +32,7 @@ it('a write upstream has (add_task) still waits in the outbox and still blocks a
   expect(cli(['outbox', '--vault', NW, '--data-dir', store.dir])).toContain('add_task');
   const refused = cliFails(['import', FIXTURE_DIRS.northwind, '--data-dir', store.dir]);
   expect(refused.status).not.toBe(0);
-  expect(refused.stderr).toContain('has local work not pushed upstream, which re-importing would discard: add_task 1 (1 outbox entry: 1 pending)');
+  expect(refused.stderr).toContain(
+    'has local work not pushed upstream, which re-importing would discard: add_task 1 (1 outbox entry: 1 pending)',
+  );
 });

@@ -45,15 +45,23 @@ async function refused(name: string, args: Record<string, unknown>): Promise<str
 }
 
 describe('reading around an excerpt', () => {
-  it('get_transcript with a hit\'s meetingId, turnStart and turnEnd returns those turns and their neighbours, in order, with speakers and times', async () => {
+  it("get_transcript with a hit's meetingId, turnStart and turnEnd returns those turns and their neighbours, in order, with speakers and times", async () => {
     const found = await call('search_transcripts', { vault: NW, query: 'detention charges year to date' });
     expect(found.results.length).toBeGreaterThan(0);
     const hit = found.results[0];
     const meeting = nw.meetings.find((m) => m.id === hit.meetingId)!;
-    const read = await call('get_transcript', { vault: NW, meetingId: hit.meetingId, turnStart: hit.turnStart, turnEnd: hit.turnEnd, context: 2 });
+    const read = await call('get_transcript', {
+      vault: NW,
+      meetingId: hit.meetingId,
+      turnStart: hit.turnStart,
+      turnEnd: hit.turnEnd,
+      context: 2,
+    });
     const first = Math.max(0, hit.turnStart - 2);
     const last = Math.min(meeting.transcript.length - 1, hit.turnEnd + 2);
-    expect(read.turns.map((t: Data) => t.turnIndex)).toEqual(Array.from({ length: last - first + 1 }, (_, i) => first + i));
+    expect(read.turns.map((t: Data) => t.turnIndex)).toEqual(
+      Array.from({ length: last - first + 1 }, (_, i) => first + i),
+    );
     for (const t of read.turns) {
       const said = meeting.transcript[t.turnIndex]!;
       expect([t.speaker, t.text, t.atSeconds]).toEqual([said.speaker, said.text, said.at]);
@@ -81,8 +89,12 @@ describe('reading around an excerpt', () => {
     const page = await call('get_transcript', { vault: NW, meetingId: meeting.id, offset: 0, limit: 2 });
     expect(page.chunks).toHaveLength(2);
     expect(page.turns).toBeUndefined();
-    expect(await refused('get_transcript', { vault: NW, meetingId: meeting.id, turnStart: meeting.transcript.length })).toContain(`0 to ${meeting.transcript.length - 1}`);
-    expect(await refused('get_transcript', { vault: NW, meetingId: meeting.id, turnStart: 5, turnEnd: 2 })).toMatch(/turnEnd/);
+    expect(
+      await refused('get_transcript', { vault: NW, meetingId: meeting.id, turnStart: meeting.transcript.length }),
+    ).toContain(`0 to ${meeting.transcript.length - 1}`);
+    expect(await refused('get_transcript', { vault: NW, meetingId: meeting.id, turnStart: 5, turnEnd: 2 })).toMatch(
+      /turnEnd/,
+    );
     expect(await refused('get_transcript', { vault: NW, meetingId: meeting.id, turnEnd: 2 })).toMatch(/turnStart/);
   });
 });
@@ -108,7 +120,9 @@ describe('search results that explain themselves', () => {
     expect(byQuery.length).toBeGreaterThan(0);
     // An excerpt the query found alone keeps at least the score the query alone gave it (the best phrasing's own).
     for (const r of byQuery) {
-      const same = alone.results.find((a: Data) => a.meetingId === r.meetingId && a.turnStart >= r.turnStart && a.turnEnd <= r.turnEnd);
+      const same = alone.results.find(
+        (a: Data) => a.meetingId === r.meetingId && a.turnStart >= r.turnStart && a.turnEnd <= r.turnEnd,
+      );
       expect(same, `${r.meetingId}:${r.turnStart}-${r.turnEnd}`).toBeDefined();
       expect(r.score).toBeGreaterThanOrEqual(same.score - 1e-5);
     }
@@ -134,7 +148,7 @@ describe('quotes with their context', () => {
     expect(entity.mentions.howToRead).toMatch(/search_transcripts.*get_transcript/);
   });
 
-  it('a conflict\'s claims come with their turn and sentences too', async () => {
+  it("a conflict's claims come with their turn and sentences too", async () => {
     const { conflicts } = await call('list_conflicts', { vault: NW, status: 'all' });
     const claims = conflicts.flatMap((c: Data) => c.claims);
     expect(claims.length).toBeGreaterThan(0);
@@ -170,7 +184,10 @@ describe('lists a model can narrow', () => {
     const found = await call('list_tasks', { vault: NW, query: 'Gavin Shaw succession' });
     expect(found.tasks.map((t: Data) => t.identifier)).toEqual(['NWL-25']);
     const invoices = await call('list_tasks', { vault: NW, query: 'agency invoices' });
-    const expected = nw.tasks.filter((t) => /agency/i.test(`${t.title} ${t.description ?? ''}`) && /invoices/i.test(`${t.title} ${t.description ?? ''}`));
+    const expected = nw.tasks.filter(
+      (t) =>
+        /agency/i.test(`${t.title} ${t.description ?? ''}`) && /invoices/i.test(`${t.title} ${t.description ?? ''}`),
+    );
     expect(expected.length).toBeGreaterThan(0);
     expect(invoices.tasks.map((t: Data) => t.number)).toEqual(expected.map((t) => t.number));
   });
@@ -180,17 +197,33 @@ describe('lists a model can narrow', () => {
     const [t10, t15, t25] = tasks;
     const f10 = nw.tasks.find((t) => t.number === 10)!;
     expect(t10.blockedBy).toEqual([
-      { kind: 'person', ref: null, name: f10.blockedBy![0]!.person, status: null, note: f10.blockedBy![0]!.note, dueDate: f10.blockedBy![0]!.dueDate, afterDueDate: f10.blockedBy![0]!.dueDate! > f10.dueDate! },
+      {
+        kind: 'person',
+        ref: null,
+        name: f10.blockedBy![0]!.person,
+        status: null,
+        note: f10.blockedBy![0]!.note,
+        dueDate: f10.blockedBy![0]!.dueDate,
+        afterDueDate: f10.blockedBy![0]!.dueDate! > f10.dueDate!,
+      },
     ]);
     expect(t10.blockedBy[0].afterDueDate).toBe(true); // due the day before its own blocker clears
     const t16 = nw.tasks.find((t) => t.number === 16)!;
-    expect(t15.blockedBy[0]).toMatchObject({ kind: 'task', ref: 'NWL-16', name: t16.title, status: t16.status, dueDate: t16.dueDate });
+    expect(t15.blockedBy[0]).toMatchObject({
+      kind: 'task',
+      ref: 'NWL-16',
+      name: t16.title,
+      status: t16.status,
+      dueDate: t16.dueDate,
+    });
     expect(t25.blockedBy).toBeUndefined();
   });
 
   it('list_calendar takes a date window and words', async () => {
     const steering = await call('list_calendar', { vault: NW, query: 'steering committee', after: '2020-01-01' });
-    const expected = nw.calendar.filter((e) => /steering/i.test(e.title) && /committee/i.test(e.title)).map((e) => e.id);
+    const expected = nw.calendar
+      .filter((e) => /steering/i.test(e.title) && /committee/i.test(e.title))
+      .map((e) => e.id);
     expect(expected.length).toBeGreaterThan(0);
     expect(steering.events.map((e: Data) => e.id).sort()).toEqual([...expected].sort());
     const sorted = [...nw.calendar].sort((a, b) => a.startAt.localeCompare(b.startAt));
@@ -212,14 +245,31 @@ describe('knowledge that says it lags the transcripts', () => {
     const { conflicts } = await call('list_conflicts', { vault: MH });
     expect(conflicts.length).toBeGreaterThan(0);
     for (const c of conflicts) {
-      const latest = c.claims.map((cl: Data) => cl.spokenAt).sort().at(-1);
+      const latest = c.claims
+        .map((cl: Data) => cl.spokenAt)
+        .sort()
+        .at(-1);
       const later = pending.filter((m) => m.startedAt > latest).map((m) => m.id);
-      expect((c.laterMeetingsNotExtracted ?? []).map((m: Data) => m.meetingId), c.id).toEqual(later);
+      expect(
+        (c.laterMeetingsNotExtracted ?? []).map((m: Data) => m.meetingId),
+        c.id,
+      ).toEqual(later);
     }
     const dbn = conflicts.find((c: Data) => c.id === 'conf-discharges-before-noon');
-    expect(dbn.laterMeetingsNotExtracted).toEqual([{ meetingId: pending[0]!.id, meetingName: pending[0]!.name, date: pending[0]!.startedAt, extractionStatus: pending[0]!.extractionStatus }]);
+    expect(dbn.laterMeetingsNotExtracted).toEqual([
+      {
+        meetingId: pending[0]!.id,
+        meetingName: pending[0]!.name,
+        date: pending[0]!.startedAt,
+        extractionStatus: pending[0]!.extractionStatus,
+      },
+    ]);
     // The meeting it names holds the newer evidence: its transcript can be searched for it.
-    const newer = await call('search_transcripts', { vault: MH, query: 'switch the board pack definition footnote', meetingId: pending[0]!.id });
+    const newer = await call('search_transcripts', {
+      vault: MH,
+      query: 'switch the board pack definition footnote',
+      meetingId: pending[0]!.id,
+    });
     expect(newer.results.length).toBeGreaterThan(0);
   });
 
@@ -227,13 +277,17 @@ describe('knowledge that says it lags the transcripts', () => {
     const c = mh.conflicts.find((x) => x.id === 'conf-discharges-before-noon')!;
     const entity = await call('get_entity', { vault: MH, entityId: c.entityId });
     expect(entity.laterMeetingsNotExtracted.map((m: Data) => m.meetingId)).toEqual(pending.map((m) => m.id));
-    expect(entity.conflicts.find((x: Data) => x.id === c.id).laterMeetingsNotExtracted.map((m: Data) => m.meetingId)).toEqual(pending.map((m) => m.id));
+    expect(
+      entity.conflicts.find((x: Data) => x.id === c.id).laterMeetingsNotExtracted.map((m: Data) => m.meetingId),
+    ).toEqual(pending.map((m) => m.id));
   });
 
   it('once that meeting is extracted, nothing is flagged', async () => {
     // The same vault, the playback marked extracted, imported over the demo's copy in the store the server reads.
     const v = readVaultDir(FIXTURE_DIRS.meridian);
-    v.meetings = v.meetings.map((m) => (m.extractionStatus === 'extracted' ? m : { ...m, extractionStatus: 'extracted' as const }));
+    v.meetings = v.meetings.map((m) =>
+      m.extractionStatus === 'extracted' ? m : { ...m, extractionStatus: 'extracted' as const },
+    );
     const dir = tempDir('vt-extracted-');
     try {
       cli(['import', writeTinyVault(dir.dir, v as unknown as TinyVault), '--data-dir', store.dir]);

@@ -37,7 +37,11 @@ describe.each(['modern', 'legacy', 'v1'] as Era[])('%s client', (era) => {
   it('names each view on its tools, and on no other tool', async () => {
     const { tools } = await client.listTools();
     const named = Object.fromEntries(tools.filter((t) => t._meta).map((t) => [t.name, t._meta]));
-    const expected = Object.fromEntries(Object.entries(VIEWS).flatMap(([uri, names]) => names.map((n) => [n, { ui: { resourceUri: uri }, 'ui/resourceUri': uri }])));
+    const expected = Object.fromEntries(
+      Object.entries(VIEWS).flatMap(([uri, names]) =>
+        names.map((n) => [n, { ui: { resourceUri: uri }, 'ui/resourceUri': uri }]),
+      ),
+    );
     expect(named).toEqual(expected);
   });
 
@@ -61,7 +65,12 @@ describe.each(['modern', 'legacy', 'v1'] as Era[])('%s client', (era) => {
 });
 
 it('answers the tools with views exactly as before: the REST data as text, no _meta, no extra block', async () => {
-  const client = await connectMcp({ era: 'modern', wire: 'http', url: running.server.url, key: running.store.ownerKey });
+  const client = await connectMcp({
+    era: 'modern',
+    wire: 'http',
+    url: running.server.url,
+    key: running.store.ownerKey,
+  });
   try {
     const calls: [string, Record<string, unknown>][] = [
       ['list_findings', { vault: NW, limit: 5 }],
@@ -71,7 +80,10 @@ it('answers the tools with views exactly as before: the REST data as text, no _m
       ['list_conflicts', { vault: NW }],
       ['search_transcripts', { vault: NW, query: 'dock congestion at Leeds' }],
       ['get_transcript', { vault: NW, meetingId: 'nwl-m01-kickoff', limit: 3 }],
-      ['check_quotes', { vault: NW, text: '“Ninety minutes gate to gate. In the afternoons we hit it.” — Lewis Harper' }],
+      [
+        'check_quotes',
+        { vault: NW, text: '“Ninety minutes gate to gate. In the afternoons we hit it.” — Lewis Harper' },
+      ],
     ];
     for (const [name, args] of calls) {
       const result = await client.callTool({ name, arguments: args });

@@ -55,13 +55,23 @@ function linkOf(blocks: Block[], data: Data, mimeType: string): { link: Block; f
   expect(links).toHaveLength(1);
   const link = links[0]!;
   const file = readFileSync(fileURLToPath(data.url)); // over stdio, without a listener, `url` is the file on disk
-  expect(link).toMatchObject({ uri: `vault-tools://vaults/${NW}/artifacts/${data.artifactId}`, name: data.fileName, mimeType, size: file.length });
+  expect(link).toMatchObject({
+    uri: `vault-tools://vaults/${NW}/artifacts/${data.artifactId}`,
+    name: data.fileName,
+    mimeType,
+    size: file.length,
+  });
   return { link, file };
 }
 
 const CHART = {
   $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
-  data: { values: [{ k: 'Leeds', v: 12 }, { k: 'Bristol', v: 7 }] },
+  data: {
+    values: [
+      { k: 'Leeds', v: 12 },
+      { k: 'Bristol', v: 7 },
+    ],
+  },
   mark: 'bar',
   encoding: { x: { field: 'k', type: 'nominal' }, y: { field: 'v', type: 'quantitative' } },
 };
@@ -78,11 +88,19 @@ afterAll(async () => {
 
 describe('render_chart over stdio', () => {
   it('answers with the image itself and a resource_link that reads back the PNG file', async () => {
-    const { data, blocks } = await call(owner, 'render_chart', { vault: NW, title: 'Open findings by site', vega_lite_spec: CHART });
+    const { data, blocks } = await call(owner, 'render_chart', {
+      vault: NW,
+      title: 'Open findings by site',
+      vega_lite_spec: CHART,
+    });
     expect(blocks.map((b) => b.type)).toEqual(['text', 'image', 'resource_link']);
     const { link, file } = linkOf(blocks, data, 'image/png');
     expect(pngSize(file)).toEqual({ width: data.width, height: data.height });
-    expect({ width: data.width, height: data.height, bytes: data.bytes }).toEqual({ width: 1600, height: 900, bytes: file.length });
+    expect({ width: data.width, height: data.height, bytes: data.bytes }).toEqual({
+      width: 1600,
+      height: 900,
+      bytes: file.length,
+    });
 
     // A slide chart is within the inline limits, so the image block is the file itself.
     const image = blocks[1]!;
@@ -93,8 +111,16 @@ describe('render_chart over stdio', () => {
 
   it('shows a smaller rendition of a chart larger than 1600 px, and the link still reads the full file', async () => {
     const aisles = Array.from({ length: 60 }, (_, i) => ({ aisle: `Aisle ${i + 1}`, n: (i * 37) % 23 }));
-    const spec = { ...CHART, data: { values: aisles }, encoding: { x: { field: 'aisle', type: 'nominal' }, y: { field: 'n', type: 'quantitative' } } };
-    const { data, blocks } = await call(owner, 'render_chart', { vault: NW, title: 'Discrepancies by aisle', vega_lite_spec: spec });
+    const spec = {
+      ...CHART,
+      data: { values: aisles },
+      encoding: { x: { field: 'aisle', type: 'nominal' }, y: { field: 'n', type: 'quantitative' } },
+    };
+    const { data, blocks } = await call(owner, 'render_chart', {
+      vault: NW,
+      title: 'Discrepancies by aisle',
+      vega_lite_spec: spec,
+    });
     const { link, file } = linkOf(blocks, data, 'image/png');
     expect(data.height).toBeGreaterThan(1600); // 60 rows: taller than a slide
     const shown = Buffer.from(blocks.find((b) => b.type === 'image')!.data, 'base64');
@@ -106,15 +132,28 @@ describe('render_chart over stdio', () => {
   });
 
   it('draws the canvas the size option asks for', async () => {
-    const square = await call(owner, 'render_chart', { vault: NW, title: 'Square', vega_lite_spec: CHART, size: 'square' });
-    const portrait = await call(owner, 'render_chart', { vault: NW, title: 'Portrait', vega_lite_spec: CHART, size: 'portrait' });
+    const square = await call(owner, 'render_chart', {
+      vault: NW,
+      title: 'Square',
+      vega_lite_spec: CHART,
+      size: 'square',
+    });
+    const portrait = await call(owner, 'render_chart', {
+      vault: NW,
+      title: 'Portrait',
+      vega_lite_spec: CHART,
+      size: 'portrait',
+    });
     expect([square.data.width, square.data.height]).toEqual([900, 900]);
     expect([portrait.data.width, portrait.data.height]).toEqual([900, 1200]);
     expect(pngSize(Buffer.from(portrait.blocks[1]!.data, 'base64'))).toEqual({ width: 900, height: 1200 });
   });
 
   it('refuses empty data, naming vega_lite_spec.data.values', async () => {
-    const result = await owner.callTool({ name: 'render_chart', arguments: { vault: NW, title: 'Nothing', vega_lite_spec: { ...CHART, data: { values: [] } } } });
+    const result = await owner.callTool({
+      name: 'render_chart',
+      arguments: { vault: NW, title: 'Nothing', vega_lite_spec: { ...CHART, data: { values: [] } } },
+    });
     expect(result.isError).toBe(true);
     const { error } = JSON.parse((result.content as Block[])[0]!.text);
     expect(error.code).toBe('invalid_arguments');
@@ -136,7 +175,16 @@ describe('exports over stdio', () => {
   });
 
   it('export_workbook answers with a resource_link that reads back the workbook', async () => {
-    const sheets = [{ name: 'KPIs', columns: [{ header: 'KPI', key: 'kpi' }, { header: 'Value', key: 'value' }], rows: [{ kpi: 'Dock on-time', value: 0.72 }] }];
+    const sheets = [
+      {
+        name: 'KPIs',
+        columns: [
+          { header: 'KPI', key: 'kpi' },
+          { header: 'Value', key: 'value' },
+        ],
+        rows: [{ kpi: 'Dock on-time', value: 0.72 }],
+      },
+    ];
     const { data, blocks } = await call(owner, 'export_workbook', { vault: NW, title: 'Baseline KPIs', sheets });
     expect(blocks.map((b) => b.type)).toEqual(['text', 'resource_link']);
     const { link, file } = linkOf(blocks, data, 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
@@ -153,8 +201,14 @@ describe('who may read a link', () => {
     const stranger = await stdioClient(store.memberKey(MH));
     try {
       expect((await readBytes(member, link.uri)).equals(file)).toBe(true);
-      const refused = await stranger.readResource({ uri: link.uri }).then(() => undefined, (e: Error) => e);
-      const missing = await stranger.readResource({ uri: 'vault-tools://vaults/zz-missing/artifacts/x' }).then(() => undefined, (e: Error) => e);
+      const refused = await stranger.readResource({ uri: link.uri }).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      const missing = await stranger.readResource({ uri: 'vault-tools://vaults/zz-missing/artifacts/x' }).then(
+        () => undefined,
+        (e: Error) => e,
+      );
       expect(refused?.message).toMatch(/no vault "northwind-logistics" is available to this key/);
       expect(refused?.message.replace(NW, 'X')).toBe(missing?.message.replace('zz-missing', 'X'));
     } finally {
@@ -171,12 +225,17 @@ describe('who may read a link', () => {
     const { contents } = await owner.readResource({ uri: data.downloadUrl });
     expect(contents[0]).toMatchObject({ mimeType: 'text/plain', text: pub.content });
     const internal = mh.files.find((f) => f.visibility === 'internal')!;
-    await expect(owner.readResource({ uri: `vault-tools://vaults/${MH}/files/${internal.id}` })).rejects.toThrow(/No public file/);
+    await expect(owner.readResource({ uri: `vault-tools://vaults/${MH}/files/${internal.id}` })).rejects.toThrow(
+      /No public file/,
+    );
   });
 
   it('says once what is missing: no "MCP error -32002:" doubled into the message, the URI and code in the data', async () => {
     const uri = `vault-tools://vaults/${NW}/artifacts/art_missing`;
-    const error = await owner.readResource({ uri }).then(() => undefined, (err: Error & { code?: number; data?: any }) => err);
+    const error = await owner.readResource({ uri }).then(
+      () => undefined,
+      (err: Error & { code?: number; data?: any }) => err,
+    );
     expect(error?.message).toBe('No artifact "art_missing" in vault "Northwind Logistics".');
     expect(error?.code).toBe(-32602); // resource not found, as the 2026-07-28 revision has it (and the SDK in every era)
     expect(error?.data).toMatchObject({ uri, code: 'not_found' });
@@ -193,8 +252,15 @@ describe('over HTTP', () => {
   });
 
   const httpClient = async (key: string) => {
-    const client = new Client({ name: 'artifacts-http-test', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-    await client.connect(new StreamableHTTPClientTransport(new URL('/v1/mcp', server.url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+    const client = new Client(
+      { name: 'artifacts-http-test', version: '1' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('/v1/mcp', server.url), {
+        requestInit: { headers: { authorization: `Bearer ${key}` } },
+      }),
+    );
     return client;
   };
 
@@ -202,12 +268,17 @@ describe('over HTTP', () => {
     const client = await httpClient(store.ownerKey);
     const stranger = await httpClient(store.memberKey(MH));
     try {
-      const result = await client.callTool({ name: 'render_chart', arguments: { vault: NW, title: 'Over HTTP', vega_lite_spec: CHART } });
+      const result = await client.callTool({
+        name: 'render_chart',
+        arguments: { vault: NW, title: 'Over HTTP', vega_lite_spec: CHART },
+      });
       const blocks = result.content as Block[];
       expect(blocks.map((b) => b.type)).toEqual(['text', 'image', 'resource_link']);
       const data = result.structuredContent as Data;
       expect(new URL(data.url).origin).toBe(server.url); // with the listener, `url` is its download route
-      const download = Buffer.from(await (await fetch(data.url, { headers: { authorization: `Bearer ${store.ownerKey}` } })).arrayBuffer());
+      const download = Buffer.from(
+        await (await fetch(data.url, { headers: { authorization: `Bearer ${store.ownerKey}` } })).arrayBuffer(),
+      );
       expect(Buffer.from(blocks[1]!.data, 'base64').equals(download)).toBe(true);
       expect((await readBytes(client, blocks[2]!.uri)).equals(download)).toBe(true);
       await expect(stranger.readResource({ uri: blocks[2]!.uri })).rejects.toThrow(/no vault/);
@@ -215,7 +286,10 @@ describe('over HTTP', () => {
       const refusedDownload = await fetch(data.url, { headers: { authorization: `Bearer ${store.memberKey(MH)}` } });
       expect(refusedDownload.status).toBe(404);
       const { resources } = await client.listResources();
-      expect(resources.find((r) => r.uri === blocks[2]!.uri)).toMatchObject({ mimeType: 'image/png', name: data.fileName });
+      expect(resources.find((r) => r.uri === blocks[2]!.uri)).toMatchObject({
+        mimeType: 'image/png',
+        name: data.fileName,
+      });
     } finally {
       await client.close();
       await stranger.close();

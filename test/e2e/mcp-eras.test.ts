@@ -40,7 +40,8 @@ async function withClient<T>(client: Promise<McpTestClient>, use: (c: McpTestCli
   }
 }
 
-const errorOf = (r: { isError?: boolean; content: { text: string }[] }) => (r.isError ? JSON.parse(r.content[0]!.text).error : undefined);
+const errorOf = (r: { isError?: boolean; content: { text: string }[] }) =>
+  r.isError ? JSON.parse(r.content[0]!.text).error : undefined;
 
 describe.each(['stdio', 'http'] as const)('over %s', (wire) => {
   describe.each(ERAS)('%s client', (era) => {
@@ -63,9 +64,15 @@ describe.each(['stdio', 'http'] as const)('over %s', (wire) => {
       await withClient(connect(era, wire, store.memberKey(NW)), async (client) => {
         const { tools: listed } = await client.listTools();
         expect(listed.map((t) => t.name)).toEqual(tools.filter((t) => t.access === 'member').map((t) => t.name));
-        const everything = await client.complete({ ref: { type: 'ref/resource', uri: BRIEF_TEMPLATE }, argument: { name: 'vault', value: '' } });
+        const everything = await client.complete({
+          ref: { type: 'ref/resource', uri: BRIEF_TEMPLATE },
+          argument: { name: 'vault', value: '' },
+        });
         expect(everything.completion.values).toEqual([NW, 'Northwind Logistics']);
-        const other = await client.complete({ ref: { type: 'ref/resource', uri: BRIEF_TEMPLATE }, argument: { name: 'vault', value: 'mer' } });
+        const other = await client.complete({
+          ref: { type: 'ref/resource', uri: BRIEF_TEMPLATE },
+          argument: { name: 'vault', value: 'mer' },
+        });
         expect(other.completion).toMatchObject({ values: [], total: 0, hasMore: false });
       });
     });
@@ -75,11 +82,21 @@ describe.each(['stdio', 'http'] as const)('over %s', (wire) => {
 describe('completion/complete', () => {
   it("gives the manager key's vaults by prefix, brief kinds, and a vault's artifact ids", async () => {
     await withClient(connect('modern', 'stdio', store.ownerKey), async (client) => {
-      const byId = await client.complete({ ref: { type: 'ref/resource', uri: BRIEF_TEMPLATE }, argument: { name: 'vault', value: 'me' } });
+      const byId = await client.complete({
+        ref: { type: 'ref/resource', uri: BRIEF_TEMPLATE },
+        argument: { name: 'vault', value: 'me' },
+      });
       expect(byId.completion.values).toEqual([MH, 'Meridian Health Group']);
-      const byName = await client.complete({ ref: { type: 'ref/resource', uri: BRIEF_TEMPLATE }, argument: { name: 'vault', value: 'northwind l' } });
+      const byName = await client.complete({
+        ref: { type: 'ref/resource', uri: BRIEF_TEMPLATE },
+        argument: { name: 'vault', value: 'northwind l' },
+      });
       expect(byName.completion.values).toEqual(['Northwind Logistics']);
-      const kinds = await client.complete({ ref: { type: 'ref/resource', uri: BRIEF_TEMPLATE }, argument: { name: 'kind', value: 'week' }, context: { arguments: { vault: NW } } });
+      const kinds = await client.complete({
+        ref: { type: 'ref/resource', uri: BRIEF_TEMPLATE },
+        argument: { name: 'kind', value: 'week' },
+        context: { arguments: { vault: NW } },
+      });
       expect(kinds.completion.values).toEqual(['weekly-plan', 'weekly-digest']);
       const chart = await client.callTool({ name: 'render_chart', arguments: sampleArgs('render_chart', NW) });
       const artifactId = chart.structuredContent.artifactId as string;
@@ -89,9 +106,14 @@ describe('completion/complete', () => {
         context: { arguments: { vault: NW } },
       });
       expect(ids.completion.values).toContain(artifactId);
-      const prompt = await client.complete({ ref: { type: 'ref/prompt', name: 'orient' }, argument: { name: 'conversation', value: 'x' } });
+      const prompt = await client.complete({
+        ref: { type: 'ref/prompt', name: 'orient' },
+        argument: { name: 'conversation', value: 'x' },
+      });
       expect(prompt.completion.values).toEqual([]);
-      await expect(client.complete({ ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'x', value: '' } })).rejects.toThrow(/Unknown prompt "nope"/);
+      await expect(
+        client.complete({ ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'x', value: '' } }),
+      ).rejects.toThrow(/Unknown prompt "nope"/);
     });
   });
 
@@ -99,29 +121,46 @@ describe('completion/complete', () => {
     await withClient(connect('modern', 'stdio', store.ownerKey), async (client) => {
       const ids: string[] = [];
       for (let i = 0; i < 2; i++) {
-        const r = await client.callTool({ name: 'export_report', arguments: { vault: NW, dataset: 'findings', format: 'pdf' } });
+        const r = await client.callTool({
+          name: 'export_report',
+          arguments: { vault: NW, dataset: 'findings', format: 'pdf' },
+        });
         ids.push(r.structuredContent.artifactId as string);
         const second = Math.floor(Date.now() / 1000);
-        await vi.waitFor(() => expect(Math.floor(Date.now() / 1000)).toBeGreaterThan(second), { timeout: 5000, interval: 20 }); // another second on the clock
+        await vi.waitFor(() => expect(Math.floor(Date.now() / 1000)).toBeGreaterThan(second), {
+          timeout: 5000,
+          interval: 20,
+        }); // another second on the clock
       }
       const { resources } = await client.listResources();
-      const listed = ids.map((id) => resources.find((r: { uri: string }) => r.uri.endsWith(id)) as { uri: string; title: string });
-      for (const r of listed) expect(r.title).toMatch(/: PDF report, \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(Northwind Logistics\)$/);
+      const listed = ids.map(
+        (id) => resources.find((r: { uri: string }) => r.uri.endsWith(id)) as { uri: string; title: string },
+      );
+      for (const r of listed)
+        expect(r.title).toMatch(/: PDF report, \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(Northwind Logistics\)$/);
       expect(listed[0]!.title).not.toBe(listed[1]!.title);
       for (const typed of ['findings', 'PDF', 'rep']) {
-        const found = await client.complete({ ref: { type: 'ref/resource', uri: ARTIFACT_TEMPLATE }, argument: { name: 'artifactId', value: typed }, context: { arguments: { vault: NW } } });
+        const found = await client.complete({
+          ref: { type: 'ref/resource', uri: ARTIFACT_TEMPLATE },
+          argument: { name: 'artifactId', value: typed },
+          context: { arguments: { vault: NW } },
+        });
         expect(found.completion.values.slice(0, 2), typed).toEqual([...ids].reverse()); // newest first
       }
     });
   });
 
-  it("never completes an artifact id of a vault the key does not reach", async () => {
+  it('never completes an artifact id of a vault the key does not reach', async () => {
     const chartId = await withClient(connect('modern', 'stdio', store.ownerKey), async (client) => {
       const chart = await client.callTool({ name: 'render_chart', arguments: sampleArgs('render_chart', MH) });
       return chart.structuredContent.artifactId as string;
     });
     await withClient(connect('legacy', 'http', store.memberKey(NW)), async (client) => {
-      const ids = await client.complete({ ref: { type: 'ref/resource', uri: ARTIFACT_TEMPLATE }, argument: { name: 'artifactId', value: chartId.slice(0, 4) }, context: { arguments: { vault: MH } } });
+      const ids = await client.complete({
+        ref: { type: 'ref/resource', uri: ARTIFACT_TEMPLATE },
+        argument: { name: 'artifactId', value: chartId.slice(0, 4) },
+        context: { arguments: { vault: MH } },
+      });
       expect(ids.completion.values).toEqual([]);
     });
   });
@@ -159,20 +198,40 @@ describe('a call without `vault` on a key that reaches several', () => {
   });
 
   it('keeps the clear error when the person declines', async () => {
-    await withClient(connect('modern', 'stdio', store.ownerKey, { onElicit: () => ({ action: 'decline' }) }), async (client) => {
-      const error = errorOf(await client.callTool({ name: 'stats', arguments: {} }));
-      expect(error.code).toBe('vault_required');
-      expect(error.message).toMatch(/declined/);
-    });
+    await withClient(
+      connect('modern', 'stdio', store.ownerKey, { onElicit: () => ({ action: 'decline' }) }),
+      async (client) => {
+        const error = errorOf(await client.callTool({ name: 'stats', arguments: {} }));
+        expect(error.code).toBe('vault_required');
+        expect(error.message).toMatch(/declined/);
+      },
+    );
   });
 
   it('never takes an answer outside the key: a vault it does not reach is not found', async () => {
     const key = JSON.parse(
-      (await import('../helpers.js')).cli(['keys', 'create', '--vault', NW, '--vault', MH, '--json', '--name', 'two vaults', '--data-dir', store.dir]),
+      (await import('../helpers.js')).cli([
+        'keys',
+        'create',
+        '--vault',
+        NW,
+        '--vault',
+        MH,
+        '--json',
+        '--name',
+        'two vaults',
+        '--data-dir',
+        store.dir,
+      ]),
     ).key as string;
-    await withClient(connect('modern', 'http', key, { onElicit: () => ({ action: 'accept', content: { vault: 'somebody-elses-vault' } }) }), async (client) => {
-      expect(errorOf(await client.callTool({ name: 'stats', arguments: {} })).code).toBe('vault_not_found');
-    });
+    await withClient(
+      connect('modern', 'http', key, {
+        onElicit: () => ({ action: 'accept', content: { vault: 'somebody-elses-vault' } }),
+      }),
+      async (client) => {
+        expect(errorOf(await client.callTool({ name: 'stats', arguments: {} })).code).toBe('vault_not_found');
+      },
+    );
   });
 
   it.each([

@@ -9,7 +9,9 @@ import { tools } from '../../src/catalog/index.js';
 import type { VaultFixture } from '../../src/vault-format/schema.js';
 
 type Data = Record<string, any>;
-type Outcome = { data: Data; error?: undefined } | { data?: undefined; error: { code: string; message: string; requestId: string } };
+type Outcome =
+  | { data: Data; error?: undefined }
+  | { data?: undefined; error: { code: string; message: string; requestId: string } };
 
 async function call(client: Client, name: string, args: Data = {}): Promise<Outcome> {
   const result = await client.callTool({ name, arguments: args });
@@ -81,17 +83,23 @@ describe('orientation', () => {
   });
 
   it('suggest_vault_scope selects the vault a conversation names or clearly fits', async () => {
-    const named = await ok(owner, 'suggest_vault_scope', { conversation: `Can you summarise where we are with ${nw.vault.client}?` });
+    const named = await ok(owner, 'suggest_vault_scope', {
+      conversation: `Can you summarise where we are with ${nw.vault.client}?`,
+    });
     expect(named.selectedVaultIds).toEqual([NW]);
     expect(named.clarificationQuestion).toBeNull();
     const onlyHere = mh.people.find((p) => !nw.people.some((q) => q.name === p.name))!;
-    const byPerson = await ok(owner, 'suggest_vault_scope', { conversation: `What did ${onlyHere.name} say about ${mh.vault.keywords[0]} last week?` });
+    const byPerson = await ok(owner, 'suggest_vault_scope', {
+      conversation: `What did ${onlyHere.name} say about ${mh.vault.keywords[0]} last week?`,
+    });
     expect(byPerson.selectedVaultIds).toEqual([MH]);
   });
 
   it('suggest_vault_scope asks one question when a name is in both vaults', async () => {
     const shared = nw.people.find((p) => mh.people.some((q) => q.name === p.name))!;
-    const r = await ok(owner, 'suggest_vault_scope', { conversation: `Draft a note to ${shared.name} about next steps.` });
+    const r = await ok(owner, 'suggest_vault_scope', {
+      conversation: `Draft a note to ${shared.name} about next steps.`,
+    });
     expect(r.selectedVaultIds).toEqual([]);
     expect(r.clarificationQuestion).toContain(nw.vault.name);
     expect(r.clarificationQuestion).toContain(mh.vault.name);
@@ -112,7 +120,10 @@ describe('orientation', () => {
       expect(s.entities.byType[type], type).toBe(nw.entities.filter((e) => e.type === type).length);
     }
     expect(s.entities.total).toBe(nw.entities.length);
-    expect(s.meetings).toEqual({ total: nw.meetings.length, extracted: nw.meetings.filter((m) => m.extractionStatus === 'extracted').length });
+    expect(s.meetings).toEqual({
+      total: nw.meetings.length,
+      extracted: nw.meetings.filter((m) => m.extractionStatus === 'extracted').length,
+    });
     for (const status of ['todo', 'doing', 'done', 'blocked']) {
       expect(s.tasks.byStatus[status], status).toBe(nw.tasks.filter((t) => t.status === status).length);
     }
@@ -120,7 +131,9 @@ describe('orientation', () => {
 
   it('get_brief returns the latest brief of each kind', async () => {
     for (const kind of ['daily', 'weekly-plan', 'weekly-digest'] as const) {
-      const latest = mh.briefs.filter((b) => b.kind === kind).sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0]!;
+      const latest = mh.briefs
+        .filter((b) => b.kind === kind)
+        .sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0]!;
       const brief = await ok(owner, 'get_brief', { vault: MH, kind });
       expect(brief.id).toBe(latest.id);
       expect(brief.markdown).toBe(latest.markdown);
@@ -152,7 +165,9 @@ describe('entities', () => {
     const declared = nw.edges.filter((x) => x.from === target.entityId || x.to === target.entityId);
     expect(plain.edges.length).toBeGreaterThan(0);
     for (const edge of plain.edges) {
-      expect(declared.some((d) => (d.from === edge.entityId || d.to === edge.entityId) && d.relation === edge.relation)).toBe(true);
+      expect(
+        declared.some((d) => (d.from === edge.entityId || d.to === edge.entityId) && d.relation === edge.relation),
+      ).toBe(true);
       expect(edge.weight).toBeGreaterThanOrEqual(1);
     }
     const full = await ok(owner, 'get_entity', { vault: NW, entityId: target.entityId, includeEvidence: true });
@@ -173,7 +188,9 @@ describe('entities', () => {
 
   it('expand_graph depth 2 prefixes second-hop relations with the intermediate node', async () => {
     const hub = [...nw.entities].sort(
-      (a, b) => nw.edges.filter((e) => e.from === b.id || e.to === b.id).length - nw.edges.filter((e) => e.from === a.id || e.to === a.id).length,
+      (a, b) =>
+        nw.edges.filter((e) => e.from === b.id || e.to === b.id).length -
+        nw.edges.filter((e) => e.from === a.id || e.to === a.id).length,
     )[0]!;
     const one = await ok(owner, 'expand_graph', { vault: NW, entityId: hub.id });
     expect(one.edges.every((e: Data) => e.hop === 1 && e.from === hub.id)).toBe(true);
@@ -192,9 +209,15 @@ describe('entities', () => {
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const page = await ok(owner, 'list_findings', { vault: NW, limit: 7, compact: true, ...(cursor ? { cursor } : {}) });
+      const page = await ok(owner, 'list_findings', {
+        vault: NW,
+        limit: 7,
+        compact: true,
+        ...(cursor ? { cursor } : {}),
+      });
       expect(page.total).toBe(nw.entities.length);
-      for (const f of page.findings) expect(Object.keys(f).sort()).toEqual(['id', 'lastMentionedAt', 'mentionCount', 'name', 'type']);
+      for (const f of page.findings)
+        expect(Object.keys(f).sort()).toEqual(['id', 'lastMentionedAt', 'mentionCount', 'name', 'type']);
       seen.push(...page.findings.map((f: Data) => f.id));
       cursor = page.nextCursor ?? undefined;
       pages++;
@@ -214,7 +237,9 @@ describe('entities', () => {
     expect(assumed.total).toBe(nw.entities.filter((e) => e.source === 'agent-assumption').length);
     const m = nw.meetings.find((x) => x.evidence.length)!;
     const fromMeeting = await ok(owner, 'list_findings', { vault: NW, meetingId: m.id, limit: 200 });
-    expect(fromMeeting.findings.map((f: Data) => f.id).sort()).toEqual([...new Set(m.evidence.map((e) => e.entityId))].sort());
+    expect(fromMeeting.findings.map((f: Data) => f.id).sort()).toEqual(
+      [...new Set(m.evidence.map((e) => e.entityId))].sort(),
+    );
     const recent = await ok(owner, 'list_findings', { vault: NW, sort: 'recent', limit: 200 });
     const dates = recent.findings.map((f: Data) => f.lastMentionedAt);
     const mentioned = dates.filter((d: string | null) => d !== null);
@@ -230,7 +255,12 @@ describe('entities', () => {
 
   it('list_conflicts lists open ones by default, with claims quoting the transcripts', async () => {
     const open = await ok(owner, 'list_conflicts', { vault: MH });
-    expect(open.conflicts.map((c: Data) => c.id).sort()).toEqual(mh.conflicts.filter((c) => c.status === 'open').map((c) => c.id).sort());
+    expect(open.conflicts.map((c: Data) => c.id).sort()).toEqual(
+      mh.conflicts
+        .filter((c) => c.status === 'open')
+        .map((c) => c.id)
+        .sort(),
+    );
     const all = await ok(owner, 'list_conflicts', { vault: MH, status: 'all' });
     expect(all.conflicts.length).toBe(mh.conflicts.length);
     const dismissed = mh.conflicts.find((c) => c.status === 'dismissed')!;
@@ -241,7 +271,9 @@ describe('entities', () => {
   });
 
   it('changes_since reports new entities, re-mentioned ones and new meetings', async () => {
-    const extracted = nw.meetings.filter((m) => m.extractionStatus === 'extracted').sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+    const extracted = nw.meetings
+      .filter((m) => m.extractionStatus === 'extracted')
+      .sort((a, b) => a.startedAt.localeCompare(b.startedAt));
     const cut = extracted[extracted.length - 2]!.startedAt; // before the last extracted meeting
     const r = await ok(owner, 'changes_since', { vault: NW, since: cut });
     const after = nw.meetings.filter((m) => Date.parse(m.startedAt) + m.durationMinutes * 60_000 > Date.parse(cut));
@@ -316,7 +348,9 @@ describe('plan', () => {
     expect(task.checklist).toEqual(t.checklist);
     expect(task.owner).toBe(t.assigneeName ?? null);
     expect(byMilestone.tasks.length).toBe(nw.tasks.filter((x) => x.milestoneId === t.milestoneId).length);
-    expect((await call(owner, 'list_tasks', { vault: NW, milestoneId: 'no-such-milestone' })).error?.code).toBe('not_found');
+    expect((await call(owner, 'list_tasks', { vault: NW, milestoneId: 'no-such-milestone' })).error?.code).toBe(
+      'not_found',
+    );
   });
 
   it('list_milestones tallies tasks; list_plan_steps shows proposers in order', async () => {
@@ -325,7 +359,11 @@ describe('plan', () => {
     for (const m of nw.milestones) {
       const got = milestones.find((x: Data) => x.id === m.id);
       const tasks = nw.tasks.filter((t) => t.milestoneId === m.id);
-      expect(got).toMatchObject({ tasksTotal: tasks.length, tasksDone: tasks.filter((t) => t.status === 'done').length, targetDate: m.targetDate });
+      expect(got).toMatchObject({
+        tasksTotal: tasks.length,
+        tasksDone: tasks.filter((t) => t.status === 'done').length,
+        targetDate: m.targetDate,
+      });
     }
     const { steps } = await ok(owner, 'list_plan_steps', { vault: NW });
     expect(steps.map((s: Data) => s.id)).toEqual(nw['plan-steps'].map((s) => s.id));
@@ -336,7 +374,12 @@ describe('plan', () => {
 describe('files and artifacts', () => {
   it('list_files and get_file serve public files only', async () => {
     const { files } = await ok(owner, 'list_files', { vault: MH });
-    expect(files.map((f: Data) => f.id).sort()).toEqual(mh.files.filter((f) => f.visibility === 'public').map((f) => f.id).sort());
+    expect(files.map((f: Data) => f.id).sort()).toEqual(
+      mh.files
+        .filter((f) => f.visibility === 'public')
+        .map((f) => f.id)
+        .sort(),
+    );
     const pub = mh.files.find((f) => f.visibility === 'public')!;
     const got = await ok(owner, 'get_file', { vault: MH, fileId: pub.id });
     expect(got.contentExcerpt).toBe(pub.content.slice(0, 4000));
@@ -356,9 +399,13 @@ describe('files and artifacts', () => {
 describe('people and mail', () => {
   it('find_person looks up the registry by name, address or role', async () => {
     const p = nw.people.find((x) => x.title.split(' ').length > 1)!;
-    expect((await ok(owner, 'find_person', { vault: NW, query: p.name.split(' ')[1] })).people.map((x: Data) => x.email)).toContain(p.email);
+    expect(
+      (await ok(owner, 'find_person', { vault: NW, query: p.name.split(' ')[1] })).people.map((x: Data) => x.email),
+    ).toContain(p.email);
     expect((await ok(owner, 'find_person', { vault: NW, query: p.email.toUpperCase() })).people[0].email).toBe(p.email);
-    expect((await ok(owner, 'find_person', { vault: NW, query: p.title })).people.map((x: Data) => x.email)).toContain(p.email);
+    expect((await ok(owner, 'find_person', { vault: NW, query: p.title })).people.map((x: Data) => x.email)).toContain(
+      p.email,
+    );
     expect((await ok(owner, 'find_person', { vault: NW })).people.length).toBe(nw.people.length);
   });
 
@@ -398,7 +445,11 @@ describe('people and mail', () => {
   it("search_agent_memory finds the agent's past conversations", async () => {
     const c = mh.conversations[0]!;
     const asked = c.messages.find((m) => m.role === 'person')!;
-    const words = asked.text.split(/\s+/).filter((w) => w.replace(/\W/g, '').length >= 6).slice(0, 4).join(' ');
+    const words = asked.text
+      .split(/\s+/)
+      .filter((w) => w.replace(/\W/g, '').length >= 6)
+      .slice(0, 4)
+      .join(' ');
     const r = await ok(owner, 'search_agent_memory', { vault: MH, query: words });
     expect(r.results.map((x: Data) => x.conversationId)).toContain(c.id);
     const onlyOne = await ok(owner, 'search_agent_memory', { vault: MH, query: words, personEmail: c.personEmail });
@@ -452,7 +503,9 @@ describe('errors', () => {
   it('a revoked key stops working at once', async () => {
     const { dir } = store;
     const { cli } = await import('../helpers.js');
-    const created = JSON.parse(cli(['keys', 'create', '--vault', '*', '--json', '--name', 'to revoke', '--data-dir', dir]));
+    const created = JSON.parse(
+      cli(['keys', 'create', '--vault', '*', '--json', '--name', 'to revoke', '--data-dir', dir]),
+    );
     const client = await connect(store, created.key);
     try {
       expect((await ok(client, 'list_vaults')).vaults.length).toBe(2);
@@ -470,9 +523,19 @@ describe('prompts and resources', () => {
   it('offers the orientation prompt, carrying the conversation', async () => {
     const { prompts } = await owner.listPrompts();
     expect(prompts.map((p) => p.name)).toEqual(['orient']);
-    const got = await owner.getPrompt({ name: 'orient', arguments: { conversation: 'We need the Northwind dock numbers.' } });
+    const got = await owner.getPrompt({
+      name: 'orient',
+      arguments: { conversation: 'We need the Northwind dock numbers.' },
+    });
     const text = (got.messages[0]!.content as { text: string }).text;
-    for (const step of ['list_vaults', 'suggest_vault_scope', 'stats', 'get_brief', 'We need the Northwind dock numbers.']) expect(text).toContain(step);
+    for (const step of [
+      'list_vaults',
+      'suggest_vault_scope',
+      'stats',
+      'get_brief',
+      'We need the Northwind dock numbers.',
+    ])
+      expect(text).toContain(step);
   });
 
   it('lists the latest briefs as resources and reads them as markdown', async () => {
@@ -480,7 +543,9 @@ describe('prompts and resources', () => {
     const uri = `vault-tools://vaults/${MH}/briefs/weekly-digest`;
     expect(resources.map((r) => r.uri)).toContain(uri);
     const read = await owner.readResource({ uri });
-    const latest = mh.briefs.filter((b) => b.kind === 'weekly-digest').sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0]!;
+    const latest = mh.briefs
+      .filter((b) => b.kind === 'weekly-digest')
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0]!;
     const text = (read.contents[0] as { text: string }).text;
     // One heading, the brief's title; the body's own opening heading is not repeated under it.
     expect(text.startsWith(`# ${latest.title}\n\n_${latest.createdAt}_\n\n## `)).toBe(true);

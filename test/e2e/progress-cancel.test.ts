@@ -37,14 +37,24 @@ function seedFindings(dir: string, vaultId: string, n: number): void {
   db.transaction(() => {
     for (let i = 0; i < n; i++) {
       const when = new Date(Date.UTC(2026, 0, 1) + (i % 320) * 86_400_000).toISOString();
-      insert.run(vaultId, `seed-${i}`, types[i % 7], `Synthetic finding ${i} about ward ${i % 40}`, JSON.stringify([`SF-${i}`]),
-        `Observed on the ward round: discharge letters wait for a second signature in unit ${i % 60}; owner to confirm.`, i % 97, when, when);
+      insert.run(
+        vaultId,
+        `seed-${i}`,
+        types[i % 7],
+        `Synthetic finding ${i} about ward ${i % 40}`,
+        JSON.stringify([`SF-${i}`]),
+        `Observed on the ward round: discharge letters wait for a second signature in unit ${i % 60}; owner to confirm.`,
+        i % 97,
+        when,
+        when,
+      );
     }
   })();
   db.close();
 }
 
-const outbox = (vault: string) => JSON.parse(cli(['outbox', '--json', '--vault', vault, '--data-dir', store.dir])) as { seq: number; tool: string }[];
+const outbox = (vault: string) =>
+  JSON.parse(cli(['outbox', '--json', '--vault', vault, '--data-dir', store.dir])) as { seq: number; tool: string }[];
 const artifactDirs = (vault: string) => {
   const dir = join(store.dir, 'artifacts', vault);
   return existsSync(dir) ? readdirSync(dir) : [];
@@ -75,7 +85,10 @@ beforeAll(async () => {
     stderr: 'pipe',
   });
   transport.stderr!.on('data', (d) => (serverLog += d));
-  client = new Client({ name: 'vault-tools-progress-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  client = new Client(
+    { name: 'vault-tools-progress-test', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
   await client.connect(transport);
 });
 
@@ -87,7 +100,10 @@ afterAll(async () => {
 describe('progress over MCP stdio', () => {
   it('a small export (the 72 shipped findings) reports at least two increasing steps, up to the total', async () => {
     const seen: Progress[] = [];
-    const result = await client.callTool({ name: 'export_report', arguments: { vault: NW, format: 'csv' } }, { onprogress: (p: Progress) => seen.push(p) });
+    const result = await client.callTool(
+      { name: 'export_report', arguments: { vault: NW, format: 'csv' } },
+      { onprogress: (p: Progress) => seen.push(p) },
+    );
     expect(result.isError).toBeFalsy();
     const rows = (result.structuredContent as { rows: number }).rows;
     expect(rows).toBeGreaterThan(50);
@@ -106,9 +122,12 @@ describe('progress over MCP stdio', () => {
   it('a long export is throttled to about 10 notifications a second', async () => {
     const seen: { at: number; p: Progress }[] = [];
     const t0 = Date.now();
-    const result = await client.callTool({ name: 'export_report', arguments: { vault: MH, format: 'csv' } }, {
-      onprogress: (p: Progress) => seen.push({ at: Date.now(), p }),
-    });
+    const result = await client.callTool(
+      { name: 'export_report', arguments: { vault: MH, format: 'csv' } },
+      {
+        onprogress: (p: Progress) => seen.push({ at: Date.now(), p }),
+      },
+    );
     const ms = Date.now() - t0;
     expect(result.isError).toBeFalsy();
     expect((result.structuredContent as { rows: number }).rows).toBeGreaterThan(BIG);
@@ -127,13 +146,16 @@ describe('cancellation over MCP stdio', () => {
 
     const controller = new AbortController();
     let progressed = 0;
-    const call = client.callTool({ name: 'export_report', arguments: { vault: MH, format: 'xlsx' } }, {
-      signal: controller.signal,
-      onprogress: () => {
-        progressed++;
-        controller.abort('the user pressed stop');
+    const call = client.callTool(
+      { name: 'export_report', arguments: { vault: MH, format: 'xlsx' } },
+      {
+        signal: controller.signal,
+        onprogress: () => {
+          progressed++;
+          controller.abort('the user pressed stop');
+        },
       },
-    });
+    );
     await expect(call).rejects.toBeDefined(); // the SDK rejects at once and sends notifications/cancelled
     expect(progressed).toBeGreaterThanOrEqual(1);
 
@@ -166,7 +188,13 @@ describe('cancellation over REST', () => {
     const dirsBefore = artifactDirs(MH);
     const u = new URL('/v1/tools/export_report', server.url);
     const answered = await new Promise<boolean>((resolve) => {
-      const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${store.ownerKey}` } });
+      const req = request({
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${store.ownerKey}` },
+      });
       req.on('error', () => resolve(false)); // our own hang-up ('socket hang up')
       req.on('close', () => resolve(false));
       req.on('response', () => resolve(true)); // too late: the export finished first (fails below)
@@ -182,7 +210,8 @@ describe('cancellation over REST', () => {
     expect(answered).toBe(false);
     expect(server.stderr()).not.toMatch(/error/i);
     const until = Date.now() + 20_000;
-    while (artifactDirs(MH).length !== dirsBefore.length && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    while (artifactDirs(MH).length !== dirsBefore.length && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 20));
     expect(artifactDirs(MH)).toEqual(dirsBefore);
     expect(outbox(MH).length).toBe(outboxBefore);
     const res = await fetch(new URL('/v1/tools/stats', server.url), {
@@ -196,13 +225,24 @@ describe('cancellation over REST', () => {
 
 describe('render_chart and export_workbook, through the service path in this process', () => {
   const spec = {
-    data: { values: Array.from({ length: 12 }, (_, i) => ({ month: `2026-${String(i + 1).padStart(2, '0')}-01`, findings: 20 + ((i * 7) % 13) })) },
+    data: {
+      values: Array.from({ length: 12 }, (_, i) => ({
+        month: `2026-${String(i + 1).padStart(2, '0')}-01`,
+        findings: 20 + ((i * 7) % 13),
+      })),
+    },
     mark: 'line',
-    encoding: { x: { field: 'month', type: 'temporal', timeUnit: 'yearmonth' }, y: { field: 'findings', type: 'quantitative' } },
+    encoding: {
+      x: { field: 'month', type: 'temporal', timeUnit: 'yearmonth' },
+      y: { field: 'findings', type: 'quantitative' },
+    },
   };
   const sheets = ['Wards', 'Clinics'].map((name) => ({
     name,
-    columns: [{ header: 'Unit', key: 'unit' }, { header: 'Beds', key: 'beds', numFmt: '#,##0' }],
+    columns: [
+      { header: 'Unit', key: 'unit' },
+      { header: 'Beds', key: 'beds', numFmt: '#,##0' },
+    ],
     rows: Array.from({ length: 3000 }, (_, i) => ({ unit: `${name} ${i}`, beds: i % 40 })),
   }));
   let service: Service;
@@ -219,7 +259,9 @@ describe('render_chart and export_workbook, through the service path in this pro
   it('export_workbook reports progress over all sheets and a cancel on its first report stores nothing', async () => {
     const owner = authenticate(db, store.ownerKey);
     const seen: [number, number | undefined][] = [];
-    const ok = await service.invoke('export_workbook', { vault: NW, title: 'Beds', sheets }, owner, { progress: (done, total) => seen.push([done, total]) });
+    const ok = await service.invoke('export_workbook', { vault: NW, title: 'Beds', sheets }, owner, {
+      progress: (done, total) => seen.push([done, total]),
+    });
     expect(ok.ok).toBe(true);
     expect(seen[0]).toEqual([0, 6000]);
     expect(seen.at(-1)).toEqual([6000, 6000]);
@@ -242,11 +284,15 @@ describe('render_chart and export_workbook, through the service path in this pro
     const owner = authenticate(db, store.ownerKey);
     const outboxBefore = outbox(NW).length;
     const dirsBefore = artifactDirs(NW);
-    const early = await service.invoke('render_chart', { vault: NW, title: 'Findings', vega_lite_spec: spec }, owner, { signal: AbortSignal.abort() });
+    const early = await service.invoke('render_chart', { vault: NW, title: 'Findings', vega_lite_spec: spec }, owner, {
+      signal: AbortSignal.abort(),
+    });
     expect(early).toMatchObject({ ok: false, code: 'cancelled' });
     // Cancelled while the worker starts or renders: the worker is stopped, the chart is not stored.
     const controller = new AbortController();
-    const during = service.invoke('render_chart', { vault: NW, title: 'Findings', vega_lite_spec: spec }, owner, { signal: controller.signal });
+    const during = service.invoke('render_chart', { vault: NW, title: 'Findings', vega_lite_spec: spec }, owner, {
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(), 20);
     expect(await during).toMatchObject({ ok: false, code: 'cancelled' });
     expect(artifactDirs(NW)).toEqual(dirsBefore);

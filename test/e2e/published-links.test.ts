@@ -36,7 +36,10 @@ async function follow(links: { field: string; url: string }[]): Promise<string[]
   for (const { field, url } of links) {
     expect(new URL(url).origin, `${field}: ${url}`).toBe(running.server.url);
     const target = IDENTIFIER[field]?.(new URL(url)) ?? url;
-    const r = await fetch(target, POSTED_TO.has(field) ? { method: 'POST', body: new URLSearchParams() } : { redirect: 'manual' });
+    const r = await fetch(
+      target,
+      POSTED_TO.has(field) ? { method: 'POST', body: new URLSearchParams() } : { redirect: 'manual' },
+    );
     const ok = OPENED_BY_GET.has(field) || IDENTIFIER[field] ? r.status === 200 : r.status !== 404 && r.status < 500;
     if (!ok) broken.push(`${field}: ${target} answered ${r.status}`);
   }
@@ -44,7 +47,11 @@ async function follow(links: { field: string; url: string }[]): Promise<string[]
 }
 
 describe('the links the listener publishes', () => {
-  it.each(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/v1/mcp', '/.well-known/oauth-authorization-server'])('%s: every URL in it opens', async (path) => {
+  it.each([
+    '/.well-known/oauth-protected-resource',
+    '/.well-known/oauth-protected-resource/v1/mcp',
+    '/.well-known/oauth-authorization-server',
+  ])('%s: every URL in it opens', async (path) => {
     const doc = await (await fetch(`${running.server.url}${path}`)).json();
     const links = urlsIn(doc);
     expect(links.length).toBeGreaterThan(path.includes('authorization-server') ? 4 : 1);
@@ -52,7 +59,9 @@ describe('the links the listener publishes', () => {
   });
 
   it('resource_documentation is the API reference page', async () => {
-    const prm = (await (await fetch(`${running.server.url}/.well-known/oauth-protected-resource`)).json()) as { resource_documentation: string };
+    const prm = (await (await fetch(`${running.server.url}/.well-known/oauth-protected-resource`)).json()) as {
+      resource_documentation: string;
+    };
     const page = await fetch(prm.resource_documentation);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('swagger-ui');
@@ -60,12 +69,19 @@ describe('the links the listener publishes', () => {
 
   it('the API index: every endpoint path it names exists (templates filled in)', async () => {
     const index = (await (await fetch(`${running.server.url}/v1`)).json()) as { endpoints: Record<string, string> };
-    const paths = Object.values(index.endpoints).map((p) => p.replace('{tool_name}', 'stats').replace('{vault}', 'northwind-logistics').replace(/\{\w+\}/g, 'x'));
+    const paths = Object.values(index.endpoints).map((p) =>
+      p
+        .replace('{tool_name}', 'stats')
+        .replace('{vault}', 'northwind-logistics')
+        .replace(/\{\w+\}/g, 'x'),
+    );
     expect(paths.length).toBeGreaterThan(3);
     const broken: string[] = [];
     for (const p of paths) {
       // With the key the index says to send: a tool call is a POST, a download of id "x" may be a 404 of its own.
-      const r = await fetch(`${running.server.url}${p}`, { headers: { authorization: `Bearer ${running.store.ownerKey}` } });
+      const r = await fetch(`${running.server.url}${p}`, {
+        headers: { authorization: `Bearer ${running.store.ownerKey}` },
+      });
       if (r.status >= 500 || (r.status === 404 && !p.endsWith('/x'))) broken.push(`${p}: ${r.status}`);
     }
     expect(broken).toEqual([]);

@@ -27,13 +27,20 @@ interface Block {
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 
 function blocks(lang: string): Block[] {
-  const re = new RegExp(`(?:<!--\\s*readme-test skip:\\s*([\\s\\S]*?)\\s*-->\\s*\\n)?\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, 'g');
+  const re = new RegExp(
+    `(?:<!--\\s*readme-test skip:\\s*([\\s\\S]*?)\\s*-->\\s*\\n)?\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``,
+    'g',
+  );
   return [...README.matchAll(re)].map((m) => ({ code: m[2]!, skip: m[1] }));
 }
 
 const SH = blocks('sh');
 const RUN = SH.filter((b) => !b.skip);
-const commandLines = (b: Block) => b.code.split('\n').map((l) => l.replace(/\s+#.*$/, '').trim()).filter((l) => l && !l.startsWith('#'));
+const commandLines = (b: Block) =>
+  b.code
+    .split('\n')
+    .map((l) => l.replace(/\s+#.*$/, '').trim())
+    .filter((l) => l && !l.startsWith('#'));
 
 let tmp: { dir: string; cleanup(): void };
 let work: string;
@@ -132,7 +139,10 @@ const EXPECT: [RegExp, (r: { stdout: string; stderr: string }) => void][] = [
   [
     /vault-tools call export_report .* --out \.\/reports/,
     (r) => {
-      expect(JSON.parse(r.stdout.slice(0, r.stdout.lastIndexOf('}') + 1))).toMatchObject({ kind: 'report', mimeType: 'application/pdf' });
+      expect(JSON.parse(r.stdout.slice(0, r.stdout.lastIndexOf('}') + 1))).toMatchObject({
+        kind: 'report',
+        mimeType: 'application/pdf',
+      });
       expect(r.stdout.trim().split('\n').at(-1)).toMatch(/^northwind-logistics-findings-.*\.pdf$/);
       expect(r.stderr).toMatch(/copied .*\.pdf to reports\//);
     },
@@ -154,7 +164,10 @@ describe('the README', () => {
     expect(first).toMatch(/^npm ci && npm run demo -- --http 8787$/);
     expect(second).toBe('npm test');
     // .ci/run times each part (`step CMD`): the install from scratch, then the README's test command, last.
-    const steps = readFileSync(join(ROOT, '.ci', 'run'), 'utf8').split('\n').filter((l) => l.startsWith('step ')).map((l) => l.slice('step '.length));
+    const steps = readFileSync(join(ROOT, '.ci', 'run'), 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('step '))
+      .map((l) => l.slice('step '.length));
     expect(steps).toContain('npm ci --no-audit --no-fund');
     expect(steps.at(-1)).toBe(second);
   });
@@ -162,7 +175,15 @@ describe('the README', () => {
   it('names the Node lines package.json supports', () => {
     // engines `^20.18.1 || ^22.0.0 || …` → "Runs on Node.js 26, 24, 22 and 20.18.1"
     const engines = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).engines.node as string;
-    const lines = engines.split('||').map((c) => c.trim().replace(/^\^/, '').replace(/\.0\.0$/, '')).sort((a, b) => parseInt(b, 10) - parseInt(a, 10));
+    const lines = engines
+      .split('||')
+      .map((c) =>
+        c
+          .trim()
+          .replace(/^\^/, '')
+          .replace(/\.0\.0$/, ''),
+      )
+      .sort((a, b) => parseInt(b, 10) - parseInt(a, 10));
     expect(lines.length).toBeGreaterThan(1);
     expect(README).toContain(`Runs on Node.js ${lines.slice(0, -1).join(', ')} and ${lines.at(-1)}`);
   });
@@ -178,7 +199,9 @@ describe('the README', () => {
   });
 
   it("runs the first command's demo: it serves the REST API until stopped", async () => {
-    const demo = commandLines(SH[0]!)[0]!.replace(/^npm ci && /, '').replace(/\b8787\b/g, String(port));
+    const demo = commandLines(SH[0]!)[0]!
+      .replace(/^npm ci && /, '')
+      .replace(/\b8787\b/g, String(port));
     const child = spawn('bash', ['-c', demo], { cwd: ROOT, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
     let err = '';
     child.stderr.on('data', (d) => (err += d));
@@ -190,7 +213,9 @@ describe('the README', () => {
         void exited.then((code) => reject(new Error(`exited ${code}:\n${err}`)));
       });
       expect(err).toMatch(/Demo keys/);
-      expect(((await (await fetch(`http://127.0.0.1:${port}/v1`)).json()) as { version: string }).version).toBe('2026-09-02');
+      expect(((await (await fetch(`http://127.0.0.1:${port}/v1`)).json()) as { version: string }).version).toBe(
+        '2026-09-02',
+      );
     } finally {
       process.kill(-child.pid!, 'SIGTERM');
       await exited;
@@ -211,7 +236,8 @@ describe('the README', () => {
   it('its Claude Desktop example has the shape `mcp-config` writes', () => {
     const [example] = blocks('json');
     const shown = JSON.parse(example!.code).mcpServers['vault-tools'];
-    const written = JSON.parse(readFileSync(join(home, '.config', 'Claude', 'claude_desktop_config.json'), 'utf8')).mcpServers['vault-tools'];
+    const written = JSON.parse(readFileSync(join(home, '.config', 'Claude', 'claude_desktop_config.json'), 'utf8'))
+      .mcpServers['vault-tools'];
     expect(Object.keys(written).sort()).toEqual(Object.keys(shown).sort());
     expect(written.args.slice(1)).toEqual(shown.args.slice(1));
     expect(written.args[0]).toBe(BIN);
@@ -222,7 +248,9 @@ describe('the README', () => {
     const elsewhere = join(tmp.dir, 'client-cwd');
     mkdirSync(elsewhere, { recursive: true });
     const client = new Client({ name: 'readme-test', version: '1' });
-    await client.connect(new StdioClientTransport({ command, args, cwd: elsewhere, env: env as Record<string, string>, stderr: 'pipe' }));
+    await client.connect(
+      new StdioClientTransport({ command, args, cwd: elsewhere, env: env as Record<string, string>, stderr: 'pipe' }),
+    );
     try {
       return (await client.listTools()).tools.map((t) => t.name);
     } finally {
@@ -231,12 +259,16 @@ describe('the README', () => {
   }
 
   it('the entry `mcp-config --write` merged into Claude Desktop starts a server with every tool', async () => {
-    const entry = JSON.parse(readFileSync(join(home, '.config', 'Claude', 'claude_desktop_config.json'), 'utf8')).mcpServers['vault-tools'];
+    const entry = JSON.parse(readFileSync(join(home, '.config', 'Claude', 'claude_desktop_config.json'), 'utf8'))
+      .mcpServers['vault-tools'];
     expect(await listTools(entry.command, entry.args)).toEqual(tools.map((t) => t.name));
   }, 60_000);
 
   it('every server `claude mcp add` was given starts, with every tool', async () => {
-    const added = readFileSync(claudeLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as string[]);
+    const added = readFileSync(claudeLog, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as string[]);
     const inReadme = RUN.flatMap(commandLines).filter((l) => l.startsWith('claude mcp add'));
     expect(added).toHaveLength(inReadme.length);
     for (const args of added) {

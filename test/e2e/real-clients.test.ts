@@ -24,32 +24,38 @@ describe('real MCP clients', () => {
       }
     }
     // What this server must pass on its own merits in the 2026 era, never baselined.
-    for (const scenario of ['tools-list', 'caching', 'resources-list', 'prompts-list', 'dns-rebinding-protection', 'sep-2164-resource-not-found']) {
+    for (const scenario of [
+      'tools-list',
+      'caching',
+      'resources-list',
+      'prompts-list',
+      'dns-rebinding-protection',
+      'sep-2164-resource-not-found',
+    ]) {
       expect(baseline.notApplicable['2026-07-28']![scenario], scenario).toBeUndefined();
     }
   });
 
-  it(
-    'Inspector (stdio and HTTP with a bearer key) and the conformance suite pass',
-    async () => {
-      const started = Date.now();
-      const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
-        const child = spawn(process.execPath, [join(ROOT, 'scripts', 'mcp-clients.mjs')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-        let output = '';
-        child.stdout.on('data', (d) => (output += d));
-        child.stderr.on('data', (d) => (output += d));
-        child.on('close', (exit) => resolve({ code: exit, output }));
+  it('Inspector (stdio and HTTP with a bearer key) and the conformance suite pass', async () => {
+    const started = Date.now();
+    const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
+      const child = spawn(process.execPath, [join(ROOT, 'scripts', 'mcp-clients.mjs')], {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
       });
-      // The script's own report is the useful failure message.
-      expect(code, output).toBe(0);
-      expect(output).toMatch(/ok {3}inspector stdio tools\/call stats/);
-      expect(output).toMatch(/ok {3}inspector http tools\/call stats/);
-      expect(output).toMatch(/ok {3}conformance 2026-07-28 requirements/);
-      expect(output).toMatch(/ok {3}conformance 2026-07-28: baselined scenarios fail only their listed checks/);
-      expect(output).toMatch(/ok {3}conformance 2025-11-25 requirements/);
-      expect(output).toMatch(/ok {3}conformance 2025-11-25: baselined scenarios fail only their listed checks/);
-      process.stderr.write(`real MCP clients: ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
-    },
-    300_000,
-  );
+      let output = '';
+      child.stdout.on('data', (d) => (output += d));
+      child.stderr.on('data', (d) => (output += d));
+      child.on('close', (exit) => resolve({ code: exit, output }));
+    });
+    // The script's own report is the useful failure message.
+    expect(code, output).toBe(0);
+    expect(output).toMatch(/ok {3}inspector stdio tools\/call stats/);
+    expect(output).toMatch(/ok {3}inspector http tools\/call stats/);
+    expect(output).toMatch(/ok {3}conformance 2026-07-28 requirements/);
+    expect(output).toMatch(/ok {3}conformance 2026-07-28: baselined scenarios fail only their listed checks/);
+    expect(output).toMatch(/ok {3}conformance 2025-11-25 requirements/);
+    expect(output).toMatch(/ok {3}conformance 2025-11-25: baselined scenarios fail only their listed checks/);
+    process.stderr.write(`real MCP clients: ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  }, 300_000);
 });

@@ -25,27 +25,57 @@ const ALTERNATIVES = [
 
 /** Turns about everything else this bakery discussed, several in the question's own words. */
 const OTHER_TURNS: [string, string][] = [
-  ['Ana Ruiz', 'The coffee machine in the shop at the station keeps cutting out in the morning rush, so we are losing queue customers to the kiosk across the road.'],
-  ['Bo Lind', 'The production plan for the kitchen this week has croissants on Tuesday and Thursday only, because the laminating team is short.'],
-  ['Ana Ruiz', 'Who gets called when the card terminal drops the connection? Last time the shop waited two hours for the helpdesk to ring back.'],
-  ['Bo Lind', 'The kitchen rota is fixed until Christmas. Nobody swaps a production shift without asking me first, please.'],
-  ['Ana Ruiz', 'Our delivery van to the market stalls keeps running late because the loading starts after the sourdough comes out.'],
+  [
+    'Ana Ruiz',
+    'The coffee machine in the shop at the station keeps cutting out in the morning rush, so we are losing queue customers to the kiosk across the road.',
+  ],
+  [
+    'Bo Lind',
+    'The production plan for the kitchen this week has croissants on Tuesday and Thursday only, because the laminating team is short.',
+  ],
+  [
+    'Ana Ruiz',
+    'Who gets called when the card terminal drops the connection? Last time the shop waited two hours for the helpdesk to ring back.',
+  ],
+  [
+    'Bo Lind',
+    'The kitchen rota is fixed until Christmas. Nobody swaps a production shift without asking me first, please.',
+  ],
+  [
+    'Ana Ruiz',
+    'Our delivery van to the market stalls keeps running late because the loading starts after the sourdough comes out.',
+  ],
   ['Bo Lind', 'The flour supplier wants to move us to a bigger sack size, which the storeroom shelves cannot take.'],
   ['Ana Ruiz', 'Customers keep asking for oat milk at the till; the shop runs out by eleven on Saturdays.'],
   ['Bo Lind', 'The production manager asked whether we can fix the price of butter with the dairy for six months.'],
-  ['Ana Ruiz', 'The dishwasher in the shop kitchen is fine now, the engineer replaced the pump last week and it has not stopped since.'],
-  ['Bo Lind', 'Waste is up: we binned forty loaves on Monday because the forecast in the ordering sheet is still last year.'],
+  [
+    'Ana Ruiz',
+    'The dishwasher in the shop kitchen is fine now, the engineer replaced the pump last week and it has not stopped since.',
+  ],
+  [
+    'Bo Lind',
+    'Waste is up: we binned forty loaves on Monday because the forecast in the ordering sheet is still last year.',
+  ],
   ['Ana Ruiz', 'The new tills print the allergen labels, but the labels fall off the paper bags when they are warm.'],
   ['Bo Lind', 'Staff want the early shift to start at five, not half four, because the first bus does not run.'],
   ['Ana Ruiz', 'The landlord at the market hall wants the sign moved before the fire inspection in January.'],
   ['Bo Lind', 'We could make the cinnamon buns the night before and bake them off in the shop ovens in the morning.'],
-  ['Ana Ruiz', 'The online orders for Christmas cakes opened on Monday; we have sixty already and the cut-off is the fifteenth.'],
+  [
+    'Ana Ruiz',
+    'The online orders for Christmas cakes opened on Monday; we have sixty already and the cut-off is the fifteenth.',
+  ],
   ['Bo Lind', 'Kitchen machines need their safety check every year, the insurer asked for the certificates by March.'],
 ];
 
 const ANSWER_TURNS: [string, string][] = [
-  ['Priya Shah', 'The big spiral mixer at Fenwick Street trips the breaker twice a week now, always halfway through the second dough of the night.'],
-  ['Tom Reed', 'And every time it does, Dennis the electrician comes out to reset it and charges us a call-out. He thinks the motor is drawing too much on start.'],
+  [
+    'Priya Shah',
+    'The big spiral mixer at Fenwick Street trips the breaker twice a week now, always halfway through the second dough of the night.',
+  ],
+  [
+    'Tom Reed',
+    'And every time it does, Dennis the electrician comes out to reset it and charges us a call-out. He thinks the motor is drawing too much on start.',
+  ],
 ];
 
 /**
@@ -53,13 +83,37 @@ const ANSWER_TURNS: [string, string][] = [
  * person that "cuts out", "gets called" or "needs fixing", so the question's own words point everywhere but
  * at the answer. Deterministic: each meeting takes its own combinations.
  */
-const THINGS = ['coffee machine', 'card terminal', 'label printer', 'delivery van', 'oven timer', 'proving cabinet', 'freezer alarm', 'glass washer', 'bread slicer', 'display fridge', 'extractor fan', 'ticket machine'];
-const PLACES = ['the station shop', 'the market stall', 'the production kitchen', 'the high street shop', 'the cafe counter', 'the storeroom'];
+const THINGS = [
+  'coffee machine',
+  'card terminal',
+  'label printer',
+  'delivery van',
+  'oven timer',
+  'proving cabinet',
+  'freezer alarm',
+  'glass washer',
+  'bread slicer',
+  'display fridge',
+  'extractor fan',
+  'ticket machine',
+];
+const PLACES = [
+  'the station shop',
+  'the market stall',
+  'the production kitchen',
+  'the high street shop',
+  'the cafe counter',
+  'the storeroom',
+];
 const SAYINGS = [
-  (t: string, p: string) => `The ${t} at ${p} keeps cutting out when we are busiest, and nobody knows who to call first.`,
-  (t: string, p: string) => `Who gets called to fix the ${t} in ${p}? Last time we waited most of a morning and lost sales.`,
-  (t: string, p: string) => `In ${p} the ${t} needs a proper service; the production plan cannot keep working round it every week.`,
-  (t: string, p: string) => `The supplier of the ${t} for ${p} says the warranty ran out, so any fix is on us from now on.`,
+  (t: string, p: string) =>
+    `The ${t} at ${p} keeps cutting out when we are busiest, and nobody knows who to call first.`,
+  (t: string, p: string) =>
+    `Who gets called to fix the ${t} in ${p}? Last time we waited most of a morning and lost sales.`,
+  (t: string, p: string) =>
+    `In ${p} the ${t} needs a proper service; the production plan cannot keep working round it every week.`,
+  (t: string, p: string) =>
+    `The supplier of the ${t} for ${p} says the warranty ran out, so any fix is on us from now on.`,
 ];
 function weekOfTurns(seed: number, count: number): [string, string][] {
   const speakers = ['Ana Ruiz', 'Bo Lind', 'Priya Shah', 'Tom Reed'];
@@ -67,7 +121,10 @@ function weekOfTurns(seed: number, count: number): [string, string][] {
     const n = seed * 31 + i * 7;
     const thing = THINGS[n % THINGS.length]!;
     const place = PLACES[(n >> 1) % PLACES.length]!;
-    return [speakers[(seed + i) % speakers.length]!, `${SAYINGS[(n + seed) % SAYINGS.length]!(thing, place)} ${OTHER_TURNS[(n * 3) % OTHER_TURNS.length]![1]}`];
+    return [
+      speakers[(seed + i) % speakers.length]!,
+      `${SAYINGS[(n + seed) % SAYINGS.length]!(thing, place)} ${OTHER_TURNS[(n * 3) % OTHER_TURNS.length]![1]}`,
+    ];
   });
 }
 
@@ -124,7 +181,15 @@ afterAll(async () => {
 
 interface Found {
   mode: string;
-  results: { meetingId: string; turnStart: number; turnEnd: number; text: string; matchedBy: string[]; score: number; foundBy?: string[] }[];
+  results: {
+    meetingId: string;
+    turnStart: number;
+    turnEnd: number;
+    text: string;
+    matchedBy: string[];
+    score: number;
+    foundBy?: string[];
+  }[];
 }
 const search = async (args: Record<string, unknown>) => {
   const r = await client.callTool({ name: 'search_transcripts', arguments: { vault: 'bakery', limit: 5, ...args } });
@@ -163,7 +228,10 @@ describe('search_transcripts with alternatives, over MCP stdio', () => {
 
   it('refuses too many or too long alternatives, naming the field', async () => {
     for (const alternatives of [['a', 'b', 'c', 'd', 'e', 'f'], ['x'.repeat(301)], ['   '], 'the mixer']) {
-      const r = await client.callTool({ name: 'search_transcripts', arguments: { vault: 'bakery', query: QUESTION, alternatives } });
+      const r = await client.callTool({
+        name: 'search_transcripts',
+        arguments: { vault: 'bakery', query: QUESTION, alternatives },
+      });
       expect(r.isError, JSON.stringify(alternatives)).toBe(true);
       const text = (r.content as { type: string; text: string }[]).map((c) => c.text).join(' ');
       expect(text).toMatch(/alternatives/);
@@ -177,14 +245,26 @@ describe('search_transcripts with alternatives, over REST', () => {
     const server = await startServer(store);
     try {
       const key = readFileSync(`${store}/owner.key`, 'utf8').trim();
-      const spec = (await http(server.url, { path: '/v1/openapi.json', headers: { authorization: `Bearer ${key}` } })).json();
+      const spec = (
+        await http(server.url, { path: '/v1/openapi.json', headers: { authorization: `Bearer ${key}` } })
+      ).json();
       expect(JSON.stringify(spec)).toContain('"alternatives"');
-      const ok = await callTool(server.url, 'search_transcripts', { vault: 'bakery', query: QUESTION, alternatives: ALTERNATIVES }, key);
+      const ok = await callTool(
+        server.url,
+        'search_transcripts',
+        { vault: 'bakery', query: QUESTION, alternatives: ALTERNATIVES },
+        key,
+      );
       expect(ok.status).toBe(200);
       const found = ok.json().data as Found;
       expect(hasAnswer(found)).toBe(true);
       expect(found.results.every((x) => Array.isArray(x.foundBy))).toBe(true);
-      const bad = await callTool(server.url, 'search_transcripts', { vault: 'bakery', query: QUESTION, alternatives: Array(6).fill('the mixer') }, key);
+      const bad = await callTool(
+        server.url,
+        'search_transcripts',
+        { vault: 'bakery', query: QUESTION, alternatives: Array(6).fill('the mixer') },
+        key,
+      );
       expect(bad.status).toBe(400);
       expect(bad.json().error.message).toMatch(/`alternatives`: at most 5 rephrasings/);
     } finally {

@@ -30,7 +30,8 @@ afterAll(async () => {
 });
 
 const search = async (query: string) =>
-  (await client.callTool({ name: 'search_transcripts', arguments: { vault: 'meridian-health', query, limit: 5 } })).structuredContent as {
+  (await client.callTool({ name: 'search_transcripts', arguments: { vault: 'meridian-health', query, limit: 5 } }))
+    .structuredContent as {
     mode: string;
     vectorCoverage: { chunks: number; withVectors: number };
     results: { meetingId: string; text: string; matchedBy: string[] }[];
@@ -51,5 +52,10 @@ it('answers by words at once, and by meaning once the background index is built'
   // A question in other words than the speakers used still lands on the discharge discussion.
   const paraphrase = await search('patients going home late in the day');
   expect(paraphrase.results.some((x) => x.matchedBy.includes('meaning'))).toBe(true);
-  expect(paraphrase.results.map((x) => x.text).join(' ').toLowerCase()).toMatch(/discharg/);
+  expect(
+    paraphrase.results
+      .map((x) => x.text)
+      .join(' ')
+      .toLowerCase(),
+  ).toMatch(/discharg/);
 }, 180_000);

@@ -37,7 +37,9 @@ async function serveStdio(dir: string): Promise<(query: string) => Promise<Answe
     }),
   );
   cleanups.push(() => client.close());
-  return async (query) => (await client.callTool({ name: 'search_transcripts', arguments: { vault: VAULT, query, limit: 5 } })).structuredContent as unknown as Answer;
+  return async (query) =>
+    (await client.callTool({ name: 'search_transcripts', arguments: { vault: VAULT, query, limit: 5 } }))
+      .structuredContent as unknown as Answer;
 }
 
 /** Asks until every chunk of the vault has a vector and search is hybrid, or the deadline passes; the last answer. */
@@ -92,7 +94,20 @@ describe('a serving process embeds what other processes write', () => {
     cleanups.push(() => hosted.stop());
     const hostedKey = readFileSync(join(hostedDir.dir, 'owner.key'), 'utf8').trim();
     const sync = (localDir: string) =>
-      JSON.parse(cli(['sync', '--remote', hosted.url, '--remote-key', hostedKey, '--vault', VAULT, '--data-dir', localDir, '--json'])) as {
+      JSON.parse(
+        cli([
+          'sync',
+          '--remote',
+          hosted.url,
+          '--remote-key',
+          hostedKey,
+          '--vault',
+          VAULT,
+          '--data-dir',
+          localDir,
+          '--json',
+        ]),
+      ) as {
         pulled: { meetingsFetched: number }[];
         errors: unknown[];
       };

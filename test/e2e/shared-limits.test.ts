@@ -16,13 +16,24 @@ beforeAll(() => {
 }, 60_000);
 afterAll(() => store?.cleanup());
 
-const FIVE = ['trucks waiting at the dock', 'lorries sitting outside for hours', 'carrier detention charges', 'yard congestion at Daventry', 'slow unloading at goods in'];
+const FIVE = [
+  'trucks waiting at the dock',
+  'lorries sitting outside for hours',
+  'carrier detention charges',
+  'yard congestion at Daventry',
+  'slow unloading at goods in',
+];
 
 function search(server: RunningServer, key: string, alternatives?: string[]) {
   return fetch(`${server.url}/v1/tools/search_transcripts`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ vault: VAULT, query: 'Why are trucks waiting so long at the dock?', limit: 3, ...(alternatives ? { alternatives } : {}) }),
+    body: JSON.stringify({
+      vault: VAULT,
+      query: 'Why are trucks waiting so long at the dock?',
+      limit: 3,
+      ...(alternatives ? { alternatives } : {}),
+    }),
   });
 }
 
@@ -34,14 +45,20 @@ describe('a call weighs what it asks for', () => {
   afterAll(() => server?.stop());
 
   it('lets a key make 10 plain searches at once, but only about half as many with one alternative each', async () => {
-    const plain = await Promise.all(Array.from({ length: 10 }, () => search(server, store.memberKey(VAULT)).then((r) => r.status)));
+    const plain = await Promise.all(
+      Array.from({ length: 10 }, () => search(server, store.memberKey(VAULT)).then((r) => r.status)),
+    );
     expect(plain).toEqual(Array(10).fill(200));
     const key = store.memberKey('meridian-health'); // another key: a full bucket of its own
     const meridianSearch = () =>
       fetch(`${server.url}/v1/tools/search_transcripts`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ query: 'agency staff on the wards', alternatives: ['bank and agency nurses'], limit: 3 }),
+        body: JSON.stringify({
+          query: 'agency staff on the wards',
+          alternatives: ['bank and agency nurses'],
+          limit: 3,
+        }),
       });
     const answers = await Promise.all(Array.from({ length: 10 }, () => meridianSearch()));
     const ok = answers.filter((r) => r.status === 200).length;
@@ -53,12 +70,14 @@ describe('a call weighs what it asks for', () => {
     expect(body.error.code).toBe('rate_limited');
   });
 
-  it('refuses outright a call whose work the key\'s burst can never pay, naming why', async () => {
+  it("refuses outright a call whose work the key's burst can never pay, naming why", async () => {
     const slow = await startServer(store.dir, ['--rate-limit', '2']); // bursts of 4: five alternatives weigh 6
     try {
       const res = await search(slow, store.ownerKey, FIVE);
       expect(res.status).toBe(400);
-      expect(((await res.json()) as { error: { message: string } }).error.message).toContain('asks for the work of 6 calls; a key may make at most 4 at once');
+      expect(((await res.json()) as { error: { message: string } }).error.message).toContain(
+        'asks for the work of 6 calls; a key may make at most 4 at once',
+      );
       expect((await search(slow, store.ownerKey, FIVE.slice(0, 2))).status).toBe(200);
     } finally {
       await slow.stop();
@@ -68,9 +87,18 @@ describe('a call weighs what it asks for', () => {
 
 describe('per-address limits behind --public-url count the address only a trusted proxy can name', () => {
   const PUBLIC = 'https://vault.example.test';
-  const registration = JSON.stringify({ client_name: 'Flood', redirect_uris: ['http://127.0.0.1:9/cb'], application_type: 'native', token_endpoint_auth_method: 'none' });
+  const registration = JSON.stringify({
+    client_name: 'Flood',
+    redirect_uris: ['http://127.0.0.1:9/cb'],
+    application_type: 'native',
+    token_endpoint_auth_method: 'none',
+  });
   const register = (server: RunningServer, forwarded: string) =>
-    fetch(`${server.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': forwarded }, body: registration }).then((r) => r.status);
+    fetch(`${server.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': forwarded },
+      body: registration,
+    }).then((r) => r.status);
 
   it('without --trust-proxy: a caller writing a new X-Forwarded-For each time is still one address', async () => {
     const server = await startServer(store.dir, ['--public-url', PUBLIC, '--rate-limit', '0']);
@@ -85,7 +113,14 @@ describe('per-address limits behind --public-url count the address only a truste
   });
 
   it('with --trust-proxy: the address the trusted proxy wrote decides; a value that is not an IP address counts as the proxy', async () => {
-    const server = await startServer(store.dir, ['--public-url', PUBLIC, '--trust-proxy', '127.0.0.1', '--rate-limit', '0']);
+    const server = await startServer(store.dir, [
+      '--public-url',
+      PUBLIC,
+      '--trust-proxy',
+      '127.0.0.1',
+      '--rate-limit',
+      '0',
+    ]);
     try {
       for (let i = 0; i < 20; i++) expect(await register(server, `203.0.113.9, 192.0.2.${i + 1}`)).toBe(201);
       // 16 KB of made-up "addresses": all are the proxy's own, one bucket, whatever each says.
@@ -101,6 +136,8 @@ describe('per-address limits behind --public-url count the address only a truste
   });
 
   it('refuses a --trust-proxy that is not an address, by name', async () => {
-    await expect(startServer(store.dir, ['--trust-proxy', 'my-tunnel'])).rejects.toThrow(/--trust-proxy "my-tunnel": expected the IP address/);
+    await expect(startServer(store.dir, ['--trust-proxy', 'my-tunnel'])).rejects.toThrow(
+      /--trust-proxy "my-tunnel": expected the IP address/,
+    );
   });
 });

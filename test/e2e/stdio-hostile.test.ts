@@ -26,21 +26,44 @@ describe('stdio input over the line limit', () => {
     child.stderr.on('data', (d) => (stderr += d));
     child.stdin.on('error', () => {}); // a server that died must fail the assertions below, not the run
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const replies = () => stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const replies = () =>
+      stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
     const waitFor = async (n: number) => {
       const deadline = Date.now() + 20_000;
-      while (replies().length < n && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      while (replies().length < n && child.exitCode === null && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
     };
     try {
-      child.stdin.write(line({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }));
+      child.stdin.write(
+        line({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+        }),
+      );
       child.stdin.write(line({ jsonrpc: '2.0', method: 'notifications/initialized' }));
       await waitFor(1);
       const padding = 'x'.repeat(11 * 1024 * 1024);
       // A tools/call whose arguments make the line 11 MiB, its id first as many clients write it…
-      child.stdin.write(line({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'stats', arguments: { padding } } }));
+      child.stdin.write(
+        line({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'stats', arguments: { padding } } }),
+      );
       // …one with its id last, as the TypeScript SDK writes it, and one whose id cannot be read (a batch).
-      child.stdin.write(line({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'stats', arguments: { padding, id: 99 } }, id: 'third' }));
-      child.stdin.write(line([{ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'stats', arguments: { padding } } }]));
+      child.stdin.write(
+        line({
+          jsonrpc: '2.0',
+          method: 'tools/call',
+          params: { name: 'stats', arguments: { padding, id: 99 } },
+          id: 'third',
+        }),
+      );
+      child.stdin.write(
+        line([{ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'stats', arguments: { padding } } }]),
+      );
       child.stdin.write(line({ jsonrpc: '2.0', id: 5, method: 'tools/list' }));
       await waitFor(5);
       const byId = new Map(replies().map((r) => [r.id, r]));
@@ -63,28 +86,35 @@ describe('stdio input over the line limit', () => {
 
 describe('a huge name or URI is not echoed back whole', () => {
   const huge = 'y'.repeat(5_000_000);
-  it.each(['modern', 'legacy'] as const)('unknown tool, prompt, resource and completion reference of 5,000,000 characters (%s era)', { timeout: 60_000 }, async (era) => {
-    const { connectMcp } = await import('../mcp-clients.js');
-    const client = await connectMcp({ era, wire: 'stdio', dataDir: store.dir, key: store.ownerKey });
-    try {
-      const tool = await client.callTool({ name: huge, arguments: {} });
-      expect(tool.isError).toBe(true);
-      const message = JSON.parse(tool.content[0].text).error.message as string;
-      expect(message).toContain('of 5,000,000 characters');
-      expect(JSON.stringify(tool).length).toBeLessThan(2_000);
-      const refusals = [
-        () => client.getPrompt({ name: huge }),
-        () => client.readResource({ uri: `vault-tools://${huge}` }),
-        () => client.complete({ ref: { type: 'ref/resource', uri: huge }, argument: { name: 'vault', value: '' } }),
-      ];
-      for (const refusal of refusals) {
-        const error = await refusal().then(() => undefined, (err: Error & { data?: unknown }) => err);
-        expect(error).toBeInstanceOf(Error);
-        expect(error!.message).toMatch(/of 5,000,0\d\d characters/);
-        expect(error!.message.length + JSON.stringify(error!.data ?? null).length).toBeLessThan(2_000);
+  it.each(['modern', 'legacy'] as const)(
+    'unknown tool, prompt, resource and completion reference of 5,000,000 characters (%s era)',
+    { timeout: 60_000 },
+    async (era) => {
+      const { connectMcp } = await import('../mcp-clients.js');
+      const client = await connectMcp({ era, wire: 'stdio', dataDir: store.dir, key: store.ownerKey });
+      try {
+        const tool = await client.callTool({ name: huge, arguments: {} });
+        expect(tool.isError).toBe(true);
+        const message = JSON.parse(tool.content[0].text).error.message as string;
+        expect(message).toContain('of 5,000,000 characters');
+        expect(JSON.stringify(tool).length).toBeLessThan(2_000);
+        const refusals = [
+          () => client.getPrompt({ name: huge }),
+          () => client.readResource({ uri: `vault-tools://${huge}` }),
+          () => client.complete({ ref: { type: 'ref/resource', uri: huge }, argument: { name: 'vault', value: '' } }),
+        ];
+        for (const refusal of refusals) {
+          const error = await refusal().then(
+            () => undefined,
+            (err: Error & { data?: unknown }) => err,
+          );
+          expect(error).toBeInstanceOf(Error);
+          expect(error!.message).toMatch(/of 5,000,0\d\d characters/);
+          expect(error!.message.length + JSON.stringify(error!.data ?? null).length).toBeLessThan(2_000);
+        }
+      } finally {
+        await client.close();
       }
-    } finally {
-      await client.close();
-    }
-  });
+    },
+  );
 });

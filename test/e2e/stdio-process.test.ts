@@ -12,7 +12,6 @@ import { SCHEMA_VERSION, loadSqlite } from '../../src/store/db.js';
 /** The better-sqlite3 this Node loads (src/store/db.ts: 13 from Node 22 on, 12 on Node 20). */
 const Database = loadSqlite();
 
-
 let store: DemoStore;
 beforeAll(() => {
   store = demoStore();
@@ -20,9 +19,15 @@ beforeAll(() => {
 afterAll(() => store?.cleanup());
 
 /** Spawns the server, writes the messages, closes stdin, and collects everything until it exits. */
-function runSession(args: string[], messages: object[]): Promise<{ stdout: string; stderr: string; code: number | null; msAfterClose: number }> {
+function runSession(
+  args: string[],
+  messages: object[],
+): Promise<{ stdout: string; stderr: string; code: number | null; msAfterClose: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off' } });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off' },
+    });
     let stdout = '';
     let stderr = '';
     let closedAt = 0;
@@ -62,7 +67,12 @@ describe('stdio process', () => {
         initialize,
         { jsonrpc: '2.0', method: 'notifications/initialized' },
         { jsonrpc: '2.0', id: 2, method: 'tools/list' },
-        { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'stats', arguments: { vault: 'northwind-logistics' } } },
+        {
+          jsonrpc: '2.0',
+          id: 3,
+          method: 'tools/call',
+          params: { name: 'stats', arguments: { vault: 'northwind-logistics' } },
+        },
         { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'stats', arguments: { limit: 'x' } } },
       ],
     );
@@ -81,9 +91,18 @@ describe('stdio process', () => {
   });
 
   it('the demo command serves MCP on stdio after loading', async () => {
-    const r = await runSession(['demo', '--data-dir', store.dir], [initialize, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_vaults', arguments: {} } }]);
+    const r = await runSession(
+      ['demo', '--data-dir', store.dir],
+      [initialize, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_vaults', arguments: {} } }],
+    );
     expect(r.code).toBe(0);
-    const replies = new Map(r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l)).map((x) => [x.id, x]));
+    const replies = new Map(
+      r.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+        .map((x) => [x.id, x]),
+    );
     expect(replies.get(2).result.structuredContent.vaults).toHaveLength(2);
     // started by a client (stdin and stderr pipes): the keys stay out of the client's log files
     expect(r.stderr).toContain('Demo keys: not printed, as an MCP client started this demo');
@@ -100,11 +119,20 @@ describe('stdio process', () => {
 
 describe('stdin already closed', () => {
   /** The process run with stdin /dev/null (`ignore`) or a pipe closed before it reads anything: exit code and stderr. */
-  function runWithStdinClosed(args: string[], stdin: 'ignore' | 'closed pipe'): Promise<{ code: number | null; stderr: string }> {
+  function runWithStdinClosed(
+    args: string[],
+    stdin: 'ignore' | 'closed pipe',
+  ): Promise<{ code: number | null; stderr: string }> {
     return new Promise((resolve, reject) => {
       const child = spawn(process.execPath, [BIN, ...args], {
         stdio: [stdin === 'ignore' ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-        env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off', VAULT_TOOLS_LOG: 'warn' },
+        env: {
+          ...process.env,
+          VAULT_TOOLS_KEY: '',
+          VAULT_TOOLS_HOME: '',
+          VAULT_TOOLS_INDEX: 'off',
+          VAULT_TOOLS_LOG: 'warn',
+        },
       });
       child.stdin?.end();
       let stderr = '';
@@ -119,42 +147,55 @@ describe('stdin already closed', () => {
     const r = await runWithStdinClosed(['serve', '--data-dir', store.dir, '--key', store.ownerKey], 'ignore');
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('stdin is closed');
-    expect(r.stderr).toContain('nothing to read MCP messages from: the stdio server stops. To serve HTTP only, use --http [HOST:]PORT --no-stdio');
+    expect(r.stderr).toContain(
+      'nothing to read MCP messages from: the stdio server stops. To serve HTTP only, use --http [HOST:]PORT --no-stdio',
+    );
   });
 
   /**
    * `demo --http` as a script or an IDE task starts it (stdin /dev/null or a pipe that ends at once, stdout and
    * stderr pipes): the keys reach the person, the listener keeps serving until SIGTERM, and says why.
    */
-  it.each(['ignore', 'closed pipe'] as const)('demo --http with stdin %s prints the keys and keeps serving HTTP until stopped', async (stdin) => {
-    const child = spawn(process.execPath, [BIN, 'demo', '--data-dir', store.dir, '--http', '127.0.0.1:0'], {
-      stdio: [stdin === 'ignore' ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-      env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off', VAULT_TOOLS_LOG: 'warn' },
-    });
-    child.stdin?.end();
-    let stderr = '';
-    child.stderr!.on('data', (d) => (stderr += d));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    try {
-      // Wait for the condition: the sentence that says the listener stays (after stdin ended), and the keys.
-      await new Promise<void>((resolve, reject) => {
-        const check = () => /keeps serving until stopped/.test(stderr) && /manager, all vaults: vt_\w+\n/.test(stderr) && resolve();
-        child.stderr!.on('data', check);
-        void exited.then((code) => reject(new Error(`exited ${code}:\n${stderr}`)));
+  it.each(['ignore', 'closed pipe'] as const)(
+    'demo --http with stdin %s prints the keys and keeps serving HTTP until stopped',
+    async (stdin) => {
+      const child = spawn(process.execPath, [BIN, 'demo', '--data-dir', store.dir, '--http', '127.0.0.1:0'], {
+        stdio: [stdin === 'ignore' ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+        env: {
+          ...process.env,
+          VAULT_TOOLS_KEY: '',
+          VAULT_TOOLS_HOME: '',
+          VAULT_TOOLS_INDEX: 'off',
+          VAULT_TOOLS_LOG: 'warn',
+        },
       });
-      expect(stderr).toContain('stdin is closed');
-      expect(stderr).toMatch(/Demo keys \(this demo store only\):\n {2}manager, all vaults: vt_\w+/);
-      const url = /REST API on (http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(stderr)![1]!;
-      const index = (await (await fetch(`${url}/v1`)).json()) as { version: string };
-      expect(index.version).toBe('2026-09-02');
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
-    } finally {
-      clearTimeout(timer);
-      child.kill('SIGKILL');
-    }
-  }, 90_000);
+      child.stdin?.end();
+      let stderr = '';
+      child.stderr!.on('data', (d) => (stderr += d));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      try {
+        // Wait for the condition: the sentence that says the listener stays (after stdin ended), and the keys.
+        await new Promise<void>((resolve, reject) => {
+          const check = () =>
+            /keeps serving until stopped/.test(stderr) && /manager, all vaults: vt_\w+\n/.test(stderr) && resolve();
+          child.stderr!.on('data', check);
+          void exited.then((code) => reject(new Error(`exited ${code}:\n${stderr}`)));
+        });
+        expect(stderr).toContain('stdin is closed');
+        expect(stderr).toMatch(/Demo keys \(this demo store only\):\n {2}manager, all vaults: vt_\w+/);
+        const url = /REST API on (http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(stderr)![1]!;
+        const index = (await (await fetch(`${url}/v1`)).json()) as { version: string };
+        expect(index.version).toBe('2026-09-02');
+        child.kill('SIGTERM');
+        expect(await exited).toBe(0);
+      } finally {
+        clearTimeout(timer);
+        child.kill('SIGKILL');
+      }
+    },
+    90_000,
+  );
 });
 
 describe('demo and import', () => {
@@ -163,7 +204,12 @@ describe('demo and import', () => {
     try {
       const dump = () => {
         const db = new Database(join(dir, 'vault-tools.db'), { readonly: true });
-        const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '%fts%' AND name NOT LIKE 'transcript_words_%' AND name NOT IN ('api_keys', 'api_key_vaults') ORDER BY name").pluck().all() as string[];
+        const tables = db
+          .prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '%fts%' AND name NOT LIKE 'transcript_words_%' AND name NOT IN ('api_keys', 'api_key_vaults') ORDER BY name",
+          )
+          .pluck()
+          .all() as string[];
         const out = tables.map((t) => JSON.stringify(db.prepare(`SELECT * FROM "${t}" ORDER BY 1, 2`).all()));
         db.close();
         return out;
@@ -196,7 +242,9 @@ describe('demo and import', () => {
       tasks[2].status = 'done';
       tasks[3].milestoneId = 'ms-nowhere';
       writeFileSync(join(vaultDir, 'tasks.json'), JSON.stringify(tasks));
-      expect(cliFails(['import', vaultDir, '--data-dir', join(dir, 'data')]).stderr).toContain('field "milestoneId": no milestone "ms-nowhere"');
+      expect(cliFails(['import', vaultDir, '--data-dir', join(dir, 'data')]).stderr).toContain(
+        'field "milestoneId": no milestone "ms-nowhere"',
+      );
       expect(existsSync(join(dir, 'data', 'vault-tools.db'))).toBe(false); // validation fails before the store is opened
       tasks[3].milestoneId = undefined;
       writeFileSync(join(vaultDir, 'tasks.json'), JSON.stringify(tasks));
@@ -213,7 +261,15 @@ describe('call and keys', () => {
   it('call prints data on stdout and the error body on failure', () => {
     const out = JSON.parse(cli(['call', 'list_vaults', '--data-dir', store.dir]));
     expect(out.vaults).toHaveLength(2);
-    const r = cliFails(['call', 'get_entity', '{"entityId": "nope"}', '--vault', 'meridian-health', '--data-dir', store.dir]);
+    const r = cliFails([
+      'call',
+      'get_entity',
+      '{"entityId": "nope"}',
+      '--vault',
+      'meridian-health',
+      '--data-dir',
+      store.dir,
+    ]);
     expect(r.status).toBe(1);
     expect(JSON.parse(r.stderr).error.code).toBe('not_found');
     expect(JSON.parse(r.stderr).error.requestId).toMatch(/^[0-9a-f-]{36}$/); // the same body as every surface (docs/errors.md)
@@ -221,7 +277,9 @@ describe('call and keys', () => {
   });
 
   it('keys are stored hashed, listed without secrets, and scoped', () => {
-    const created = JSON.parse(cli(['keys', 'create', '--vault', 'meridian-health', '--name', 'analyst', '--json', '--data-dir', store.dir]));
+    const created = JSON.parse(
+      cli(['keys', 'create', '--vault', 'meridian-health', '--name', 'analyst', '--json', '--data-dir', store.dir]),
+    );
     expect(created.key).toMatch(/^vt_[0-9A-Za-z]{32}$/);
     const listed = cli(['keys', 'list', '--json', '--data-dir', store.dir]);
     expect(listed).not.toContain(created.key);
@@ -238,7 +296,9 @@ describe('call and keys', () => {
 
   it('an expired key is refused', () => {
     // keys create refuses a past expiry, so the key expires by the clock moving on: set back here.
-    const created = JSON.parse(cli(['keys', 'create', '--vault', '*', '--expires', '2099-01-01T00:00:00Z', '--json', '--data-dir', store.dir]));
+    const created = JSON.parse(
+      cli(['keys', 'create', '--vault', '*', '--expires', '2099-01-01T00:00:00Z', '--json', '--data-dir', store.dir]),
+    );
     const db = new Database(join(store.dir, 'vault-tools.db'));
     db.prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?').run('2020-01-01T00:00:00.000Z', created.id);
     db.close();
@@ -250,10 +310,14 @@ describe('call and keys', () => {
 describe('stdio and HTTP in one process', () => {
   it('serves both; closing stdin ends the process, listener included', async () => {
     const { request } = await import('node:http');
-    const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', store.dir, '--key', store.ownerKey, '--http', '127.0.0.1:0'], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off' },
-    });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'serve', '--data-dir', store.dir, '--key', store.ownerKey, '--http', '127.0.0.1:0'],
+      {
+        stdio: ['pipe', 'pipe', 'pipe'],
+        env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off' },
+      },
+    );
     let stderr = '';
     let stdout = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -264,7 +328,9 @@ describe('stdio and HTTP in one process', () => {
         if (m) resolve(m[1]!);
       }),
     );
-    const status = await new Promise<number>((resolve) => request(`${url}/v1`, (res) => (res.resume(), resolve(res.statusCode!))).end());
+    const status = await new Promise<number>((resolve) =>
+      request(`${url}/v1`, (res) => (res.resume(), resolve(res.statusCode!))).end(),
+    );
     expect(status).toBe(200);
     child.stdin.write(`${JSON.stringify(initialize)}\n`);
     // The answer's whole first line, however long the machine takes (a fixed wait failed under load).
@@ -295,8 +361,12 @@ describe('stdio and HTTP in one process', () => {
   });
 
   it('refuses a wildcard CORS origin and a malformed listen address', () => {
-    expect(cliFails(['serve', '--data-dir', store.dir, '--http', '0', '--no-stdio', '--allow-origin', '*']).stderr).toContain('"*" is refused');
-    expect(cliFails(['serve', '--data-dir', store.dir, '--http', 'localhost:http', '--no-stdio']).stderr).toContain('expected [HOST:]PORT');
+    expect(
+      cliFails(['serve', '--data-dir', store.dir, '--http', '0', '--no-stdio', '--allow-origin', '*']).stderr,
+    ).toContain('"*" is refused');
+    expect(cliFails(['serve', '--data-dir', store.dir, '--http', 'localhost:http', '--no-stdio']).stderr).toContain(
+      'expected [HOST:]PORT',
+    );
   });
 });
 
@@ -306,8 +376,13 @@ describe('mcp-config', () => {
     try {
       const desktop = JSON.parse(cli(['mcp-config', '--demo']));
       expect(desktop.mcpServers['vault-demo']).toEqual({ command: process.execPath, args: [BIN, 'demo'] }); // never replaces your own store's entry
-      expect(JSON.parse(cli(['mcp-config', '--client', 'vscode'])).servers['vault-tools']).toMatchObject({ type: 'stdio', args: [BIN, 'serve'] });
-      expect(cli(['mcp-config', '--client', 'claude-code'])).toBe(`claude mcp add vault-tools -- ${process.execPath} ${BIN} serve\n`);
+      expect(JSON.parse(cli(['mcp-config', '--client', 'vscode'])).servers['vault-tools']).toMatchObject({
+        type: 'stdio',
+        args: [BIN, 'serve'],
+      });
+      expect(cli(['mcp-config', '--client', 'claude-code'])).toBe(
+        `claude mcp add vault-tools -- ${process.execPath} ${BIN} serve\n`,
+      );
       const env = { XDG_CONFIG_HOME: dir, HOME: dir };
       const file = join(dir, 'Claude', 'claude_desktop_config.json');
       mkdirSync(join(dir, 'Claude'));
@@ -329,12 +404,25 @@ describe('doctor', () => {
   it('passes on a working install and store, and says how to fix a bad data dir', () => {
     const report = JSON.parse(cli(['doctor', '--json', '--data-dir', store.dir]));
     expect(report.ok).toBe(true);
-    expect(report.checks.map((c: { name: string }) => c.name)).toEqual(['node', 'sqlite', 'sqlite-vec', 'data dir', 'store', 'leftovers', 'embedder', 'fixtures', 'remote']);
-    expect(report.checks.find((c: { name: string }) => c.name === 'store').detail).toMatch(new RegExp(`^schema ${SCHEMA_VERSION}/${SCHEMA_VERSION}, integrity ok, 2 vaults`));
+    expect(report.checks.map((c: { name: string }) => c.name)).toEqual([
+      'node',
+      'sqlite',
+      'sqlite-vec',
+      'data dir',
+      'store',
+      'leftovers',
+      'embedder',
+      'fixtures',
+      'remote',
+    ]);
+    expect(report.checks.find((c: { name: string }) => c.name === 'store').detail).toMatch(
+      new RegExp(`^schema ${SCHEMA_VERSION}/${SCHEMA_VERSION}, integrity ok, 2 vaults`),
+    );
     // The offline model answers, and says what ran it (the install builds the native kernel on x64 Linux).
     const embedder = report.checks.find((c: { name: string }) => c.name === 'embedder');
     expect(embedder.detail).toMatch(/^use-lite-512 answers \(512 dims, \d+ ms with model load; /);
-    if (process.arch === 'x64' && process.platform === 'linux') expect(embedder.detail).toContain('; native matrix kernel)');
+    if (process.arch === 'x64' && process.platform === 'linux')
+      expect(embedder.detail).toContain('; native matrix kernel)');
     const { dir, cleanup } = tempDir();
     try {
       const file = join(dir, 'a-file');

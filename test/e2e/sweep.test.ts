@@ -4,7 +4,16 @@
  * real artifacts, anything still being written, and anything a link points at outside the data dir stay.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, lutimesSync, mkdirSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  lutimesSync,
+  mkdirSync,
+  readdirSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, demoStore, type DemoStore } from '../helpers.js';
@@ -48,7 +57,12 @@ function leaveLeftovers(tag: string) {
 }
 
 const doctor = (...args: string[]) => {
-  const report = JSON.parse(execFileSync(process.execPath, [BIN, 'doctor', '--json', '--data-dir', store.dir, ...args], { encoding: 'utf8', env: { ...process.env, ...ENV } }));
+  const report = JSON.parse(
+    execFileSync(process.execPath, [BIN, 'doctor', '--json', '--data-dir', store.dir, ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, ...ENV },
+    }),
+  );
   return report.checks.find((c: { name: string }) => c.name === 'leftovers');
 };
 
@@ -58,7 +72,10 @@ beforeAll(async () => {
   writeFileSync(canary, 'must survive');
   const server = await startServer(store.dir, ['--rate-limit', '0']);
   try {
-    for (const [tool, args] of [['render_chart', sampleArgs('render_chart', VAULT)], ['export_report', { vault: VAULT, dataset: 'conflicts', format: 'csv' }]] as const) {
+    for (const [tool, args] of [
+      ['render_chart', sampleArgs('render_chart', VAULT)],
+      ['export_report', { vault: VAULT, dataset: 'conflicts', format: 'csv' }],
+    ] as const) {
       const r = await callTool(server.url, tool, args, store.ownerKey);
       expect(r.status, r.body).toBe(200);
       real.push(r.json().data.artifactId);
@@ -82,7 +99,11 @@ describe('leftovers of interrupted writes', () => {
   it('doctor reports them with the fix; serve removes them at start-up and keeps real and in-progress ones', async () => {
     const { stale, fresh } = leaveLeftovers('1');
     const reported = doctor();
-    expect(reported).toMatchObject({ ok: true, warning: true, fix: expect.stringContaining('vault-tools doctor --fix') });
+    expect(reported).toMatchObject({
+      ok: true,
+      warning: true,
+      fix: expect.stringContaining('vault-tools doctor --fix'),
+    });
     expect(reported.detail).toMatch(/1 unfinished `\.partial` file and 1 artifact folder without a row/);
     expect(reported.detail).toContain(`art_dead1`);
     expect(reported.detail).toContain(`mail_dead1.eml.partial`);
@@ -97,15 +118,23 @@ describe('leftovers of interrupted writes', () => {
 
   it('doctor --fix removes them, and the real artifacts still download', async () => {
     const { stale, fresh } = leaveLeftovers('2');
-    expect(doctor('--fix')).toMatchObject({ ok: true, detail: 'removed 1 unfinished `.partial` file and 1 artifact folder without a row' });
+    expect(doctor('--fix')).toMatchObject({
+      ok: true,
+      detail: 'removed 1 unfinished `.partial` file and 1 artifact folder without a row',
+    });
     expectGone(stale);
     expectKept([...fresh, ...realFolders(), canary]);
     const server = await startServer(store.dir, ['--rate-limit', '0']);
     try {
-      const found: { artifactId: string; url: string }[] = (await callTool(server.url, 'find_artifact', { vault: VAULT }, store.ownerKey)).json().data.artifacts;
+      const found: { artifactId: string; url: string }[] = (
+        await callTool(server.url, 'find_artifact', { vault: VAULT }, store.ownerKey)
+      ).json().data.artifacts;
       expect(found.map((a) => a.artifactId)).toEqual(expect.arrayContaining(real));
       for (const a of found.filter((a) => real.includes(a.artifactId))) {
-        const download = await http(server.url, { path: new URL(a.url).pathname, headers: { authorization: `Bearer ${store.ownerKey}` } });
+        const download = await http(server.url, {
+          path: new URL(a.url).pathname,
+          headers: { authorization: `Bearer ${store.ownerKey}` },
+        });
         expect(download.status, a.url).toBe(200);
         expect(download.body.length).toBeGreaterThan(0);
       }

@@ -15,7 +15,13 @@ import { openDb } from '../../src/store/db.js';
 import { BIN, cli, cliFails, tempDir } from '../helpers.js';
 import { rewritingProxy, streamBody, useHostedDemo, type Rewrites } from '../sync-helpers.js';
 
-const ENV = { VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_REMOTE_URL: '', VAULT_TOOLS_REMOTE_KEY: '', VAULT_TOOLS_INDEX: 'off' };
+const ENV = {
+  VAULT_TOOLS_KEY: '',
+  VAULT_TOOLS_HOME: '',
+  VAULT_TOOLS_REMOTE_URL: '',
+  VAULT_TOOLS_REMOTE_KEY: '',
+  VAULT_TOOLS_INDEX: 'off',
+};
 const MiB = 1024 * 1024;
 
 interface Report {
@@ -25,11 +31,20 @@ interface Report {
 }
 
 /** `vault-tools sync --json` in a child process (the proxy lives in this one), with its peak RSS from /proc. */
-function sync(dataDir: string, remote: string, key: string, env: Record<string, string> = {}): Promise<{ report: Report; peakRssBytes: number }> {
+function sync(
+  dataDir: string,
+  remote: string,
+  key: string,
+  env: Record<string, string> = {},
+): Promise<{ report: Report; peakRssBytes: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'sync', '--pull-only', '--remote', remote, '--remote-key', key, '--data-dir', dataDir, '--json'], {
-      env: { ...process.env, ...ENV, ...env },
-    });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'sync', '--pull-only', '--remote', remote, '--remote-key', key, '--data-dir', dataDir, '--json'],
+      {
+        env: { ...process.env, ...ENV, ...env },
+      },
+    );
     let out = '';
     let err = '';
     let peak = 0;
@@ -127,7 +142,10 @@ describe('sync against a hostile remote', () => {
         return true;
       },
       // Vaults the proxy makes up are served from a real one, so the old code would have pulled them.
-      request: (tool, args) => (typeof args.vault === 'string' && !/^(northwind-logistics|meridian-health)$/.test(args.vault) ? { ...args, vault: 'meridian-health' } : args),
+      request: (tool, args) =>
+        typeof args.vault === 'string' && !/^(northwind-logistics|meridian-health)$/.test(args.vault)
+          ? { ...args, vault: 'meridian-health' }
+          : args,
       response(tool, args, answer) {
         const data = answer.data as Record<string, unknown[]> | undefined;
         if (!hostile || !data) return answer;
@@ -140,9 +158,18 @@ describe('sync against a hostile remote', () => {
           ];
           return { data: { vaults: [...data.vaults!, ...extra] } };
         }
-        if (tool === 'find_artifact' && args.kind === 'chart' && args.vault !== 'meridian-health') return { data: { artifacts: [...data.artifacts!, ...HOSTILE_ARTIFACTS] } };
+        if (tool === 'find_artifact' && args.kind === 'chart' && args.vault !== 'meridian-health')
+          return { data: { artifacts: [...data.artifacts!, ...HOSTILE_ARTIFACTS] } };
         if (tool === 'list_files' && args.vault !== 'meridian-health') {
-          const file = { id: '../../file', name: '../../../etc/passwd', description: '', mimeType: 'text/plain', sizeBytes: 10, downloadUrl: '/hostile/99', createdAt: '2026-01-01T00:00:00Z' };
+          const file = {
+            id: '../../file',
+            name: '../../../etc/passwd',
+            description: '',
+            mimeType: 'text/plain',
+            sizeBytes: 10,
+            downloadUrl: '/hostile/99',
+            createdAt: '2026-01-01T00:00:00Z',
+          };
           return { data: { ...data, files: [...data.files!, file] } };
         }
         return answer;
@@ -154,11 +181,21 @@ describe('sync against a hostile remote', () => {
       // A clean first pull, then local work that must survive: a chart and an export (not pushed: --pull-only
       // keeps them in the outbox), a file of the user's in artifacts/, and canaries next to and above the data dir.
       expect((await sync(data, proxy.url, hosted.key)).report.errors).toEqual([]);
-      const call = (tool: string, args: object) => JSON.parse(cli(['call', tool, JSON.stringify(args), '--data-dir', data], { env: { ...process.env, ...ENV } }));
+      const call = (tool: string, args: object) =>
+        JSON.parse(cli(['call', tool, JSON.stringify(args), '--data-dir', data], { env: { ...process.env, ...ENV } }));
       const chart = call('render_chart', {
         vault: 'northwind-logistics',
         title: 'Local chart',
-        vega_lite_spec: { data: { values: [{ s: 'a', v: 1 }, { s: 'b', v: 2 }] }, mark: 'bar', encoding: { y: { field: 's', type: 'nominal' }, x: { field: 'v', type: 'quantitative' } } },
+        vega_lite_spec: {
+          data: {
+            values: [
+              { s: 'a', v: 1 },
+              { s: 'b', v: 2 },
+            ],
+          },
+          mark: 'bar',
+          encoding: { y: { field: 's', type: 'nominal' }, x: { field: 'v', type: 'quantitative' } },
+        },
       });
       const exported = call('export_report', { vault: 'northwind-logistics', dataset: 'conflicts', format: 'csv' });
       writeFileSync(join(data, 'artifacts', 'mine.txt'), 'the user’s own file');
@@ -171,22 +208,34 @@ describe('sync against a hostile remote', () => {
       const { report } = await sync(data, proxy.url, hosted.key);
       // Every change is a hostile artifact's file, each in its own folder under the vault's folder.
       const placed = HOSTILE_ARTIFACTS.map((a, i) => ({ i, a })).filter(({ a }) => a.artifactId && a.fileName);
-      const expected = placed.map(({ a }) => `home/data/artifacts/northwind-logistics/${safeSegment(a.artifactId)}/${safeSegment(a.fileName)}`);
-      const expectedFolders = placed.map(({ a }) => `home/data/artifacts/northwind-logistics/${safeSegment(a.artifactId)}/`);
+      const expected = placed.map(
+        ({ a }) => `home/data/artifacts/northwind-logistics/${safeSegment(a.artifactId)}/${safeSegment(a.fileName)}`,
+      );
+      const expectedFolders = placed.map(
+        ({ a }) => `home/data/artifacts/northwind-logistics/${safeSegment(a.artifactId)}/`,
+      );
       const afterHostile = snapshot(root.dir);
-      expect(changes(before, afterHostile).filter((p) => !isStore(p))).toEqual([...expected, ...expectedFolders].sort());
+      expect(changes(before, afterHostile).filter((p) => !isStore(p))).toEqual(
+        [...expected, ...expectedFolders].sort(),
+      );
       expect(report.errors).toEqual([]);
       expect(report.pulled.map((p) => p.vaultId).sort()).toEqual(['meridian-health', 'northwind-logistics']);
       // The made-up vaults are refused with their reason; so are the records no file name can be made of.
-      for (const id of ['..', '../../etc', 'bad\u0000id']) expect(report.skipped.join('\n')).toContain(`vaults: record ${JSON.stringify(id)}: id`);
+      for (const id of ['..', '../../etc', 'bad\u0000id'])
+        expect(report.skipped.join('\n')).toContain(`vaults: record ${JSON.stringify(id)}: id`);
       expect(report.skipped.join('\n')).toMatch(/vaults: record "vvvv.*\(5000 characters\): id/);
       expect(report.skipped.join('\n')).toMatch(/artifacts: record "": an empty name cannot be a file or folder name/);
-      expect(report.skipped.join('\n')).toMatch(/artifacts: record "art_empty_name": an empty name cannot be a file or folder name/);
+      expect(report.skipped.join('\n')).toMatch(
+        /artifacts: record "art_empty_name": an empty name cannot be a file or folder name/,
+      );
 
-      for (const [n, { i }] of placed.entries()) expect(readFileSync(join(root.dir, expected[n]!), 'utf8')).toBe(hostileBytes(i));
+      for (const [n, { i }] of placed.entries())
+        expect(readFileSync(join(root.dir, expected[n]!), 'utf8')).toBe(hostileBytes(i));
       // Two ids that differ only in case got folders of their own.
       expect(new Set(expectedFolders.map((f) => f.toLowerCase())).size).toBe(expectedFolders.length);
-      const listed = call('find_artifact', { vault: 'northwind-logistics', kind: 'chart', limit: 25 }).artifacts as { artifactId: string }[];
+      const listed = call('find_artifact', { vault: 'northwind-logistics', kind: 'chart', limit: 25 }).artifacts as {
+        artifactId: string;
+      }[];
       expect(listed.map((a) => a.artifactId)).toContain('..');
 
       // A row stored by the old code for id ".." (its file right in artifacts/) must not take artifacts/ with it.
@@ -200,11 +249,15 @@ describe('sync against a hostile remote', () => {
       hostile = false;
       const cleaned = (await sync(data, proxy.url, hosted.key)).report;
       expect(cleaned.errors).toEqual([]);
-      expect(cleaned.skipped).toEqual(['artifacts: record "old": its file "artifacts/mine.txt" is not in an artifact\'s own folder, so it is left in place']);
+      expect(cleaned.skipped).toEqual([
+        'artifacts: record "old": its file "artifacts/mine.txt" is not in an artifact\'s own folder, so it is left in place',
+      ]);
       const after = snapshot(root.dir);
       expect(changes(before, after).filter((p) => !isStore(p))).toEqual([]);
       expect(existsSync(join(data, 'artifacts', 'northwind-logistics', chart.artifactId, chart.fileName))).toBe(true);
-      expect(existsSync(join(data, 'artifacts', 'northwind-logistics', exported.artifactId, exported.fileName))).toBe(true);
+      expect(existsSync(join(data, 'artifacts', 'northwind-logistics', exported.artifactId, exported.fileName))).toBe(
+        true,
+      );
       expect(readFileSync(join(home, 'canary.txt'), 'utf8')).toBe('next to the data dir');
     } finally {
       await proxy.close();
@@ -234,7 +287,16 @@ describe('sync against a hostile remote', () => {
       },
       response(tool, args, answer) {
         if (tool === 'find_artifact' && args.vault === 'northwind-logistics' && args.kind === 'report') {
-          const big = { artifactId: 'art_big', kind: 'report', title: 'Big', fileName: 'big.pdf', mimeType: 'application/pdf', sizeBytes: DOWNLOAD, url: '/big/artifact', createdAt: '2026-01-01T00:00:00Z' };
+          const big = {
+            artifactId: 'art_big',
+            kind: 'report',
+            title: 'Big',
+            fileName: 'big.pdf',
+            mimeType: 'application/pdf',
+            sizeBytes: DOWNLOAD,
+            url: '/big/artifact',
+            createdAt: '2026-01-01T00:00:00Z',
+          };
           return { data: { artifacts: [big] } };
         }
         return answer;
@@ -243,7 +305,9 @@ describe('sync against a hostile remote', () => {
     try {
       const { report, peakRssBytes } = await sync(local.dir, proxy.url, hosted.key);
       const meridian = report.errors.find((e) => e.vault === 'meridian-health');
-      expect(meridian?.error).toMatch(/^list_meetings \(POST \/v1\/tools\/list_meetings\): the answer is larger than the 32 MiB limit \(VAULT_TOOLS_SYNC_MAX_JSON_BYTES\)/);
+      expect(meridian?.error).toMatch(
+        /^list_meetings \(POST \/v1\/tools\/list_meetings\): the answer is larger than the 32 MiB limit \(VAULT_TOOLS_SYNC_MAX_JSON_BYTES\)/,
+      );
       expect(streamed).toBeLessThan(HUGE); // reading stopped; the rest was never sent
       expect(report.pulled.map((p) => p.vaultId)).toEqual(['northwind-logistics']);
       const big = join(local.dir, 'artifacts', 'northwind-logistics', 'art_big', 'big.pdf');
@@ -256,8 +320,12 @@ describe('sync against a hostile remote', () => {
       // A download over its own cap is skipped with the limit named, and leaves no partial file.
       const capped = tempDir('vt-capped-');
       try {
-        const again = await sync(capped.dir, proxy.url, hosted.key, { VAULT_TOOLS_SYNC_MAX_DOWNLOAD_BYTES: String(MiB) });
-        expect(again.report.skipped.join('\n')).toContain('artifacts: record "art_big": GET /big/artifact: the answer is larger than the 1 MiB limit (VAULT_TOOLS_SYNC_MAX_DOWNLOAD_BYTES)');
+        const again = await sync(capped.dir, proxy.url, hosted.key, {
+          VAULT_TOOLS_SYNC_MAX_DOWNLOAD_BYTES: String(MiB),
+        });
+        expect(again.report.skipped.join('\n')).toContain(
+          'artifacts: record "art_big": GET /big/artifact: the answer is larger than the 1 MiB limit (VAULT_TOOLS_SYNC_MAX_DOWNLOAD_BYTES)',
+        );
         expect(existsSync(join(capped.dir, 'artifacts', 'northwind-logistics', 'art_big'))).toBe(false); // no partial file, no empty folder
       } finally {
         capped.cleanup();
@@ -281,7 +349,11 @@ describe('sync against a hostile remote', () => {
     const env = { ...process.env, ...ENV, NODE_OPTIONS: `--require ${guard}` };
     const set = (url: string) =>
       new Promise<{ code: number | null; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, [BIN, 'remote', 'set', url, '--key', 'vt_test', '--data-dir', local.dir], { env });
+        const child = spawn(
+          process.execPath,
+          [BIN, 'remote', 'set', url, '--key', 'vt_test', '--data-dir', local.dir],
+          { env },
+        );
         let stderr = '';
         child.stderr.on('data', (d) => (stderr += d));
         child.once('exit', (code) => resolve({ code, stderr }));
@@ -289,7 +361,9 @@ describe('sync against a hostile remote', () => {
     try {
       const far = await set('http://example.com');
       expect(far.code).toBe(0);
-      expect(far.stderr).toMatch(/warning: http:\/\/example\.com is plain http to another machine.*unencrypted.*https:\/\//);
+      expect(far.stderr).toMatch(
+        /warning: http:\/\/example\.com is plain http to another machine.*unencrypted.*https:\/\//,
+      );
       expect(far.stderr).not.toContain('NETWORK');
       for (const url of ['https://example.com', 'http://localhost:8787', 'http://[::1]:8787', 'http://127.0.0.1:1']) {
         const near = await set(url);
@@ -304,7 +378,9 @@ describe('sync against a hostile remote', () => {
       probe.stderr.on('data', (d) => (probed += d));
       await new Promise((resolve) => probe.once('exit', resolve));
       expect(probed).toContain('NETWORK');
-      expect(cliFails(['remote', 'set', 'ftp://example.com', '--data-dir', local.dir], ENV).stderr).toMatch(/must be http\(s\)/);
+      expect(cliFails(['remote', 'set', 'ftp://example.com', '--data-dir', local.dir], ENV).stderr).toMatch(
+        /must be http\(s\)/,
+      );
     } finally {
       local.cleanup();
     }

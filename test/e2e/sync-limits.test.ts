@@ -14,7 +14,13 @@ import { BIN, tempDir } from '../helpers.js';
 import { callTool } from '../http-helpers.js';
 import { rewritingProxy, useHostedDemo, type Rewrites } from '../sync-helpers.js';
 
-const ENV = { VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_REMOTE_URL: '', VAULT_TOOLS_REMOTE_KEY: '', VAULT_TOOLS_INDEX: 'off' };
+const ENV = {
+  VAULT_TOOLS_KEY: '',
+  VAULT_TOOLS_HOME: '',
+  VAULT_TOOLS_REMOTE_URL: '',
+  VAULT_TOOLS_REMOTE_KEY: '',
+  VAULT_TOOLS_INDEX: 'off',
+};
 const NW = 'northwind-logistics';
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -54,12 +60,25 @@ function run(args: string[], env: Record<string, string> = {}, giveUpMs = 60_000
   });
 }
 
-const syncArgs = (dataDir: string, remote: string, key: string, ...more: string[]) => ['sync', '--pull-only', '--remote', remote, '--remote-key', key, '--data-dir', dataDir, ...more];
+const syncArgs = (dataDir: string, remote: string, key: string, ...more: string[]) => [
+  'sync',
+  '--pull-only',
+  '--remote',
+  remote,
+  '--remote-key',
+  key,
+  '--data-dir',
+  dataDir,
+  ...more,
+];
 
 function count(dataDir: string, query: string, ...params: unknown[]): number {
   const db = openDb(dataDir);
   try {
-    return db.prepare(query).pluck().get(...params) as number;
+    return db
+      .prepare(query)
+      .pluck()
+      .get(...params) as number;
   } finally {
     db.close();
   }
@@ -103,8 +122,14 @@ describe('what a sync remote may cost', () => {
 
   it('a list_findings cursor that never ends, or comes back, stops at the page limit and removes nothing', async () => {
     for (const [cursorOf, expected] of [
-      [(n: number) => `page-${n}`, /^list_findings: more than 20 pages \(VAULT_TOOLS_SYNC_MAX_PAGES\), so the walk stopped there$/],
-      [(n: number) => (n % 2 ? 'a' : 'b'), /^list_findings: page 3 sends back a cursor already followed, so the walk would never end$/],
+      [
+        (n: number) => `page-${n}`,
+        /^list_findings: more than 20 pages \(VAULT_TOOLS_SYNC_MAX_PAGES\), so the walk stopped there$/,
+      ],
+      [
+        (n: number) => (n % 2 ? 'a' : 'b'),
+        /^list_findings: page 3 sends back a cursor already followed, so the walk would never end$/,
+      ],
     ] as const) {
       const local = syncedCopy();
       const entities = count(local.dir, 'SELECT COUNT(*) FROM entities WHERE vault_id = ?', NW);
@@ -116,7 +141,9 @@ describe('what a sync remote may cost', () => {
               if (tool !== 'list_findings' || args?.vault !== NW) return false;
               pages++;
               // The old code follows for ever: after 300 pages the proxy ends the walk, so the test ends too.
-              return answerJson(res, 200, { data: { findings: [], nextCursor: pages < 300 ? cursorOf(pages) : null, total: 1_000_000 } });
+              return answerJson(res, 200, {
+                data: { findings: [], nextCursor: pages < 300 ? cursorOf(pages) : null, total: 1_000_000 },
+              });
             },
           },
           (url) => run(syncArgs(local.dir, url, hosted.key, '--full', '--json'), { VAULT_TOOLS_SYNC_MAX_PAGES: '20' }),
@@ -133,7 +160,9 @@ describe('what a sync remote may cost', () => {
   });
 
   it('a transcript whose pages never end is capped: that meeting is skipped and named, the others land', async () => {
-    const meetings = (await callTool(hosted.url, 'list_meetings', { vault: NW }, hosted.key)).json().data.meetings as { id: string }[];
+    const meetings = (await callTool(hosted.url, 'list_meetings', { vault: NW }, hosted.key)).json().data.meetings as {
+      id: string;
+    }[];
     const endless = meetings[0]!.id;
     const local = tempDir('vt-transcript-');
     let pages = 0;
@@ -145,18 +174,28 @@ describe('what a sync remote may cost', () => {
             pages++;
             const offset = Number(args.offset);
             // 50 chunks of 2 KiB a page, and a next offset that only grows by one: the old code held every page.
-            const chunks = Array.from({ length: 50 }, (_, i) => ({ index: offset + i, speakers: ['Ana'], text: `Ana: ${'x'.repeat(2 * KiB)}`, startSeconds: offset + i }));
+            const chunks = Array.from({ length: 50 }, (_, i) => ({
+              index: offset + i,
+              speakers: ['Ana'],
+              text: `Ana: ${'x'.repeat(2 * KiB)}`,
+              startSeconds: offset + i,
+            }));
             return answerJson(res, 200, { data: { chunks, nextOffset: pages < 300 ? offset + 1 : null } });
           },
         },
-        (url) => run(syncArgs(local.dir, url, hosted.key, '--json'), { VAULT_TOOLS_SYNC_MAX_TRANSCRIPT_BYTES: String(256 * KiB) }),
+        (url) =>
+          run(syncArgs(local.dir, url, hosted.key, '--json'), {
+            VAULT_TOOLS_SYNC_MAX_TRANSCRIPT_BYTES: String(256 * KiB),
+          }),
       );
       expect(r.report?.errors).toEqual([]);
       expect(r.report?.skipped).toContain(
         `transcript: meeting ${JSON.stringify(endless)}: get_transcript: more than 262,144 bytes of text (VAULT_TOOLS_SYNC_MAX_TRANSCRIPT_BYTES), so it was not stored`,
       );
       expect(pages).toBe(3); // 2 pages are 200 KiB, the third passes 256 KiB
-      expect(count(local.dir, 'SELECT COUNT(*) FROM transcript_turns WHERE vault_id = ? AND meeting_id = ?', NW, endless)).toBe(0);
+      expect(
+        count(local.dir, 'SELECT COUNT(*) FROM transcript_turns WHERE vault_id = ? AND meeting_id = ?', NW, endless),
+      ).toBe(0);
       const others = count(local.dir, 'SELECT COUNT(DISTINCT meeting_id) FROM transcript_turns WHERE vault_id = ?', NW);
       expect(others).toBe(meetings.length - 1);
     } finally {
@@ -188,7 +227,13 @@ describe('what a sync remote may cost', () => {
         if (tool !== 'list_files' || args.vault !== NW) return answer;
         const data = answer.data as { files: unknown[] };
         const big = Array.from({ length: FILES }, (_, i) => ({
-          id: `big_${i}`, name: `big-${i}.txt`, description: '', mimeType: 'text/plain', sizeBytes: MiB, downloadUrl: `/big/${i}`, createdAt: '2026-01-01T00:00:00Z',
+          id: `big_${i}`,
+          name: `big-${i}.txt`,
+          description: '',
+          mimeType: 'text/plain',
+          sizeBytes: MiB,
+          downloadUrl: `/big/${i}`,
+          createdAt: '2026-01-01T00:00:00Z',
         }));
         return { data: { ...data, files: [...data.files, ...big] } };
       },
@@ -196,14 +241,20 @@ describe('what a sync remote may cost', () => {
     const texts = () => {
       const db = openDb(local.dir);
       try {
-        return db.prepare("SELECT id, length(content_text) AS length FROM files WHERE vault_id = ? AND id LIKE 'big_%' ORDER BY id").all(NW) as { id: string; length: number | null }[];
+        return db
+          .prepare(
+            "SELECT id, length(content_text) AS length FROM files WHERE vault_id = ? AND id LIKE 'big_%' ORDER BY id",
+          )
+          .all(NW) as { id: string; length: number | null }[];
       } finally {
         db.close();
       }
     };
     try {
       await withProxy(rewrites, async (url) => {
-        const r = await run(syncArgs(local.dir, url, hosted.key, '--json'), { VAULT_TOOLS_SYNC_MAX_FILE_BYTES: String(3 * MiB) });
+        const r = await run(syncArgs(local.dir, url, hosted.key, '--json'), {
+          VAULT_TOOLS_SYNC_MAX_FILE_BYTES: String(3 * MiB),
+        });
         expect(r.report?.errors).toEqual([]);
         expect(mostInFlight).toBe(1);
         expect(downloads).toBe(3);
@@ -215,7 +266,10 @@ describe('what a sync remote may cost', () => {
         // (The fixture's own files, a few KB, came first.)
         for (const id of waiting) {
           expect(r.report?.skipped.join('\n')).toMatch(
-            new RegExp(`^files: text of "${id}": this pull already took 3,1\\d\\d,\\d{3} bytes of file text, its budget is 3,145,728 \\(VAULT_TOOLS_SYNC_MAX_FILE_BYTES\\); the file is listed without its text until a later sync$`, 'm'),
+            new RegExp(
+              `^files: text of "${id}": this pull already took 3,1\\d\\d,\\d{3} bytes of file text, its budget is 3,145,728 \\(VAULT_TOOLS_SYNC_MAX_FILE_BYTES\\); the file is listed without its text until a later sync$`,
+              'm',
+            ),
           );
         }
         // The next sync (its list unchanged) fetches what the budget left out, and only that.
@@ -240,23 +294,34 @@ describe('what a sync remote may cost', () => {
         res.write('{"data":{"milestones":[');
         // A byte every 100 ms keeps every idle timeout from firing; after 30 s the proxy gives up (the old code would not).
         const started = Date.now();
-        const timer = setInterval(() => (Date.now() - started > 30_000 ? (clearInterval(timer), res.end(']}}')) : res.write(' ')), 100);
+        const timer = setInterval(
+          () => (Date.now() - started > 30_000 ? (clearInterval(timer), res.end(']}}')) : res.write(' ')),
+          100,
+        );
         res.once('close', () => clearInterval(timer));
         return true;
       },
     };
     try {
       await withProxy(rewrites, async (url) => {
-        const r = await run(syncArgs(local.dir, url, hosted.key, '--json'), { VAULT_TOOLS_SYNC_REQUEST_DEADLINE_MS: '1500' });
+        const r = await run(syncArgs(local.dir, url, hosted.key, '--json'), {
+          VAULT_TOOLS_SYNC_REQUEST_DEADLINE_MS: '1500',
+        });
         expect(r.report?.errors).toEqual([
-          { vault: NW, error: 'POST /v1/tools/list_milestones: no complete answer within 1.5 s (VAULT_TOOLS_SYNC_REQUEST_DEADLINE_MS), so it was stopped' },
+          {
+            vault: NW,
+            error:
+              'POST /v1/tools/list_milestones: no complete answer within 1.5 s (VAULT_TOOLS_SYNC_REQUEST_DEADLINE_MS), so it was stopped',
+          },
         ]);
         expect(trickling).toBe(1); // not retried: it would trickle again
         expect(r.report?.pulled.map((p) => p.vaultId)).toEqual(['meridian-health']);
 
         const whole = await run(syncArgs(local.dir, url, hosted.key), { VAULT_TOOLS_SYNC_DEADLINE_MS: '3000' });
         expect(whole.code).toBe(1);
-        expect(whole.stderr).toContain('the sync ran past its deadline of 3 s (VAULT_TOOLS_SYNC_DEADLINE_MS) and was stopped; what landed is kept and the next sync resumes from there');
+        expect(whole.stderr).toContain(
+          'the sync ran past its deadline of 3 s (VAULT_TOOLS_SYNC_DEADLINE_MS) and was stopped; what landed is kept and the next sync resumes from there',
+        );
         // The lock went with it: the next sync runs.
         expect((await run(syncArgs(local.dir, hosted.url, hosted.key, '--json'))).report?.errors).toEqual([]);
       });
@@ -265,25 +330,37 @@ describe('what a sync remote may cost', () => {
     }
   }, 90_000);
 
-  it('a remote\'s error messages reach neither the terminal nor the stored status with their control characters', { timeout: 90_000 }, async () => {
+  it("a remote's error messages reach neither the terminal nor the stored status with their control characters", {
+    timeout: 90_000,
+  }, async () => {
     const local = syncedCopy();
     try {
       // A refused key: the 401 line.
-      const refused = await withProxy({ answer: (req, res) => answerJson(res, 401, { error: { code: 'unauthorized', message: ESCAPES } }) }, (url) => run(syncArgs(local.dir, url, hosted.key)));
+      const refused = await withProxy(
+        { answer: (req, res) => answerJson(res, 401, { error: { code: 'unauthorized', message: ESCAPES } }) },
+        (url) => run(syncArgs(local.dir, url, hosted.key)),
+      );
       expect(refused.code).toBe(1);
-      expect(refused.stderr).toContain('the remote refused the key (401 unauthorized): \\u001b]0;pwned\\u0007\\u001b[2J\\u000d\\u000async finished OK\\u009b31m\\u202e.');
+      expect(refused.stderr).toContain(
+        'the remote refused the key (401 unauthorized): \\u001b]0;pwned\\u0007\\u001b[2J\\u000d\\u000async finished OK\\u009b31m\\u202e.',
+      );
       expect(refused.stderr).not.toMatch(RAW);
 
       // A refused call: the report (text and JSON), then `sync --status`, which replays what was stored.
       const rewrites: Rewrites = {
-        answer: (req, res, tool, args) => tool === 'list_milestones' && args?.vault === NW && answerJson(res, 400, { error: { code: `bad${ESCAPES}`, message: ESCAPES } }),
+        answer: (req, res, tool, args) =>
+          tool === 'list_milestones' &&
+          args?.vault === NW &&
+          answerJson(res, 400, { error: { code: `bad${ESCAPES}`, message: ESCAPES } }),
       };
       const text = await withProxy(rewrites, (url) => run(syncArgs(local.dir, url, hosted.key)));
       expect(text.code).toBe(1);
       expect(text.stderr).toContain(`error in ${NW}: \\u001b]0;pwned`);
       expect(text.stderr).not.toMatch(RAW);
       const json = await withProxy(rewrites, (url) => run(syncArgs(local.dir, url, hosted.key, '--json')));
-      expect(json.report?.errors[0]?.error).toBe('\\u001b]0;pwned\\u0007\\u001b[2J\\u000d\\u000async finished OK\\u009b31m\\u202e');
+      expect(json.report?.errors[0]?.error).toBe(
+        '\\u001b]0;pwned\\u0007\\u001b[2J\\u000d\\u000async finished OK\\u009b31m\\u202e',
+      );
       const status = await run(['sync', '--status', '--data-dir', local.dir]);
       expect(status.stdout).toContain('last error: \\u001b]0;pwned');
       expect(status.stdout).not.toMatch(RAW);

@@ -14,7 +14,13 @@ import { callTool, startServer } from '../http-helpers.js';
 import { dumpStore, syncInBackground, useHostedDemo } from '../sync-helpers.js';
 import { openDb } from '../../src/store/db.js';
 
-const ENV = { VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_REMOTE_URL: '', VAULT_TOOLS_REMOTE_KEY: '', VAULT_TOOLS_INDEX: 'off' };
+const ENV = {
+  VAULT_TOOLS_KEY: '',
+  VAULT_TOOLS_HOME: '',
+  VAULT_TOOLS_REMOTE_URL: '',
+  VAULT_TOOLS_REMOTE_KEY: '',
+  VAULT_TOOLS_INDEX: 'off',
+};
 const NW = 'northwind-logistics';
 
 interface Report {
@@ -40,7 +46,18 @@ interface Proxy {
  * body is added); `hide` names response headers upstream sent that the client must not see. Every request
  * is recorded with the status it got.
  */
-function proxy(target: string, opts: { refuse?(n: number, tool: string | undefined, args: Record<string, unknown>, req: IncomingMessage): { status: number; headers: Record<string, string> } | undefined; hide?: RegExp } = {}): Promise<Proxy> {
+function proxy(
+  target: string,
+  opts: {
+    refuse?(
+      n: number,
+      tool: string | undefined,
+      args: Record<string, unknown>,
+      req: IncomingMessage,
+    ): { status: number; headers: Record<string, string> } | undefined;
+    hide?: RegExp;
+  } = {},
+): Promise<Proxy> {
   const t = new URL(target);
   const seen: Seen[] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -56,10 +73,20 @@ function proxy(target: string, opts: { refuse?(n: number, tool: string | undefin
       if (refusal) {
         record.status = refusal.status;
         res.writeHead(refusal.status, { 'content-type': 'application/json', ...refusal.headers });
-        return res.end(JSON.stringify({ error: { code: refusal.status === 400 ? 'invalid_argument' : 'rate_limited', message: refusal.headers['x-why'] ?? 'refused', requestId: 'proxy' } }));
+        return res.end(
+          JSON.stringify({
+            error: {
+              code: refusal.status === 400 ? 'invalid_argument' : 'rate_limited',
+              message: refusal.headers['x-why'] ?? 'refused',
+              requestId: 'proxy',
+            },
+          }),
+        );
       }
       const headers = { ...req.headers, host: t.host };
-      if (opts.hide) for (const name of Object.keys(headers)) if (opts.hide.test(name)) delete (headers as Record<string, unknown>)[name];
+      if (opts.hide)
+        for (const name of Object.keys(headers))
+          if (opts.hide.test(name)) delete (headers as Record<string, unknown>)[name];
       const upstream = request({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers }, (up) => {
         record.status = up.statusCode!;
         const kept = Object.fromEntries(Object.entries(up.headers).filter(([name]) => !opts.hide?.test(name)));
@@ -75,7 +102,11 @@ function proxy(target: string, opts: { refuse?(n: number, tool: string | undefin
       resolve({
         url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
         seen,
-        close: () => new Promise((done) => { server.closeAllConnections(); server.close(() => done()); }),
+        close: () =>
+          new Promise((done) => {
+            server.closeAllConnections();
+            server.close(() => done());
+          }),
       }),
     ),
   );
@@ -87,7 +118,8 @@ function window(from: number, ms: number, status: 429 | 503, form: 'seconds' | '
   return (n: number) => {
     if (n === from) until = Math.ceil((Date.now() + ms) / 1000) * 1000; // a whole second, so the date form is exact
     if (Date.now() >= until) return undefined;
-    const retryAfter = form === 'seconds' ? String(Math.ceil((until - Date.now()) / 1000)) : new Date(until).toUTCString();
+    const retryAfter =
+      form === 'seconds' ? String(Math.ceil((until - Date.now()) / 1000)) : new Date(until).toUTCString();
     return { status, headers: { 'retry-after': retryAfter } };
   };
 }
@@ -176,7 +208,15 @@ describe('sync paced by the server', () => {
       const again = await sync(dir.dir, p.url);
       expect(again.errors).toEqual([]);
       const notModified = p.seen.filter((s) => s.status === 304).map((s) => s.tool);
-      for (const tool of ['list_meetings', 'list_conflicts', 'list_tasks', 'find_person', 'list_files', 'list_sent_emails', 'find_artifact']) {
+      for (const tool of [
+        'list_meetings',
+        'list_conflicts',
+        'list_tasks',
+        'find_person',
+        'list_files',
+        'list_sent_emails',
+        'find_artifact',
+      ]) {
         expect(notModified, tool).toContain(tool);
       }
     } finally {
@@ -199,7 +239,9 @@ describe('sync paced by the server', () => {
       const db = openDb(upstreamDir.dir);
       const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
       const touched = db
-        .prepare(`UPDATE entities SET mention_count = mention_count + 1, last_mentioned_at = ? WHERE vault_id = ? AND id IN (SELECT id FROM entities WHERE vault_id = ? ORDER BY id LIMIT 30)`)
+        .prepare(
+          `UPDATE entities SET mention_count = mention_count + 1, last_mentioned_at = ? WHERE vault_id = ? AND id IN (SELECT id FROM entities WHERE vault_id = ? ORDER BY id LIMIT 30)`,
+        )
         .run(now, NW, NW).changes;
       db.close();
       expect(touched).toBe(30);
@@ -223,9 +265,16 @@ describe('sync paced by the server', () => {
     const clean = tempDir('vt-pacing-clean-');
     const hostedStyle = tempDir('vt-pacing-wire-');
     const extra = (tool: string | undefined, args: Record<string, unknown>) =>
-      (tool === 'changes_since' && ('limit' in args || 'cursor' in args)) || (tool === 'list_findings' && 'includeDetails' in args);
+      (tool === 'changes_since' && ('limit' in args || 'cursor' in args)) ||
+      (tool === 'list_findings' && 'includeDetails' in args);
     const p = await proxy(open.url, {
-      refuse: (_n, tool, args) => (extra(tool, args) ? { status: 400, headers: { 'x-why': `unknown field \`${tool === 'list_findings' ? 'includeDetails' : 'limit'}\`` } } : undefined),
+      refuse: (_n, tool, args) =>
+        extra(tool, args)
+          ? {
+              status: 400,
+              headers: { 'x-why': `unknown field \`${tool === 'list_findings' ? 'includeDetails' : 'limit'}\`` },
+            }
+          : undefined,
       hide: /^(etag|if-none-match)$/i,
     });
     try {
@@ -240,7 +289,9 @@ describe('sync paced by the server', () => {
       const second = await sync(hostedStyle.dir, p.url);
       expect(second.errors).toEqual([]);
       expect(refused('changes_since')).toBe(1);
-      expect(p.seen.filter((s) => s.tool === 'changes_since' && s.status === 200 && !('limit' in s.args)).length).toBe(2);
+      expect(p.seen.filter((s) => s.tool === 'changes_since' && s.status === 200 && !('limit' in s.args)).length).toBe(
+        2,
+      );
       expect(dumpStore(hostedStyle.dir)).toEqual(dumpStore(clean.dir));
     } finally {
       await p.close();
@@ -291,7 +342,14 @@ describe('changes_since bounded', () => {
   it('a hosted-style client that sends no limit gets a small first page with the totals; a cursor of another `since` is refused', async () => {
     const { status, body } = await call({ since });
     expect(status).toBe(200);
-    expect(Object.keys(body.data).sort()).toEqual(['newEntities', 'newMeetings', 'nextCursor', 'rementionedEntities', 'since', 'totals']);
+    expect(Object.keys(body.data).sort()).toEqual([
+      'newEntities',
+      'newMeetings',
+      'nextCursor',
+      'rementionedEntities',
+      'since',
+      'totals',
+    ]);
     expect(body.data.newEntities.length).toBe(Math.min(50, body.data.totals.newEntities));
     expect(body.data.newMeetings.length).toBe(Math.min(50, body.data.totals.newMeetings));
     const page = (await call({ since, limit: 1 })).body.data;

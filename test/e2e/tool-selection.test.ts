@@ -16,20 +16,29 @@ describe('tool selection', () => {
     const server = await startServer(store.dir, ['--read-only']);
     try {
       const auth = { authorization: `Bearer ${store.ownerKey}` };
-      const listed = (await http(server.url, { path: '/v1/tools', headers: auth })).json().data.tools.map((t: { name: string }) => t.name);
+      const listed = (await http(server.url, { path: '/v1/tools', headers: auth }))
+        .json()
+        .data.tools.map((t: { name: string }) => t.name);
       expect(listed).toEqual(tools.filter((t) => t.annotations.readOnlyHint).map((t) => t.name));
       expect(listed).not.toContain('render_chart');
       const doc = (await http(server.url, { path: '/v1/openapi.json', headers: auth })).json();
       expect(doc.paths['/v1/tools/render_chart']).toBeUndefined();
       expect(doc.paths['/v1/tools/stats']).toBeDefined();
-      const refused = await callTool(server.url, 'resolve_conflict', { vault: 'northwind-logistics', conflictId: 'x', status: 'open' }, store.ownerKey);
+      const refused = await callTool(
+        server.url,
+        'resolve_conflict',
+        { vault: 'northwind-logistics', conflictId: 'x', status: 'open' },
+        store.ownerKey,
+      );
       expect(refused.status).toBe(404);
       expect(refused.json().error.code).toBe('tool_not_found');
       expect((await http(server.url, { path: '/v1/vaults', headers: auth })).status).toBe(200);
       const { Client } = await import('@modelcontextprotocol/client');
       const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
       const client = new Client({ name: 'selection-test', version: '1' });
-      await client.connect(new StreamableHTTPClientTransport(new URL('/v1/mcp', server.url), { requestInit: { headers: auth } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL('/v1/mcp', server.url), { requestInit: { headers: auth } }),
+      );
       try {
         expect((await client.listTools()).tools.map((t) => t.name)).toEqual(listed);
       } finally {
@@ -44,7 +53,9 @@ describe('tool selection', () => {
     const server = await startServer(store.dir, ['--tools', 'stats,get_brief', '--tools', 'list_meetings']);
     try {
       const auth = { authorization: `Bearer ${store.ownerKey}` };
-      const listed = (await http(server.url, { path: '/v1/tools', headers: auth })).json().data.tools.map((t: { name: string }) => t.name);
+      const listed = (await http(server.url, { path: '/v1/tools', headers: auth }))
+        .json()
+        .data.tools.map((t: { name: string }) => t.name);
       expect(listed).toEqual(['stats', 'get_brief', 'list_meetings']);
       expect((await http(server.url, { path: '/v1/vaults', headers: auth })).json().data.vaults).toHaveLength(2);
     } finally {
@@ -57,6 +68,8 @@ describe('tool selection', () => {
   it('names an unknown tool and how to list the real ones', () => {
     const r = cliFails(['serve', '--data-dir', store.dir, '--http', '0', '--no-stdio', '--tools', 'stats,delete_all']);
     expect(r.status).toBe(2);
-    expect(r.stderr).toBe(`vault-tools: --tools / --exclude-tools: no tool named delete_all; \`vault-tools tools\` lists all ${tools.length}\n`);
+    expect(r.stderr).toBe(
+      `vault-tools: --tools / --exclude-tools: no tool named delete_all; \`vault-tools tools\` lists all ${tools.length}\n`,
+    );
   });
 });

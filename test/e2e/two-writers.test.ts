@@ -15,7 +15,10 @@ let servers: RunningServer[] = [];
 
 beforeAll(async () => {
   store = demoStore();
-  servers = await Promise.all([startServer(store.dir, ['--rate-limit', '0']), startServer(store.dir, ['--rate-limit', '0'])]);
+  servers = await Promise.all([
+    startServer(store.dir, ['--rate-limit', '0']),
+    startServer(store.dir, ['--rate-limit', '0']),
+  ]);
 }, 60_000);
 
 afterAll(async () => {
@@ -25,7 +28,8 @@ afterAll(async () => {
 
 describe('two serve processes on one store', () => {
   it(`${WRITERS} concurrent writers × ${CALLS_EACH} add_task across both servers: no errors, every task stored once`, async () => {
-    const tasksStored = async (server: RunningServer) => (await callTool(server.url, 'stats', { vault: VAULT }, store.ownerKey)).json().data.tasks.total as number;
+    const tasksStored = async (server: RunningServer) =>
+      (await callTool(server.url, 'stats', { vault: VAULT }, store.ownerKey)).json().data.tasks.total as number;
     const before = await tasksStored(servers[0]!);
     const failures: string[] = [];
     const identifiers: string[] = [];
@@ -33,7 +37,12 @@ describe('two serve processes on one store', () => {
       Array.from({ length: WRITERS }, async (_, w) => {
         for (let i = 0; i < CALLS_EACH; i++) {
           const server = servers[(w + i) % servers.length]!;
-          const r = await callTool(server.url, 'add_task', { vault: VAULT, title: `writer ${w} task ${i}` }, store.ownerKey);
+          const r = await callTool(
+            server.url,
+            'add_task',
+            { vault: VAULT, title: `writer ${w} task ${i}` },
+            store.ownerKey,
+          );
           if (r.status !== 200) failures.push(`${r.status} ${r.body}`);
           else identifiers.push(r.json().data.identifier);
         }

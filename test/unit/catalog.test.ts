@@ -15,14 +15,19 @@ describe('catalog', () => {
   });
 
   it("cuts each tool's description in the README table after a whole sentence, never inside '(e.g. …)'", () => {
-    const cells = toolTableMarkdown(tools).split('\n').slice(2).map((row) => row.split(' | ').at(-1)!.replace(/ \|$/, ''));
+    const cells = toolTableMarkdown(tools)
+      .split('\n')
+      .slice(2)
+      .map((row) => row.split(' | ').at(-1)!.replace(/ \|$/, ''));
     expect(cells).toHaveLength(tools.length);
     for (const cell of cells) {
       expect(cell, cell).toMatch(/\.$/);
       expect(cell.split('(').length, cell).toBe(cell.split(')').length);
     }
     const listTasks = cells[tools.findIndex((t) => t.name === 'list_tasks')]!;
-    expect(listTasks).toMatch(/^Tasks of the project board: id, board identifier \(e\.g\. `[A-Z]+-\d+`\), status, .*\.$/);
+    expect(listTasks).toMatch(
+      /^Tasks of the project board: id, board identifier \(e\.g\. `[A-Z]+-\d+`\), status, .*\.$/,
+    );
   });
 
   it('has one file per tool, named after it, and unique names', () => {

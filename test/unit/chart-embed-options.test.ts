@@ -34,7 +34,12 @@ afterAll(async () => {
 });
 
 const spec = (usermeta?: object) => ({
-  data: { values: [{ a: 'North', b: 4 }, { a: 'South', b: 7 }] },
+  data: {
+    values: [
+      { a: 'North', b: 4 },
+      { a: 'South', b: 7 },
+    ],
+  },
   mark: 'bar',
   encoding: { y: { field: 'a', type: 'nominal' }, x: { field: 'b', type: 'quantitative' } },
   ...(usermeta ? { usermeta } : {}),
@@ -49,7 +54,11 @@ const HOSTILE_EMBED_OPTIONS = {
 
 it('refuses usermeta.embedOptions, naming the field, and stores nothing', async () => {
   const before = (db.prepare('SELECT count(*) AS n FROM artifacts').get() as { n: number }).n;
-  const r = await service.invoke('render_chart', { vault: NW, title: 'Hostile', vega_lite_spec: spec({ embedOptions: HOSTILE_EMBED_OPTIONS }) }, owner);
+  const r = await service.invoke(
+    'render_chart',
+    { vault: NW, title: 'Hostile', vega_lite_spec: spec({ embedOptions: HOSTILE_EMBED_OPTIONS }) },
+    owner,
+  );
   expect(r.ok).toBe(false);
   if (r.ok) return;
   expect(r.code).toBe('invalid_arguments');
@@ -59,6 +68,10 @@ it('refuses usermeta.embedOptions, naming the field, and stores nothing', async 
 });
 
 it('still accepts other usermeta (the renderer reads its own keys there)', async () => {
-  const r = await service.invoke('render_chart', { vault: NW, title: 'Fine', vega_lite_spec: spec({ valueLabels: false, note: 'kept' }) }, owner);
+  const r = await service.invoke(
+    'render_chart',
+    { vault: NW, title: 'Fine', vega_lite_spec: spec({ valueLabels: false, note: 'kept' }) },
+    owner,
+  );
   expect(r.ok, r.ok ? '' : r.message).toBe(true);
 }, 60_000);

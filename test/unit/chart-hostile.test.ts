@@ -45,13 +45,48 @@ describe('renderChart: the renderer runs in a process of its own', () => {
 
 describe('renderChart: generators written in the spec', () => {
   it.each([
-    ['a literal sequence() in a calculate', BOMB, 'transform[0].calculate', /sequence\(0,300000000\) would make 300,000,000 values; a chart may generate at most 1,000,000/],
-    ['a one-argument sequence() in a filter', { ...ONE_ROW, transform: [{ filter: 'indexof(sequence(2e6), datum.a) >= 0' }], ...TICK }, 'transform[0].filter', /sequence\(2e6\) would make 2,000,000 values/],
-    ['a sequence() in an expression of a mark', { ...ONE_ROW, ...TICK, mark: { type: 'text', text: { expr: 'length(sequence(0, 5000000, 2))' } } }, 'mark.text.expr', /2,500,000 values/],
-    ['density steps', { ...ONE_ROW, transform: [{ density: 'a', steps: 1e8 }], ...TICK }, 'transform[0].steps', /"steps": 100000000 would make 100,000,000 values/],
-    ['a quantile step', { ...ONE_ROW, transform: [{ quantile: 'a', step: 1e-8 }], ...TICK }, 'transform[0].step', /a quantile step of 1e-8 would make 100,000,000 values/],
-    ['impute keyvals', { ...ONE_ROW, transform: [{ impute: 'b', key: 'a', keyvals: { start: 0, stop: 1e8 } }], ...TICK }, 'transform[0].keyvals', /100,000,000 values/],
-    ['an axis tick count', { ...ONE_ROW, mark: 'tick', encoding: { x: { field: 'a', type: 'quantitative', axis: { tickCount: 1e7 } } } }, 'encoding.x.axis.tickCount', /10,000,000 values/],
+    [
+      'a literal sequence() in a calculate',
+      BOMB,
+      'transform[0].calculate',
+      /sequence\(0,300000000\) would make 300,000,000 values; a chart may generate at most 1,000,000/,
+    ],
+    [
+      'a one-argument sequence() in a filter',
+      { ...ONE_ROW, transform: [{ filter: 'indexof(sequence(2e6), datum.a) >= 0' }], ...TICK },
+      'transform[0].filter',
+      /sequence\(2e6\) would make 2,000,000 values/,
+    ],
+    [
+      'a sequence() in an expression of a mark',
+      { ...ONE_ROW, ...TICK, mark: { type: 'text', text: { expr: 'length(sequence(0, 5000000, 2))' } } },
+      'mark.text.expr',
+      /2,500,000 values/,
+    ],
+    [
+      'density steps',
+      { ...ONE_ROW, transform: [{ density: 'a', steps: 1e8 }], ...TICK },
+      'transform[0].steps',
+      /"steps": 100000000 would make 100,000,000 values/,
+    ],
+    [
+      'a quantile step',
+      { ...ONE_ROW, transform: [{ quantile: 'a', step: 1e-8 }], ...TICK },
+      'transform[0].step',
+      /a quantile step of 1e-8 would make 100,000,000 values/,
+    ],
+    [
+      'impute keyvals',
+      { ...ONE_ROW, transform: [{ impute: 'b', key: 'a', keyvals: { start: 0, stop: 1e8 } }], ...TICK },
+      'transform[0].keyvals',
+      /100,000,000 values/,
+    ],
+    [
+      'an axis tick count',
+      { ...ONE_ROW, mark: 'tick', encoding: { x: { field: 'a', type: 'quantitative', axis: { tickCount: 1e7 } } } },
+      'encoding.x.axis.tickCount',
+      /10,000,000 values/,
+    ],
   ])('refuses %s before rendering, naming the path and the limit', async (_, spec, path, message) => {
     const e = await refusal(spec);
     expect(e).toMatchObject({ path, limit: 'rows' });
@@ -59,21 +94,50 @@ describe('renderChart: generators written in the spec', () => {
   });
 
   it('accepts the same generators within the limit', async () => {
-    const spec = { ...ONE_ROW, transform: [{ calculate: 'sequence(0, 10)', as: 's' }, { flatten: ['s'] }, { density: 's', steps: 50 }], mark: 'line', encoding: { x: { field: 'value', type: 'quantitative' }, y: { field: 'density', type: 'quantitative' } } };
+    const spec = {
+      ...ONE_ROW,
+      transform: [{ calculate: 'sequence(0, 10)', as: 's' }, { flatten: ['s'] }, { density: 's', steps: 50 }],
+      mark: 'line',
+      encoding: { x: { field: 'value', type: 'quantitative' }, y: { field: 'density', type: 'quantitative' } },
+    };
     expect((await renderChart(spec, { title: 'Density' })).width).toBeGreaterThan(0);
   });
 });
 
 describe('renderChart: what only evaluation tells', () => {
   it.each([
-    ['sequence() with computed bounds', { ...ONE_ROW, transform: [{ calculate: 'sequence(0, 3 * pow(10, 8))', as: 's' }], ...TICK }, /^sequence\(\) would make 300,000,000 values; a chart may generate at most 1,000,000 values in all/],
+    [
+      'sequence() with computed bounds',
+      { ...ONE_ROW, transform: [{ calculate: 'sequence(0, 3 * pow(10, 8))', as: 's' }], ...TICK },
+      /^sequence\(\) would make 300,000,000 values; a chart may generate at most 1,000,000 values in all/,
+    ],
     [
       'sequence() once per row, adding up',
-      { data: { sequence: { start: 0, stop: 2_000, as: 'a' } }, transform: [{ calculate: 'sequence(0, datum.a)', as: 's' }, { flatten: ['s'] }], ...TICK },
+      {
+        data: { sequence: { start: 0, stop: 2_000, as: 'a' } },
+        transform: [{ calculate: 'sequence(0, datum.a)', as: 's' }, { flatten: ['s'] }],
+        ...TICK,
+      },
       /^sequence\(\) would make [\d,]+ values \(after [\d,]+ made by earlier calls\); a chart may generate at most 1,000,000/,
     ],
-    ['timeSequence() in milliseconds over a year', { ...ONE_ROW, transform: [{ calculate: "timeSequence('milliseconds', datetime(2024, 0, 1), datetime(2025, 0, 1))", as: 's' }], ...TICK }, /Sequence\(\) would make 31,[\d,]+ values/],
-    ['a fold of 50,000 rows by 30 fields', { data: { sequence: { start: 0, stop: 50_000, as: 'a' } }, transform: [{ fold: Array.from({ length: 30 }, (_, i) => `f${i}`) }], ...TICK }, /^A fold step made 1,500,000 rows; a chart may derive at most 1,000,000 rows in one step/],
+    [
+      'timeSequence() in milliseconds over a year',
+      {
+        ...ONE_ROW,
+        transform: [{ calculate: "timeSequence('milliseconds', datetime(2024, 0, 1), datetime(2025, 0, 1))", as: 's' }],
+        ...TICK,
+      },
+      /Sequence\(\) would make 31,[\d,]+ values/,
+    ],
+    [
+      'a fold of 50,000 rows by 30 fields',
+      {
+        data: { sequence: { start: 0, stop: 50_000, as: 'a' } },
+        transform: [{ fold: Array.from({ length: 30 }, (_, i) => `f${i}`) }],
+        ...TICK,
+      },
+      /^A fold step made 1,500,000 rows; a chart may derive at most 1,000,000 rows in one step/,
+    ],
   ])('stops %s in the renderer', async (_, spec, message) => {
     const e = await refusal(spec);
     expect(e).toMatchObject({ path: '', limit: 'rows' });
@@ -84,10 +148,43 @@ describe('renderChart: what only evaluation tells', () => {
 describe('renderChart: links', () => {
   const data = { values: [{ a: 1, u: 'https://example.com/a' }] };
   it.each([
-    ['an href encoding', { data, mark: 'point', encoding: { x: { field: 'a', type: 'quantitative' }, href: { field: 'u' } } }, 'encoding.href'],
-    ['an href encoding in a layer', { data, layer: [{ mark: 'point', encoding: { x: { field: 'a', type: 'quantitative' }, href: { value: 'https://example.com' } } }] }, 'layer[0].encoding.href'],
-    ['a mark href', { data, mark: { type: 'point', href: 'https://example.com' }, encoding: { x: { field: 'a', type: 'quantitative' } } }, 'mark.href'],
-    ['a config href', { data, mark: 'point', config: { mark: { href: 'https://example.com' } }, encoding: { x: { field: 'a', type: 'quantitative' } } }, 'config.mark.href'],
+    [
+      'an href encoding',
+      { data, mark: 'point', encoding: { x: { field: 'a', type: 'quantitative' }, href: { field: 'u' } } },
+      'encoding.href',
+    ],
+    [
+      'an href encoding in a layer',
+      {
+        data,
+        layer: [
+          {
+            mark: 'point',
+            encoding: { x: { field: 'a', type: 'quantitative' }, href: { value: 'https://example.com' } },
+          },
+        ],
+      },
+      'layer[0].encoding.href',
+    ],
+    [
+      'a mark href',
+      {
+        data,
+        mark: { type: 'point', href: 'https://example.com' },
+        encoding: { x: { field: 'a', type: 'quantitative' } },
+      },
+      'mark.href',
+    ],
+    [
+      'a config href',
+      {
+        data,
+        mark: 'point',
+        config: { mark: { href: 'https://example.com' } },
+        encoding: { x: { field: 'a', type: 'quantitative' } },
+      },
+      'config.mark.href',
+    ],
   ])('refuses %s, naming where', async (_, spec, path) => {
     const e = await refusal(spec);
     expect(e.path).toBe(path);

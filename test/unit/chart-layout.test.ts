@@ -14,8 +14,13 @@ import { LONG_LABELS } from '../chart-gallery.js';
 
 const style = { size: 12, measure: measureText };
 type Spec = Record<string, any>;
-const prepare = (spec: Spec, title = 'T', size?: 'slide' | 'square' | 'portrait') => prepareChartSpec(structuredClone(spec), title, size) as { spec: Spec; notes: string[] };
-const bars = (values: Spec[], x = 'k', y = 'v'): Spec => ({ data: { values }, mark: 'bar', encoding: { x: { field: x, type: 'nominal' }, y: { field: y, type: 'quantitative' } } });
+const prepare = (spec: Spec, title = 'T', size?: 'slide' | 'square' | 'portrait') =>
+  prepareChartSpec(structuredClone(spec), title, size) as { spec: Spec; notes: string[] };
+const bars = (values: Spec[], x = 'k', y = 'v'): Spec => ({
+  data: { values },
+  mark: 'bar',
+  encoding: { x: { field: x, type: 'nominal' }, y: { field: y, type: 'quantitative' } },
+});
 
 describe('text', () => {
   it('wraps at spaces within the width, and breaks a long hyphenated word after its hyphen', () => {
@@ -51,25 +56,63 @@ describe('text', () => {
 
 describe('natural order', () => {
   it('compares numbers inside strings by value', () => {
-    expect(['Line 10', 'Line 2', 'Line 1', 'Line 12', 'Line 11'].sort(naturalCompare)).toEqual(['Line 1', 'Line 2', 'Line 10', 'Line 11', 'Line 12']);
+    expect(['Line 10', 'Line 2', 'Line 1', 'Line 12', 'Line 11'].sort(naturalCompare)).toEqual([
+      'Line 1',
+      'Line 2',
+      'Line 10',
+      'Line 11',
+      'Line 12',
+    ]);
   });
 
   it('gives a legend with no sort of its own its values in natural order, and leaves other legends alone', () => {
     const rows = Array.from({ length: 12 }, (_, i) => ({ week: 1, pallets: i, line: `Line ${i + 1}` }));
-    const spec = { data: { values: rows }, mark: 'point', encoding: { x: { field: 'week', type: 'quantitative' }, y: { field: 'pallets', type: 'quantitative' }, color: { field: 'line', type: 'nominal' } } };
+    const spec = {
+      data: { values: rows },
+      mark: 'point',
+      encoding: {
+        x: { field: 'week', type: 'quantitative' },
+        y: { field: 'pallets', type: 'quantitative' },
+        color: { field: 'line', type: 'nominal' },
+      },
+    };
     expect(prepare(spec).spec.encoding.color.sort).toEqual(rows.map((r) => r.line));
-    const sorted = { ...spec, encoding: { ...spec.encoding, color: { field: 'line', type: 'nominal', sort: 'descending' } } };
+    const sorted = {
+      ...spec,
+      encoding: { ...spec.encoding, color: { field: 'line', type: 'nominal', sort: 'descending' } },
+    };
     expect(prepare(sorted).spec.encoding.color.sort).toBe('descending');
-    const plain = { ...spec, data: { values: [{ week: 1, pallets: 1, line: 'A' }, { week: 1, pallets: 2, line: 'B' }] } };
+    const plain = {
+      ...spec,
+      data: {
+        values: [
+          { week: 1, pallets: 1, line: 'A' },
+          { week: 1, pallets: 2, line: 'B' },
+        ],
+      },
+    };
     expect(prepare(plain).spec.encoding.color.sort).toBeUndefined();
   });
 });
 
 describe('canvas', () => {
   it('fits a single view to the canvas of its size, dropping the spec width and height with a note', () => {
-    const { spec, notes } = prepare({ ...bars([{ k: 'a', v: 1 }, { k: 'b', v: 2 }]), width: 300, height: 200 });
-    expect(spec).toMatchObject({ width: 800, height: 450, autosize: { type: 'fit', contains: 'padding', resize: true } });
-    expect(notes).toEqual([expect.stringMatching(/fills the slide canvas \(800 × 450\), so the spec's width and height were not used/)]);
+    const { spec, notes } = prepare({
+      ...bars([
+        { k: 'a', v: 1 },
+        { k: 'b', v: 2 },
+      ]),
+      width: 300,
+      height: 200,
+    });
+    expect(spec).toMatchObject({
+      width: 800,
+      height: 450,
+      autosize: { type: 'fit', contains: 'padding', resize: true },
+    });
+    expect(notes).toEqual([
+      expect.stringMatching(/fills the slide canvas \(800 × 450\), so the spec's width and height were not used/),
+    ]);
     expect(prepare(bars([{ k: 'a', v: 1 }]), 'T', 'square').spec).toMatchObject({ width: 450, height: 450 });
     expect(prepare(bars([{ k: 'a', v: 1 }]), 'T', 'portrait').spec).toMatchObject({ width: 450, height: 600 });
   });
@@ -87,8 +130,14 @@ describe('canvas', () => {
     const rows = Array.from({ length: 13 }, (_, i) => ({ k: `Site ${i + 1}`, v: i }));
     const spec = {
       data: { values: rows },
-      encoding: { x: { field: 'k', type: 'nominal', sort: '-y', axis: { labelAngle: -45 } }, y: { field: 'v', type: 'quantitative' } },
-      layer: [{ mark: 'bar' }, { mark: { type: 'text', dy: -4, baseline: 'bottom' }, encoding: { text: { field: 'v' } } }],
+      encoding: {
+        x: { field: 'k', type: 'nominal', sort: '-y', axis: { labelAngle: -45 } },
+        y: { field: 'v', type: 'quantitative' },
+      },
+      layer: [
+        { mark: 'bar' },
+        { mark: { type: 'text', dy: -4, baseline: 'bottom' }, encoding: { text: { field: 'v' } } },
+      ],
     };
     const { spec: out, notes } = prepare(spec);
     expect(out.encoding.y).toMatchObject({ field: 'k', type: 'nominal', sort: '-x' });
@@ -105,11 +154,16 @@ describe('canvas', () => {
     const { spec } = prepare(bars(rows));
     const axis = spec.encoding.x.axis;
     expect(axis.labelAngle).toBe(0);
-    expect(axis.labelExpr).toContain('"North distribution centre": ["North distribution", "centre"]'.replace(/", "/, '","'));
+    expect(axis.labelExpr).toContain(
+      '"North distribution centre": ["North distribution", "centre"]'.replace(/", "/, '","'),
+    );
   });
 
   it('wraps or shortens the labels of horizontal bars, keeping what tells them apart', () => {
-    const { spec } = prepare({ ...bars(LONG_LABELS.map((k, v) => ({ k, v }))), encoding: { y: { field: 'k', type: 'nominal' }, x: { field: 'v', type: 'quantitative' } } });
+    const { spec } = prepare({
+      ...bars(LONG_LABELS.map((k, v) => ({ k, v }))),
+      encoding: { y: { field: 'k', type: 'nominal' }, x: { field: 'v', type: 'quantitative' } },
+    });
     const expr: string = spec.encoding.y.axis.labelExpr;
     expect(expr).toMatch(/^\(\{.*\}\)\[datum\.label\] \|\| datum\.label$/);
     expect(expr).toContain('"Manual proof-of-delivery reconciliation in the finance team":');
@@ -122,7 +176,12 @@ describe('canvas', () => {
     expect(one.encoding.x.scale).toBeUndefined(); // the band still spans the plot
     expect(one.layer[0].mark).toMatchObject({ type: 'bar', width: { band: expect.any(Number) } });
     expect(one.layer[0].mark.width.band).toBeLessThan(0.2);
-    const two = prepare(bars([{ k: 'Leeds', v: 12 }, { k: 'York', v: 7 }])).spec;
+    const two = prepare(
+      bars([
+        { k: 'Leeds', v: 12 },
+        { k: 'York', v: 7 },
+      ]),
+    ).spec;
     expect(two.layer[0].mark.width.band).toBeCloseTo(2 * one.layer[0].mark.width.band, 2);
     const six = prepare(bars(Array.from({ length: 6 }, (_, i) => ({ k: `m${i}`, v: i })))).spec;
     expect(six.encoding.x.scale).toBeUndefined();
@@ -131,7 +190,11 @@ describe('canvas', () => {
 
   it('makes the canvas taller when horizontal bars need more rows than a slide holds', () => {
     const rows = Array.from({ length: 60 }, (_, i) => ({ k: `Aisle ${i + 1}`, v: i }));
-    const { spec, notes } = prepare({ data: { values: rows }, mark: 'bar', encoding: { y: { field: 'k', type: 'nominal' }, x: { field: 'v', type: 'quantitative' } } });
+    const { spec, notes } = prepare({
+      data: { values: rows },
+      mark: 'bar',
+      encoding: { y: { field: 'k', type: 'nominal' }, x: { field: 'v', type: 'quantitative' } },
+    });
     expect(spec.height).toBeGreaterThan(60 * 16);
     expect(notes).toEqual([expect.stringMatching(/^60 categories of "k" do not fit the height of a slide/)]);
   });
@@ -150,17 +213,49 @@ describe('degenerate data', () => {
     };
     expect(refusal(bars([]))).toBe('data.values');
     expect(refusal({ data: { name: 't' }, datasets: { t: [] }, mark: 'bar', encoding: {} })).toBe('datasets.t');
-    expect(refusal({ layer: [{ data: { values: [] }, mark: 'bar' }, { data: { values: [] }, mark: 'rule' }] })).toBe('layer[0].data.values');
-    expect(refusal({ layer: [{ data: { values: [] }, mark: 'bar' }, { data: { values: [{ a: 1 }] }, mark: 'rule' }] })).toBeUndefined();
+    expect(
+      refusal({
+        layer: [
+          { data: { values: [] }, mark: 'bar' },
+          { data: { values: [] }, mark: 'rule' },
+        ],
+      }),
+    ).toBe('layer[0].data.values');
+    expect(
+      refusal({
+        layer: [
+          { data: { values: [] }, mark: 'bar' },
+          { data: { values: [{ a: 1 }] }, mark: 'rule' },
+        ],
+      }),
+    ).toBeUndefined();
     expect(refusal({ data: { sequence: { start: 0, stop: 3 } }, mark: 'point' })).toBeUndefined();
   });
 
   it('shows the point of a line with one point per series, and says so', () => {
-    const line = (values: Spec[]) => ({ data: { values }, mark: 'line', encoding: { x: { field: 'd', type: 'temporal' }, y: { field: 'n', type: 'quantitative' }, color: { field: 's', type: 'nominal' } } });
-    const one = prepare(line([{ d: '2026-01-01', n: 3, s: 'a' }, { d: '2026-01-01', n: 4, s: 'b' }]));
+    const line = (values: Spec[]) => ({
+      data: { values },
+      mark: 'line',
+      encoding: {
+        x: { field: 'd', type: 'temporal' },
+        y: { field: 'n', type: 'quantitative' },
+        color: { field: 's', type: 'nominal' },
+      },
+    });
+    const one = prepare(
+      line([
+        { d: '2026-01-01', n: 3, s: 'a' },
+        { d: '2026-01-01', n: 4, s: 'b' },
+      ]),
+    );
     expect(one.spec.mark).toEqual({ type: 'line', point: true });
     expect(one.notes).toEqual([expect.stringMatching(/^mark: the line has a single point \(one value of "d"\)/)]);
-    const two = prepare(line([{ d: '2026-01-01', n: 3, s: 'a' }, { d: '2026-02-01', n: 4, s: 'a' }]));
+    const two = prepare(
+      line([
+        { d: '2026-01-01', n: 3, s: 'a' },
+        { d: '2026-02-01', n: 4, s: 'a' },
+      ]),
+    );
     expect(two.spec.mark).toBe('line');
     expect(two.notes).toEqual([]);
   });

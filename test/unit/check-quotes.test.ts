@@ -13,7 +13,9 @@ import { findQuotations } from '../../src/search/quotes/find.js';
 import type { Label } from '../quotes/make-quote-set.js';
 import { SERVER_INSTRUCTIONS } from '../../src/surfaces/mcp/server.js';
 
-const SET = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'quotes', 'quote-set.json'), 'utf8')) as { labels: Label[] };
+const SET = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'quotes', 'quote-set.json'), 'utf8')) as {
+  labels: Label[];
+};
 const NW = 'northwind-logistics';
 /** Quotations per draft: a draft of a few pages, as an agent would check it. */
 const PER_DRAFT = 12;
@@ -21,7 +23,15 @@ const PER_DRAFT = 12;
 type Answer = Record<string, any>;
 let h: Harness;
 const answers = new Map<string, Answer>();
-const norm = (s: string) => (s.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase().replace(/['’]/g, '').match(/[\p{L}\p{N}]+/gu) ?? []).join(' ');
+const norm = (s: string) =>
+  (
+    s
+      .normalize('NFD')
+      .replace(/\p{M}+/gu, '')
+      .toLowerCase()
+      .replace(/['’]/g, '')
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  ).join(' ');
 
 beforeAll(async () => {
   h = harness();
@@ -32,7 +42,10 @@ beforeAll(async () => {
       const text = `# Draft for the steering committee\n\n${batch.map((l) => l.paragraph).join('\n\n')}\n`;
       const data = await h.ok('check_quotes', { vault, text });
       // Each paragraph holds one quotation: the draft's reading must find exactly those, in order.
-      expect(data.quotations.map((q: Answer) => norm(q.text)), `draft ${vault} #${i / PER_DRAFT}`).toEqual(batch.map((l) => norm(l.quote)));
+      expect(
+        data.quotations.map((q: Answer) => norm(q.text)),
+        `draft ${vault} #${i / PER_DRAFT}`,
+      ).toEqual(batch.map((l) => norm(l.quote)));
       batch.forEach((l, k) => answers.set(l.id, data.quotations[k]));
     }
   }
@@ -42,7 +55,9 @@ beforeAll(async () => {
   for (const kind of kinds) {
     const of = SET.labels.filter((l) => l.kind === kind).map((l) => answers.get(l.id)!);
     const n = (v: string) => of.filter((a) => a.verdict === v).length;
-    lines.push(`| ${kind} | ${of.length} | ${n('verbatim')} | ${n('close')} | ${n('not_found')} | ${of.filter((a) => a.misattributed).length} |`);
+    lines.push(
+      `| ${kind} | ${of.length} | ${n('verbatim')} | ${n('close')} | ${n('not_found')} | ${of.filter((a) => a.misattributed).length} |`,
+    );
   }
   process.stderr.write(`check_quotes on ${SET.labels.length} labelled quotations:\n${lines.join('\n')}\n`);
 }, 300_000);
@@ -57,19 +72,43 @@ const labelled = (pred: (l: Label) => boolean) => {
 describe('check_quotes on the labelled set', () => {
   it('has at least 200 quotations of every kind the issue names', () => {
     expect(SET.labels.length).toBeGreaterThanOrEqual(200);
-    expect(new Set(SET.labels.map((l) => l.kind))).toEqual(new Set(['verbatim-turn', 'verbatim-turns', 'one-word', 'merged', 'paraphrase', 'invented', 'wrong-speaker', 'hostile']));
+    expect(new Set(SET.labels.map((l) => l.kind))).toEqual(
+      new Set([
+        'verbatim-turn',
+        'verbatim-turns',
+        'one-word',
+        'merged',
+        'paraphrase',
+        'invented',
+        'wrong-speaker',
+        'hostile',
+      ]),
+    );
   });
 
-  it('finds every verbatim quotation (one turn, a speaker\'s consecutive turns, wrong speaker, wrapped in hostile marks) at its turns', () => {
+  it("finds every verbatim quotation (one turn, a speaker's consecutive turns, wrong speaker, wrapped in hostile marks) at its turns", () => {
     const wrong = labelled((l) => l.expect.verdict === 'verbatim').filter(({ l, a }) => {
-      const at = a.sources.length === 1 ? [a.sources[0].meetingId, a.sources[0].turnStart, a.sources[0].turnEnd, a.sources[0].speaker] : [];
-      return a.verdict !== 'verbatim' || JSON.stringify(at) !== JSON.stringify([l.expect.meetingId, ...l.expect.turns!, l.expect.speaker]) || (a.fix === null) !== !l.expect.misattributed;
+      const at =
+        a.sources.length === 1
+          ? [a.sources[0].meetingId, a.sources[0].turnStart, a.sources[0].turnEnd, a.sources[0].speaker]
+          : [];
+      return (
+        a.verdict !== 'verbatim' ||
+        JSON.stringify(at) !== JSON.stringify([l.expect.meetingId, ...l.expect.turns!, l.expect.speaker]) ||
+        (a.fix === null) !== !l.expect.misattributed
+      );
     });
-    expect(wrong.map(({ l, a }) => `${l.id} ${a.verdict} ${JSON.stringify(a.sources.map((s: Answer) => [s.meetingId, s.turnStart, s.turnEnd, s.speaker]))}: ${l.paragraph}`)).toEqual([]);
+    expect(
+      wrong.map(
+        ({ l, a }) =>
+          `${l.id} ${a.verdict} ${JSON.stringify(a.sources.map((s: Answer) => [s.meetingId, s.turnStart, s.turnEnd, s.speaker]))}: ${l.paragraph}`,
+      ),
+    ).toEqual([]);
   });
 
   it('calls no paraphrase, invented or hostile quotation verbatim', () => {
-    for (const { l, a } of labelled((l) => l.expect.verdict === 'not_verbatim')) expect(a.verdict, `${l.id}: ${l.quote}`).not.toBe('verbatim');
+    for (const { l, a } of labelled((l) => l.expect.verdict === 'not_verbatim'))
+      expect(a.verdict, `${l.id}: ${l.quote}`).not.toBe('verbatim');
   });
 
   it('calls at least 95% of one-word changes and merges `close`, with the real words in its sources', () => {
@@ -78,7 +117,9 @@ describe('check_quotes on the labelled set', () => {
       const said = norm(a.sources.map((s: Answer) => s.said).join(' '));
       return a.verdict === 'close' && l.expect.said!.every((s) => said.includes(norm(s)));
     });
-    const wrong = cases.filter((c) => !right.includes(c)).map(({ l, a }) => `${l.id} ${a.verdict}: ${l.quote} → ${a.sources.map((s: Answer) => s.said).join(' | ')}`);
+    const wrong = cases
+      .filter((c) => !right.includes(c))
+      .map(({ l, a }) => `${l.id} ${a.verdict}: ${l.quote} → ${a.sources.map((s: Answer) => s.said).join(' | ')}`);
     expect(right.length / cases.length, wrong.join('\n')).toBeGreaterThanOrEqual(0.95);
     // A one-word change shows the word as changed, and the fix quotes the real sentence.
     for (const { l, a } of right.filter(({ l }) => l.kind === 'one-word')) {
@@ -88,9 +129,13 @@ describe('check_quotes on the labelled set', () => {
   });
 
   it('flags every wrong speaker, with who said it, and no right one', () => {
-    const missed = labelled((l) => l.kind === 'wrong-speaker').filter(({ a, l }) => !a.misattributed || a.speakerMatches !== false || !a.fix?.includes(l.expect.speaker));
+    const missed = labelled((l) => l.kind === 'wrong-speaker').filter(
+      ({ a, l }) => !a.misattributed || a.speakerMatches !== false || !a.fix?.includes(l.expect.speaker),
+    );
     expect(missed.map(({ l, a }) => `${l.id} ${a.verdict} ${a.attributedTo}: ${l.paragraph}`)).toEqual([]);
-    const falseAlarms = labelled((l) => l.expect.verdict === 'verbatim' && !l.expect.misattributed && l.attributedTo !== null).filter(({ a }) => a.misattributed || a.speakerMatches !== true);
+    const falseAlarms = labelled(
+      (l) => l.expect.verdict === 'verbatim' && !l.expect.misattributed && l.attributedTo !== null,
+    ).filter(({ a }) => a.misattributed || a.speakerMatches !== true);
     expect(falseAlarms.map(({ l }) => l.id)).toEqual([]);
   });
 });
@@ -104,7 +149,7 @@ describe('reading a draft', () => {
       "As Nicola put it, 'the detention charges are running away from us'.",
       '“Marcus told me ‘it is fine’ yesterday” (Ana Ruiz, kickoff, 12 Oct)',
       '> Ninety minutes gate to gate.\n> In the afternoons we hit it.\n> — Lewis Harper',
-      'The workers\' canteen isn\'t a quotation, nor are don\'t and it\'s.',
+      "The workers' canteen isn't a quotation, nor are don't and it's.",
     ].join('\n\n');
     const found = findQuotations(draft);
     expect(found.map((q) => [q.text, q.attribution?.speaker ?? null, q.attribution?.detail ?? null, q.kind])).toEqual([
@@ -124,7 +169,9 @@ describe('reading a draft', () => {
     const many = '"ab cd ef gh" — Tom Becker, '.repeat(3_500);
     const found = findQuotations(many);
     expect(found).toHaveLength(3_500);
-    expect(new Set(found.map((q) => `${q.text}|${q.attribution?.speaker}`))).toEqual(new Set(['ab cd ef gh|Tom Becker']));
+    expect(new Set(found.map((q) => `${q.text}|${q.attribution?.speaker}`))).toEqual(
+      new Set(['ab cd ef gh|Tom Becker']),
+    );
     const d = await h.ok('check_quotes', { vault: NW, text: many });
     expect(d.summary).toMatchObject({ quotations: 50, unchecked: 3_450 });
   });
@@ -138,7 +185,11 @@ describe('reading a draft', () => {
   });
 
   it('compares the date and the meeting the draft gives with where the words were said', async () => {
-    const turn = (await h.ok('get_transcript', { vault: NW, meetingId: 'nwl-m02-leeds-site-walk-debrief', limit: 50 })).chunks.map((c: Answer) => c.text).join('\n');
+    const turn = (
+      await h.ok('get_transcript', { vault: NW, meetingId: 'nwl-m02-leeds-site-walk-debrief', limit: 50 })
+    ).chunks
+      .map((c: Answer) => c.text)
+      .join('\n');
     expect(turn).toContain('Ninety minutes gate to gate.');
     const meeting = await h.ok('get_meeting', { vault: NW, meetingId: 'nwl-m02-leeds-site-walk-debrief' });
     const day = new Date(meeting.date);
@@ -181,7 +232,11 @@ describe('bounds and hostile input', () => {
   });
 
   it('treats query syntax, markup and bidi controls as plain words', async () => {
-    const hostile = ['NEAR(dock congestion, 5) AND "trailers" OR pallets* ^first', 'dock" OR 1=1 -- NEAR/3 ( ) * ^ :', '\u202Eevil.exe\u202C <script>alert(1)</script> AND OR NOT'];
+    const hostile = [
+      'NEAR(dock congestion, 5) AND "trailers" OR pallets* ^first',
+      'dock" OR 1=1 -- NEAR/3 ( ) * ^ :',
+      '\u202Eevil.exe\u202C <script>alert(1)</script> AND OR NOT',
+    ];
     const d = await h.ok('check_quotes', { vault: NW, text: hostile.map((q) => `‘${q}’`).join('\n\n'), minWords: 1 });
     expect(d.quotations.map((q: Answer) => q.verdict)).toEqual(['not_found', 'not_found', 'not_found']);
     expect(d.quotations[2].text).toBe(hostile[2]); // the draft's text comes back as it was
@@ -189,7 +244,11 @@ describe('bounds and hostile input', () => {
 
   it('answers a key that cannot reach the vault as for a vault that does not exist', async () => {
     const outsider = await h.call('check_quotes', { vault: NW, text: '“Ninety minutes gate to gate.”' }, 'outsider');
-    const missing = await h.call('check_quotes', { vault: 'no-such-vault', text: '“Ninety minutes gate to gate.”' }, 'outsider');
+    const missing = await h.call(
+      'check_quotes',
+      { vault: 'no-such-vault', text: '“Ninety minutes gate to gate.”' },
+      'outsider',
+    );
     expect(outsider).toMatchObject({ ok: false, status: 404, code: 'vault_not_found' });
     expect(missing).toMatchObject({ ok: false, status: 404, code: 'vault_not_found' });
     expect(outsider.ok || outsider.message).toBe(missing.ok || missing.message.replace('no-such-vault', NW));

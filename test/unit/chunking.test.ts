@@ -5,7 +5,9 @@ const turn = (index: number, speaker: string, text: string) => ({ index, speaker
 
 describe('transcript chunking', () => {
   it('packs whole turns up to the target and keeps turn ranges and speakers', () => {
-    const turns = Array.from({ length: 30 }, (_, i) => turn(i, i % 2 ? 'Ana' : 'Ben', `Sentence number ${i} with some words in it.`.repeat(3)));
+    const turns = Array.from({ length: 30 }, (_, i) =>
+      turn(i, i % 2 ? 'Ana' : 'Ben', `Sentence number ${i} with some words in it.`.repeat(3)),
+    );
     const chunks = chunkTurns(turns, 600);
     expect(chunks.length).toBeGreaterThan(3);
     expect(chunks[0]!.turnStart).toBe(0);

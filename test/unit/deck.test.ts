@@ -29,7 +29,13 @@ interface Deck {
   presentation: string;
 }
 
-const decode = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+const decode = (s: string) =>
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&');
 const runs = (xml: string) => [...xml.matchAll(/<a:t>([^<]*)<\/a:t>/g)].map((m) => decode(m[1]!)).join(' ');
 
 async function readDeck(url: string): Promise<Deck> {
@@ -39,7 +45,9 @@ async function readDeck(url: string): Promise<Deck> {
       .filter((n) => re.test(n))
       .sort((a, b) => Number(a.match(/(\d+)\.xml$/)![1]) - Number(b.match(/(\d+)\.xml$/)![1]));
   const slides = await Promise.all(numbered(/^ppt\/slides\/slide\d+\.xml$/).map((n) => zip.file(n)!.async('string')));
-  const notes = await Promise.all(numbered(/^ppt\/notesSlides\/notesSlide\d+\.xml$/).map((n) => zip.file(n)!.async('string')));
+  const notes = await Promise.all(
+    numbered(/^ppt\/notesSlides\/notesSlide\d+\.xml$/).map((n) => zip.file(n)!.async('string')),
+  );
   return {
     slides,
     notes: notes.map(runs),
@@ -62,7 +70,11 @@ afterAll(() => h.close());
 
 describe('export_deck on the Northwind vault', () => {
   it('answers like export_report: a stored .pptx artifact with url and artifactId, one slide per outline entry', async () => {
-    expect(nw).toMatchObject({ kind: 'report', mimeType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation', fileName: 'northwind-logistics-deck-2026-11-27.pptx' });
+    expect(nw).toMatchObject({
+      kind: 'report',
+      mimeType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+      fileName: 'northwind-logistics-deck-2026-11-27.pptx',
+    });
     expect(nw.url).toMatch(/^file:\/\//);
     expect(readFileSync(fileURLToPath(nw.url)).subarray(0, 2).toString()).toBe('PK');
     expect(deck.slides).toHaveLength(nw.slides);
@@ -87,12 +99,24 @@ describe('export_deck on the Northwind vault', () => {
     expect(featured.length).toBeGreaterThanOrEqual(2);
     expect(nw.featured).toBe(6);
     const text = featured.map((i: number) => deck.texts[i]).join(' ');
-    const top = h.db.prepare("SELECT id, name, mention_count FROM entities WHERE vault_id = ? AND type = 'problem' ORDER BY mention_count DESC, id LIMIT 1").get(NW) as { id: string; name: string; mention_count: number };
+    const top = h.db
+      .prepare(
+        "SELECT id, name, mention_count FROM entities WHERE vault_id = ? AND type = 'problem' ORDER BY mention_count DESC, id LIMIT 1",
+      )
+      .get(NW) as { id: string; name: string; mention_count: number };
     expect(text).toContain(top.name);
     expect(text).toContain(`${top.mention_count} mentions`);
     // the report's own choice of quote (src/render/export/featured.ts), with where it was said
     const evidence = evidenceOf(h.db, NW, top.id);
-    const quote = strongestQuote(evidence.map((q) => ({ quote: q.quote, speaker: q.speaker, meeting: q.meetingName, date: q.spokenAt.slice(0, 10), meetingId: q.meetingId })))!;
+    const quote = strongestQuote(
+      evidence.map((q) => ({
+        quote: q.quote,
+        speaker: q.speaker,
+        meeting: q.meetingName,
+        date: q.spokenAt.slice(0, 10),
+        meetingId: q.meetingId,
+      })),
+    )!;
     expect(text).toContain(`“${quote.quote}”`);
     expect(text).toContain(`— ${quote.speaker}`);
     expect(text).toContain(quote.meeting);
@@ -186,8 +210,14 @@ describe('export_deck on the Northwind vault', () => {
 describe('export_deck on other vaults', () => {
   it('an empty vault makes a short, honest deck, not an error', async () => {
     const f = readVaultDir(FIXTURE_DIRS.northwind);
-    const empty = Object.fromEntries(Object.entries(f).map(([k, v]) => [k, Array.isArray(v) ? [] : v])) as unknown as typeof f;
-    loadFixture(h.db, { ...empty, vault: { ...f.vault, id: 'empty-vault', name: 'Empty engagement' } }, { origin: 'fixture', now: NOW });
+    const empty = Object.fromEntries(
+      Object.entries(f).map(([k, v]) => [k, Array.isArray(v) ? [] : v]),
+    ) as unknown as typeof f;
+    loadFixture(
+      h.db,
+      { ...empty, vault: { ...f.vault, id: 'empty-vault', name: 'Empty engagement' } },
+      { origin: 'fixture', now: NOW },
+    );
     const r = await h.ok('export_deck', { vault: 'empty-vault' });
     expect(r.outline).toEqual(['Cover', 'At a glance', 'Next steps', 'Sources']);
     expect(r).toMatchObject({ featured: 0, conflicts: 0, charts: 0 });
@@ -200,9 +230,18 @@ describe('export_deck on other vaults', () => {
 
   it('keeps hostile names as text: HTML escaped, bidi and control characters dropped', async () => {
     const hostile = '<img src=x onerror=alert(1)>\u202eexe.\u2066Carrier\u0007 & "Charges"';
-    const top = h.db.prepare("SELECT id FROM entities WHERE vault_id = ? AND type = 'problem' ORDER BY mention_count DESC, id LIMIT 1").pluck().get(NW) as string;
-    h.db.prepare('UPDATE entities SET name = ?, description = ? WHERE vault_id = ? AND id = ?').run(hostile, `<script>alert(1)</script> ${'word '.repeat(2000)}`, NW, top);
-    h.db.prepare("UPDATE conflicts SET title = ? WHERE vault_id = ? AND status = 'open'").run('</a:t><a:t>injected', NW);
+    const top = h.db
+      .prepare(
+        "SELECT id FROM entities WHERE vault_id = ? AND type = 'problem' ORDER BY mention_count DESC, id LIMIT 1",
+      )
+      .pluck()
+      .get(NW) as string;
+    h.db
+      .prepare('UPDATE entities SET name = ?, description = ? WHERE vault_id = ? AND id = ?')
+      .run(hostile, `<script>alert(1)</script> ${'word '.repeat(2000)}`, NW, top);
+    h.db
+      .prepare("UPDATE conflicts SET title = ? WHERE vault_id = ? AND status = 'open'")
+      .run('</a:t><a:t>injected', NW);
     const r = await h.ok('export_deck', { vault: NW });
     const d = await readDeck(r.url);
     const xml = d.slides.join('');

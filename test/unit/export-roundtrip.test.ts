@@ -40,14 +40,18 @@ async function answers(side: Side, calls: Call[]): Promise<Map<string, unknown>>
   const out = new Map<string, unknown>();
   for (const call of calls) {
     const result = await side.service.invoke(call.tool, call.args, side.owner);
-    const text = JSON.stringify(sortKeys(result)).replaceAll(pathToFileURL(side.dir).href, '<dataDir>').replaceAll(side.dir, '<dataDir>');
+    const text = JSON.stringify(sortKeys(result))
+      .replaceAll(pathToFileURL(side.dir).href, '<dataDir>')
+      .replaceAll(side.dir, '<dataDir>');
     out.set(call.id, JSON.parse(text));
   }
   return out;
 }
 
 function differences(before: Map<string, unknown>, after: Map<string, unknown>): string[] {
-  return [...before].filter(([id, a]) => !isDeepStrictEqual(a, after.get(id))).map(([id, a]) => `${id}: ${firstDifference(a, after.get(id), '$')}`);
+  return [...before]
+    .filter(([id, a]) => !isDeepStrictEqual(a, after.get(id)))
+    .map(([id, a]) => `${id}: ${firstDifference(a, after.get(id), '$')}`);
 }
 
 describe('export then import answers every read tool the same', () => {
@@ -88,7 +92,9 @@ describe('export then import answers every read tool the same', () => {
     expect(differences(before, after)).toEqual([]);
     // The answers are real ones, not a pair of empty lists or errors.
     expect([...before.values()].filter((r) => !(r as { ok: boolean }).ok)).toEqual([]);
-    expect(((before.get('northwind.list_tasks.0') as { data: { tasks: unknown[] } }).data.tasks.length)).toBeGreaterThan(10);
+    expect((before.get('northwind.list_tasks.0') as { data: { tasks: unknown[] } }).data.tasks.length).toBeGreaterThan(
+      10,
+    );
   });
 
   it('on a vault that went through local writes', async () => {
@@ -99,12 +105,31 @@ describe('export then import answers every read tool the same', () => {
       return r.data as Record<string, unknown>;
     };
     const person = fixtures.northwind!.people[0]!;
-    const added = await write('add_task', { title: 'Export round trip check', description: 'Written locally', priority: 'high', labels: ['offline'], checklist: [{ text: 'export' }] });
+    const added = await write('add_task', {
+      title: 'Export round trip check',
+      description: 'Written locally',
+      priority: 'high',
+      labels: ['offline'],
+      checklist: [{ text: 'export' }],
+    });
     await write('update_task', { taskId: added.identifier, status: 'doing', assigneeName: person.name });
     const conflict = fixtures.northwind!.conflicts.find((c) => c.status === 'open')!;
-    await write('resolve_conflict', { conflictId: conflict.id, status: 'resolved', note: 'Confirmed with the client on site' });
-    await write('schedule_meeting', { title: 'Round trip review', startIso: '2026-06-03T10:00:00Z', attendees: [person.email], durationMinutes: 45 });
-    await write('send_email', { to: person.email, subject: 'Offline week summary', body: 'What changed while offline.' });
+    await write('resolve_conflict', {
+      conflictId: conflict.id,
+      status: 'resolved',
+      note: 'Confirmed with the client on site',
+    });
+    await write('schedule_meeting', {
+      title: 'Round trip review',
+      startIso: '2026-06-03T10:00:00Z',
+      attendees: [person.email],
+      durationMinutes: 45,
+    });
+    await write('send_email', {
+      to: person.email,
+      subject: 'Offline week summary',
+      body: 'What changed while offline.',
+    });
     await write('send_email', { to: person.email, subject: 'Draft only', body: 'Not sent.', asDraft: true });
 
     roundTrip(vault, 'after-writes');
@@ -112,6 +137,12 @@ describe('export then import answers every read tool the same', () => {
     expect(differences(before, after)).toEqual([]);
     // The writes are in what was compared: the task, the resolution, the event and the mail.
     const text = JSON.stringify([...after.values()]);
-    for (const made of ['Export round trip check', 'Confirmed with the client on site', 'Round trip review', 'Offline week summary']) expect(text).toContain(made);
+    for (const made of [
+      'Export round trip check',
+      'Confirmed with the client on site',
+      'Round trip review',
+      'Offline week summary',
+    ])
+      expect(text).toContain(made);
   });
 });

@@ -167,7 +167,11 @@ describe('writeXlsx', () => {
     const pairs = Object.fromEntries(
       Array.from({ length: info.rowCount }, (_, i) => [info.getCell(i + 1, 1).value, info.getCell(i + 1, 2).value]),
     );
-    expect(pairs).toMatchObject({ Subtitle: 'Everything the vault knows', Vault: 'Northwind Logistics (northwind)', Rows: 1000 });
+    expect(pairs).toMatchObject({
+      Subtitle: 'Everything the vault knows',
+      Vault: 'Northwind Logistics (northwind)',
+      Rows: 1000,
+    });
   });
 
   it('streams from an async source and closes it', async () => {
@@ -247,7 +251,15 @@ describe('writeCsv', () => {
     const records = parseCsv(readFileSync(path).subarray(3).toString('utf8'));
     expect(records).toHaveLength(1001);
     expect(records[0]).toEqual(COLUMNS.map((c) => c.header));
-    expect(records[1]).toEqual(['ent_0', 'Entity 0 warehouse', '0', '0', '2024-03-05T14:30:00Z', '2024-05-01', 'warehouse dock scheduling']);
+    expect(records[1]).toEqual([
+      'ent_0',
+      'Entity 0 warehouse',
+      '0',
+      '0',
+      '2024-03-05T14:30:00Z',
+      '2024-05-01',
+      'warehouse dock scheduling',
+    ]);
     expect(records[4]![2]).toBe('21');
   });
 });
@@ -266,7 +278,17 @@ describe('writePdf', () => {
 
     // the first page opens with the title block (title, subtitle, meta), then the table starts
     const title = pdf.pages[0]!;
-    for (const s of ['REPORT', 'Findings: Northwind Logistics', 'Everything the vault knows', 'Vault', 'Northwind Logistics (northwind)', 'Generated', '2024-06-01 12:00 UTC', 'Findings', '1,000'])
+    for (const s of [
+      'REPORT',
+      'Findings: Northwind Logistics',
+      'Everything the vault knows',
+      'Vault',
+      'Northwind Logistics (northwind)',
+      'Generated',
+      '2024-06-01 12:00 UTC',
+      'Findings',
+      '1,000',
+    ])
       expect(title.runs.map((r) => r.text)).toContain(s);
     const block = title.runs.find((r) => r.text === 'Findings: Northwind Logistics')!;
     expect(title.runs.find((r) => r.text === 'ent_0')!.y).toBeLessThan(block.y);
@@ -336,7 +358,9 @@ describe('writePdf', () => {
     const result = await writePdf(path, table(rows, cols));
     const pdf = await readPdf(path);
     expect(result.pages).toBeGreaterThan(3); // the long row spans several pages
-    const all = pdf.pages.flatMap((p) => p.runs.filter((r) => !r.bold && r.size === 7 && r.text !== 'Findings: Northwind Logistics'));
+    const all = pdf.pages.flatMap((p) =>
+      p.runs.filter((r) => !r.bold && r.size === 7 && r.text !== 'Findings: Northwind Logistics'),
+    );
     const text = all.map((r) => r.text).join(' ');
     for (const w of words) expect(text).toContain(`${w} `); // nothing cut off
     expect(all.filter((r) => /^y+$/.test(r.text)).reduce((n, r) => n + r.text.length, 0)).toBe(500);
@@ -344,31 +368,51 @@ describe('writePdf', () => {
     const textColumnX = pdf.pages[0]!.runs.find((r) => r.bold && r.text === 'Text')!.x;
     const lines = all.filter((r) => r.x >= textColumnX - 0.01);
     expect(lines.length).toBeGreaterThan(50);
-    for (const page of pdf.pages) for (const r of page.runs) expect(r.x + r.width).toBeLessThanOrEqual(page.width - 29.9);
-    for (const page of pdf.pages) expect(page.runs.filter((r) => r.bold).map((r) => r.text)).toEqual(expect.arrayContaining(['Id', 'Text']));
+    for (const page of pdf.pages)
+      for (const r of page.runs) expect(r.x + r.width).toBeLessThanOrEqual(page.width - 29.9);
+    for (const page of pdf.pages)
+      expect(page.runs.filter((r) => r.bold).map((r) => r.text)).toEqual(expect.arrayContaining(['Id', 'Text']));
     expect(pdf.pages.at(-1)!.runs.map((r) => r.text)).toContain('after');
   });
 
   it('draws any Unicode the font stack has, replaces what it lacks and says so, without crashing', async () => {
     const path = out('pdf');
     const rows = [{ id: 'u', text: 'Zürich Ωmega Привет 😀 中文 ok\u0000\u0007 tab\there \ue000' }];
-    const result = await writePdf(path, table(rows, [{ header: 'Id', key: 'id' }, { header: 'Text — ünïcödé', key: 'text' }]));
+    const result = await writePdf(
+      path,
+      table(rows, [
+        { header: 'Id', key: 'id' },
+        { header: 'Text — ünïcödé', key: 'text' },
+      ]),
+    );
     const pdf = await readPdf(path);
     const text = pdf.pages[0]!.text;
     expect(text).toContain('Zürich Ωmega Привет 😀 中文 ok tab here \ufffd');
     expect(pdf.pages[0]!.runs.filter((r) => r.bold).map((r) => r.text)).toContain('Text — ünïcödé');
-    expect(result.warnings).toEqual(['1 character has no glyph in the report\'s fonts and is shown as "\ufffd": U+E000.']);
+    expect(result.warnings).toEqual([
+      '1 character has no glyph in the report\'s fonts and is shown as "\ufffd": U+E000.',
+    ]);
   });
 
   it('round-trips hundreds of distinct characters (glyph ids that need escaping in PDF strings)', async () => {
-    const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String.fromCodePoint(from + i)).join('');
+    const range = (from: number, to: number) =>
+      Array.from({ length: to - from + 1 }, (_, i) => String.fromCodePoint(from + i)).join('');
     const alphabet = `${range(0x21, 0x7e) + range(0xc0, 0xff) + range(0x391, 0x3a1) + range(0x3a3, 0x3c9) + range(0x410, 0x44f)}€™←→√∞≈≠≤≥`;
     const chunks = alphabet.match(/.{1,40}/gu)!;
     expect(alphabet.length).toBeGreaterThan(256); // subset glyph ids 10, 13, 40, 41 and 92 are all in use
     const path = out('pdf');
     // each character alone too, so no escaped byte can hide inside a balanced pair of parentheses
     const texts = [...chunks, ...alphabet];
-    await writePdf(path, table(texts.map((text, i) => ({ id: `c${i}`, text })), [{ header: 'Id', key: 'id' }, { header: 'Text', key: 'text' }]));
+    await writePdf(
+      path,
+      table(
+        texts.map((text, i) => ({ id: `c${i}`, text })),
+        [
+          { header: 'Id', key: 'id' },
+          { header: 'Text', key: 'text' },
+        ],
+      ),
+    );
     const runs = (await readPdf(path)).pages.flatMap((p) => p.runs.map((r) => r.text));
     for (const text of texts) expect(runs).toContain(text);
   });
@@ -378,7 +422,9 @@ describe('writePdf', () => {
     const result = await writePdf(path, table([]));
     expect(result).toMatchObject({ rows: 0, pages: 1, warnings: [] });
     const pdf = await readPdf(path);
-    expect(pdf.pages[0]!.runs.map((r) => r.text)).toEqual(expect.arrayContaining(['Findings: Northwind Logistics', 'Id', 'No rows.', 'Page 1 of 1']));
+    expect(pdf.pages[0]!.runs.map((r) => r.text)).toEqual(
+      expect.arrayContaining(['Findings: Northwind Logistics', 'Id', 'No rows.', 'Page 1 of 1']),
+    );
   });
 });
 
@@ -438,7 +484,8 @@ describe('validateWorkbook', () => {
     expect(pathOf([sheet({ name: '   ' })])).toBe('sheets[0].name');
     // names Excel would refuse are made valid, with a warning (see 'one sheet-name rule' below), not refused
     expect(pathOf([sheet(), sheet({ name: 'x'.repeat(32) })])).toBeUndefined();
-    for (const bad of [':', '\\', '/', '?', '*', '[', ']']) expect(pathOf([sheet(), sheet({ name: `a${bad}b` })])).toBeUndefined();
+    for (const bad of [':', '\\', '/', '?', '*', '[', ']'])
+      expect(pathOf([sheet(), sheet({ name: `a${bad}b` })])).toBeUndefined();
     expect(pathOf([sheet({ name: "'quoted" })])).toBeUndefined();
     expect(pathOf([sheet({ name: 'History' })])).toBeUndefined();
     // names that clash (ignoring case, or once made valid) are refused
@@ -462,12 +509,16 @@ describe('validateWorkbook', () => {
     expect(pathOf([sheet(), sheet({ name: 'Other', rows })])).toBe('sheets[1].rows[3].foo');
     expect(pathOf([sheet({ rows: [{ 'first name': 'x' }] })])).toBe('sheets[0].rows[0]["first name"]');
     expect(pathOf([sheet({ rows: [{ hours: Number.NaN }] })])).toBe('sheets[0].rows[0].hours');
-    expect(pathOf([sheet({ rows: [{ hours: { nested: true } as unknown as CellValue }] })])).toBe('sheets[0].rows[0].hours');
+    expect(pathOf([sheet({ rows: [{ hours: { nested: true } as unknown as CellValue }] })])).toBe(
+      'sheets[0].rows[0].hours',
+    );
     expect(pathOf([sheet({ rows: [{ task: 'x'.repeat(32_768) }] })])).toBe('sheets[0].rows[0].task');
   });
 
   it('puts the path in the message too', () => {
-    expect(() => validateWorkbook({ sheets: [sheet({ name: '   ' })] })).toThrow(/^sheets\[0\]\.name: a sheet name must not be empty/);
+    expect(() => validateWorkbook({ sheets: [sheet({ name: '   ' })] })).toThrow(
+      /^sheets\[0\]\.name: a sheet name must not be empty/,
+    );
   });
 });
 
@@ -545,7 +596,10 @@ describe('writeWorkbook', () => {
 
     const prov = wb.getWorksheet('Provenance')!;
     expect(prov.getCell('A1').value).toBe('Provenance');
-    const entries = Array.from({ length: prov.rowCount }, (_, i) => [prov.getCell(i + 1, 1).value, prov.getCell(i + 1, 2).value]);
+    const entries = Array.from({ length: prov.rowCount }, (_, i) => [
+      prov.getCell(i + 1, 1).value,
+      prov.getCell(i + 1, 2).value,
+    ]);
     expect(entries).toEqual(
       expect.arrayContaining([
         ['Title', 'Q3 plan'],
@@ -570,7 +624,10 @@ describe('writeWorkbook', () => {
     const wb = new ExcelJS.Workbook();
     await wb.xlsx.readFile(path);
     const prov = wb.getWorksheet('Provenance')!;
-    const entries = Array.from({ length: prov.rowCount }, (_, i) => [prov.getCell(i + 1, 1).value, prov.getCell(i + 1, 2).value]);
+    const entries = Array.from({ length: prov.rowCount }, (_, i) => [
+      prov.getCell(i + 1, 1).value,
+      prov.getCell(i + 1, 2).value,
+    ]);
     expect(entries).toContainEqual(['Sources', 'none given']);
     expect(wb.getWorksheet('S')!.autoFilter).toBe('A1:A1');
   });

@@ -9,7 +9,7 @@ function gate(log: string[], name: string) {
   return { task: () => (log.push(name), done.then(() => name)), release };
 }
 
-it('starts a task at once, in the caller\'s turn, when nothing waits', () => {
+it("starts a task at once, in the caller's turn, when nothing waits", () => {
   const queue = new FairQueue(1);
   const log: string[] = [];
   const first = gate(log, 'first');

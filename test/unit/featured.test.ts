@@ -19,7 +19,11 @@ describe('featureFindings', () => {
   loadFixture(db, readVaultDir(FIXTURE_DIRS.northwind), { origin: 'fixture' });
   const vault = allVaults(db)[0]!;
   const featured = featureFindings(db, vault);
-  const mentions = (type: string) => (db.prepare('SELECT mention_count FROM entities WHERE vault_id = ? AND type = ? ORDER BY mention_count DESC').pluck().all(vault.id, type) as number[]);
+  const mentions = (type: string) =>
+    db
+      .prepare('SELECT mention_count FROM entities WHERE vault_id = ? AND type = ? ORDER BY mention_count DESC')
+      .pluck()
+      .all(vault.id, type) as number[];
   afterAll(() => db.close());
 
   it('features the three most mentioned problems and opportunities, each with a line and a quote', () => {
@@ -34,7 +38,10 @@ describe('featureFindings', () => {
   });
 
   it('holds every open conflict with both its claims, the headline numbers and the chart data', () => {
-    const open = db.prepare("SELECT count(*) FROM conflicts WHERE vault_id = ? AND status = 'open'").pluck().get(vault.id) as number;
+    const open = db
+      .prepare("SELECT count(*) FROM conflicts WHERE vault_id = ? AND status = 'open'")
+      .pluck()
+      .get(vault.id) as number;
     expect(featured.openConflicts).toHaveLength(open);
     for (const c of featured.openConflicts) expect(c.claims.length, c.title).toBe(2);
     expect(featured.headline.find((h) => h.label === 'Open conflicts')?.value).toBe(String(open));
@@ -45,8 +52,18 @@ describe('featureFindings', () => {
 describe('strongestQuote and oneLine', () => {
   it('prefers a quote with a number, readable in length, then the latest', () => {
     const q = (quote: string, date: string) => ({ quote, speaker: 'A', date });
-    expect(strongestQuote([q('the RF guns drop the Wi-Fi', '2026-11-01'), q('Detention charges were two hundred and fourteen thousand, 214k year to date', '2026-10-01')])?.date).toBe('2026-10-01');
-    expect(strongestQuote([q('It is slow on the dock every single afternoon shift', '2026-10-01'), q('It is slow on the dock every single morning shift too', '2026-11-01')])?.date).toBe('2026-11-01');
+    expect(
+      strongestQuote([
+        q('the RF guns drop the Wi-Fi', '2026-11-01'),
+        q('Detention charges were two hundred and fourteen thousand, 214k year to date', '2026-10-01'),
+      ])?.date,
+    ).toBe('2026-10-01');
+    expect(
+      strongestQuote([
+        q('It is slow on the dock every single afternoon shift', '2026-10-01'),
+        q('It is slow on the dock every single morning shift too', '2026-11-01'),
+      ])?.date,
+    ).toBe('2026-11-01');
     expect(strongestQuote([])).toBeUndefined();
   });
 

@@ -20,7 +20,15 @@ describe('dist/ freshness', () => {
   it('the source hash changes with any source, and only with a source', () => {
     const root = tmp.dir;
     for (const dir of ['src/cli', 'views', 'scripts', 'test']) mkdirSync(join(root, dir), { recursive: true });
-    for (const file of ['src/cli/index.ts', 'views/chart.ts', 'scripts/build-views.mjs', 'tsup.config.ts', 'package.json', 'tsconfig.json']) writeFileSync(join(root, file), `// ${file}\n`);
+    for (const file of [
+      'src/cli/index.ts',
+      'views/chart.ts',
+      'scripts/build-views.mjs',
+      'tsup.config.ts',
+      'package.json',
+      'tsconfig.json',
+    ])
+      writeFileSync(join(root, file), `// ${file}\n`);
     const first = sourceHash(root) as string;
     expect(first).toMatch(/^[0-9a-f]{64}$/);
     writeFileSync(join(root, 'test', 'a.test.ts'), 'not a source of dist/');

@@ -17,7 +17,8 @@ afterAll(async () => {
   await h?.close();
 });
 
-const vaultIds = async (as: 'owner' | 'member' | 'outsider') => (await h.ok('list_vaults', {}, as)).vaults.map((v: { id: string }) => v.id).sort();
+const vaultIds = async (as: 'owner' | 'member' | 'outsider') =>
+  (await h.ok('list_vaults', {}, as)).vaults.map((v: { id: string }) => v.id).sort();
 
 describe('the harness', () => {
   it('loads both shipped vaults and gives each principal its reach', async () => {

@@ -47,11 +47,18 @@ async function malformedParts(file: string): Promise<string[]> {
 
 async function pdf(file: string) {
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
-  const doc = await pdfjs.getDocument({ data: new Uint8Array(readFileSync(file)), disableFontFace: true, useSystemFonts: false, verbosity: 0 }).promise;
+  const doc = await pdfjs.getDocument({
+    data: new Uint8Array(readFileSync(file)),
+    disableFontFace: true,
+    useSystemFonts: false,
+    verbosity: 0,
+  }).promise;
   const pages: { text: string; images: number }[] = [];
   for (let p = 1; p <= doc.numPages; p++) {
     const page = await doc.getPage(p);
-    const text = (await page.getTextContent()).items.map((i) => ('str' in i ? i.str + (i.hasEOL ? '\n' : ' ') : '')).join('');
+    const text = (await page.getTextContent()).items
+      .map((i) => ('str' in i ? i.str + (i.hasEOL ? '\n' : ' ') : ''))
+      .join('');
     const ops = await page.getOperatorList();
     pages.push({ text, images: ops.fnArray.filter((f) => f === pdfjs.OPS.paintImageXObject).length });
   }
@@ -61,7 +68,10 @@ async function pdf(file: string) {
 
 beforeAll(() => {
   h = harness({ vaults: ['meridian'], now: NOW });
-  top = h.db.prepare("SELECT id FROM entities WHERE vault_id = ? AND type = 'problem' ORDER BY mention_count DESC, id LIMIT 1").pluck().get(MH) as string;
+  top = h.db
+    .prepare("SELECT id FROM entities WHERE vault_id = ? AND type = 'problem' ORDER BY mention_count DESC, id LIMIT 1")
+    .pluck()
+    .get(MH) as string;
 });
 afterAll(() => h.close());
 
@@ -89,7 +99,9 @@ describe('one character the XML cannot carry', () => {
   });
 
   it('item 12: U+FFFE, U+0001 and a lone surrogate in a description leave the xlsx readable', async () => {
-    h.db.prepare('UPDATE entities SET description = ? WHERE vault_id = ? AND id = ?').run('Held\ufffe in ED\u0001 for hours \ud800 <b>&</b>', MH, top);
+    h.db
+      .prepare('UPDATE entities SET description = ? WHERE vault_id = ? AND id = ?')
+      .run('Held\ufffe in ED\u0001 for hours \ud800 <b>&</b>', MH, top);
     for (const dataset of ['findings', 'conflicts'] as const) {
       const r = await h.ok('export_report', { vault: MH, dataset, format: 'xlsx' });
       expect(await malformedParts(path(r.url)), dataset).toEqual([]);
@@ -116,7 +128,13 @@ describe('item 13: a conflict of thousands of claims', () => {
         note: null,
         createdAt: '2026-11-01T00:00:00Z',
         updatedAt: '2026-11-01T00:00:00Z',
-        claims: Array.from({ length: CLAIMS }, (_, i) => ({ meetingId: meeting, turnIndex: i, speaker: `Speaker ${i}`, quote: `Claim number ${i} of conflict ${c}, said with some words around it`, spokenAt: '2026-11-01T10:00:00Z' })),
+        claims: Array.from({ length: CLAIMS }, (_, i) => ({
+          meetingId: meeting,
+          turnIndex: i,
+          speaker: `Speaker ${i}`,
+          quote: `Claim number ${i} of conflict ${c}, said with some words around it`,
+          spokenAt: '2026-11-01T10:00:00Z',
+        })),
       });
     }
   });
@@ -125,7 +143,11 @@ describe('item 13: a conflict of thousands of claims', () => {
     const r = await h.ok('export_deck', { vault: MH, focus: ['kpi'], maxItems: 1 });
     expect(r.conflicts).toBe(4);
     const zip = await JSZip.loadAsync(readFileSync(path(r.url)));
-    const notes = await Promise.all(Object.keys(zip.files).filter((n) => /notesSlide\d+\.xml$/.test(n)).map((n) => zip.file(n)!.async('string')));
+    const notes = await Promise.all(
+      Object.keys(zip.files)
+        .filter((n) => /notesSlide\d+\.xml$/.test(n))
+        .map((n) => zip.file(n)!.async('string')),
+    );
     const many = notes.filter((n) => n.includes('zz-many-claims-'));
     // The first four open conflicts by title: the vault's own three, then "Many claims 0".
     expect(many.length).toBeGreaterThanOrEqual(1);

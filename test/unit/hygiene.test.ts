@@ -8,7 +8,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers.js';
 
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { license: string; scripts: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  license: string;
+  scripts: Record<string, string>;
+};
 
 describe('package hygiene', () => {
   it('LICENSE is the MIT licence package.json names, with its holder', () => {
@@ -26,7 +29,11 @@ describe('package hygiene', () => {
   });
 
   it('the linter passes on the code', () => {
-    const r = spawnSync(process.execPath, [join(ROOT, 'node_modules/@biomejs/biome/bin/biome'), 'lint', '--colors=off'], { cwd: ROOT, encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      [join(ROOT, 'node_modules/@biomejs/biome/bin/biome'), 'lint', '--colors=off'],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
     expect(r.status, r.stdout + r.stderr).toBe(0);
   });
 });

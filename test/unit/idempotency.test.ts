@@ -31,7 +31,10 @@ describe('Idempotency-Key across two services on one store', () => {
     const vault = h.vaults[0]!;
     const options = { idempotencyKey: 'two-services-same-call' };
     const args = { vault, ...workbook('Twice from two services') };
-    const [a, b] = await Promise.all([h.service.invoke('export_workbook', args, h.principals.owner, options), elsewhere.invoke('export_workbook', args, h.principals.owner, options)]);
+    const [a, b] = await Promise.all([
+      h.service.invoke('export_workbook', args, h.principals.owner, options),
+      elsewhere.invoke('export_workbook', args, h.principals.owner, options),
+    ]);
     expect(a.ok && b.ok, JSON.stringify([a, b])).toBe(true);
     if (!a.ok || !b.ok) return;
     expect(b.data).toEqual(a.data);
@@ -59,7 +62,9 @@ describe('a store from before keys were per caller (schema 8)', () => {
   it('is migrated so that a retry of an earlier keyed write still gets its first answer', async () => {
     const vault = h.vaults[0]!;
     const args = { vault, title: 'Keyed before the upgrade' };
-    const first = await h.service.invoke('add_task', args, h.principals.owner, { idempotencyKey: 'before-the-upgrade' });
+    const first = await h.service.invoke('add_task', args, h.principals.owner, {
+      idempotencyKey: 'before-the-upgrade',
+    });
     expect(first.ok).toBe(true);
     // What schema 8 held: the caller's key as the entry's id, no idempotency_key column.
     const raw = new Database(storePath(h.dir));
@@ -69,7 +74,9 @@ describe('a store from before keys were per caller (schema 8)', () => {
     raw.close();
     const upgraded = openDb(h.dir);
     try {
-      const again = await new Service(upgraded, { dataDir: h.dir }).invoke('add_task', args, h.principals.owner, { idempotencyKey: 'before-the-upgrade' });
+      const again = await new Service(upgraded, { dataDir: h.dir }).invoke('add_task', args, h.principals.owner, {
+        idempotencyKey: 'before-the-upgrade',
+      });
       expect(again).toMatchObject({ ok: true, replayed: true });
       expect(again.ok && first.ok && again.data).toEqual(first.ok && first.data);
     } finally {

@@ -38,7 +38,11 @@ afterAll(() => {
 });
 
 async function search(): Promise<Record<string, any>> {
-  const r = await service.invoke('search_transcripts', { vault: 'northwind-logistics', query: 'returns backlog' }, owner);
+  const r = await service.invoke(
+    'search_transcripts',
+    { vault: 'northwind-logistics', query: 'returns backlog' },
+    owner,
+  );
   if (!r.ok) throw new Error(`search_transcripts: ${r.code}: ${r.message}`);
   return r.data;
 }

@@ -32,9 +32,13 @@ describe('removing leftovers', () => {
     writeFileSync(outside, 'keep');
     writeFileSync(inside, 'half');
     for (const escaping of [outside, join(data, 'artifacts', '..', 'vault-tools.db'), join(data, 'artifacts')]) {
-      expect(() => removeLeftovers(data, { partials: [escaping], orphanFolders: [] })).toThrow(/refusing to remove .* outside/);
+      expect(() => removeLeftovers(data, { partials: [escaping], orphanFolders: [] })).toThrow(
+        /refusing to remove .* outside/,
+      );
     }
-    expect(() => removeLeftovers(data, { partials: [inside], orphanFolders: [join(data, 'artifacts', '..', '..')] })).toThrow(/refusing/);
+    expect(() =>
+      removeLeftovers(data, { partials: [inside], orphanFolders: [join(data, 'artifacts', '..', '..')] }),
+    ).toThrow(/refusing/);
     expect([outside, inside, join(data, 'vault-tools.db')].every(existsSync)).toBe(true);
   });
 

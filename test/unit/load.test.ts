@@ -46,7 +46,9 @@ describe('loading a fixture vault', () => {
     const expected = f.meetings
       .filter((m) => m.extractionStatus === 'extracted')
       .reduce((n, m) => n + countMentions(normalize(m.transcript.map((t) => t.text).join('\n')), terms), 0);
-    const row = db.prepare('SELECT mention_count FROM entities WHERE vault_id = ? AND id = ?').get(f.vault.id, e.id) as { mention_count: number };
+    const row = db
+      .prepare('SELECT mention_count FROM entities WHERE vault_id = ? AND id = ?')
+      .get(f.vault.id, e.id) as { mention_count: number };
     expect(row.mention_count).toBe(expected);
     expect(expected).toBeGreaterThan(0);
   });
@@ -54,7 +56,8 @@ describe('loading a fixture vault', () => {
   it('a load that fails half-way changes nothing: the earlier copy of the vault stays whole', () => {
     const f = readVaultDir(FIXTURE_DIRS.northwind);
     loadFixture(db, f, { origin: 'fixture' });
-    const count = () => db.prepare('SELECT (SELECT count(*) FROM entities) + (SELECT count(*) FROM transcript_turns) AS n').pluck().get();
+    const count = () =>
+      db.prepare('SELECT (SELECT count(*) FROM entities) + (SELECT count(*) FROM transcript_turns) AS n').pluck().get();
     const before = count();
     // Bypass validation: an edge to a missing entity fails on the foreign key, after many rows were written.
     const broken = { ...f, edges: [...f.edges, { from: f.entities[0]!.id, to: 'no-such-entity', relation: 'breaks' }] };
@@ -74,7 +77,8 @@ describe('loading a fixture vault', () => {
 });
 
 describe('what a load may not do to the store', () => {
-  const tiny = (id: string, name: string) => readVaultDir(writeTinyVault(join(dataDir, `vault-${id}`), tinyVault({ id, name })));
+  const tiny = (id: string, name: string) =>
+    readVaultDir(writeTinyVault(join(dataDir, `vault-${id}`), tinyVault({ id, name })));
   const refusal = (run: () => unknown) => {
     try {
       run();
@@ -85,7 +89,7 @@ describe('what a load may not do to the store', () => {
     throw new Error('expected the load to be refused');
   };
 
-  it("refuses a name another vault has (ignoring case), or has as its id, and an id another vault has as its name", () => {
+  it('refuses a name another vault has (ignoring case), or has as its id, and an id another vault has as its name', () => {
     loadFixture(db, tiny('alpha', 'gamma'), { origin: 'import' });
     loadFixture(db, tiny('beta', 'Beta Books'), { origin: 'import' });
     expect(refusal(() => loadFixture(db, tiny('delta', 'BETA BOOKS'), { origin: 'import' }))).toBe(
@@ -103,8 +107,15 @@ describe('what a load may not do to the store', () => {
   it('refuses to replace a vault with unpushed local writes; discarding them drops their outbox entries, and only theirs', () => {
     loadFixture(db, tiny('alpha', 'Alpha Books'), { origin: 'import' });
     loadFixture(db, tiny('beta', 'Beta Books'), { origin: 'import' });
-    const principal = { keyId: 'k', name: 'test', role: 'manager' as const, allVaults: true, vaultIds: new Set<string>() };
-    const write = (vaultId: string, tool: string) => appendOutbox(db, { vaultId, tool, args: {}, result: null, principal, at: '2026-01-10T10:00:00Z' });
+    const principal = {
+      keyId: 'k',
+      name: 'test',
+      role: 'manager' as const,
+      allVaults: true,
+      vaultIds: new Set<string>(),
+    };
+    const write = (vaultId: string, tool: string) =>
+      appendOutbox(db, { vaultId, tool, args: {}, result: null, principal, at: '2026-01-10T10:00:00Z' });
     write('alpha', 'add_task');
     write('alpha', 'add_task');
     const refused = write('alpha', 'resolve_conflict');
@@ -117,7 +128,15 @@ describe('what a load may not do to the store', () => {
       'vault "alpha" has local work not pushed upstream, which re-importing would discard: add_task 2, resolve_conflict 1 (3 outbox entries: 2 pending, 1 failed). Fix: push it first (vault-tools sync), or import with --force to discard it (its outbox entries are then dropped too: they name records the import replaces).',
     );
     const r = loadFixture(db, tiny('alpha', 'Alpha Books'), { origin: 'import', force: true, discardLocalWork: true });
-    expect(r.discarded).toEqual({ entries: 3, pending: 2, failed: 1, byTool: [['add_task', 2], ['resolve_conflict', 1]] });
+    expect(r.discarded).toEqual({
+      entries: 3,
+      pending: 2,
+      failed: 1,
+      byTool: [
+        ['add_task', 2],
+        ['resolve_conflict', 1],
+      ],
+    });
     expect(db.prepare('SELECT vault_id, tool, status FROM outbox ORDER BY seq').all()).toEqual([
       { vault_id: 'alpha', tool: 'send_email', status: 'pushed' },
       { vault_id: 'beta', tool: 'add_task', status: 'pending' },

@@ -9,11 +9,17 @@ import { ROOT } from '../helpers.js';
 
 const script = `import { log } from './src/log.ts'; log.error('tool x failed', new Error('disk on fire', { cause: new Error('EIO') }));`;
 const stderrOf = (level: string): string =>
-  spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, VAULT_TOOLS_LOG: level } }).stderr;
+  spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, VAULT_TOOLS_LOG: level },
+  }).stderr;
 
 describe('an error in the log', () => {
   it('is one line without its stack at the info level', () => {
-    expect(stderrOf('info')).toBe('[vault-tools] error: tool x failed Error: disk on fire (cause: EIO) (VAULT_TOOLS_LOG=debug logs the stack)\n');
+    expect(stderrOf('info')).toBe(
+      '[vault-tools] error: tool x failed Error: disk on fire (cause: EIO) (VAULT_TOOLS_LOG=debug logs the stack)\n',
+    );
   });
 
   it('carries its stack at the debug level', () => {

@@ -1,10 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import {
-  MailQueryError,
-  matchesMessage,
-  parseMailQuery,
-  type MailMessage,
-} from '../../src/search/mail-query.js';
+import { MailQueryError, matchesMessage, parseMailQuery, type MailMessage } from '../../src/search/mail-query.js';
 
 // A small mailbox. `now` is 2026-11-25 12:00 UTC throughout unless a test says otherwise.
 const NOW = new Date('2026-11-25T12:00:00Z');
@@ -477,7 +472,9 @@ describe('errors', () => {
   });
 
   it('mismatched closers', () => {
-    expect(errorOf('(invoice}')).toMatch(/mismatched parenthesis: '}' at character 9 does not close '\(' at character 1/);
+    expect(errorOf('(invoice}')).toMatch(
+      /mismatched parenthesis: '}' at character 9 does not close '\(' at character 1/,
+    );
     expect(errorOf('{invoice)')).toMatch(/mismatched brace: '\)' at character 9 does not close '\{' at character 1/);
   });
 

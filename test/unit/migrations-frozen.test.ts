@@ -21,7 +21,10 @@ afterAll(() => h.close());
 describe('frozen migrations', () => {
   it('migrations.ts imports only its own frozen copies (and types)', () => {
     const source = readFileSync(join(ROOT, 'src/store/migrations.ts'), 'utf8');
-    const imports = [...source.matchAll(/^import\s+(type\s+)?[^;]*?from\s+'([^']+)';/gm)].map((m) => ({ typeOnly: Boolean(m[1]), from: m[2]! }));
+    const imports = [...source.matchAll(/^import\s+(type\s+)?[^;]*?from\s+'([^']+)';/gm)].map((m) => ({
+      typeOnly: Boolean(m[1]),
+      from: m[2]!,
+    }));
     expect(imports.length).toBeGreaterThan(0);
     const live = imports.filter((i) => !i.typeOnly && !/^\.\/migration-\d+-[\w-]+\.js$/.test(i.from));
     expect(live).toEqual([]);
@@ -29,10 +32,17 @@ describe('frozen migrations', () => {
 
   it('the live content hash is still the one of the newest re-keying migration (8): change both on purpose', () => {
     const chunks = h.db.prepare('SELECT text FROM transcript_chunks').pluck().all() as string[];
-    const marked = ['A: um, the the dock {disfmarker} is [inaudible] late (laughs)', 'B: we \'re fine , uh-huh.', 'C: which one which one', '{vocalsound}'];
+    const marked = [
+      'A: um, the the dock {disfmarker} is [inaudible] late (laughs)',
+      "B: we 're fine , uh-huh.",
+      'C: which one which one',
+      '{vocalsound}',
+    ];
     const texts = [...chunks, ...marked];
     expect(chunks.length).toBeGreaterThan(10);
     const differ = texts.filter((t) => contentHash(t) !== contentHashV8(t));
-    expect(differ, 'embeddingText changed: append a migration that re-keys chunks with a frozen copy of it').toEqual([]);
+    expect(differ, 'embeddingText changed: append a migration that re-keys chunks with a frozen copy of it').toEqual(
+      [],
+    );
   });
 });

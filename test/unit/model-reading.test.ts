@@ -19,19 +19,30 @@ describe('the sentences a quote was clipped from', () => {
   });
 
   it('starts at the beginning of the sentence, ignores case and spacing, and spans every sentence the quote touches', () => {
-    expect(sentencesHolding(turn, 'swiftline   thirty-one')).toBe('Haulmark is fifty-eight per cent of that, Swiftline thirty-one.');
-    expect(sentencesHolding(turn, 'thirty-one. September was')).toBe('Haulmark is fifty-eight per cent of that, Swiftline thirty-one. September was the worst month, thirty-four thousand.');
+    expect(sentencesHolding(turn, 'swiftline   thirty-one')).toBe(
+      'Haulmark is fifty-eight per cent of that, Swiftline thirty-one.',
+    );
+    expect(sentencesHolding(turn, 'thirty-one. September was')).toBe(
+      'Haulmark is fifty-eight per cent of that, Swiftline thirty-one. September was the worst month, thirty-four thousand.',
+    );
   });
 
   it('does not cut at a decimal point or an abbreviation without a space, and gives the whole turn when the quote is not in it', () => {
-    expect(sentencesHolding('Spend was £1.9m against £1.5m budget. Next item.', 'Spend was £1.9m')).toBe('Spend was £1.9m against £1.5m budget.');
+    expect(sentencesHolding('Spend was £1.9m against £1.5m budget. Next item.', 'Spend was £1.9m')).toBe(
+      'Spend was £1.9m against £1.5m budget.',
+    );
     expect(sentencesHolding(turn, 'something never said')).toBe(turn);
     expect(sentencesHolding(turn, '')).toBe(turn);
   });
 });
 
 describe('narrowing a list by words', () => {
-  const tasks = ['Steering committee #2 deck', 'Gavin Shaw succession plan', 'Send agency invoices by site and week', 'Steer the café reopening'];
+  const tasks = [
+    'Steering committee #2 deck',
+    'Gavin Shaw succession plan',
+    'Send agency invoices by site and week',
+    'Steer the café reopening',
+  ];
   const find = (q: string) => matchWords(tasks, q, (t) => t);
 
   it('keeps the records holding every word, a word matching the start of one (case and accents aside)', () => {
@@ -47,10 +58,16 @@ describe('narrowing a list by words', () => {
   });
 });
 
-describe('a search by phrasings keeps each excerpt\'s own score', () => {
+describe("a search by phrasings keeps each excerpt's own score", () => {
   it('is the best score any phrasing gave it, on the scale of a search without alternatives', () => {
     const hit = (chunkId: number, score: number) => ({ chunkId, score, wordRank: 1, meaningRank: null });
-    const fused = fuseRankings([[hit(1, 3.2), hit(2, 1.1)], [hit(2, 2.7), hit(3, 0.4)]], [[0], [1]]);
+    const fused = fuseRankings(
+      [
+        [hit(1, 3.2), hit(2, 1.1)],
+        [hit(2, 2.7), hit(3, 0.4)],
+      ],
+      [[0], [1]],
+    );
     const own = new Map(fused.map((h) => [h.chunkId, h.ownScore]));
     expect(Object.fromEntries(own)).toEqual({ 1: 3.2, 2: 2.7, 3: 0.4 });
     // The fusion's own score (reciprocal ranks) is on another scale altogether.

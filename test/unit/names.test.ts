@@ -42,12 +42,24 @@ describe('the name index of a vault', () => {
     const dir = tempDir();
     const db = openDb(dir.dir);
     try {
-      db.prepare("INSERT INTO vaults (id, name, origin, loaded_at) VALUES ('v', 'V', 'import', '2026-01-01T00:00:00Z')").run();
+      db.prepare(
+        "INSERT INTO vaults (id, name, origin, loaded_at) VALUES ('v', 'V', 'import', '2026-01-01T00:00:00Z')",
+      ).run();
       const add = (id: string, name: string) => {
-        db.prepare("INSERT INTO entities (vault_id, id, type, name, source, first_seen_at) VALUES ('v', ?, 'system', ?, 'meeting', '2026-01-01T00:00:00Z')").run(id, name);
-        db.prepare("INSERT INTO entity_names (vault_id, entity_id, name, norm, is_alias) VALUES ('v', ?, ?, ?, 0)").run(id, name, normalize(name));
+        db.prepare(
+          "INSERT INTO entities (vault_id, id, type, name, source, first_seen_at) VALUES ('v', ?, 'system', ?, 'meeting', '2026-01-01T00:00:00Z')",
+        ).run(id, name);
+        db.prepare("INSERT INTO entity_names (vault_id, entity_id, name, norm, is_alias) VALUES ('v', ?, ?, ?, 0)").run(
+          id,
+          name,
+          normalize(name),
+        );
       };
-      const found = (query: string) => nameIndex(db, 'v').all().filter((n) => nameMatcher(normalize(query))(n.forms)).map((n) => n.entityId);
+      const found = (query: string) =>
+        nameIndex(db, 'v')
+          .all()
+          .filter((n) => nameMatcher(normalize(query))(n.forms))
+          .map((n) => n.entityId);
       add('e1', 'Dock Scheduling');
       expect(found('dock')).toEqual(['e1']);
       expect(nameIndex(db, 'v')).toBe(nameIndex(db, 'v')); // unchanged store: the same index, not read again

@@ -33,13 +33,18 @@ function randomArray(length: number, seed: number): Float32Array {
 
 function reference(a: Float32Array, b: Float32Array, m: number, k: number, n: number): Float64Array {
   const c = new Float64Array(m * n);
-  for (let i = 0; i < m; i++) for (let p = 0; p < k; p++) for (let j = 0; j < n; j++) c[i * n + j]! += a[i * k + p]! * b[p * n + j]!;
+  for (let i = 0; i < m; i++)
+    for (let p = 0; p < k; p++) for (let j = 0; j < n; j++) c[i * n + j]! += a[i * k + p]! * b[p * n + j]!;
   return c;
 }
 
 describe('native matrix kernel', () => {
   it('is built on x64 Linux', () => {
-    if (mustExist) expect(path, 'native/vault-tools-matmul.node: run `node scripts/build-native.mjs` to see why it was not built').toBeDefined();
+    if (mustExist)
+      expect(
+        path,
+        'native/vault-tools-matmul.node: run `node scripts/build-native.mjs` to see why it was not built',
+      ).toBeDefined();
   });
 
   describe('its install script (scripts/build-native.mjs)', () => {
@@ -52,15 +57,26 @@ describe('native matrix kernel', () => {
       mkdirSync(join(root, 'native'));
       copyFileSync(join(ROOT, 'scripts', 'build-native.mjs'), join(root, 'scripts', 'build-native.mjs'));
       if (source !== undefined) writeFileSync(join(root, 'native', 'matmul.cc'), source);
-      const run = spawnSync(node, [join(root, 'scripts', 'build-native.mjs')], { encoding: 'utf8', env: { ...process.env, ...env } });
-      return { status: run.status, stdout: run.stdout, stderr: run.stderr, files: readdirSync(join(root, 'native')), root };
+      const run = spawnSync(node, [join(root, 'scripts', 'build-native.mjs')], {
+        encoding: 'utf8',
+        env: { ...process.env, ...env },
+      });
+      return {
+        status: run.status,
+        stdout: run.stdout,
+        stderr: run.stderr,
+        files: readdirSync(join(root, 'native')),
+        root,
+      };
     };
 
     it('never fails an install: a source that does not compile, no source, or VAULT_TOOLS_NATIVE=0 leave no kernel and say why in one line', () => {
       const broken = build('broken', 'int x = ;\n');
       expect(broken.status).toBe(0);
       expect(broken.stdout).toBe(''); // an install's stdout is not ours to use
-      expect(broken.stderr).toMatch(/^vault-tools: native matrix kernel not built \(.*failed: .*matmul\.cc.*\); the offline embedder uses its WASM kernels/);
+      expect(broken.stderr).toMatch(
+        /^vault-tools: native matrix kernel not built \(.*failed: .*matmul\.cc.*\); the offline embedder uses its WASM kernels/,
+      );
       expect(broken.files).toEqual(['matmul.cc']); // no kernel, no partial file left behind
       const missing = build('missing', undefined);
       expect([missing.status, missing.files]).toEqual([0, []]);
@@ -70,26 +86,34 @@ describe('native matrix kernel', () => {
       expect(off.stderr).toContain('(VAULT_TOOLS_NATIVE=0)');
     });
 
-    it.runIf(process.arch === 'x64')("without Node's headers (no include/node beside the node that installs, no nodedir) skips in one line, downloading nothing", () => {
-      // A Node prefix with the binary alone, as a bare binary install is: the script looks for headers there and in
-      // npm_config_nodedir, and never asks node-gyp (which would fetch them from nodejs.org).
-      const prefix = join(tmp.dir, 'bare-node');
-      mkdirSync(join(prefix, 'bin'), { recursive: true });
-      const node = join(prefix, 'bin', 'node');
-      try {
-        linkSync(process.execPath, node);
-      } catch {
-        copyFileSync(process.execPath, node);
-        chmodSync(node, 0o755);
-      }
-      const bare = build('no-headers', readFileSync(join(ROOT, 'native', 'matmul.cc'), 'utf8'), { npm_config_nodedir: '' }, node);
-      expect(bare.status).toBe(0);
-      expect(bare.stdout).toBe('');
-      expect(bare.stderr).toBe(
-        "vault-tools: native matrix kernel not built (Node's headers (include/node/node_api.h) are not on this machine); the offline embedder uses its WASM kernels, about half as fast.\n",
-      );
-      expect(bare.files).toEqual(['matmul.cc']);
-    });
+    it.runIf(process.arch === 'x64')(
+      "without Node's headers (no include/node beside the node that installs, no nodedir) skips in one line, downloading nothing",
+      () => {
+        // A Node prefix with the binary alone, as a bare binary install is: the script looks for headers there and in
+        // npm_config_nodedir, and never asks node-gyp (which would fetch them from nodejs.org).
+        const prefix = join(tmp.dir, 'bare-node');
+        mkdirSync(join(prefix, 'bin'), { recursive: true });
+        const node = join(prefix, 'bin', 'node');
+        try {
+          linkSync(process.execPath, node);
+        } catch {
+          copyFileSync(process.execPath, node);
+          chmodSync(node, 0o755);
+        }
+        const bare = build(
+          'no-headers',
+          readFileSync(join(ROOT, 'native', 'matmul.cc'), 'utf8'),
+          { npm_config_nodedir: '' },
+          node,
+        );
+        expect(bare.status).toBe(0);
+        expect(bare.stdout).toBe('');
+        expect(bare.stderr).toBe(
+          "vault-tools: native matrix kernel not built (Node's headers (include/node/node_api.h) are not on this machine); the offline embedder uses its WASM kernels, about half as fast.\n",
+        );
+        expect(bare.files).toEqual(['matmul.cc']);
+      },
+    );
 
     it.runIf(mustExist)('builds a kernel that loads and multiplies', () => {
       const built = build('good', readFileSync(join(ROOT, 'native', 'matmul.cc'), 'utf8'));
@@ -138,11 +162,17 @@ describe('native matrix kernel', () => {
       const f = (n: number) => new Float32Array(n);
       expect(() => native.matmul(f(3), f(4), f(4), 2, 2, 2)).toThrow('a, b or c is shorter than m, k and n say');
       expect(() => native.matmul(f(4), f(4), f(3), 2, 2, 2)).toThrow('a, b or c is shorter than m, k and n say');
-      expect(() => native.matmul(new Float64Array(4) as never, f(4), f(4), 2, 2, 2)).toThrow('a, b and c must be Float32Arrays');
-      expect(() => native.matmul([1, 2, 3, 4] as never, f(4), f(4), 2, 2, 2)).toThrow('a, b and c must be Float32Arrays');
+      expect(() => native.matmul(new Float64Array(4) as never, f(4), f(4), 2, 2, 2)).toThrow(
+        'a, b and c must be Float32Arrays',
+      );
+      expect(() => native.matmul([1, 2, 3, 4] as never, f(4), f(4), 2, 2, 2)).toThrow(
+        'a, b and c must be Float32Arrays',
+      );
       expect(() => native.matmul(f(4), f(4), f(4), 0, 2, 2)).toThrow('m, k and n must be integers from 1 to 2^24');
       expect(() => native.matmul(f(4), f(4), f(4), -1, 2, 2)).toThrow('m, k and n must be integers from 1 to 2^24');
-      expect(() => (native.matmul as (...args: unknown[]) => void)(f(4), f(4), f(4), 2, 2)).toThrow('takes 6 arguments');
+      expect(() => (native.matmul as (...args: unknown[]) => void)(f(4), f(4), f(4), 2, 2)).toThrow(
+        'takes 6 arguments',
+      );
     });
   });
 
@@ -163,8 +193,24 @@ describe('native matrix kernel', () => {
     beforeAll(async () => {
       tf = require('@energetic-ai/core');
       await tf.ready();
-      const t = (shape: number[], seed: number) => tf.tensor(randomArray(shape.reduce((x, y) => x * y, 1), seed), shape);
-      const [x, w, y, batchA, batchB, image, filter1, filter3] = [t([37, 64], 1), t([64, 24], 2), t([24, 64], 3), t([3, 37, 64], 4), t([3, 64, 24], 5), t([2, 9, 7, 16], 6), t([1, 1, 16, 40], 7), t([3, 3, 16, 8], 8)];
+      const t = (shape: number[], seed: number) =>
+        tf.tensor(
+          randomArray(
+            shape.reduce((x, y) => x * y, 1),
+            seed,
+          ),
+          shape,
+        );
+      const [x, w, y, batchA, batchB, image, filter1, filter3] = [
+        t([37, 64], 1),
+        t([64, 24], 2),
+        t([24, 64], 3),
+        t([3, 37, 64], 4),
+        t([3, 64, 24], 5),
+        t([2, 9, 7, 16], 6),
+        t([1, 1, 16, 40], 7),
+        t([3, 3, 16, 8], 8),
+      ];
       cases.push(
         { name: 'plain product (native)', run: () => tf.matMul(x, w) },
         { name: 'transposed product (WASM)', run: () => tf.matMul(x, y, false, true) },
@@ -196,7 +242,9 @@ describe('native matrix kernel', () => {
   describe.runIf(path)('in the embedder', () => {
     it('runs the model in the worker, with the same vectors as WASM alone (VAULT_TOOLS_NATIVE=0)', async () => {
       const texts = [
-        'Dock three receives refrigerated loads from the northern carriers each morning, and the night shift checks seals. '.repeat(4),
+        'Dock three receives refrigerated loads from the northern carriers each morning, and the night shift checks seals. '.repeat(
+          4,
+        ),
         'The oncology ward asked for a second pharmacy run on weekends.',
       ];
       const withNative = new UseLiteEmbedder();
@@ -214,7 +262,9 @@ describe('native matrix kernel', () => {
         expect(describeKernel(withNative)).toBe('native matrix kernel');
         expect(describeKernel(wasmOnly)).toBe('WASM kernels only');
         expect(describeKernel(new UseLiteEmbedder())).toBeUndefined(); // not loaded yet
-        for (let i = 0; i < texts.length; i++) for (let d = 0; d < 512; d++) expect(Math.abs(nativeVectors[i]![d]! - wasmVectors[i]![d]!)).toBeLessThan(1e-5);
+        for (let i = 0; i < texts.length; i++)
+          for (let d = 0; d < 512; d++)
+            expect(Math.abs(nativeVectors[i]![d]! - wasmVectors[i]![d]!)).toBeLessThan(1e-5);
       } finally {
         if (saved === undefined) delete process.env.VAULT_TOOLS_NATIVE;
         else process.env.VAULT_TOOLS_NATIVE = saved;
@@ -223,15 +273,24 @@ describe('native matrix kernel', () => {
     });
   });
 
-  it("doctor names the kernel, and warns (with the command that says why) only when the install could have built it and did not", () => {
+  it('doctor names the kernel, and warns (with the command that says why) only when the install could have built it and did not', () => {
     const facts = { built: false, disabled: false, buildable: true };
     expect(kernelCheck('native', facts)).toEqual({ note: '; native matrix kernel' });
     expect(kernelCheck(undefined, facts)).toEqual({ note: '' }); // an endpoint embedder
-    expect(kernelCheck('wasm', { ...facts, disabled: true })).toEqual({ note: '; WASM kernels only, as VAULT_TOOLS_NATIVE=0 asks' });
-    expect(kernelCheck('wasm', { ...facts, built: true })).toEqual({ note: '; WASM kernels only (this CPU lacks AVX2 and FMA)' });
+    expect(kernelCheck('wasm', { ...facts, disabled: true })).toEqual({
+      note: '; WASM kernels only, as VAULT_TOOLS_NATIVE=0 asks',
+    });
+    expect(kernelCheck('wasm', { ...facts, built: true })).toEqual({
+      note: '; WASM kernels only (this CPU lacks AVX2 and FMA)',
+    });
     expect(kernelCheck('wasm', { ...facts, buildable: false }).advice).toBeUndefined();
     const missing = kernelCheck('wasm', facts);
-    expect(missing.note).toContain('the native matrix kernel was not built at install, so embedding runs at about half speed');
-    expect(missing.advice).toEqual({ warning: true, fix: expect.stringMatching(/^node \S*scripts\/build-native\.mjs builds it, or says why it cannot/) });
+    expect(missing.note).toContain(
+      'the native matrix kernel was not built at install, so embedding runs at about half speed',
+    );
+    expect(missing.advice).toEqual({
+      warning: true,
+      fix: expect.stringMatching(/^node \S*scripts\/build-native\.mjs builds it, or says why it cannot/),
+    });
   });
 });

@@ -10,7 +10,9 @@ it('names an ended line with its end date and the lines to install instead', () 
   expect(endOfLifeNotice('20.20.2', TODAY)).toBe(
     'vault-tools: Node.js 20.20.2 reached its end of life on 2026-04-30 and gets no security fixes; vault-tools still runs on it, but install Node.js 22, 24 or 26 (supported and tested).',
   );
-  expect(endOfLifeNotice('v25.2.0', TODAY)).toMatch(/^vault-tools: Node\.js 25\.2\.0 reached its end of life on 2026-06-01/);
+  expect(endOfLifeNotice('v25.2.0', TODAY)).toMatch(
+    /^vault-tools: Node\.js 25\.2\.0 reached its end of life on 2026-06-01/,
+  );
   expect(endOfLifeNotice('16.20.0', TODAY)).toMatch(/end of life/);
 });
 
@@ -20,7 +22,9 @@ it('says nothing on a maintained line, nor on a line newer than it knows', () =>
 
 it('follows the schedule: Node 22 ends on 30 April 2027', () => {
   expect(endOfLifeNotice('22.23.3', new Date('2027-04-29T23:59:59Z'))).toBeUndefined();
-  expect(endOfLifeNotice('22.23.3', new Date('2027-04-30T00:00:00Z'))).toMatch(/install Node\.js 24 or 26 \(supported and tested\)\.$/);
+  expect(endOfLifeNotice('22.23.3', new Date('2027-04-30T00:00:00Z'))).toMatch(
+    /install Node\.js 24 or 26 \(supported and tested\)\.$/,
+  );
 });
 
 it("tests the lines package.json's engines names (bin/vault-tools.js refuses a Node older than those)", () => {

@@ -23,7 +23,11 @@ afterAll(() => {
 });
 
 const expiryOf = (clientId: string) =>
-  (db.prepare("SELECT expires_at FROM oauth_records WHERE model = 'Client' AND id_hash = ?").get(hashKey(clientId)) as { expires_at: number | null } | undefined)?.expires_at;
+  (
+    db.prepare("SELECT expires_at FROM oauth_records WHERE model = 'Client' AND id_hash = ?").get(hashKey(clientId)) as
+      | { expires_at: number | null }
+      | undefined
+  )?.expires_at;
 
 it('gives a registered client a day, keeps it once approved, and purges it when its day is over', async () => {
   const Adapter = sqliteAdapter(db);
@@ -32,9 +36,20 @@ it('gives a registered client a day, keeps it once approved, and purges it when 
   await clients.upsert('approved', { client_id: 'approved' }, 0);
   expect(Math.abs(expiryOf('unused')! - (Date.now() + UNUSED_CLIENT_TTL_S * 1000))).toBeLessThan(5000);
   const approver = createKey(db, { name: 'approver', role: 'manager', vaults: '*' }).info.id;
-  recordGrant(db, { id: 'g1', keyId: approver, clientId: 'approved', clientName: 'A', redirectHost: '127.0.0.1:9', role: 'member', vaults: ['v'] });
+  recordGrant(db, {
+    id: 'g1',
+    keyId: approver,
+    clientId: 'approved',
+    clientName: 'A',
+    redirectHost: '127.0.0.1:9',
+    role: 'member',
+    vaults: ['v'],
+  });
   expect(expiryOf('approved')).toBeNull();
-  db.prepare("UPDATE oauth_records SET expires_at = ? WHERE model = 'Client' AND id_hash = ?").run(Date.now() - 1, hashKey('unused'));
+  db.prepare("UPDATE oauth_records SET expires_at = ? WHERE model = 'Client' AND id_hash = ?").run(
+    Date.now() - 1,
+    hashKey('unused'),
+  );
   expect(await clients.find('unused')).toBeUndefined();
   // The adapter purges expired records every so many writes.
   const sessions = new Adapter('Session');

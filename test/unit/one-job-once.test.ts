@@ -14,17 +14,42 @@ import { mentionsChartSpec } from '../../src/render/export/mentions-chart.js';
 import { cleanText } from '../../src/render/export/pdf-text.js';
 
 // Written out here, from Unicode's own lists (bidi controls; zero width and invisible format characters), not taken from the code.
-const HIDDEN = ['\u061c', '\u200e', '\u200f', '\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069', '\u200b', '\u2060', '\u2061', '\u2062', '\u2063', '\u2064', '\ufeff'];
+const HIDDEN = [
+  '\u061c',
+  '\u200e',
+  '\u200f',
+  '\u202a',
+  '\u202b',
+  '\u202c',
+  '\u202d',
+  '\u202e',
+  '\u2066',
+  '\u2067',
+  '\u2068',
+  '\u2069',
+  '\u200b',
+  '\u2060',
+  '\u2061',
+  '\u2062',
+  '\u2063',
+  '\u2064',
+  '\ufeff',
+];
 const KEPT = ['\u200c', '\u200d', '\ufe0f']; // joiners and a variation selector shape scripts and emoji
 
 describe('invisible characters: one set for every place that draws text', () => {
   const name = (c: string) => `Acme${c} Ltd`;
-  it.each(HIDDEN.map((c) => [`U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`, c]))('%s is removed by the report, the deck and the charts, the consent page', (_, c) => {
-    expect(cleanText(name(c))).toBe('Acme Ltd'); // the PDF report and the deck (slideText calls it)
-    expect((mentionsChartSpec([{ name: name(c), mentions: 3 }]).data as { values: { name: string }[] }).values[0]!.name).toBe('Acme Ltd');
-    expect(escapeHtml(name(c))).toBe('Acme Ltd');
-    expect(stripInvisible(name(c))).toBe('Acme Ltd');
-  });
+  it.each(HIDDEN.map((c) => [`U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`, c]))(
+    '%s is removed by the report, the deck and the charts, the consent page',
+    (_, c) => {
+      expect(cleanText(name(c))).toBe('Acme Ltd'); // the PDF report and the deck (slideText calls it)
+      expect(
+        (mentionsChartSpec([{ name: name(c), mentions: 3 }]).data as { values: { name: string }[] }).values[0]!.name,
+      ).toBe('Acme Ltd');
+      expect(escapeHtml(name(c))).toBe('Acme Ltd');
+      expect(stripInvisible(name(c))).toBe('Acme Ltd');
+    },
+  );
 
   it('keeps the joiners and variation selectors', () => {
     expect(KEPT.length).toBeGreaterThan(0);

@@ -15,11 +15,52 @@ import { FIXTURE_DIRS } from '../helpers.js';
 
 const DAY = 86_400_000;
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 const ORDINALS = [
-  'first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth', 'eleventh', 'twelfth', 'thirteenth',
-  'fourteenth', 'fifteenth', 'sixteenth', 'seventeenth', 'eighteenth', 'nineteenth', 'twentieth', 'twenty-first', 'twenty-second',
-  'twenty-third', 'twenty-fourth', 'twenty-fifth', 'twenty-sixth', 'twenty-seventh', 'twenty-eighth', 'twenty-ninth', 'thirtieth', 'thirty-first',
+  'first',
+  'second',
+  'third',
+  'fourth',
+  'fifth',
+  'sixth',
+  'seventh',
+  'eighth',
+  'ninth',
+  'tenth',
+  'eleventh',
+  'twelfth',
+  'thirteenth',
+  'fourteenth',
+  'fifteenth',
+  'sixteenth',
+  'seventeenth',
+  'eighteenth',
+  'nineteenth',
+  'twentieth',
+  'twenty-first',
+  'twenty-second',
+  'twenty-third',
+  'twenty-fourth',
+  'twenty-fifth',
+  'twenty-sixth',
+  'twenty-seventh',
+  'twenty-eighth',
+  'twenty-ninth',
+  'thirtieth',
+  'thirty-first',
 ];
 const ORD = `(?:${ORDINALS.join('|')}|\\d{1,2}(?:st|nd|rd|th))`;
 const MONTH = `(?:${MONTHS.join('|')}|(?:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\\b)`;
@@ -82,16 +123,19 @@ function moved(f: VaultFixture): VaultFixture {
 function resolveSpoken(phrase: string, said: number): number {
   const p = phrase.toLowerCase();
   const counts: Record<string, number> = { a: 1, one: 1, two: 2, three: 3, four: 4 };
-  const coming = (weekday: string) => said + ((WEEKDAYS.indexOf(weekday) - new Date(said).getUTCDay() + 7) % 7 || 7) * DAY;
+  const coming = (weekday: string) =>
+    said + ((WEEKDAYS.indexOf(weekday) - new Date(said).getUTCDay() + 7) % 7 || 7) * DAY;
   let m: RegExpExecArray | null;
   if ((m = /\bin a (week|fortnight)\b/.exec(p))) return said + (m[1] === 'fortnight' ? 14 : 7) * DAY;
   if ((m = /\b(a|one|two|three|four) (week|fortnight|weeks) (today|tomorrow)\b/.exec(p))) {
     const weeks = counts[m[1]!]! * (m[2] === 'fortnight' ? 2 : 1);
     return said + (weeks * 7 + (m[3] === 'tomorrow' ? 1 : 0)) * DAY;
   }
-  if ((m = new RegExp(`\\b(a|one|two|three|four) weeks? on (${WEEKDAY})\\b`).exec(p))) return coming(m[2]!) + counts[m[1]!]! * 7 * DAY;
+  if ((m = new RegExp(`\\b(a|one|two|three|four) weeks? on (${WEEKDAY})\\b`).exec(p)))
+    return coming(m[2]!) + counts[m[1]!]! * 7 * DAY;
   if ((m = new RegExp(`\\b(${WEEKDAY}) week\\b`).exec(p))) return coming(m[1]!) + 7 * DAY;
-  if ((m = new RegExp(`\\bthis (${WEEKDAY})\\b`).exec(p))) return said + (WEEKDAYS.indexOf(m[1]!) - new Date(said).getUTCDay()) * DAY;
+  if ((m = new RegExp(`\\bthis (${WEEKDAY})\\b`).exec(p)))
+    return said + (WEEKDAYS.indexOf(m[1]!) - new Date(said).getUTCDay()) * DAY;
   if ((m = new RegExp(`\\b(?:next|on) (${WEEKDAY})\\b`).exec(p))) return coming(m[1]!);
   throw new Error(`no day read in "${phrase}"`);
 }
@@ -101,20 +145,96 @@ const MONTH_SHORT = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Se
 
 /** What the issue found said in words, each with the record its day belongs to. */
 const SPOKEN: { vault: string; meeting: string; phrase: string; record: (f: VaultFixture) => string }[] = [
-  { vault: 'meridian-health', meeting: 'mhg-m01-kickoff', phrase: 'next Monday, a week today', record: (f) => calendarDay(f, 'cal-ed-shadowing') },
-  { vault: 'meridian-health', meeting: 'mhg-m03-bed-management', phrase: 'systems session in a fortnight', record: (f) => meetingDay(f, 'mhg-m05-ehr-systems') },
-  { vault: 'meridian-health', meeting: 'mhg-m06-finance-workforce', phrase: 'current state, a week tomorrow', record: (f) => meetingDay(f, 'mhg-m07-playback') },
-  { vault: 'meridian-health', meeting: 'mhg-m07-playback', phrase: 'steering group a fortnight today', record: (f) => calendarDay(f, 'cal-steering-group') },
-  { vault: 'meridian-health', meeting: 'mhg-m07-playback', phrase: 'design session for Tuesday week', record: (f) => calendarDay(f, 'cal-discharge-test-design') },
-  { vault: 'northwind-logistics', meeting: 'nwl-m01-kickoff', phrase: 'Leeds a week on Wednesday', record: (f) => calendarDay(f, 'cal-leeds-site-walk') },
-  { vault: 'northwind-logistics', meeting: 'nwl-m01-kickoff', phrase: 'steering committees three weeks on Wednesday', record: (f) => calendarDay(f, 'cal-steerco-1') },
-  { vault: 'northwind-logistics', meeting: 'nwl-m05-it-systems', phrase: 'dated this Monday', record: (f) => writtenDay(f, f.entities.map((e) => e.description ?? '').join('\n'), /lifecycle letter of (\d{1,2}) ([A-Z][a-z]+) (\d{4})/) },
-  { vault: 'northwind-logistics', meeting: 'nwl-m06-finance-kpi-baseline', phrase: 'playback a week tomorrow', record: (f) => meetingDay(f, 'nwl-m07-current-state-playback') },
-  { vault: 'northwind-logistics', meeting: 'nwl-m07-current-state-playback', phrase: 'steering committee a fortnight today', record: (f) => calendarDay(f, 'cal-steerco-2') },
-  { vault: 'northwind-logistics', meeting: 'nwl-m07-current-state-playback', phrase: 'Next Tuesday, yes', record: (f) => calendarDay(f, 'cal-bristol-site-visit') },
-  { vault: 'northwind-logistics', meeting: 'nwl-m07-current-state-playback', phrase: 'Next Wednesday, at Leeds', record: (f) => calendarDay(f, 'cal-dock-workshop') },
-  { vault: 'northwind-logistics', meeting: 'nwl-m07-current-state-playback', phrase: 'by Tuesday week', record: (f) => calendarDay(f, 'cal-wms-long-list') },
-  { vault: 'northwind-logistics', meeting: 'nwl-m07-current-state-playback', phrase: 'cage count on Saturday week', record: (f) => writtenDay(f, f.tasks.find((t) => t.number === 10)!.description ?? '', /Saturday (\d{1,2}) ([A-Z][a-z]{2})/) },
+  {
+    vault: 'meridian-health',
+    meeting: 'mhg-m01-kickoff',
+    phrase: 'next Monday, a week today',
+    record: (f) => calendarDay(f, 'cal-ed-shadowing'),
+  },
+  {
+    vault: 'meridian-health',
+    meeting: 'mhg-m03-bed-management',
+    phrase: 'systems session in a fortnight',
+    record: (f) => meetingDay(f, 'mhg-m05-ehr-systems'),
+  },
+  {
+    vault: 'meridian-health',
+    meeting: 'mhg-m06-finance-workforce',
+    phrase: 'current state, a week tomorrow',
+    record: (f) => meetingDay(f, 'mhg-m07-playback'),
+  },
+  {
+    vault: 'meridian-health',
+    meeting: 'mhg-m07-playback',
+    phrase: 'steering group a fortnight today',
+    record: (f) => calendarDay(f, 'cal-steering-group'),
+  },
+  {
+    vault: 'meridian-health',
+    meeting: 'mhg-m07-playback',
+    phrase: 'design session for Tuesday week',
+    record: (f) => calendarDay(f, 'cal-discharge-test-design'),
+  },
+  {
+    vault: 'northwind-logistics',
+    meeting: 'nwl-m01-kickoff',
+    phrase: 'Leeds a week on Wednesday',
+    record: (f) => calendarDay(f, 'cal-leeds-site-walk'),
+  },
+  {
+    vault: 'northwind-logistics',
+    meeting: 'nwl-m01-kickoff',
+    phrase: 'steering committees three weeks on Wednesday',
+    record: (f) => calendarDay(f, 'cal-steerco-1'),
+  },
+  {
+    vault: 'northwind-logistics',
+    meeting: 'nwl-m05-it-systems',
+    phrase: 'dated this Monday',
+    record: (f) =>
+      writtenDay(
+        f,
+        f.entities.map((e) => e.description ?? '').join('\n'),
+        /lifecycle letter of (\d{1,2}) ([A-Z][a-z]+) (\d{4})/,
+      ),
+  },
+  {
+    vault: 'northwind-logistics',
+    meeting: 'nwl-m06-finance-kpi-baseline',
+    phrase: 'playback a week tomorrow',
+    record: (f) => meetingDay(f, 'nwl-m07-current-state-playback'),
+  },
+  {
+    vault: 'northwind-logistics',
+    meeting: 'nwl-m07-current-state-playback',
+    phrase: 'steering committee a fortnight today',
+    record: (f) => calendarDay(f, 'cal-steerco-2'),
+  },
+  {
+    vault: 'northwind-logistics',
+    meeting: 'nwl-m07-current-state-playback',
+    phrase: 'Next Tuesday, yes',
+    record: (f) => calendarDay(f, 'cal-bristol-site-visit'),
+  },
+  {
+    vault: 'northwind-logistics',
+    meeting: 'nwl-m07-current-state-playback',
+    phrase: 'Next Wednesday, at Leeds',
+    record: (f) => calendarDay(f, 'cal-dock-workshop'),
+  },
+  {
+    vault: 'northwind-logistics',
+    meeting: 'nwl-m07-current-state-playback',
+    phrase: 'by Tuesday week',
+    record: (f) => calendarDay(f, 'cal-wms-long-list'),
+  },
+  {
+    vault: 'northwind-logistics',
+    meeting: 'nwl-m07-current-state-playback',
+    phrase: 'cage count on Saturday week',
+    record: (f) =>
+      writtenDay(f, f.tasks.find((t) => t.number === 10)!.description ?? '', /Saturday (\d{1,2}) ([A-Z][a-z]{2})/),
+  },
 ];
 
 function calendarDay(f: VaultFixture, id: string): string {
@@ -136,30 +256,50 @@ function writtenDay(f: VaultFixture, text: string, re: RegExp): string {
 }
 
 describe('one timeline', () => {
-  it.each(vaults.map((f) => [f.vault.id, f] as const))('%s writes no day of the month in words (the loader moves days written in digits)', (_id, f) => {
-    const inWords = prose(f).flatMap(({ where, text }) => daysInWords(text).map((d) => `${where}: "${d}"`));
-    expect(inWords).toEqual([]);
-  });
+  it.each(vaults.map((f) => [f.vault.id, f] as const))(
+    '%s writes no day of the month in words (the loader moves days written in digits)',
+    (_id, f) => {
+      const inWords = prose(f).flatMap(({ where, text }) => daysInWords(text).map((d) => `${where}: "${d}"`));
+      expect(inWords).toEqual([]);
+    },
+  );
 
-  it.each(vaults.map((f) => [f.vault.id, f] as const))('%s: what was said in its meetings reads the same after the move (days said relative to the meeting)', (_id, f) => {
-    const after = moved(f);
-    const changed = f.meetings.flatMap((m, i) =>
-      m.transcript.flatMap((t, j) => (after.meetings[i]!.transcript[j]!.text === t.text ? [] : [`${m.id} turn ${j}: "${t.text}" became "${after.meetings[i]!.transcript[j]!.text}"`])),
-    );
-    expect(changed).toEqual([]);
-  });
+  it.each(vaults.map((f) => [f.vault.id, f] as const))(
+    '%s: what was said in its meetings reads the same after the move (days said relative to the meeting)',
+    (_id, f) => {
+      const after = moved(f);
+      const changed = f.meetings.flatMap((m, i) =>
+        m.transcript.flatMap((t, j) =>
+          after.meetings[i]!.transcript[j]!.text === t.text
+            ? []
+            : [`${m.id} turn ${j}: "${t.text}" became "${after.meetings[i]!.transcript[j]!.text}"`],
+        ),
+      );
+      expect(changed).toEqual([]);
+    },
+  );
 
-  it.each(SPOKEN.map((s) => [`${s.meeting}: "${s.phrase}"`, s] as const))('%s names, after the move, the moved day of its record', (_label, s) => {
-    const f = moved(byId(s.vault));
-    const meeting = f.meetings.find((m) => m.id === s.meeting)!;
-    const turn = meeting.transcript.find((t) => t.text.toLowerCase().includes(s.phrase.toLowerCase()));
-    expect(turn, `"${s.phrase}" in ${s.meeting}`).toBeDefined();
-    const said = Date.parse(`${meeting.startedAt.slice(0, 10)}T00:00:00Z`);
-    expect(iso(resolveSpoken(s.phrase, said))).toBe(s.record(f));
-  });
+  it.each(SPOKEN.map((s) => [`${s.meeting}: "${s.phrase}"`, s] as const))(
+    '%s names, after the move, the moved day of its record',
+    (_label, s) => {
+      const f = moved(byId(s.vault));
+      const meeting = f.meetings.find((m) => m.id === s.meeting)!;
+      const turn = meeting.transcript.find((t) => t.text.toLowerCase().includes(s.phrase.toLowerCase()));
+      expect(turn, `"${s.phrase}" in ${s.meeting}`).toBeDefined();
+      const said = Date.parse(`${meeting.startedAt.slice(0, 10)}T00:00:00Z`);
+      expect(iso(resolveSpoken(s.phrase, said))).toBe(s.record(f));
+    },
+  );
 
-  it.each(vaults.map((f) => [f.vault.id, f] as const))('%s: no identifier carries a date (a moved record would disagree with it)', (_id, f) => {
-    const dated = prose(f).filter(({ where, text }) => /\.(?:id|[a-zA-Z]+Id|messageId|inReplyTo)$|\.references\[\d+\]$/.test(where) && /20\d\d-?[01]\d-?[0-3]\d/.test(text));
-    expect(dated.map((d) => `${d.where}: ${d.text}`)).toEqual([]);
-  });
+  it.each(vaults.map((f) => [f.vault.id, f] as const))(
+    '%s: no identifier carries a date (a moved record would disagree with it)',
+    (_id, f) => {
+      const dated = prose(f).filter(
+        ({ where, text }) =>
+          /\.(?:id|[a-zA-Z]+Id|messageId|inReplyTo)$|\.references\[\d+\]$/.test(where) &&
+          /20\d\d-?[01]\d-?[0-3]\d/.test(text),
+      );
+      expect(dated.map((d) => `${d.where}: ${d.text}`)).toEqual([]);
+    },
+  );
 });

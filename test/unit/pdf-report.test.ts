@@ -24,7 +24,12 @@ const out = () => join(tmp.dir, `report-${++n}.pdf`);
 /** The text layer as pdf.js extracts it, page by page (items joined, a line break where pdf.js sees one). */
 async function pdfjsText(path: string): Promise<string[]> {
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
-  const doc = await pdfjs.getDocument({ data: new Uint8Array(readFileSync(path)), disableFontFace: true, useSystemFonts: false, verbosity: 0 }).promise;
+  const doc = await pdfjs.getDocument({
+    data: new Uint8Array(readFileSync(path)),
+    disableFontFace: true,
+    useSystemFonts: false,
+    verbosity: 0,
+  }).promise;
   const pages: string[] = [];
   for (let p = 1; p <= doc.numPages; p++) {
     const content = await (await doc.getPage(p)).getTextContent();
@@ -58,7 +63,11 @@ function scriptTable(): TableExport {
     subtitle: SCRIPTS.hebrew,
     meta: [{ label: 'Vault', value: SCRIPTS.greek }],
     columns: COLUMNS,
-    rows: Object.entries(SCRIPTS).map(([key, text]) => ({ id: key, name: text, description: `Seen at ${text} during the walk` })),
+    rows: Object.entries(SCRIPTS).map(([key, text]) => ({
+      id: key,
+      name: text,
+      description: `Seen at ${text} during the walk`,
+    })),
   };
 }
 
@@ -78,8 +87,12 @@ describe('PDF report: every script a client writes', () => {
   it('draws the scripts with their own faces: Arabic joined and right to left, CJK from the CJK face', async () => {
     const path = out();
     await writePdf(path, scriptTable());
-    const fonts = readFileSync(path).toString('latin1').match(/\/BaseFont \/[A-Z]{6}\+[\w-]+|\/BaseFont \/[\w-]+/g)!.join(' ');
-    for (const face of ['DejaVuSansCondensed', 'NotoSansHans', 'NanumGothic', 'NotoEmoji']) expect(fonts).toContain(face);
+    const fonts = readFileSync(path)
+      .toString('latin1')
+      .match(/\/BaseFont \/[A-Z]{6}\+[\w-]+|\/BaseFont \/[\w-]+/g)!
+      .join(' ');
+    for (const face of ['DejaVuSansCondensed', 'NotoSansHans', 'NanumGothic', 'NotoEmoji'])
+      expect(fonts).toContain(face);
     // the run of an Arabic cell is one TJ/Tj whose glyphs, read through ToUnicode, are the letters in drawing
     // (visual) order: reversed, and with the joined forms mapped back to the base letters
     const runs = (await readPdf(path)).pages.flatMap((p) => p.runs.map((r) => r.text));
@@ -109,13 +122,22 @@ describe('PDF report: tables that read like a report', () => {
   });
 
   it('keeps ids whole: the id column gets its longest id, and a longer one after the sample shrinks instead of breaking', async () => {
-    const ids = Array.from({ length: 300 }, (_, i) => (i === 250 ? 'person-gavin-shaw-leeds-0250' : `person-gavin-shaw-${i}`));
+    const ids = Array.from({ length: 300 }, (_, i) =>
+      i === 250 ? 'person-gavin-shaw-leeds-0250' : `person-gavin-shaw-${i}`,
+    );
     const path = out();
     await writePdf(path, {
       title: 'Ids',
       meta: [],
       columns: COLUMNS,
-      rows: ids.map((id, i) => ({ id, name: `Name ${i}`, description: 'A description long enough to want the room of the page, and then some more words to wrap over two lines. '.repeat(2) })),
+      rows: ids.map((id, i) => ({
+        id,
+        name: `Name ${i}`,
+        description:
+          'A description long enough to want the room of the page, and then some more words to wrap over two lines. '.repeat(
+            2,
+          ),
+      })),
     });
     const runs = (await readPdf(path)).pages.flatMap((p) => p.runs.map((r) => r.text));
     for (const id of ids) expect(runs, id).toContain(id);
@@ -126,7 +148,15 @@ describe('PDF report: the Northwind findings read as a report', () => {
   const NOW = new Date('2026-11-26T12:00:00Z');
   /** The report's order of types: problems and opportunities first. */
   const ORDER = ['problem', 'opportunity', 'kpi', 'process', 'system', 'department', 'person'];
-  const HEADINGS: Record<string, string> = { problem: 'Problems', opportunity: 'Opportunities', kpi: 'KPIs', process: 'Processes', system: 'Systems', department: 'Departments', person: 'People' };
+  const HEADINGS: Record<string, string> = {
+    problem: 'Problems',
+    opportunity: 'Opportunities',
+    kpi: 'KPIs',
+    process: 'Processes',
+    system: 'Systems',
+    department: 'Departments',
+    person: 'People',
+  };
   let report: ReadPdf;
   let entities: { id: string; type: string; mention_count: number }[];
   let openConflicts: number;
@@ -136,8 +166,14 @@ describe('PDF report: the Northwind findings read as a report', () => {
     try {
       loadFixture(db, readVaultDir(FIXTURE_DIRS.northwind), { origin: 'fixture' });
       const vault = allVaults(db)[0]!;
-      entities = db.prepare('SELECT id, type, mention_count FROM entities WHERE vault_id = ?').all(vault.id) as typeof entities;
-      openConflicts = (db.prepare("SELECT count(*) AS n FROM conflicts WHERE vault_id = ? AND status = 'open'").get(vault.id) as { n: number }).n;
+      entities = db
+        .prepare('SELECT id, type, mention_count FROM entities WHERE vault_id = ?')
+        .all(vault.id) as typeof entities;
+      openConflicts = (
+        db.prepare("SELECT count(*) AS n FROM conflicts WHERE vault_id = ? AND status = 'open'").get(vault.id) as {
+          n: number;
+        }
+      ).n;
       const path = out();
       const result = await writePdf(path, datasetTable(db, vault, 'findings', NOW, { printed: true }));
       expect(result.rows).toBe(72);
@@ -160,15 +196,22 @@ describe('PDF report: the Northwind findings read as a report', () => {
     const figure = (label: string) => {
       const labelRun = page.runs.find((r) => !r.bold && r.text === label)!;
       expect(labelRun, label).toBeDefined();
-      const value = page.runs.find((r) => r.bold && r.size > 11 && Math.abs(r.x - labelRun.x) < 1 && r.y > labelRun.y && r.y - labelRun.y < 25);
+      const value = page.runs.find(
+        (r) => r.bold && r.size > 11 && Math.abs(r.x - labelRun.x) < 1 && r.y > labelRun.y && r.y - labelRun.y < 25,
+      );
       return { text: value?.text, y: labelRun.y };
     };
     const figures = [figure('Findings'), ...typesInOrder().map((t) => figure(HEADINGS[t]!)), figure('Open conflicts')];
-    expect(figures.map((f) => f.text)).toEqual(['72', ...typesInOrder().map((t) => String(countOf(t))), String(openConflicts)]);
+    expect(figures.map((f) => f.text)).toEqual([
+      '72',
+      ...typesInOrder().map((t) => String(countOf(t))),
+      String(openConflicts),
+    ]);
     const firstHeading = page.runs.find(isHeading)!;
     expect(firstHeading.text).toBe(`Problems (${countOf('problem')})`);
     for (const f of figures) expect(f.y).toBeGreaterThan(firstHeading.y);
-    for (const s of ['Client', 'Northwind Logistics', '2026-11-26 12:00:00 UTC']) expect(page.runs.map((r) => r.text)).toContain(s);
+    for (const s of ['Client', 'Northwind Logistics', '2026-11-26 12:00:00 UTC'])
+      expect(page.runs.map((r) => r.text)).toContain(s);
     expect(page.text).not.toContain('(northwind-logistics)'); // plain words: no vault id
   });
 
@@ -194,7 +237,12 @@ describe('PDF report: the Northwind findings read as a report', () => {
         }
       }
     });
-    const expected = typesInOrder().map((t) => entities.filter((e) => e.type === t).map((e) => e.mention_count).sort((a, b) => b - a));
+    const expected = typesInOrder().map((t) =>
+      entities
+        .filter((e) => e.type === t)
+        .map((e) => e.mention_count)
+        .sort((a, b) => b - a),
+    );
     expect(groups).toEqual(expected);
     expect(firstRowPage).toEqual(headingPage);
   });
@@ -208,7 +256,9 @@ describe('PDF report: the Northwind findings read as a report', () => {
 
   it('never cuts its running header or footer: the whole title on every page, the generation time in every footer', () => {
     expect(report.pages.length).toBeGreaterThan(1);
-    const cut = report.pages.flatMap((page) => page.runs.filter((r) => r.text.endsWith('…') || r.text.endsWith('...')).map((r) => r.text));
+    const cut = report.pages.flatMap((page) =>
+      page.runs.filter((r) => r.text.endsWith('…') || r.text.endsWith('...')).map((r) => r.text),
+    );
     expect(cut).toEqual([]);
     report.pages.forEach((page, i) => {
       const texts = page.runs.map((r) => r.text);
@@ -227,7 +277,11 @@ describe('PDF report: running header', () => {
       title,
       meta: [],
       columns: COLUMNS,
-      rows: Array.from({ length: 300 }, (_, i) => ({ id: `id-${i}`, name: `Name ${i}`, description: 'A description of the finding.' })),
+      rows: Array.from({ length: 300 }, (_, i) => ({
+        id: `id-${i}`,
+        name: `Name ${i}`,
+        description: 'A description of the finding.',
+      })),
     });
     const pages = (await readPdf(path)).pages;
     expect(pages.length).toBeGreaterThan(2);

@@ -4,7 +4,16 @@
  * is never replayed over it.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { copyFileSync, existsSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import * as sqliteVec from 'sqlite-vec';
 import { loadSqlite, openDb, SCHEMA_VERSION, storePath, writeTransaction } from '../../src/store/db.js';
@@ -28,7 +37,9 @@ function olderStore(file: string, version: number): void {
     else step(db);
   }
   db.pragma(`user_version = ${version}`);
-  db.prepare("INSERT INTO vaults (id, name, origin, loaded_at) VALUES ('old', 'Old vault', 'import', '2026-01-01T00:00:00Z')").run();
+  db.prepare(
+    "INSERT INTO vaults (id, name, origin, loaded_at) VALUES ('old', 'Old vault', 'import', '2026-01-01T00:00:00Z')",
+  ).run();
   db.close();
 }
 
@@ -51,7 +62,9 @@ describe('restore', () => {
   it('replaces a store in WAL mode whole: its unflushed log is not replayed over the restored file', async () => {
     const source = join(tmp.dir, 'source');
     const db = openDb(source);
-    db.prepare("INSERT INTO vaults (id, name, origin, loaded_at) VALUES ('a', 'From the backup', 'import', '2026-01-01T00:00:00Z')").run();
+    db.prepare(
+      "INSERT INTO vaults (id, name, origin, loaded_at) VALUES ('a', 'From the backup', 'import', '2026-01-01T00:00:00Z')",
+    ).run();
     db.close();
     const file = join(tmp.dir, 'a.backup');
     await backupStore(source, file);
@@ -63,7 +76,11 @@ describe('restore', () => {
     const wal = `${storePath(target)}-wal`;
     const live = openDb(target);
     live.pragma('wal_autocheckpoint = 0');
-    live.prepare("INSERT INTO vaults (id, name, origin, loaded_at) VALUES ('b', 'Only in the old store', 'import', '2026-01-01T00:00:00Z')").run();
+    live
+      .prepare(
+        "INSERT INTO vaults (id, name, origin, loaded_at) VALUES ('b', 'Only in the old store', 'import', '2026-01-01T00:00:00Z')",
+      )
+      .run();
     copyFileSync(wal, `${wal}.kept`);
     live.close();
     renameSync(`${wal}.kept`, wal);
@@ -84,10 +101,15 @@ describe('restore (issue 45)', () => {
   it('accepts a store with the indexes search makes at run time: a word index per vault and the vector table', async () => {
     const source = join(tmp.dir, 'indexed');
     const db = openDb(source);
-    db.prepare("INSERT INTO vaults (id, name, origin, loaded_at) VALUES ('a', 'A', 'import', '2026-01-01T00:00:00Z')").run();
+    db.prepare(
+      "INSERT INTO vaults (id, name, origin, loaded_at) VALUES ('a', 'A', 'import', '2026-01-01T00:00:00Z')",
+    ).run();
     ensureWordIndex(db, 'a');
     ensureVectorTable(db, { id: 'test-embedder', dims: 384 });
-    const made = db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'transcript_words_%' OR name LIKE 'chunk_vectors%'").pluck().all();
+    const made = db
+      .prepare("SELECT name FROM sqlite_master WHERE name LIKE 'transcript_words_%' OR name LIKE 'chunk_vectors%'")
+      .pluck()
+      .all();
     db.close();
     expect(made.length).toBeGreaterThan(4);
     const file = join(tmp.dir, 'indexed.backup');
@@ -117,8 +139,11 @@ describe('restore (issue 45)', () => {
     const other = join(tmp.dir, 'other');
     openDb(other).close();
     renameSync(storePath(other), storePath(dir));
-    const write = () => writeTransaction(db, () => db.prepare("INSERT INTO settings (key, value) VALUES ('lost', 'write')").run());
-    expect(write).toThrow(/the store file .* was replaced \(by `vault-tools restore`\?\) after this process opened it; nothing was written/);
+    const write = () =>
+      writeTransaction(db, () => db.prepare("INSERT INTO settings (key, value) VALUES ('lost', 'write')").run());
+    expect(write).toThrow(
+      /the store file .* was replaced \(by `vault-tools restore`\?\) after this process opened it; nothing was written/,
+    );
     db.close();
   });
 });

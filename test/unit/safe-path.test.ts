@@ -17,13 +17,37 @@ function expectSafe(segment: string): void {
 
 describe('safeSegment', () => {
   it('keeps plain lower-case names as they are', () => {
-    for (const name of ['northwind-logistics', 'art_3f2a9c0d11aa4b2e', 'pick-rate-by-source.png', 'report.v2.pdf', '.hidden']) {
+    for (const name of [
+      'northwind-logistics',
+      'art_3f2a9c0d11aa4b2e',
+      'pick-rate-by-source.png',
+      'report.v2.pdf',
+      '.hidden',
+    ]) {
       expect(safeSegment(name)).toBe(name);
     }
   });
 
   it('never gives ".", ".." or a name with a separator, and keeps them inside their folder', () => {
-    const hostile = ['.', '..', '...', '../../x', '..\\..\\x', '/etc/passwd', 'a/b', 'a\\b', 'C:\\x', 'x\u0000.txt', 'tab\there', 'bell\u0007', 'esc\u001b[31m', 'del\u007f', 'end.', 'end ', ' '];
+    const hostile = [
+      '.',
+      '..',
+      '...',
+      '../../x',
+      '..\\..\\x',
+      '/etc/passwd',
+      'a/b',
+      'a\\b',
+      'C:\\x',
+      'x\u0000.txt',
+      'tab\there',
+      'bell\u0007',
+      'esc\u001b[31m',
+      'del\u007f',
+      'end.',
+      'end ',
+      ' ',
+    ];
     const base = join(tmpdir(), 'vt-safe-base');
     for (const name of hostile) {
       const segment = safeSegment(name);
@@ -37,7 +61,8 @@ describe('safeSegment', () => {
   });
 
   it('re-encodes Windows device names, with or without an extension, in any case', () => {
-    for (const name of ['con', 'CON', 'nul', 'Nul.txt', 'com1', 'lpt9.log', 'aux.tar.gz', 'prn']) expectSafe(safeSegment(name));
+    for (const name of ['con', 'CON', 'nul', 'Nul.txt', 'com1', 'lpt9.log', 'aux.tar.gz', 'prn'])
+      expectSafe(safeSegment(name));
     expect(safeSegment('con.txt')).toBe('%63on.txt');
     expect(safeSegment('console')).toBe('console');
   });
@@ -56,9 +81,43 @@ describe('safeSegment', () => {
 
   it('maps different names to different segments, also on a case-insensitive file system', () => {
     const names = [
-      '..', '.%2E', '.', '%2E', '%', '%25', 'a.', 'a%2E', 'a', 'A', 'Ab', 'aB', 'ab', 'a b', 'a_b', 'a/b', 'a\\b', 'a:b', 'a%2Fb',
-      'con', '%63on', 'Con', 'x\u0000', 'x', 'x\u0001', 'e\u0301', '\u00e9', '\ud800', '\udc00', '\ufffd', '~', '%7E',
-      `${'a'.repeat(200)}1`, `${'a'.repeat(200)}2`, `${'a'.repeat(200)}1.png`, `${'a'.repeat(200)}2.png`, 'a'.repeat(103),
+      '..',
+      '.%2E',
+      '.',
+      '%2E',
+      '%',
+      '%25',
+      'a.',
+      'a%2E',
+      'a',
+      'A',
+      'Ab',
+      'aB',
+      'ab',
+      'a b',
+      'a_b',
+      'a/b',
+      'a\\b',
+      'a:b',
+      'a%2Fb',
+      'con',
+      '%63on',
+      'Con',
+      'x\u0000',
+      'x',
+      'x\u0001',
+      'e\u0301',
+      '\u00e9',
+      '\ud800',
+      '\udc00',
+      '\ufffd',
+      '~',
+      '%7E',
+      `${'a'.repeat(200)}1`,
+      `${'a'.repeat(200)}2`,
+      `${'a'.repeat(200)}1.png`,
+      `${'a'.repeat(200)}2.png`,
+      'a'.repeat(103),
     ];
     const folded = new Map<string, string>();
     for (const name of names) {
@@ -82,7 +141,16 @@ describe('resolveInside', () => {
   });
 
   it('refuses a path that leaves the folder, is the folder itself, or only shares its prefix', () => {
-    for (const segments of [['..'], ['v', '..', '..'], ['.'], [''], ['v', '../../x'], ['/etc/passwd'], ['..', 'artifacts-other'], [`..${sep}artifacts2`]]) {
+    for (const segments of [
+      ['..'],
+      ['v', '..', '..'],
+      ['.'],
+      [''],
+      ['v', '../../x'],
+      ['/etc/passwd'],
+      ['..', 'artifacts-other'],
+      [`..${sep}artifacts2`],
+    ]) {
       expect(() => resolveInside(base, ...segments), JSON.stringify(segments)).toThrow(UnsafePathError);
     }
   });

@@ -20,11 +20,16 @@ function portabilityProblems(schema: unknown, path = ''): string[] {
   const s = schema as Schema;
   const out: string[] = [];
   if (Array.isArray(s.type)) out.push(`${path}: type is an array`);
-  for (const k of ['const', 'propertyNames', 'patternProperties', '$ref', '$defs', 'oneOf', 'not']) if (k in s) out.push(`${path}: uses ${k}`);
-  if (Array.isArray(s.anyOf)) (s.anyOf as Schema[]).forEach((b, i) => typeof b.type !== 'string' && out.push(`${path}/anyOf/${i}: branch without a type`));
+  for (const k of ['const', 'propertyNames', 'patternProperties', '$ref', '$defs', 'oneOf', 'not'])
+    if (k in s) out.push(`${path}: uses ${k}`);
+  if (Array.isArray(s.anyOf))
+    (s.anyOf as Schema[]).forEach(
+      (b, i) => typeof b.type !== 'string' && out.push(`${path}/anyOf/${i}: branch without a type`),
+    );
   if ('properties' in s && s.type !== 'object') out.push(`${path}: properties without type object`);
   if (s.type === 'array' && !('items' in s)) out.push(`${path}: array without items`);
-  for (const [k, v] of Object.entries(s)) if (k !== 'enum' && k !== 'default' && k !== 'examples') out.push(...portabilityProblems(v, `${path}/${k}`));
+  for (const [k, v] of Object.entries(s))
+    if (k !== 'enum' && k !== 'default' && k !== 'examples') out.push(...portabilityProblems(v, `${path}/${k}`));
   return out;
 }
 
@@ -48,7 +53,10 @@ describe('tool schemas are portable', () => {
     expect(after).not.toContain('pattern');
     expect(after.length).toBeLessThan(300);
     expect(after).toContain('"format":"date-time"');
-    for (const tool of tools) expect(JSON.stringify(describeTool(tool).inputSchema), tool.name).not.toMatch(/"format":"date(-time)?","pattern"/);
+    for (const tool of tools)
+      expect(JSON.stringify(describeTool(tool).inputSchema), tool.name).not.toMatch(
+        /"format":"date(-time)?","pattern"/,
+      );
     const strict = tools.find((t) => t.name === 'search_transcripts')!.input;
     expect(strict.safeParse({ query: 'dock', after: '2026-02-30' }).success).toBe(false);
     expect(strict.safeParse({ query: 'dock', after: '2026-11-01T09:00:00' }).success).toBe(false); // no offset
@@ -57,10 +65,30 @@ describe('tool schemas are portable', () => {
 
   it('rewrites without changing what is accepted', () => {
     const loose = new Ajv2020.default({ strict: false });
-    const before = { type: 'object', properties: { a: { type: ['string', 'null'], minLength: 2, description: 'd' }, b: { anyOf: [{ const: 1 }, { const: 2 }] }, c: { const: 'x' }, m: { type: 'object', propertyNames: { type: 'string' }, additionalProperties: { type: ['number', 'null'] } } } };
+    const before = {
+      type: 'object',
+      properties: {
+        a: { type: ['string', 'null'], minLength: 2, description: 'd' },
+        b: { anyOf: [{ const: 1 }, { const: 2 }] },
+        c: { const: 'x' },
+        m: { type: 'object', propertyNames: { type: 'string' }, additionalProperties: { type: ['number', 'null'] } },
+      },
+    };
     const after = portableSchema(before) as Schema;
     expect(portabilityProblems(after)).toEqual([]);
-    const values = [{ a: 'ab' }, { a: null }, { a: 'x' }, { a: 3 }, { b: 1 }, { b: 2 }, { b: 3 }, { c: 'x' }, { c: 'y' }, { m: { k: 1, j: null } }, { m: { k: 'no' } }];
+    const values = [
+      { a: 'ab' },
+      { a: null },
+      { a: 'x' },
+      { a: 3 },
+      { b: 1 },
+      { b: 2 },
+      { b: 3 },
+      { c: 'x' },
+      { c: 'y' },
+      { m: { k: 1, j: null } },
+      { m: { k: 'no' } },
+    ];
     for (const v of values) expect(loose.validate(after, v), JSON.stringify(v)).toBe(loose.validate(before, v));
   });
 });

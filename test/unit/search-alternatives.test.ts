@@ -62,7 +62,9 @@ async function search(service: Service, args: Record<string, unknown>): Promise<
 
 /** The calls of the snapshot: every paraphrase-set query as asked, and a spread of filters and limits. */
 function cases(): { service: 'hybrid' | 'words'; args: Record<string, unknown> }[] {
-  const set = JSON.parse(readFileSync(join(ROOT, 'bench', 'paraphrase-set.json'), 'utf8')) as { queries: { vault: string; query: string }[] };
+  const set = JSON.parse(readFileSync(join(ROOT, 'bench', 'paraphrase-set.json'), 'utf8')) as {
+    queries: { vault: string; query: string }[];
+  };
   const out: { service: 'hybrid' | 'words'; args: Record<string, unknown> }[] = [];
   for (const q of set.queries) out.push({ service: 'hybrid', args: { vault: q.vault, query: q.query } });
   for (const q of set.queries.slice(0, 30)) out.push({ service: 'words', args: { vault: q.vault, query: q.query } });
@@ -70,8 +72,14 @@ function cases(): { service: 'hybrid' | 'words'; args: Record<string, unknown> }
   for (const q of some) {
     out.push({ service: 'hybrid', args: { vault: q.vault, query: q.query, limit: 20 } });
     out.push({ service: 'hybrid', args: { vault: q.vault, query: q.query, limit: 1 } });
-    out.push({ service: 'hybrid', args: { vault: q.vault, query: q.query, after: '2026-11-05', before: '2026-12-31T00:00:00Z' } });
-    out.push({ service: 'hybrid', args: { vault: q.vault, query: q.query, speaker: q.vault === NW ? 'a' : 'e', limit: 8 } });
+    out.push({
+      service: 'hybrid',
+      args: { vault: q.vault, query: q.query, after: '2026-11-05', before: '2026-12-31T00:00:00Z' },
+    });
+    out.push({
+      service: 'hybrid',
+      args: { vault: q.vault, query: q.query, speaker: q.vault === NW ? 'a' : 'e', limit: 8 },
+    });
   }
   out.push({ service: 'hybrid', args: { vault: NW, query: 'dock doors', meetingId: 'nwl-m01-kickoff' } });
   out.push({ service: 'hybrid', args: { vault: MH, query: 'discharge lounge', meetingId: 'mhg-m07-playback' } });
@@ -92,12 +100,19 @@ describe('search_transcripts without alternatives', () => {
       answers[`${c.service} ${JSON.stringify(c.args)}`] = { sha256: digest(data), results: fingerprint(data) };
     }
     expect(Object.keys(answers).length).toBeGreaterThan(150);
-    await expect(`${JSON.stringify(answers, null, 1)}\n`).toMatchFileSnapshot('../snapshots/search/no-alternatives.json');
+    await expect(`${JSON.stringify(answers, null, 1)}\n`).toMatchFileSnapshot(
+      '../snapshots/search/no-alternatives.json',
+    );
   });
 });
 
 describe('phrasings fused by reciprocal rank', () => {
-  const hit = (chunkId: number, words = true): SearchHit => ({ chunkId, score: 0, wordRank: words ? 1 : null, meaningRank: words ? null : 1 });
+  const hit = (chunkId: number, words = true): SearchHit => ({
+    chunkId,
+    score: 0,
+    wordRank: words ? 1 : null,
+    meaningRank: words ? null : 1,
+  });
 
   it('runs each distinct phrasing once and credits every position that said it', () => {
     expect(distinctPhrasings('Dock waits?', ['dock  WAITS?', ' lorries queue ', 'Lorries queue', 'yard'])).toEqual({
@@ -109,7 +124,16 @@ describe('phrasings fused by reciprocal rank', () => {
   it('sums weight / (k + rank) over the phrasings, the query weighing more, and names who found each', () => {
     const fusion = { k: 10, queryWeight: 1.25, depth: 3 };
     // chunk 7 is 2nd for the query and 1st for both alternatives; chunk 1 is the query's 1st only; chunk 9 is 4th (past depth) for the query.
-    const fused = fuseRankings([[hit(1), hit(7), hit(3), hit(9)], [hit(7, false), hit(3)], [hit(7), hit(5)]], [[0], [1], [2]], fusion, 1);
+    const fused = fuseRankings(
+      [
+        [hit(1), hit(7), hit(3), hit(9)],
+        [hit(7, false), hit(3)],
+        [hit(7), hit(5)],
+      ],
+      [[0], [1], [2]],
+      fusion,
+      1,
+    );
     expect(fused.map((h) => h.chunkId)).toEqual([7, 3, 1, 5]);
     expect(fused[0]!.score).toBeCloseTo(1.25 / 12 + 1 / 11 + 1 / 11, 10);
     expect(fused[0]!.foundBy).toEqual([1, 2]); // top 1 of each alternative, the query's 2nd
@@ -120,7 +144,10 @@ describe('phrasings fused by reciprocal rank', () => {
   });
 
   it('merges the pieces of one long turn found by different phrasings into one excerpt', async () => {
-    const long = Array.from({ length: 40 }, (_, i) => `Sentence ${i} of the long turn about the spiral mixer and the breaker.`).join(' ');
+    const long = Array.from(
+      { length: 40 },
+      (_, i) => `Sentence ${i} of the long turn about the spiral mixer and the breaker.`,
+    ).join(' ');
     const v = tinyVault({ id: 'longturn', name: 'Long Turn' });
     v.meetings.push({
       ...v.meetings[0]!,
@@ -136,10 +163,24 @@ describe('phrasings fused by reciprocal rank', () => {
     const dir = tempDir();
     try {
       loadFixture(db, readVaultDir(writeTinyVault(dir.dir, v)), { origin: 'import' });
-      const pieces = db.prepare("SELECT id FROM transcript_chunks WHERE vault_id = 'longturn' AND meeting_id = 'm2' AND turn_start = 1 AND turn_end = 1 ORDER BY id").pluck().all() as number[];
+      const pieces = db
+        .prepare(
+          "SELECT id FROM transcript_chunks WHERE vault_id = 'longturn' AND meeting_id = 'm2' AND turn_start = 1 AND turn_end = 1 ORDER BY id",
+        )
+        .pluck()
+        .all() as number[];
       expect(pieces.length).toBeGreaterThan(1);
-      const other = db.prepare("SELECT id FROM transcript_chunks WHERE vault_id = 'longturn' AND meeting_id = 'm2' AND turn_start = 0").pluck().get() as number;
-      const fused = fuseRankings([[hit(pieces[1]!), hit(other)], [hit(pieces[0]!, false)]], [[0], [1]], { k: 10, queryWeight: 1, depth: 20 });
+      const other = db
+        .prepare(
+          "SELECT id FROM transcript_chunks WHERE vault_id = 'longturn' AND meeting_id = 'm2' AND turn_start = 0",
+        )
+        .pluck()
+        .get() as number;
+      const fused = fuseRankings([[hit(pieces[1]!), hit(other)], [hit(pieces[0]!, false)]], [[0], [1]], {
+        k: 10,
+        queryWeight: 1,
+        depth: 20,
+      });
       const merged = mergeOverlapping(db, fused, 5);
       expect(merged).toHaveLength(2);
       expect(merged[0]!.chunkIds.sort()).toEqual([...pieces.slice(0, 2)].sort());
@@ -148,7 +189,12 @@ describe('phrasings fused by reciprocal rank', () => {
       expect(merged[1]!.chunkIds).toEqual([other]);
 
       // Through the tool: the pieces every phrasing finds come back as one excerpt of the turn, in its order.
-      const data = await search(hybrid, { vault: 'longturn', query: 'spiral mixer breaker', alternatives: ['the mixer trips the breaker'], meetingId: 'm2' });
+      const data = await search(hybrid, {
+        vault: 'longturn',
+        query: 'spiral mixer breaker',
+        alternatives: ['the mixer trips the breaker'],
+        meetingId: 'm2',
+      });
       const turn = data.results.filter((r: Data) => r.turnStart === 1);
       expect(turn).toHaveLength(1);
       expect(turn[0].turnEnd).toBe(1);

@@ -8,7 +8,17 @@ import { openDb, type Db } from '../../src/store/db.js';
 import { loadFixture } from '../../src/load/load.js';
 import { readVaultDir } from '../../src/vault-format/read.js';
 import { indexPending, countPending } from '../../src/search/vector-indexing.js';
-import { ADAPT, FEEDBACK, FUSION, feedbackVector, fuse, meaningWeight, searchChunks, wordEvidence, wordTerms } from '../../src/search/transcripts.js';
+import {
+  ADAPT,
+  FEEDBACK,
+  FUSION,
+  feedbackVector,
+  fuse,
+  meaningWeight,
+  searchChunks,
+  wordEvidence,
+  wordTerms,
+} from '../../src/search/transcripts.js';
 import { chunkRows } from '../../src/search/chunk-index.js';
 import { wordTable } from '../../src/search/word-index.js';
 import { FIXTURE_DIRS, tempDir } from '../helpers.js';
@@ -32,16 +42,23 @@ afterEach(() => {
   cleanup();
 });
 
-const meetingsOf = (vault: string) => new Set(db.prepare('SELECT id FROM meetings WHERE vault_id = ?').pluck().all(vault) as string[]);
+const meetingsOf = (vault: string) =>
+  new Set(db.prepare('SELECT id FROM meetings WHERE vault_id = ?').pluck().all(vault) as string[]);
 
 describe('chunks and the word index', () => {
   it('builds chunks at import that cover every turn of every meeting, in order', () => {
-    const rows = db.prepare('SELECT meeting_id, turn_start, turn_end FROM transcript_chunks WHERE vault_id = ? ORDER BY meeting_id, chunk_index').all(NW) as {
+    const rows = db
+      .prepare(
+        'SELECT meeting_id, turn_start, turn_end FROM transcript_chunks WHERE vault_id = ? ORDER BY meeting_id, chunk_index',
+      )
+      .all(NW) as {
       meeting_id: string;
       turn_start: number;
       turn_end: number;
     }[];
-    const turns = db.prepare('SELECT meeting_id, count(*) AS n FROM transcript_turns WHERE vault_id = ? GROUP BY meeting_id').all(NW) as { meeting_id: string; n: number }[];
+    const turns = db
+      .prepare('SELECT meeting_id, count(*) AS n FROM transcript_turns WHERE vault_id = ? GROUP BY meeting_id')
+      .all(NW) as { meeting_id: string; n: number }[];
     for (const { meeting_id, n } of turns) {
       const mine = rows.filter((r) => r.meeting_id === meeting_id);
       expect(mine[0]!.turn_start).toBe(0);
@@ -69,7 +86,10 @@ describe('vault isolation', () => {
     ] as const) {
       for (const mode of ['words', 'meaning', 'hybrid'] as const) {
         const { hits } = await searchChunks(db, vault, query, { limit: 20, mode, embedder });
-        const rows = chunkRows(db, hits.map((h) => h.chunkId));
+        const rows = chunkRows(
+          db,
+          hits.map((h) => h.chunkId),
+        );
         for (const r of rows.values()) expect(meetingsOf(other).has(r.meeting_id), `${mode} in ${vault}`).toBe(false);
         for (const r of rows.values()) expect(meetingsOf(vault).has(r.meeting_id)).toBe(true);
       }
@@ -115,9 +135,21 @@ describe('indexing', () => {
 describe('ranking', () => {
   it('fuses both halves by standardised scores: a standout BM25 head stays on top, a flat tail is ordered by meaning', () => {
     const candidates = {
-      words: [[1, 10], [2, 3], [3, 2.9], [4, 2.8]] as [number, number][],
-      meaning: [[5, 0.6], [3, 0.55], [2, 0.5]] as [number, number][],
-      cosines: [[1, 0.3], [4, 0.2]] as [number, number][],
+      words: [
+        [1, 10],
+        [2, 3],
+        [3, 2.9],
+        [4, 2.8],
+      ] as [number, number][],
+      meaning: [
+        [5, 0.6],
+        [3, 0.55],
+        [2, 0.5],
+      ] as [number, number][],
+      cosines: [
+        [1, 0.3],
+        [4, 0.2],
+      ] as [number, number][],
     };
     const fused = fuse(candidates, { words: 1, meaning: 1, candidates: 50 });
     // Reciprocal ranks would put 2 and 3 (found by both halves) above 1; their BM25 is a third of 1's.
@@ -133,8 +165,12 @@ describe('ranking', () => {
     expect(fuse({ words: [[7, 4]], meaning: [] }).map((h) => h.chunkId)).toEqual([7]);
   });
 
-  it('moves the query vector towards the words half\'s best chunks before scoring by meaning (Rocchio)', () => {
-    const moved = feedbackVector(Float32Array.from([2, 0, 0]), [Float32Array.from([0, 3, 0]), Float32Array.from([0, 0, 1])], 0.5);
+  it("moves the query vector towards the words half's best chunks before scoring by meaning (Rocchio)", () => {
+    const moved = feedbackVector(
+      Float32Array.from([2, 0, 0]),
+      [Float32Array.from([0, 3, 0]), Float32Array.from([0, 0, 1])],
+      0.5,
+    );
     expect([...moved]).toEqual([1, 0.25, 0.25]); // the unit query + 0.5 × the mean of the unit chunk vectors
     expect([...feedbackVector(Float32Array.from([0, 4]), [])]).toEqual([0, 1]);
     expect(FEEDBACK.weight).toBeGreaterThan(0);
@@ -147,7 +183,10 @@ describe('ranking', () => {
     expect(wordTerms('Summarize the discussion', { keepFrame: true })).toBe('"summarize" OR "discussion"');
     // so a framed question ranks as its topic does (the fixture text says "discuss" and "decision" here and there)
     const topic = await searchChunks(db, NW, 'detention charges', { limit: 10, mode: 'words' });
-    const framed = await searchChunks(db, NW, 'What did the group discuss and decide about detention charges?', { limit: 10, mode: 'words' });
+    const framed = await searchChunks(db, NW, 'What did the group discuss and decide about detention charges?', {
+      limit: 10,
+      mode: 'words',
+    });
     expect(framed.hits.map((h) => h.chunkId)).toEqual(topic.hits.map((h) => h.chunkId));
   });
 
@@ -156,7 +195,9 @@ describe('ranking', () => {
     expect(meaningWeight(base, { absentShare: 0, headRatio: 1 })).toBe(base);
     expect(meaningWeight(base, { absentShare: 0, headRatio: ADAPT.head })).toBe(base); // an ordinary head changes nothing
     expect(meaningWeight(base, { absentShare: 0.5, headRatio: 1 })).toBeCloseTo(base * (1 + ADAPT.absent / 2));
-    expect(meaningWeight(base, { absentShare: 1, headRatio: 1 })).toBeGreaterThan(meaningWeight(base, { absentShare: 0.5, headRatio: 1 }));
+    expect(meaningWeight(base, { absentShare: 1, headRatio: 1 })).toBeGreaterThan(
+      meaningWeight(base, { absentShare: 0.5, headRatio: 1 }),
+    );
     const standout = meaningWeight(base, { absentShare: 0, headRatio: ADAPT.head + 2 });
     expect(standout).toBeLessThan(base);
     expect(meaningWeight(base, { absentShare: 0, headRatio: ADAPT.head + 4 })).toBeLessThan(standout);
@@ -165,11 +206,13 @@ describe('ranking', () => {
     expect(meaningWeight(base, { absentShare: 0, headRatio: 1, functionShare: 0.4 })).toBe(base);
   });
 
-  it('reads from the vault which query words it never uses, and how far BM25\'s best stands out', () => {
+  it("reads from the vault which query words it never uses, and how far BM25's best stands out", () => {
     const t = 'detention charges';
     const scored = (q: string) =>
       db
-        .prepare(`SELECT rowid, -bm25(${wordTable(NW)}) FROM ${wordTable(NW)} WHERE ${wordTable(NW)} MATCH ? ORDER BY bm25(${wordTable(NW)}) LIMIT 50`)
+        .prepare(
+          `SELECT rowid, -bm25(${wordTable(NW)}) FROM ${wordTable(NW)} WHERE ${wordTable(NW)} MATCH ? ORDER BY bm25(${wordTable(NW)}) LIMIT 50`,
+        )
         .raw()
         .all(wordTerms(q)) as [number, number][];
     const known = wordEvidence(db, NW, t, scored(t));
@@ -194,7 +237,11 @@ describe('ranking', () => {
     const byWords = await searchChunks(db, NW, query, { limit: 5, mode: 'words', embedder });
     const byMeaning = await searchChunks(db, NW, query, { limit: 5, mode: 'meaning', embedder });
     expect(byWords.hits[0]!.chunkId).not.toBe(byMeaning.hits[0]!.chunkId);
-    const fixed = await searchChunks(db, NW, query, { limit: 5, embedder, weights: { ...FUSION, meaning: 0.5, adaptive: false } });
+    const fixed = await searchChunks(db, NW, query, {
+      limit: 5,
+      embedder,
+      weights: { ...FUSION, meaning: 0.5, adaptive: false },
+    });
     expect(fixed.hits[0]!.chunkId).not.toBe(byMeaning.hits[0]!.chunkId); // the one word of four the vault knows decides
     const adaptive = await searchChunks(db, NW, query, { limit: 5, embedder });
     expect(adaptive.hits[0]!.chunkId).toBe(byMeaning.hits[0]!.chunkId);
@@ -204,9 +251,17 @@ describe('ranking', () => {
     // The "embedder" knows that lorries, wagons and carriers mean the same; BM25 does not.
     const embedder = new HashEmbedder({ lorry: 'carrier', lorries: 'carriers', wagon: 'carrier', wagons: 'carriers' });
     await indexPending(db, embedder);
-    const target = db.prepare("SELECT id FROM transcript_chunks WHERE vault_id = ? AND text LIKE '%carriers%' ORDER BY id LIMIT 1").pluck().get(NW) as number;
+    const target = db
+      .prepare("SELECT id FROM transcript_chunks WHERE vault_id = ? AND text LIKE '%carriers%' ORDER BY id LIMIT 1")
+      .pluck()
+      .get(NW) as number;
     const text = db.prepare('SELECT text FROM transcript_chunks WHERE id = ?').pluck().get(target) as string;
-    const query = normalize(text).split(' ').filter((w) => w.length > 6).slice(0, 6).join(' ').replace(/carriers/g, 'lorries');
+    const query = normalize(text)
+      .split(' ')
+      .filter((w) => w.length > 6)
+      .slice(0, 6)
+      .join(' ')
+      .replace(/carriers/g, 'lorries');
     const words = await searchChunks(db, NW, 'lorries lorry wagons', { limit: 10, mode: 'words', embedder });
     expect(words.hits.length).toBe(0); // nobody says lorry
     const hybrid = await searchChunks(db, NW, query, { limit: 5, mode: 'hybrid', embedder });
@@ -228,14 +283,37 @@ describe('ranking', () => {
   it('applies meeting, speaker and date filters in both halves', async () => {
     const embedder = new HashEmbedder();
     await indexPending(db, embedder);
-    const meeting = db.prepare('SELECT id FROM meetings WHERE vault_id = ? ORDER BY started_at LIMIT 1').pluck().get(NW) as string;
-    const { hits } = await searchChunks(db, NW, 'dock yard carriers inventory', { limit: 20, embedder, filters: { meetingId: meeting } });
+    const meeting = db
+      .prepare('SELECT id FROM meetings WHERE vault_id = ? ORDER BY started_at LIMIT 1')
+      .pluck()
+      .get(NW) as string;
+    const { hits } = await searchChunks(db, NW, 'dock yard carriers inventory', {
+      limit: 20,
+      embedder,
+      filters: { meetingId: meeting },
+    });
     expect(hits.length).toBeGreaterThan(0);
-    for (const r of chunkRows(db, hits.map((h) => h.chunkId)).values()) expect(r.meeting_id).toBe(meeting);
-    const bySpeaker = await searchChunks(db, NW, 'dock yard carriers inventory', { limit: 20, embedder, filters: { speaker: 'ana ruiz' } });
+    for (const r of chunkRows(
+      db,
+      hits.map((h) => h.chunkId),
+    ).values())
+      expect(r.meeting_id).toBe(meeting);
+    const bySpeaker = await searchChunks(db, NW, 'dock yard carriers inventory', {
+      limit: 20,
+      embedder,
+      filters: { speaker: 'ana ruiz' },
+    });
     expect(bySpeaker.hits.length).toBeGreaterThan(0);
-    for (const r of chunkRows(db, bySpeaker.hits.map((h) => h.chunkId)).values()) expect(r.speakers).toContain('Ana Ruiz');
-    const future = await searchChunks(db, NW, 'dock', { limit: 5, embedder, filters: { after: '2999-01-01T00:00:00Z' } });
+    for (const r of chunkRows(
+      db,
+      bySpeaker.hits.map((h) => h.chunkId),
+    ).values())
+      expect(r.speakers).toContain('Ana Ruiz');
+    const future = await searchChunks(db, NW, 'dock', {
+      limit: 5,
+      embedder,
+      filters: { after: '2999-01-01T00:00:00Z' },
+    });
     expect(future.hits).toEqual([]);
   });
 });

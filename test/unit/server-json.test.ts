@@ -21,7 +21,12 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const ajv = new Ajv.default({ strict: false, allErrors: true });
 addFormats.default(ajv);
 const validate = ajv.compile(JSON.parse(schemaBytes.toString('utf8')));
-const errorsOf = (doc: unknown) => (validate(doc) ? [] : (validate.errors ?? []).map((e: { instancePath: string; message?: string }) => `${e.instancePath || '/'} ${e.message}`));
+const errorsOf = (doc: unknown) =>
+  validate(doc)
+    ? []
+    : (validate.errors ?? []).map(
+        (e: { instancePath: string; message?: string }) => `${e.instancePath || '/'} ${e.message}`,
+      );
 
 it('vendors the registry schema byte for byte (its published SHA-256, its own $id)', () => {
   expect(createHash('sha256').update(schemaBytes).digest('hex')).toBe(SCHEMA_SHA256);
@@ -42,15 +47,22 @@ describe('fails validation when a required field is removed', () => {
     delete at[path.at(-1)!];
     return copy;
   };
-  it.each([[['name']], [['description']], [['version']], [['packages', '0', 'identifier']], [['packages', '0', 'transport']], [['packages', '0', 'registryType']], [['packages', '0', 'environmentVariables', '0', 'name']]])(
-    'without %j',
-    (path) => {
-      const errors = errorsOf(without(path));
-      expect(errors.join('; ')).toContain(`must have required property '${path.at(-1)}'`);
-    },
-  );
+  it.each([
+    [['name']],
+    [['description']],
+    [['version']],
+    [['packages', '0', 'identifier']],
+    [['packages', '0', 'transport']],
+    [['packages', '0', 'registryType']],
+    [['packages', '0', 'environmentVariables', '0', 'name']],
+  ])('without %j', (path) => {
+    const errors = errorsOf(without(path));
+    expect(errors.join('; ')).toContain(`must have required property '${path.at(-1)}'`);
+  });
   it('and when a field breaks its rule (a description over 100 characters, a name without its namespace)', () => {
-    expect(errorsOf({ ...serverJson, description: 'x'.repeat(101) })).toContain('/description must NOT have more than 100 characters');
+    expect(errorsOf({ ...serverJson, description: 'x'.repeat(101) })).toContain(
+      '/description must NOT have more than 100 characters',
+    );
     expect(errorsOf({ ...serverJson, name: 'vault-tools' }).join('; ')).toMatch(/^\/name must match pattern/);
   });
 });
@@ -59,13 +71,26 @@ it('describes this package: mcpName, version, the npm package over stdio and `se
   expect(serverJson.name).toBe(pkg.mcpName);
   expect(serverJson.version).toBe(pkg.version);
   expect(serverJson.packages).toHaveLength(1);
-  expect(serverJson.packages[0]).toMatchObject({ registryType: 'npm', identifier: pkg.name, version: pkg.version, transport: { type: 'stdio' } });
-  expect(serverJson.packages[0].packageArguments).toEqual([expect.objectContaining({ type: 'positional', value: 'serve' })]);
+  expect(serverJson.packages[0]).toMatchObject({
+    registryType: 'npm',
+    identifier: pkg.name,
+    version: pkg.version,
+    transport: { type: 'stdio' },
+  });
+  expect(serverJson.packages[0].packageArguments).toEqual([
+    expect.objectContaining({ type: 'positional', value: 'serve' }),
+  ]);
 });
 
 it('names only environment variables vault-tools reads, and marks the keys secret', () => {
   const sources = (dir: string): string[] =>
-    readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? sources(join(dir, f)) : f.endsWith('.ts') ? [readFileSync(join(dir, f), 'utf8')] : []));
+    readdirSync(dir).flatMap((f) =>
+      statSync(join(dir, f)).isDirectory()
+        ? sources(join(dir, f))
+        : f.endsWith('.ts')
+          ? [readFileSync(join(dir, f), 'utf8')]
+          : [],
+    );
   const code = sources(join(ROOT, 'src')).join('\n');
   for (const v of serverJson.packages[0].environmentVariables as { name: string; isSecret?: boolean }[]) {
     expect(code, v.name).toContain(v.name);

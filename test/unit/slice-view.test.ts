@@ -26,15 +26,26 @@ describe('copy-free Slice and SplitV', () => {
   let tf: Tf;
   const cases: { name: string; run(): Tensor[] }[] = [];
   const before = new Map<string, { shape: number[]; values: number[] }[]>();
-  const read = async (ts: Tensor[]) => Promise.all(ts.map(async (t) => ({ shape: t.shape, values: Array.from(await t.data()) })));
+  const read = async (ts: Tensor[]) =>
+    Promise.all(ts.map(async (t) => ({ shape: t.shape, values: Array.from(await t.data()) })));
 
   beforeAll(async () => {
     tf = require('@energetic-ai/core') as Tf;
     await tf.ready();
     expect(tf.getBackend()).toBe('wasm');
-    const x = tf.tensor(Float32Array.from({ length: 2 * 5 * 7 * 3 }, (_, i) => i * 0.5 - 7), [2, 5, 7, 3]);
-    const m = tf.tensor(Float32Array.from({ length: 6 * 10 }, (_, i) => Math.sin(i)), [6, 10]);
-    const ints = tf.tensor(Int32Array.from({ length: 24 }, (_, i) => i), [4, 6], 'int32');
+    const x = tf.tensor(
+      Float32Array.from({ length: 2 * 5 * 7 * 3 }, (_, i) => i * 0.5 - 7),
+      [2, 5, 7, 3],
+    );
+    const m = tf.tensor(
+      Float32Array.from({ length: 6 * 10 }, (_, i) => Math.sin(i)),
+      [6, 10],
+    );
+    const ints = tf.tensor(
+      Int32Array.from({ length: 24 }, (_, i) => i),
+      [4, 6],
+      'int32',
+    );
     cases.push(
       { name: 'contiguous rows', run: () => [tf.slice(m, [2, 0], [3, 10])] },
       { name: 'strided columns', run: () => [tf.slice(m, [1, 3], [4, 5])] },

@@ -22,9 +22,20 @@ const HABIT_BEFORE = /\b(?:a|every|black|the|any)\s+$/i;
 const RANGE_AFTER = new RegExp(`^\\s+to\\s+${WEEKDAY}`, 'i');
 
 /** A record of the vault, by kind and id. */
-type Record_ = `cal:${string}` | `meeting:${string}` | `task:${number}` | `milestone:${string}` | `sent:${string}` | `mail:${string}`;
+type Record_ =
+  | `cal:${string}`
+  | `meeting:${string}`
+  | `task:${number}`
+  | `milestone:${string}`
+  | `sent:${string}`
+  | `mail:${string}`;
 /** What a day word means: the day of a record, said as past or coming (a weekday), or the weekday of a record; or why no record. */
-type Meaning = { record: Record_; tense?: 'past' | 'coming' } | { weekdayOf: Record_ } | 'habit' | 'hypothetical' | 'not recorded';
+type Meaning =
+  | { record: Record_; tense?: 'past' | 'coming' }
+  | { weekdayOf: Record_ }
+  | 'habit'
+  | 'hypothetical'
+  | 'not recorded';
 
 /** `meeting#turn:word` (the word as spoken, case kept) → what it means. */
 const SAID: Record<string, Meaning> = {
@@ -53,10 +64,22 @@ const SAID: Record<string, Meaning> = {
   'mhg-m04-discharge-workshop#62:Monday': 'habit', // "the Monday effect"
   'mhg-m04-discharge-workshop#92:Monday': 'habit', // "your Monday report"
   'mhg-m05-ehr-systems#52:tomorrow': 'hypothetical', // tomorrow's lists, in general
-  'mhg-m05-ehr-systems#54:Friday': { record: 'mail:<portatrack-extract.883b0e99.mk@meridianhealth.org.uk>', tense: 'past' },
-  'mhg-m06-finance-workforce#1:Friday': { record: 'mail:<agency-split.aae0c5b6.rf@meridianhealth.org.uk>', tense: 'coming' },
-  'mhg-m06-finance-workforce#12:Friday': { record: 'mail:<agency-split.aae0c5b6.rf@meridianhealth.org.uk>', tense: 'coming' },
-  'mhg-m06-finance-workforce#83:Friday': { record: 'mail:<agency-split.aae0c5b6.rf@meridianhealth.org.uk>', tense: 'coming' },
+  'mhg-m05-ehr-systems#54:Friday': {
+    record: 'mail:<portatrack-extract.883b0e99.mk@meridianhealth.org.uk>',
+    tense: 'past',
+  },
+  'mhg-m06-finance-workforce#1:Friday': {
+    record: 'mail:<agency-split.aae0c5b6.rf@meridianhealth.org.uk>',
+    tense: 'coming',
+  },
+  'mhg-m06-finance-workforce#12:Friday': {
+    record: 'mail:<agency-split.aae0c5b6.rf@meridianhealth.org.uk>',
+    tense: 'coming',
+  },
+  'mhg-m06-finance-workforce#83:Friday': {
+    record: 'mail:<agency-split.aae0c5b6.rf@meridianhealth.org.uk>',
+    tense: 'coming',
+  },
   'mhg-m06-finance-workforce#93:tomorrow': { record: 'meeting:mhg-m07-playback' }, // "a week tomorrow"
   'mhg-m06-finance-workforce#94:Tuesday': 'not recorded', // "Send me the slide on Tuesday"
   'mhg-m07-playback#24:Friday': { record: 'mail:<agency-split.aae0c5b6.rf@meridianhealth.org.uk>', tense: 'past' },
@@ -114,8 +137,16 @@ function spokenDays(f: VaultFixture): Spoken[] {
   return f.meetings.flatMap((m) =>
     m.transcript.flatMap((t, turn) =>
       [...t.text.matchAll(DAY_WORD)]
-        .filter((w) => !HABIT_BEFORE.test(t.text.slice(0, w.index)) && !RANGE_AFTER.test(t.text.slice(w.index + w[0].length)))
-        .map((w) => ({ key: `${m.id}#${turn}:${w[0]}`, text: t.text, word: w[0], at: w.index, said: Date.parse(`${m.startedAt.slice(0, 10)}T00:00:00Z`) })),
+        .filter(
+          (w) => !HABIT_BEFORE.test(t.text.slice(0, w.index)) && !RANGE_AFTER.test(t.text.slice(w.index + w[0].length)),
+        )
+        .map((w) => ({
+          key: `${m.id}#${turn}:${w[0]}`,
+          text: t.text,
+          word: w[0],
+          at: w.index,
+          said: Date.parse(`${m.startedAt.slice(0, 10)}T00:00:00Z`),
+        })),
     ),
   );
 }
@@ -137,19 +168,27 @@ function resolve(s: Spoken, tense: 'past' | 'coming' | undefined): number {
   if (word === 'tonight') return s.said;
   const weekday = WEEKDAYS.indexOf(word);
   const today = new Date(s.said).getUTCDay();
-  const base = tense === 'past' ? s.said - (((today - weekday + 7) % 7) || 7) * DAY : s.said + (((weekday - today + 7) % 7) || 7) * DAY;
+  const base =
+    tense === 'past'
+      ? s.said - ((today - weekday + 7) % 7 || 7) * DAY
+      : s.said + ((weekday - today + 7) % 7 || 7) * DAY;
   return base + (/^ week\b/.test(after) ? 7 : 0) * DAY + 7 * weeks * DAY;
 }
 
 function recordDay(f: VaultFixture, r: Record_): string {
   const [kind, id] = [r.slice(0, r.indexOf(':')), r.slice(r.indexOf(':') + 1)];
   const found =
-    kind === 'cal' ? f.calendar.find((c) => c.id === id)?.startAt
-    : kind === 'meeting' ? f.meetings.find((m) => m.id === id)?.startedAt
-    : kind === 'task' ? f.tasks.find((t) => t.number === Number(id))?.dueDate
-    : kind === 'milestone' ? f.milestones.find((m) => m.id === id)?.targetDate
-    : kind === 'sent' ? f['sent-emails'].find((e) => e.id === id)?.sentAt
-    : f.mailbox.flatMap((t) => t.messages).find((m) => m.id === id)?.sentAt;
+    kind === 'cal'
+      ? f.calendar.find((c) => c.id === id)?.startAt
+      : kind === 'meeting'
+        ? f.meetings.find((m) => m.id === id)?.startedAt
+        : kind === 'task'
+          ? f.tasks.find((t) => t.number === Number(id))?.dueDate
+          : kind === 'milestone'
+            ? f.milestones.find((m) => m.id === id)?.targetDate
+            : kind === 'sent'
+              ? f['sent-emails'].find((e) => e.id === id)?.sentAt
+              : f.mailbox.flatMap((t) => t.messages).find((m) => m.id === id)?.sentAt;
   if (!found) throw new Error(`no record ${r}`);
   return found.slice(0, 10);
 }
@@ -168,14 +207,17 @@ describe.each(vaults.map((f) => [f.vault.id, moved(f)] as const))('the days %s s
 
   it('are each accounted for: a record they name, or why they name none', () => {
     expect(spoken.length).toBeGreaterThan(20);
-    const unlisted = spoken.filter((s) => !(s.key in SAID)).map((s) => `${s.key}: "${s.text.slice(Math.max(0, s.at - 40), s.at + 40)}"`);
+    const unlisted = spoken
+      .filter((s) => !(s.key in SAID))
+      .map((s) => `${s.key}: "${s.text.slice(Math.max(0, s.at - 40), s.at + 40)}"`);
     expect(unlisted).toEqual([]);
   });
 
   it('name the day of the record they name, after the move', () => {
     const checked = spoken.flatMap((s) => {
       const meaning = SAID[s.key];
-      if (!meaning || typeof meaning === 'string' || ('record' in meaning && meaning.record.startsWith('milestone:('))) return [];
+      if (!meaning || typeof meaning === 'string' || ('record' in meaning && meaning.record.startsWith('milestone:(')))
+        return [];
       if ('weekdayOf' in meaning) {
         const weekday = WEEKDAYS[new Date(`${recordDay(f, meaning.weekdayOf)}T00:00:00Z`).getUTCDay()];
         return [{ key: s.key, said: s.word.toLowerCase(), record: weekday }];

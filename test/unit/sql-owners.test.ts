@@ -20,10 +20,10 @@ beforeAll(() => {
   write(
     'src/catalog/actions/tool.ts',
     [
-      "// SELECT id FROM tasks in a comment is not a statement",
+      '// SELECT id FROM tasks in a comment is not a statement',
       "const a = db.prepare('SELECT id FROM tasks WHERE vault_id = ?');",
       'const b = sql(db, `INSERT INTO tasks (id) VALUES (${1})`);',
-      "const c = /^SELECT (.*)$/.exec(line);",
+      'const c = /^SELECT (.*)$/.exec(line);',
       "const d = 'Select the rows you want, from the list';",
       "db.pragma('user_version = 5');",
       'const e = `UPDATE tasks SET title = ? WHERE id = ?`;',

@@ -16,7 +16,11 @@ beforeEach(() => {
   dir = tempDir();
   mine = openDb(dir.dir);
   other = openDb(dir.dir); // a second connection stands for another process
-  mine.prepare("INSERT INTO vaults (id, name, board_prefix, origin, loaded_at) VALUES ('v1', 'Vault one', 'ONE', 'import', '2026-01-01T00:00:00Z')").run();
+  mine
+    .prepare(
+      "INSERT INTO vaults (id, name, board_prefix, origin, loaded_at) VALUES ('v1', 'Vault one', 'ONE', 'import', '2026-01-01T00:00:00Z')",
+    )
+    .run();
 });
 afterEach(() => {
   if (other.inTransaction) other.exec('ROLLBACK');

@@ -34,10 +34,15 @@ afterEach(() => {
 });
 
 function addVault(db: Db, id: string) {
-  db.prepare("INSERT INTO vaults (id, name, origin, loaded_at) VALUES (?, ?, 'import', '2026-01-01T00:00:00Z')").run(id, `Vault ${id}`);
+  db.prepare("INSERT INTO vaults (id, name, origin, loaded_at) VALUES (?, ?, 'import', '2026-01-01T00:00:00Z')").run(
+    id,
+    `Vault ${id}`,
+  );
 }
 function addEntity(db: Db, vault: string, id: string) {
-  db.prepare("INSERT INTO entities (vault_id, id, type, name, source, first_seen_at) VALUES (?, ?, 'system', ?, 'meeting', '2026-01-01T00:00:00Z')").run(vault, id, id);
+  db.prepare(
+    "INSERT INTO entities (vault_id, id, type, name, source, first_seen_at) VALUES (?, ?, 'system', ?, 'meeting', '2026-01-01T00:00:00Z')",
+  ).run(vault, id, id);
 }
 
 describe('store version', () => {
@@ -102,8 +107,12 @@ describe('cached reads in use', () => {
 });
 
 function addNamedEntity(db: Db, id: string, name: string, aliases: string[] = []) {
-  db.prepare("INSERT INTO entities (vault_id, id, type, name, source, first_seen_at) VALUES ('v', ?, 'system', ?, 'meeting', '2026-01-01T00:00:00Z')").run(id, name);
-  const add = db.prepare("INSERT INTO entity_names (vault_id, entity_id, name, norm, is_alias) VALUES ('v', ?, ?, ?, ?)");
+  db.prepare(
+    "INSERT INTO entities (vault_id, id, type, name, source, first_seen_at) VALUES ('v', ?, 'system', ?, 'meeting', '2026-01-01T00:00:00Z')",
+  ).run(id, name);
+  const add = db.prepare(
+    "INSERT INTO entity_names (vault_id, entity_id, name, norm, is_alias) VALUES ('v', ?, ?, ?, ?)",
+  );
   add.run(id, name, normalize(name), 0);
   for (const alias of aliases) add.run(id, alias, normalize(alias), 1);
 }
@@ -112,19 +121,41 @@ function rename(db: Db, id: string, name: string) {
   db.transaction(() => {
     db.prepare("UPDATE entities SET name = ? WHERE vault_id = 'v' AND id = ?").run(name, id);
     db.prepare("DELETE FROM entity_names WHERE vault_id = 'v' AND entity_id = ?").run(id);
-    db.prepare("INSERT INTO entity_names (vault_id, entity_id, name, norm, is_alias) VALUES ('v', ?, ?, ?, 0)").run(id, name, normalize(name));
+    db.prepare("INSERT INTO entity_names (vault_id, entity_id, name, norm, is_alias) VALUES ('v', ?, ?, ?, 0)").run(
+      id,
+      name,
+      normalize(name),
+    );
   })();
 }
 function addMeeting(db: Db, id: string, texts: string[]) {
   db.prepare(
     "INSERT OR IGNORE INTO meetings (vault_id, id, name, started_at, attendees_json, extraction_status, created_at) VALUES ('v', ?, ?, '2026-01-01T00:00:00Z', '[]', 'extracted', '2026-01-01T00:00:00Z')",
   ).run(id, id);
-  writeMeetingChunks(db, 'v', id, texts.map((text, i) => ({ index: i, turnStart: i, turnEnd: i, speakers: ['Ann'], startSeconds: null, text })));
+  writeMeetingChunks(
+    db,
+    'v',
+    id,
+    texts.map((text, i) => ({ index: i, turnStart: i, turnEnd: i, speakers: ['Ann'], startSeconds: null, text })),
+  );
 }
 const fake = { id: 'fake', dims: 8 };
 function embedAll(db: Db) {
-  const rows = db.prepare("SELECT id, content_hash FROM transcript_chunks c WHERE vault_id = 'v' AND NOT EXISTS (SELECT 1 FROM chunk_embeddings WHERE chunk_id = c.id)").all() as { id: number; content_hash: string }[];
-  storeVectors(db, fake.id, rows.map((r) => ({ chunkId: r.id, vaultId: 'v', contentHash: r.content_hash, vector: Float32Array.from({ length: 8 }, (_, i) => (i === r.id % 8 ? 1 : 0)) })));
+  const rows = db
+    .prepare(
+      "SELECT id, content_hash FROM transcript_chunks c WHERE vault_id = 'v' AND NOT EXISTS (SELECT 1 FROM chunk_embeddings WHERE chunk_id = c.id)",
+    )
+    .all() as { id: number; content_hash: string }[];
+  storeVectors(
+    db,
+    fake.id,
+    rows.map((r) => ({
+      chunkId: r.id,
+      vaultId: 'v',
+      contentHash: r.content_hash,
+      vector: Float32Array.from({ length: 8 }, (_, i) => (i === r.id % 8 ? 1 : 0)),
+    })),
+  );
 }
 
 describe('vector coverage', () => {
@@ -190,7 +221,11 @@ describe('the name index', () => {
     expect(index.all().map((n) => n.name)).toEqual(['Dock Door Sensors', 'DDS', 'Yard Scheduling']);
     expect(index.match('dock').map((m) => m.name.entityId)).toEqual(['e2']);
     b.prepare("DELETE FROM entities WHERE vault_id = 'v' AND id = 'e2'").run();
-    expect(nameIndex(a, 'v').all().map((n) => n.name)).toEqual(['Yard Scheduling']);
+    expect(
+      nameIndex(a, 'v')
+        .all()
+        .map((n) => n.name),
+    ).toEqual(['Yard Scheduling']);
   });
 });
 
@@ -199,12 +234,14 @@ describe('name search through the index', () => {
   const WORDS = `dock door sensor scheduling warehouse management system yard forklift invoice payment approval carrier
     freight route planning inventory count cycle pallet label printer shipping receiving returns quality audit supplier
     onboarding contract renewal budget forecast north south east west regional hub team lead manager analyst
-    jose garcia muller oconnor dockflow wms erp crm kpi sla otif lead time`.split(/\s+/).filter(Boolean);
+    jose garcia muller oconnor dockflow wms erp crm kpi sla otif lead time`
+    .split(/\s+/)
+    .filter(Boolean);
   const rnd = (() => {
     let s = 7;
-    return () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);
+    return () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
   })();
-  const pick = <T,>(xs: T[]) => xs[Math.floor(rnd() * xs.length)]!;
+  const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)]!;
   const typo = (w: string) => {
     if (w.length < 4) return w;
     const i = 1 + Math.floor(rnd() * (w.length - 2));
@@ -220,7 +257,12 @@ describe('name search through the index', () => {
     for (let i = 0; i < 1500; i++) {
       const n = 1 + Math.floor(rnd() * 4);
       const name = Array.from({ length: n }, () => pick(WORDS)).join(' ');
-      addNamedEntity(a, `e${i}`, name.replace(/\b\w/g, (c) => c.toUpperCase()), rnd() < 0.2 ? [Array.from({ length: 2 }, () => pick(WORDS)).join('-')] : []);
+      addNamedEntity(
+        a,
+        `e${i}`,
+        name.replace(/\b\w/g, (c) => c.toUpperCase()),
+        rnd() < 0.2 ? [Array.from({ length: 2 }, () => pick(WORDS)).join('-')] : [],
+      );
     }
     const queries: string[] = [];
     for (let i = 0; queries.length < 260; i++) {

@@ -12,11 +12,15 @@ describe('sync limits', () => {
     const walk = new PageWalk('list_findings', 3);
     walk.follow('b');
     walk.follow('c'); // page 3
-    expect(() => walk.follow('d')).toThrow(new LimitError('list_findings: more than 3 pages (VAULT_TOOLS_SYNC_MAX_PAGES), so the walk stopped there'));
+    expect(() => walk.follow('d')).toThrow(
+      new LimitError('list_findings: more than 3 pages (VAULT_TOOLS_SYNC_MAX_PAGES), so the walk stopped there'),
+    );
     const circle = new PageWalk('changes_since', 100);
     circle.follow('x'.repeat(100_000));
     circle.follow('y');
-    expect(() => circle.follow('x'.repeat(100_000))).toThrow('changes_since: page 3 sends back a cursor already followed, so the walk would never end');
+    expect(() => circle.follow('x'.repeat(100_000))).toThrow(
+      'changes_since: page 3 sends back a cursor already followed, so the walk would never end',
+    );
   });
 
   it('limits come from the environment; a value that is not a whole number above 0 is refused by name', () => {
@@ -26,12 +30,16 @@ describe('sync limits', () => {
     expect(syncLimits({ maxPages: 2 }).maxPages).toBe(2);
     for (const bad of ['0', '-1', '1.5', 'lots']) {
       process.env.VAULT_TOOLS_SYNC_MAX_PAGES = bad;
-      expect(() => syncLimits()).toThrow(`VAULT_TOOLS_SYNC_MAX_PAGES ${JSON.stringify(bad)}: expected a whole number above 0`);
+      expect(() => syncLimits()).toThrow(
+        `VAULT_TOOLS_SYNC_MAX_PAGES ${JSON.stringify(bad)}: expected a whole number above 0`,
+      );
     }
   });
 
   it('printable text shows control characters and bidi overrides as escapes, and is cut', () => {
-    expect(printable('ok\u001b[2J\r\nfake\u009b31m\u202eevil\tend')).toBe('ok\\u001b[2J\\u000d\\u000afake\\u009b31m\\u202eevil\\u0009end');
+    expect(printable('ok\u001b[2J\r\nfake\u009b31m\u202eevil\tend')).toBe(
+      'ok\\u001b[2J\\u000d\\u000afake\\u009b31m\\u202eevil\\u0009end',
+    );
     expect(printable('plain – ünïcode ✓')).toBe('plain – ünïcode ✓');
     expect(printable('a'.repeat(1000), 10)).toBe('aaaaaaaaaa… (1,000 characters)');
   });

@@ -7,7 +7,13 @@ import { retryAfterMs } from '../../src/core/retry.js';
 import { parseRemoteUrl } from '../../src/sync/config.js';
 
 describe('parseEach', () => {
-  const shape = { id: z.string(), name: z.string(), aliases: stringList, note: optionalString, weight: orDefault(z.number(), 1) };
+  const shape = {
+    id: z.string(),
+    name: z.string(),
+    aliases: stringList,
+    note: optionalString,
+    weight: orDefault(z.number(), 1),
+  };
 
   it('keeps unknown fields as extras, fills missing optional ones, and skips (with the reason) a record lacking a required field', () => {
     const skipped: string[] = [];
@@ -65,7 +71,10 @@ describe('remote', () => {
   });
 
   it('takes a base URL with or without /v1, and refuses what is not http(s)', () => {
-    expect(parseRemoteUrl('https://vault.example.com/v1/')).toEqual({ origin: 'https://vault.example.com', basePath: '' });
+    expect(parseRemoteUrl('https://vault.example.com/v1/')).toEqual({
+      origin: 'https://vault.example.com',
+      basePath: '',
+    });
     expect(parseRemoteUrl('http://127.0.0.1:8787/api')).toEqual({ origin: 'http://127.0.0.1:8787', basePath: '/api' });
     expect(() => parseRemoteUrl('vault.example.com')).toThrow(/not a URL/);
     expect(() => parseRemoteUrl('ftp://x')).toThrow(/must be http\(s\)/);

@@ -58,17 +58,35 @@ describe('the fields the SDKs send', () => {
   it('search_agent_memory narrows by `person_email`, and still by `personEmail`', async () => {
     const all = await ok('search_agent_memory', { vault: MH, query: 'bed turnaround discharge porter agency' });
     expect(new Set(all.results.map((x: Data) => x.personEmail)).size).toBeGreaterThan(1);
-    const snake = await ok('search_agent_memory', { vault: MH, query: 'bed turnaround discharge porter agency', person_email: helen });
+    const snake = await ok('search_agent_memory', {
+      vault: MH,
+      query: 'bed turnaround discharge porter agency',
+      person_email: helen,
+    });
     expect(snake.results.length).toBeGreaterThan(0);
     expect(snake.results.every((x: Data) => x.personEmail === helen)).toBe(true);
-    const camel = await ok('search_agent_memory', { vault: MH, query: 'bed turnaround discharge porter agency', personEmail: helen });
+    const camel = await ok('search_agent_memory', {
+      vault: MH,
+      query: 'bed turnaround discharge porter agency',
+      personEmail: helen,
+    });
     expect(camel).toEqual(snake);
-    const both = await ok('search_agent_memory', { vault: MH, query: 'bed turnaround', person_email: helen, personEmail: helen.toUpperCase() });
+    const both = await ok('search_agent_memory', {
+      vault: MH,
+      query: 'bed turnaround',
+      person_email: helen,
+      personEmail: helen.toUpperCase(),
+    });
     expect(both.results.every((x: Data) => x.personEmail === helen)).toBe(true);
   });
 
   it('search_agent_memory refuses `person_email` and `personEmail` naming two people', async () => {
-    const message = await refused('search_agent_memory', { vault: MH, query: 'bed', person_email: helen, personEmail: 'ana.ruiz@clearpath.io' });
+    const message = await refused('search_agent_memory', {
+      vault: MH,
+      query: 'bed',
+      person_email: helen,
+      personEmail: 'ana.ruiz@clearpath.io',
+    });
     expect(message).toContain('`person_email`');
     expect(message).toContain('`personEmail`');
     expect(message).toContain('ana.ruiz@clearpath.io');
@@ -82,12 +100,23 @@ describe('the fields the SDKs send', () => {
       const wb = new ExcelJS.Workbook();
       await wb.xlsx.readFile(fileURLToPath(r.url));
       const prov = wb.getWorksheet('Provenance')!;
-      return Array.from({ length: prov.rowCount }, (_, i) => [prov.getCell(i + 1, 1).value, prov.getCell(i + 1, 2).value]);
+      return Array.from({ length: prov.rowCount }, (_, i) => [
+        prov.getCell(i + 1, 1).value,
+        prov.getCell(i + 1, 2).value,
+      ]);
     };
     expect(await provenance('stats tool')).toContainEqual(['Source', 'stats tool']);
-    expect(await provenance(['stats tool', 'list_findings'])).toEqual(expect.arrayContaining([['Source 1', 'stats tool'], ['Source 2', 'list_findings']]));
+    expect(await provenance(['stats tool', 'list_findings'])).toEqual(
+      expect.arrayContaining([
+        ['Source 1', 'stats tool'],
+        ['Source 2', 'list_findings'],
+      ]),
+    );
     // The outbox keeps the one-string form: what a push sends upstream, where the SDKs' type is a string.
-    const pushed = db.prepare("SELECT args_json FROM outbox WHERE tool = 'export_workbook' ORDER BY seq").pluck().all() as string[];
+    const pushed = db
+      .prepare("SELECT args_json FROM outbox WHERE tool = 'export_workbook' ORDER BY seq")
+      .pluck()
+      .all() as string[];
     expect(pushed.map((a) => JSON.parse(a).sources)).toEqual(['stats tool', 'stats tool\nlist_findings']);
   });
 });
@@ -96,7 +125,12 @@ describe('update_task with both `identifier` and `taskId`', () => {
   it('refuses two fields naming different tasks, naming both, and changes nothing', async () => {
     const { tasks } = await ok('list_tasks', { vault: NW });
     const [a, b] = tasks as Data[];
-    const message = await refused('update_task', { vault: NW, identifier: a!.identifier, taskId: b!.id, title: 'Renamed' });
+    const message = await refused('update_task', {
+      vault: NW,
+      identifier: a!.identifier,
+      taskId: b!.id,
+      title: 'Renamed',
+    });
     expect(message).toContain('`identifier`');
     expect(message).toContain('`taskId`');
     expect(message).toContain(a!.identifier);
@@ -109,18 +143,26 @@ describe('update_task with both `identifier` and `taskId`', () => {
   it('accepts both when they name the same task', async () => {
     const { tasks } = await ok('list_tasks', { vault: NW });
     const t = tasks[0] as Data;
-    expect(await ok('update_task', { vault: NW, identifier: t.number, taskId: t.id, labels: ['checked'] })).toMatchObject({ id: t.id, labels: ['checked'] });
+    expect(
+      await ok('update_task', { vault: NW, identifier: t.number, taskId: t.id, labels: ['checked'] }),
+    ).toMatchObject({ id: t.id, labels: ['checked'] });
   });
 });
 
 describe('lastMentionedAt of an entity never mentioned', () => {
-  const unmentioned = () => db.prepare('SELECT id FROM entities WHERE vault_id = ? AND mention_count = 0').pluck().all(NW) as string[];
+  const unmentioned = () =>
+    db.prepare('SELECT id FROM entities WHERE vault_id = ? AND mention_count = 0').pluck().all(NW) as string[];
 
   it('is null, and `sort: recent` lists such entities after every mentioned one', async () => {
     expect(unmentioned().length).toBeGreaterThan(0);
     const { findings } = await ok('list_findings', { vault: NW, sort: 'recent', limit: 200 });
     const firstNull = findings.findIndex((f: Data) => f.lastMentionedAt === null);
-    expect(findings.slice(firstNull).map((f: Data) => f.id).sort()).toEqual(unmentioned().sort());
+    expect(
+      findings
+        .slice(firstNull)
+        .map((f: Data) => f.id)
+        .sort(),
+    ).toEqual(unmentioned().sort());
     expect(findings.slice(firstNull).every((f: Data) => f.mentionCount === 0)).toBe(true);
     const dates = findings.slice(0, firstNull).map((f: Data) => f.lastMentionedAt);
     expect(dates).toEqual([...dates].sort().reverse());
@@ -128,7 +170,13 @@ describe('lastMentionedAt of an entity never mentioned', () => {
     const paged: string[] = [];
     let cursor: string | undefined;
     do {
-      const page: Data = await ok('list_findings', { vault: NW, sort: 'recent', limit: 7, compact: true, ...(cursor ? { cursor } : {}) });
+      const page: Data = await ok('list_findings', {
+        vault: NW,
+        sort: 'recent',
+        limit: 7,
+        compact: true,
+        ...(cursor ? { cursor } : {}),
+      });
       paged.push(...page.findings.map((f: Data) => f.id));
       cursor = page.nextCursor ?? undefined;
     } while (cursor);
@@ -154,7 +202,9 @@ describe('lastMentionedAt of an entity never mentioned', () => {
       raw.pragma('user_version = 5');
       raw.close();
       const mended = openDb(t.dir);
-      const rows = mended.prepare('SELECT mention_count, last_mentioned_at FROM entities WHERE vault_id = ?').all(NW) as { mention_count: number; last_mentioned_at: string | null }[];
+      const rows = mended
+        .prepare('SELECT mention_count, last_mentioned_at FROM entities WHERE vault_id = ?')
+        .all(NW) as { mention_count: number; last_mentioned_at: string | null }[];
       mended.close();
       expect(rows.filter((r) => r.last_mentioned_at === null).length).toBe(unmentioned().length);
       expect(rows.every((r) => (r.mention_count === 0) === (r.last_mentioned_at === null))).toBe(true);
@@ -169,7 +219,12 @@ describe('schedule_meeting attendees', () => {
     const [ana, tom] = nw.people;
     const startIso = new Date(Date.now() + 5 * 86_400_000).toISOString();
     const shout = ana!.email.toUpperCase();
-    const r = await ok('schedule_meeting', { vault: NW, title: 'Dedupe', startIso, attendees: [shout, ana!.email, tom!.email, tom!.email] });
+    const r = await ok('schedule_meeting', {
+      vault: NW,
+      title: 'Dedupe',
+      startIso,
+      attendees: [shout, ana!.email, tom!.email, tom!.email],
+    });
     expect(r.attendees).toEqual([ana!.email, tom!.email]);
     const { events } = await ok('list_calendar', { vault: NW });
     expect(events.find((e: Data) => e.id === r.id).attendees).toEqual([ana!.email, tom!.email]);
@@ -179,12 +234,42 @@ describe('schedule_meeting attendees', () => {
 describe('union-typed fields name what they expect', () => {
   const cases: [string, Record<string, unknown>, string, string][] = [
     ['expand_graph', { entityId: 'x', depth: 3 }, '`depth`', 'expected 1 or 2 (got 3)'],
-    ['search_transcripts', { query: 'dock', after: 3 }, '`after`', 'expected an ISO 8601 datetime (e.g. 2026-11-01T09:00:00Z) or an ISO 8601 date (YYYY-MM-DD) (got 3)'],
-    ['search_transcripts', { query: 'dock', before: 'last week' }, '`before`', 'expected an ISO 8601 datetime (e.g. 2026-11-01T09:00:00Z) or an ISO 8601 date (YYYY-MM-DD) (got "last week")'],
-    ['update_task', { identifier: true, title: 'x' }, '`identifier`', 'expected a non-empty string or a positive integer (got true)'],
-    ['send_email', { to: 3, subject: 's', body: 'b' }, '`to`', 'expected an e-mail address or an array of e-mail addresses (got 3)'],
-    ['send_email', { subject: 's', body: 'b' }, '`to`', 'required, an e-mail address or an array of e-mail addresses expected'],
-    ['export_workbook', { title: 't', sheets: [{ name: 'S', columns: [{ header: 'A', key: 'a' }], rows: [] }], sources: 3 }, '`sources`', 'expected a non-empty string or an array of non-empty strings (got 3)'],
+    [
+      'search_transcripts',
+      { query: 'dock', after: 3 },
+      '`after`',
+      'expected an ISO 8601 datetime (e.g. 2026-11-01T09:00:00Z) or an ISO 8601 date (YYYY-MM-DD) (got 3)',
+    ],
+    [
+      'search_transcripts',
+      { query: 'dock', before: 'last week' },
+      '`before`',
+      'expected an ISO 8601 datetime (e.g. 2026-11-01T09:00:00Z) or an ISO 8601 date (YYYY-MM-DD) (got "last week")',
+    ],
+    [
+      'update_task',
+      { identifier: true, title: 'x' },
+      '`identifier`',
+      'expected a non-empty string or a positive integer (got true)',
+    ],
+    [
+      'send_email',
+      { to: 3, subject: 's', body: 'b' },
+      '`to`',
+      'expected an e-mail address or an array of e-mail addresses (got 3)',
+    ],
+    [
+      'send_email',
+      { subject: 's', body: 'b' },
+      '`to`',
+      'required, an e-mail address or an array of e-mail addresses expected',
+    ],
+    [
+      'export_workbook',
+      { title: 't', sheets: [{ name: 'S', columns: [{ header: 'A', key: 'a' }], rows: [] }], sources: 3 },
+      '`sources`',
+      'expected a non-empty string or an array of non-empty strings (got 3)',
+    ],
   ];
   for (const [tool, args, field, expected] of cases) {
     it(`${tool} ${field}`, async () => {
@@ -208,12 +293,18 @@ describe('a wrong value quoted in an error', () => {
     expect(entity.ok).toBe(false);
     if (entity.ok) return;
     expect(entity.code).toBe('not_found');
-    expect(entity.message).toBe(`No entity "e\\"\\n${'x'.repeat(57)}…" of 100,000 characters in vault "Northwind Logistics".`);
+    expect(entity.message).toBe(
+      `No entity "e\\"\\n${'x'.repeat(57)}…" of 100,000 characters in vault "Northwind Logistics".`,
+    );
     const vault = await service.invoke('stats', { vault: 'v'.repeat(50_000) }, owner);
     expect(vault.ok || vault.message.length).toBeLessThan(200);
   });
   it('is quoted whole when short', async () => {
-    const message = await refused('search_transcripts', { vault: NW, query: 'dock', before: 'the week before the kickoff meeting, more or less' });
+    const message = await refused('search_transcripts', {
+      vault: NW,
+      query: 'dock',
+      before: 'the week before the kickoff meeting, more or less',
+    });
     expect(message).toContain('(got "the week before the kickoff meeting, more or less")');
   });
 });
@@ -223,13 +314,16 @@ describe('the speaker filter of search_transcripts', () => {
     // Northwind's transcripts with one speaker renamed to a name with accents, as a vault of its own.
     const accented = structuredClone(nw) as VaultFixture;
     accented.vault = { ...accented.vault, id: 'accents', name: 'Accents' };
-    for (const m of accented.meetings) for (const t of m.transcript) if (t.speaker === 'Tom Becker') t.speaker = 'José Ibáñez';
+    for (const m of accented.meetings)
+      for (const t of m.transcript) if (t.speaker === 'Tom Becker') t.speaker = 'José Ibáñez';
     loadFixture(db, accented, { origin: 'import' });
-    const spoken = (speaker: string) => ok('search_transcripts', { vault: 'accents', query: 'inventory accuracy dock', speaker, limit: 10 });
+    const spoken = (speaker: string) =>
+      ok('search_transcripts', { vault: 'accents', query: 'inventory accuracy dock', speaker, limit: 10 });
     const exact = await spoken('José Ibáñez');
     expect(exact.results.length).toBeGreaterThan(0);
     expect(exact.results.every((r: Data) => r.speakers.includes('José Ibáñez'))).toBe(true);
-    for (const spelling of ['Jose Ibanez', 'jose ibanez', 'IBANEZ', 'Ibáñez']) expect(await spoken(spelling), spelling).toEqual(exact);
+    for (const spelling of ['Jose Ibanez', 'jose ibanez', 'IBANEZ', 'Ibáñez'])
+      expect(await spoken(spelling), spelling).toEqual(exact);
     expect((await spoken('Ibanes')).results).toEqual([]);
   });
 });

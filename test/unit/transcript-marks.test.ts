@@ -13,10 +13,26 @@ describe('the words the transcript view marks', () => {
   });
 
   it('match whole words (with a plural or possessive), never a longer word they start', () => {
-    for (const text of ['some of them', 'something else', 'sorry about that', 'so be it', 'docket number', 'longer shifts', 'waitingroom']) {
+    for (const text of [
+      'some of them',
+      'something else',
+      'sorry about that',
+      'so be it',
+      'docket number',
+      'longer shifts',
+      'waitingroom',
+    ]) {
       expect(hasWord(text, marks), text).toBe(false);
     }
-    for (const text of ['the truck was late', 'two trucks', "the truck's driver", 'at the dock', 'docks 3 and 4', 'a long wait', 'Waiting again']) {
+    for (const text of [
+      'the truck was late',
+      'two trucks',
+      "the truck's driver",
+      'at the dock',
+      'docks 3 and 4',
+      'a long wait',
+      'Waiting again',
+    ]) {
       expect(hasWord(text, marks), text).toBe(true);
     }
   });

@@ -26,7 +26,9 @@ let owner: Principal;
 beforeAll(() => {
   tmp = tempDir('vt-folders-');
   db = openDb(join(tmp.dir, 'data'));
-  loadFixture(db, readVaultDir(writeTinyVault(join(tmp.dir, 'vault'), tinyVault({ id: VAULT }))), { origin: 'fixture' });
+  loadFixture(db, readVaultDir(writeTinyVault(join(tmp.dir, 'vault'), tinyVault({ id: VAULT }))), {
+    origin: 'fixture',
+  });
   owner = authenticate(db, createKey(db, { name: 'owner', role: 'manager', vaults: '*' }).key);
   service = new Service(db, { dataDir: join(tmp.dir, 'data') });
 });

@@ -51,8 +51,12 @@ describe('the files of a vault directory', () => {
     renameSync(join(dir, 'sent-emails.json'), join(dir, 'sent_emials.json'));
     renameSync(join(dir, 'meetings'), join(dir, 'meeting'));
     const p = problems();
-    expect(p).toContain(`${join(dir, 'plan_steps.json')}: not a file of the vault format: did you mean plan-steps.json?`);
-    expect(p).toContain(`${join(dir, 'sent_emials.json')}: not a file of the vault format: did you mean sent-emails.json?`);
+    expect(p).toContain(
+      `${join(dir, 'plan_steps.json')}: not a file of the vault format: did you mean plan-steps.json?`,
+    );
+    expect(p).toContain(
+      `${join(dir, 'sent_emials.json')}: not a file of the vault format: did you mean sent-emails.json?`,
+    );
     expect(p).toContain(`${join(dir, 'meeting')}: not a directory of the vault format: did you mean meetings/?`);
   });
 
@@ -63,8 +67,14 @@ describe('the files of a vault directory', () => {
     writeFileSync(join(dir, 'meetings', 'agenda.md'), '# agenda');
     const p = problems();
     expect(p).toHaveLength(2);
-    expect(p).toContainEqual(expect.stringMatching(/notes\.txt: not a file of the vault format; a vault directory holds vault\.json, people\.json, .*meetings\//));
-    expect(p).toContain(`${join(dir, 'meetings', 'agenda.md')}: not a meeting file; meetings/ holds only one <id>.json per meeting`);
+    expect(p).toContainEqual(
+      expect.stringMatching(
+        /notes\.txt: not a file of the vault format; a vault directory holds vault\.json, people\.json, .*meetings\//,
+      ),
+    );
+    expect(p).toContain(
+      `${join(dir, 'meetings', 'agenda.md')}: not a meeting file; meetings/ holds only one <id>.json per meeting`,
+    );
   });
 
   it('reads .JSON (any case) and a UTF-8 byte-order mark', () => {
@@ -93,14 +103,18 @@ describe('the files of a vault directory', () => {
   it('two files for one family (names differing in case) are an error naming both', () => {
     writeTinyVault(dir);
     writeFileSync(join(dir, 'TASKS.json'), '[]');
-    expect(problems()).toEqual([`${join(dir, 'tasks.json')}: a second tasks file next to TASKS.json (file names are matched ignoring case); keep one`]);
+    expect(problems()).toEqual([
+      `${join(dir, 'tasks.json')}: a second tasks file next to TASKS.json (file names are matched ignoring case); keep one`,
+    ]);
   });
 
   it('a missing vault.json is a clear error, not ENOENT', () => {
     writeTinyVault(dir);
     rmSync(join(dir, 'vault.json'));
     const p = problems();
-    expect(p).toEqual([`${join(dir, 'vault.json')}: missing; every vault directory has one, with the vault's formatVersion, id, name and the rest (docs/fixture-format.md)`]);
+    expect(p).toEqual([
+      `${join(dir, 'vault.json')}: missing; every vault directory has one, with the vault's formatVersion, id, name and the rest (docs/fixture-format.md)`,
+    ]);
   });
 
   it('bad JSON says where (line and column); an empty file says it is empty', () => {
@@ -114,7 +128,8 @@ describe('the files of a vault directory', () => {
 });
 
 describe('what a vault folder may not bring in', () => {
-  const outside = 'is a symbolic link leading outside the vault folder; import reads only what is inside it (copy the file in instead)';
+  const outside =
+    'is a symbolic link leading outside the vault folder; import reads only what is inside it (copy the file in instead)';
 
   it('a file or a meetings/ linked from outside the folder is refused, naming it', () => {
     writeTinyVault(dir);
@@ -150,29 +165,53 @@ describe('what a vault folder may not bring in', () => {
     rmSync(join(dir, 'edges.json'));
     execFileSync('mkfifo', [join(dir, 'edges.json')]);
     const p = problems();
-    expect(p).toContain(`${join(dir, 'meetings', 'x.json')}: is a named pipe (FIFO), not a regular file; a vault directory holds JSON files`);
-    expect(p).toContain(`${join(dir, 'edges.json')}: is a named pipe (FIFO), not a regular file; a vault directory holds JSON files`);
+    expect(p).toContain(
+      `${join(dir, 'meetings', 'x.json')}: is a named pipe (FIFO), not a regular file; a vault directory holds JSON files`,
+    );
+    expect(p).toContain(
+      `${join(dir, 'edges.json')}: is a named pipe (FIFO), not a regular file; a vault directory holds JSON files`,
+    );
   });
 
   it('a dangling link says its target does not exist', () => {
     writeTinyVault(dir);
     rmSync(join(dir, 'tasks.json'));
     symlinkSync('tasks-gone.json', join(dir, 'tasks.json'));
-    expect(problems()).toEqual([`${join(dir, 'tasks.json')}: is a symbolic link to nothing (its target does not exist)`]);
+    expect(problems()).toEqual([
+      `${join(dir, 'tasks.json')}: is a symbolic link to nothing (its target does not exist)`,
+    ]);
   });
 });
 
 describe('duplicates are errors naming both records', () => {
   it('the same edge twice', () => {
     write((v) => (v.edges as unknown[]).push({ from: 'sys-ledger', to: 'kpi-close', relation: 'affects' }));
-    expect(problems()).toEqual([`${join(dir, 'edges.json')}: 2nd record (sys-ledger → kpi-close, affects): the same edge as the 1st record`]);
+    expect(problems()).toEqual([
+      `${join(dir, 'edges.json')}: 2nd record (sys-ledger → kpi-close, affects): the same edge as the 1st record`,
+    ]);
   });
 
   it('two entities with one name (ignoring case and accents), and an alias two entities share', () => {
     write((v) => {
       const entities = v.entities as Record<string, unknown>[];
-      entities.push({ id: 'sys-ledger-2', type: 'system', name: 'LEDGER', aliases: [], description: 'x', source: 'agent-assumption', firstSeenAt: '2026-01-05T09:00:00Z' });
-      entities.push({ id: 'proc-close', type: 'process', name: 'Month-end close', aliases: ['Géneral Ledger'], description: 'x', source: 'agent-assumption', firstSeenAt: '2026-01-05T09:00:00Z' });
+      entities.push({
+        id: 'sys-ledger-2',
+        type: 'system',
+        name: 'LEDGER',
+        aliases: [],
+        description: 'x',
+        source: 'agent-assumption',
+        firstSeenAt: '2026-01-05T09:00:00Z',
+      });
+      entities.push({
+        id: 'proc-close',
+        type: 'process',
+        name: 'Month-end close',
+        aliases: ['Géneral Ledger'],
+        description: 'x',
+        source: 'agent-assumption',
+        firstSeenAt: '2026-01-05T09:00:00Z',
+      });
     });
     expect(problems()).toEqual([
       `${join(dir, 'entities.json')}: 3rd record (id "sys-ledger-2"), field "name": name or alias "LEDGER" is already in the 1st record (id "sys-ledger")`,
@@ -187,7 +226,13 @@ describe('duplicates are errors naming both records', () => {
 
   it('two people with one e-mail address (ignoring case), and one Message-ID twice in the mailbox', () => {
     write((v) => {
-      (v.people as Record<string, unknown>[]).push({ id: 'p-ana-2', name: 'Ana R.', email: 'Ana@Tiny.test', title: 'COO', organisation: 'Tiny Ltd' });
+      (v.people as Record<string, unknown>[]).push({
+        id: 'p-ana-2',
+        name: 'Ana R.',
+        email: 'Ana@Tiny.test',
+        title: 'COO',
+        organisation: 'Tiny Ltd',
+      });
       const thread = (v.mailbox as { messages: unknown[] }[])[0]!;
       thread.messages.push({ ...(thread.messages[0] as object), body: 'again' });
     });
@@ -205,12 +250,18 @@ describe('every problem names file, record (from 1, with its id) and field', () 
       (v.people as Record<string, unknown>[])[1]!.emial = 'bo@tiny.test';
     });
     const p = problems();
-    expect(p).toContainEqual(expect.stringMatching(new RegExp(`^${join(dir, 'tasks.json')}: 1st record \\(number 1\\), field "status": `)));
-    expect(p).toContain(`${join(dir, 'people.json')}: 2nd record (id "p-bo"), field "emial": not a field of this record (a typo?)`);
+    expect(p).toContainEqual(
+      expect.stringMatching(new RegExp(`^${join(dir, 'tasks.json')}: 1st record \\(number 1\\), field "status": `)),
+    );
+    expect(p).toContain(
+      `${join(dir, 'people.json')}: 2nd record (id "p-bo"), field "emial": not a field of this record (a typo?)`,
+    );
   });
 
   it('reference errors name the record and the position inside it', () => {
     write((v) => ((v.conflicts as { claims: { quote: string }[] }[])[0]!.claims[1]!.quote = 'seven days'));
-    expect(problems()).toEqual([`${join(dir, 'conflicts.json')}: 1st record (id "c1"), field "claims[1].quote": not found verbatim in turn 1 of m1`]);
+    expect(problems()).toEqual([
+      `${join(dir, 'conflicts.json')}: 1st record (id "c1"), field "claims[1].quote": not found verbatim in turn 1 of m1`,
+    ]);
   });
 });

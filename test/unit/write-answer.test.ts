@@ -23,7 +23,10 @@ afterAll(() => h.close());
  */
 function failAfterCommit(db: Db): { stop: () => void; failures: () => number } {
   const probe = db.prepare('SELECT 1');
-  const proto = Object.getPrototypeOf(probe) as Record<'run' | 'get' | 'all' | 'iterate', (...args: unknown[]) => unknown> & { database?: Db };
+  const proto = Object.getPrototypeOf(probe) as Record<
+    'run' | 'get' | 'all' | 'iterate',
+    (...args: unknown[]) => unknown
+  > & { database?: Db };
   const originals = { run: proto.run, get: proto.get, all: proto.all, iterate: proto.iterate };
   let armed = false;
   let failures = 0;
@@ -66,7 +69,12 @@ describe('a failure right after a write commits', () => {
     expect(replay.replayed).toBe(true);
     // The whole answer (the add_task output schema), read independently from list_tasks and the outbox.
     const entry = h.outbox(vault).find((e) => e.args.title === title)!;
-    expect(replay.data).toMatchObject({ identifier: written[0]!.identifier, title, status: 'todo', outboxSeq: entry.seq });
+    expect(replay.data).toMatchObject({
+      identifier: written[0]!.identifier,
+      title,
+      status: 'todo',
+      outboxSeq: entry.seq,
+    });
     if (first.ok) expect(replay.data).toEqual(first.data);
     expect(h.outbox(vault).filter((e) => e.args.title === title)).toHaveLength(1);
   });

@@ -19,7 +19,8 @@ const COLUMNS: Column[] = [
   { header: 'Note', key: 'note', width: 20 },
   { header: 'Description', key: 'description', width: 40 },
 ];
-const LONG = 'The warehouse management system at all three DCs since 2014, on-prem on two servers in the Leeds comms room, with 143 custom reports.';
+const LONG =
+  'The warehouse management system at all three DCs since 2014, on-prem on two servers in the Leeds comms room, with 143 custom reports.';
 
 function table(title = 'Findings: Northwind'): TableExport {
   return {
@@ -46,7 +47,8 @@ describe('xlsx: opens right everywhere', () => {
     const path = out();
     await writeXlsx(path, table());
     const sheet = (await read(path)).worksheets[0]!;
-    for (let c = 1; c <= COLUMNS.length; c++) expect(sheet.getRow(1).getCell(c).font).toMatchObject({ name: 'Calibri', size: 11, bold: true });
+    for (let c = 1; c <= COLUMNS.length; c++)
+      expect(sheet.getRow(1).getCell(c).font).toMatchObject({ name: 'Calibri', size: 11, bold: true });
     expect(sheet.getRow(2).getCell(1).font).toMatchObject({ name: 'Calibri', size: 11 });
   });
 

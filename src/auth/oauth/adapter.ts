@@ -21,7 +21,15 @@ import { UNUSED_CLIENT_TTL_S } from './bounds.js';
 import { isoUtc } from '../../time.js';
 
 /** The models whose id is a credential a client presents: their id is never stored. Sessions and interactions are found by uid too, so they keep theirs. */
-const SECRET_IDS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode', 'ClientCredentials', 'DeviceCode', 'BackchannelAuthenticationRequest', 'RegistrationAccessToken']);
+const SECRET_IDS = new Set([
+  'AccessToken',
+  'RefreshToken',
+  'AuthorizationCode',
+  'ClientCredentials',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+  'RegistrationAccessToken',
+]);
 
 const PURGE_EVERY_WRITES = 200;
 

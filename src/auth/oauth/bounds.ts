@@ -42,7 +42,11 @@ const ENDPOINTS: Readonly<Record<string, Endpoint>> = {
   '/oauth/token': 'token',
   '/oauth/revoke': 'token',
 };
-const WHAT: Record<Endpoint, string> = { register: 'client registrations', authorize: 'authorization requests', token: 'token requests' };
+const WHAT: Record<Endpoint, string> = {
+  register: 'client registrations',
+  authorize: 'authorization requests',
+  token: 'token requests',
+};
 
 /** How the listener refuses a request: an OAuth error, as a page (authorize, opened in a browser) or as JSON. */
 export interface Refusal {
@@ -53,7 +57,8 @@ export interface Refusal {
 }
 
 const count = formatCount;
-const everySeconds = (l: RateLimit) => (l.perSecond >= 1 ? `${l.perSecond} a second` : `one every ${Math.round(1 / l.perSecond)} s`);
+const everySeconds = (l: RateLimit) =>
+  l.perSecond >= 1 ? `${l.perSecond} a second` : `one every ${Math.round(1 / l.perSecond)} s`;
 
 /**
  * The proxies whose X-Forwarded-For is believed (`--trust-proxy`): addresses, or `loopback` for 127.0.0.0/8 and
@@ -77,7 +82,10 @@ function isTrusted(address: string, trusted: TrustedProxies): boolean {
 export function callerAddress(req: IncomingMessage, trusted: TrustedProxies): string {
   let address = plainAddress(req.socket.remoteAddress ?? 'unknown');
   if (!trusted.length) return address;
-  const hops = ([] as string[]).concat(req.headers['x-forwarded-for'] ?? []).join(',').split(',');
+  const hops = ([] as string[])
+    .concat(req.headers['x-forwarded-for'] ?? [])
+    .join(',')
+    .split(',');
   for (let i = hops.length - 1; i >= 0 && isTrusted(address, trusted); i--) {
     const hop = plainAddress(hops[i]!.trim());
     if (!isIP(hop)) break;
@@ -111,7 +119,12 @@ export class OAuthBounds {
     const wait = limiter.take(callerAddress(req, this.trustedProxies));
     if (wait > 0) {
       const { limit } = limiter;
-      return { status: 429, error: 'temporarily_unavailable', retryAfter: wait, description: `Too many ${WHAT[endpoint]} from this address: ${limit.burst} at once, then ${everySeconds(limit)}. Retry after ${wait} s.` };
+      return {
+        status: 429,
+        error: 'temporarily_unavailable',
+        retryAfter: wait,
+        description: `Too many ${WHAT[endpoint]} from this address: ${limit.burst} at once, then ${everySeconds(limit)}. Retry after ${wait} s.`,
+      };
     }
     if (endpoint === 'register') return this.checkRegistration(req);
     if (endpoint === 'authorize') return this.checkAuthorization(req);
@@ -121,14 +134,25 @@ export class OAuthBounds {
   private checkRegistration(req: IncomingMessage): Refusal | undefined {
     if (req.method !== 'POST') return undefined;
     const size = declaredLength(req);
-    if (size === undefined) return { status: 411, error: 'invalid_request', description: 'A registration must carry a Content-Length header.' };
+    if (size === undefined)
+      return {
+        status: 411,
+        error: 'invalid_request',
+        description: 'A registration must carry a Content-Length header.',
+      };
     if (size > MAX_REGISTRATION_BYTES) {
-      return { status: 413, error: 'invalid_client_metadata', description: `The client metadata is ${count(size)} bytes; at most ${count(MAX_REGISTRATION_BYTES)} are accepted.` };
+      return {
+        status: 413,
+        error: 'invalid_client_metadata',
+        description: `The client metadata is ${count(size)} bytes; at most ${count(MAX_REGISTRATION_BYTES)} are accepted.`,
+      };
     }
     const over = countUnusedOAuthClients(this.db) - MAX_UNUSED_CLIENTS + 1;
     if (over > 0) {
       // The oldest never-approved client makes room: a full cap must not close registration for everyone.
-      log.warn(`OAuth: ${count(MAX_UNUSED_CLIENTS)} registered clients are waiting for their first approval; forgot the oldest ${over} to register a new one`);
+      log.warn(
+        `OAuth: ${count(MAX_UNUSED_CLIENTS)} registered clients are waiting for their first approval; forgot the oldest ${over} to register a new one`,
+      );
       evictOldestOAuthRecords(this.db, 'Client', over);
     }
     return undefined;
@@ -137,22 +161,42 @@ export class OAuthBounds {
   private checkAuthorization(req: IncomingMessage): Refusal | undefined {
     if (req.method === 'POST') {
       const size = declaredLength(req);
-      if (size === undefined) return { status: 411, error: 'invalid_request', description: 'An authorization request sent by POST must carry a Content-Length header.' };
-      if (size > MAX_AUTHORIZE_REQUEST_CHARS) return { status: 400, error: 'invalid_request', description: `The authorization request is ${count(size)} bytes; at most ${count(MAX_AUTHORIZE_REQUEST_CHARS)} are accepted.` };
+      if (size === undefined)
+        return {
+          status: 411,
+          error: 'invalid_request',
+          description: 'An authorization request sent by POST must carry a Content-Length header.',
+        };
+      if (size > MAX_AUTHORIZE_REQUEST_CHARS)
+        return {
+          status: 400,
+          error: 'invalid_request',
+          description: `The authorization request is ${count(size)} bytes; at most ${count(MAX_AUTHORIZE_REQUEST_CHARS)} are accepted.`,
+        };
     } else {
       const query = (req.url ?? '').split('?').slice(1).join('?');
       const state = new URLSearchParams(query).get('state');
       if (state !== null && state.length > MAX_STATE_CHARS) {
-        return { status: 400, error: 'invalid_request', description: `The "state" parameter is ${count(state.length)} characters; at most ${count(MAX_STATE_CHARS)} are accepted.` };
+        return {
+          status: 400,
+          error: 'invalid_request',
+          description: `The "state" parameter is ${count(state.length)} characters; at most ${count(MAX_STATE_CHARS)} are accepted.`,
+        };
       }
       if (query.length > MAX_AUTHORIZE_REQUEST_CHARS) {
-        return { status: 400, error: 'invalid_request', description: `The authorization request is ${count(query.length)} characters; at most ${count(MAX_AUTHORIZE_REQUEST_CHARS)} are accepted.` };
+        return {
+          status: 400,
+          error: 'invalid_request',
+          description: `The authorization request is ${count(query.length)} characters; at most ${count(MAX_AUTHORIZE_REQUEST_CHARS)} are accepted.`,
+        };
       }
     }
     const over = countLiveOAuthRecords(this.db, 'Interaction') - MAX_PENDING_INTERACTIONS + 1;
     if (over > 0) {
       // The oldest waiting authorization makes room (its page then says it expired): a person signing in is never turned away.
-      log.warn(`OAuth: ${count(MAX_PENDING_INTERACTIONS)} authorizations are waiting for consent; ended the oldest ${over} to take a new one`);
+      log.warn(
+        `OAuth: ${count(MAX_PENDING_INTERACTIONS)} authorizations are waiting for consent; ended the oldest ${over} to take a new one`,
+      );
       evictOldestOAuthRecords(this.db, 'Interaction', over);
     }
     return undefined;
@@ -171,15 +215,21 @@ function declaredLength(req: IncomingMessage): number | undefined {
  * sane length, and a web client's redirect URIs https or loopback http (OAuth 2.1 §2.3.1; the library allows
  * http anywhere). The message names the field, or undefined when all is well.
  */
-export function clientMetadataProblem(m: { application_type?: unknown; client_name?: unknown; redirect_uris?: unknown }): string | undefined {
+export function clientMetadataProblem(m: {
+  application_type?: unknown;
+  client_name?: unknown;
+  redirect_uris?: unknown;
+}): string | undefined {
   if (typeof m.client_name === 'string' && m.client_name.length > MAX_CLIENT_NAME_CHARS) {
     return `client_name is ${count(m.client_name.length)} characters; at most ${MAX_CLIENT_NAME_CHARS} are accepted`;
   }
   if (!Array.isArray(m.redirect_uris)) return undefined; // the library names a missing or malformed list
-  if (m.redirect_uris.length > MAX_REDIRECT_URIS) return `redirect_uris holds ${m.redirect_uris.length} URIs; at most ${MAX_REDIRECT_URIS} are accepted`;
+  if (m.redirect_uris.length > MAX_REDIRECT_URIS)
+    return `redirect_uris holds ${m.redirect_uris.length} URIs; at most ${MAX_REDIRECT_URIS} are accepted`;
   for (const uri of m.redirect_uris) {
     if (typeof uri !== 'string') continue;
-    if (uri.length > MAX_URI_CHARS) return `a redirect_uris entry is ${count(uri.length)} characters; at most ${count(MAX_URI_CHARS)} are accepted`;
+    if (uri.length > MAX_URI_CHARS)
+      return `a redirect_uris entry is ${count(uri.length)} characters; at most ${count(MAX_URI_CHARS)} are accepted`;
     const url = URL.parse(uri);
     if ((m.application_type ?? 'web') === 'web' && url?.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
       return `redirect_uris: a web client's redirect URI must be https (http only on a loopback address), not ${JSON.stringify(uri.slice(0, 200))}`;

@@ -6,7 +6,16 @@
 import { ServiceError } from '../../core/errors.js';
 import type { Principal, Role } from '../../core/principal.js';
 import type { Db } from '../../store/db.js';
-import { claimOAuthOnce, insertOAuthGrant, keepOAuthClient, listOAuthGrantRows, oauthGrantRow, revokeOAuthGrantRow, touchOAuthGrant, type OAuthGrantRow } from '../../store/oauth.js';
+import {
+  claimOAuthOnce,
+  insertOAuthGrant,
+  keepOAuthClient,
+  listOAuthGrantRows,
+  oauthGrantRow,
+  revokeOAuthGrantRow,
+  touchOAuthGrant,
+  type OAuthGrantRow,
+} from '../../store/oauth.js';
 import { reachableVaults } from '../../store/vaults.js';
 import { getKey, hashKey } from '../keys.js';
 import { isoUtc } from '../../time.js';
@@ -51,7 +60,18 @@ export function vaultChoices(db: Db, principal: Principal): { id: string; name: 
 }
 
 /** What a person approved on the consent page, under the library's grant id; its client, if registered here, stops expiring. */
-export function recordGrant(db: Db, g: { id: string; keyId: string; clientId: string; clientName: string; redirectHost: string; role: Role; vaults: string[] }): void {
+export function recordGrant(
+  db: Db,
+  g: {
+    id: string;
+    keyId: string;
+    clientId: string;
+    clientName: string;
+    redirectHost: string;
+    role: Role;
+    vaults: string[];
+  },
+): void {
   keepOAuthClient(db, hashKey(g.clientId));
   insertOAuthGrant(db, {
     id: g.id,
@@ -82,8 +102,10 @@ export function revokeGrant(db: Db, shownId: string): GrantInfo {
   const id = shownId.slice(GRANT_ID_PREFIX.length);
   const revoked = revokeOAuthGrantRow(db, id, isoUtc(Date.now()));
   const row = oauthGrantRow(db, id);
-  if (!row) throw new ServiceError('not_found', `No OAuth grant "${shownId}". \`vault-tools keys list\` shows the grants.`);
-  if (!revoked) throw new ServiceError('invalid_arguments', `OAuth grant "${shownId}" was already revoked at ${row.revoked_at}.`);
+  if (!row)
+    throw new ServiceError('not_found', `No OAuth grant "${shownId}". \`vault-tools keys list\` shows the grants.`);
+  if (!revoked)
+    throw new ServiceError('invalid_arguments', `OAuth grant "${shownId}" was already revoked at ${row.revoked_at}.`);
   return toInfo(row);
 }
 
@@ -94,10 +116,14 @@ const lastTouched = new Map<string, number>();
 /** The principal of a grant's token, or 401 when the grant or its key no longer stands. */
 export function grantPrincipal(db: Db, grantId: string, now = new Date()): Principal {
   const row = oauthGrantRow(db, grantId);
-  if (!row || row.revoked_at) throw new ServiceError('unauthorized', 'The access token\'s grant was revoked; authorize the client again.');
+  if (!row || row.revoked_at)
+    throw new ServiceError('unauthorized', "The access token's grant was revoked; authorize the client again.");
   const key = getKey(db, row.key_id);
   if (!key || key.revokedAt || (key.expiresAt && Date.parse(key.expiresAt) <= now.getTime())) {
-    throw new ServiceError('unauthorized', `The key that approved this client (${row.key_id}) was revoked or expired, and its grants with it; authorize the client again with a valid key.`);
+    throw new ServiceError(
+      'unauthorized',
+      `The key that approved this client (${row.key_id}) was revoked or expired, and its grants with it; authorize the client again with a valid key.`,
+    );
   }
   const approved = JSON.parse(row.vaults_json) as string[];
   const vaultIds = key.vaults === '*' ? approved : approved.filter((v) => (key.vaults as string[]).includes(v));

@@ -12,7 +12,8 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'X-Frame-Options': 'DENY',
   // `script-src 'strict-dynamic'` allows no script at all, but gives oidc-provider a directive to add the hash of
   // its one inline script to (the `form_post` response page, which otherwise never submits).
-  'Content-Security-Policy': "default-src 'none'; script-src 'strict-dynamic'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'strict-dynamic'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
   // Not no-referrer: under it a browser sends `Origin: null` with the consent form's POST, which the listener
   // refuses. same-origin still tells the client's site nothing (no Referer on the redirect there).
   'Referrer-Policy': 'same-origin',
@@ -34,7 +35,12 @@ export function pageHtml(title: string, body: string, style = ''): string {
 <body>${body}</body></html>`;
 }
 
-export function sendPage(res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void {
+export function sendPage(
+  res: ServerResponse,
+  status: number,
+  html: string,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { ...PAGE_HEADERS, ...headers, 'Content-Length': Buffer.byteLength(html) });
   res.end(html);
 }

@@ -71,11 +71,13 @@ async function loadOidcProvider(): Promise<typeof import('oidc-provider')> {
 
 async function onStderr<T>(work: () => Promise<T> | T): Promise<T> {
   const { info, warn } = console;
-  const say = (level: 'info' | 'warn') => (...args: unknown[]) => {
-    const text = args.map(String).join(' ');
-    if (/Unsupported runtime/.test(text)) log.debug(text);
-    else log[level](text);
-  };
+  const say =
+    (level: 'info' | 'warn') =>
+    (...args: unknown[]) => {
+      const text = args.map(String).join(' ');
+      if (/Unsupported runtime/.test(text)) log.debug(text);
+      else log[level](text);
+    };
   console.info = say('info');
   console.warn = say('warn');
   try {
@@ -94,7 +96,8 @@ export async function createOAuthServer(db: Db, options: OAuthOptions, mcpPath: 
   const configuration: Configuration = {
     adapter: sqliteAdapter(db),
     clients: [],
-    findAccount: async (_ctx, id) => (getKey(db, id)?.revokedAt === null ? { accountId: id, claims: async () => ({ sub: id }) } : undefined),
+    findAccount: async (_ctx, id) =>
+      getKey(db, id)?.revokedAt === null ? { accountId: id, claims: async () => ({ sub: id }) } : undefined,
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     jwks: { keys: [{ ...privateKey.export({ format: 'jwk' }), alg: 'ES256', use: 'sig' }] as never },
     enabledJWA: { idTokenSigningAlgValues: ['ES256'] } as never,
@@ -162,9 +165,16 @@ export async function createOAuthServer(db: Db, options: OAuthOptions, mcpPath: 
         useGrantedResource: async () => true,
         getResourceServerInfo: async (_ctx: unknown, indicator: string) => {
           if (!resources.includes(indicator)) {
-            throw new errors.InvalidTarget(`this server issues tokens only for ${resources.join(' and ')}, not for ${quoted(indicator)}`);
+            throw new errors.InvalidTarget(
+              `this server issues tokens only for ${resources.join(' and ')}, not for ${quoted(indicator)}`,
+            );
           }
-          return { scope: OAUTH_SCOPE, audience: indicator, accessTokenFormat: 'opaque', accessTokenTTL: ACCESS_TOKEN_TTL_S };
+          return {
+            scope: OAUTH_SCOPE,
+            audience: indicator,
+            accessTokenFormat: 'opaque',
+            accessTokenTTL: ACCESS_TOKEN_TTL_S,
+          };
         },
       },
     } as never,
@@ -196,7 +206,8 @@ export async function createOAuthServer(db: Db, options: OAuthOptions, mcpPath: 
     async handle(req, res, path) {
       if (path === PRM_PATH || path === `${PRM_PATH}/`) return sendMetadata(res, prm(resources[0]!));
       if (path === `${PRM_PATH}${mcpPath}`) return sendMetadata(res, prm(resources[1]!));
-      if (path === AS_METADATA_PATH) req.url = OIDC_DISCOVERY_PATH; // the same document (RFC 8414 and OIDC discovery)
+      if (path === AS_METADATA_PATH)
+        req.url = OIDC_DISCOVERY_PATH; // the same document (RFC 8414 and OIDC discovery)
       else if (path !== OIDC_DISCOVERY_PATH && !path.startsWith(OAUTH_PREFIX)) return false;
       const refusal = bounds.check(req, path);
       if (refusal) return sendRefusal(res, refusal, OAuthBounds.isPage(path));
@@ -214,10 +225,17 @@ export async function createOAuthServer(db: Db, options: OAuthOptions, mcpPath: 
     },
     async principalOf(token) {
       const accessToken = await provider.AccessToken.find(token);
-      if (!accessToken || accessToken.isExpired) throw new ServiceError('unauthorized', 'The access token is not valid here: unknown, expired or revoked. Refresh it or authorize again.');
+      if (!accessToken || accessToken.isExpired)
+        throw new ServiceError(
+          'unauthorized',
+          'The access token is not valid here: unknown, expired or revoked. Refresh it or authorize again.',
+        );
       const audience = ([] as unknown[]).concat(accessToken.aud);
       if (!audience.some((a) => typeof a === 'string' && resources.includes(a))) {
-        throw new ServiceError('unauthorized', `The access token was issued for another resource; this server is ${resources[0]}.`);
+        throw new ServiceError(
+          'unauthorized',
+          `The access token was issued for another resource; this server is ${resources[0]}.`,
+        );
       }
       return grantPrincipal(db, accessToken.grantId!);
     },
@@ -241,25 +259,49 @@ function errorPage(out: Record<string, unknown>): string {
     .filter(([, v]) => typeof v === 'string')
     .map(([k, v]) => `<p><strong>${escapeHtml(k)}</strong>: ${escapeHtml(printable(v as string))}</p>`)
     .join('\n');
-  return pageHtml('Authorization failed', `<h1>Authorization failed</h1>\n<div class="err" role="alert">${rows}</div>\n<p>Nothing was granted. Start again from the app.</p>`);
+  return pageHtml(
+    'Authorization failed',
+    `<h1>Authorization failed</h1>\n<div class="err" role="alert">${rows}</div>\n<p>Nothing was granted. Start again from the app.</p>`,
+  );
 }
 
 /** A request refused before the library saw it: a page for a browser (authorize), else the OAuth JSON error. */
 function sendRefusal(res: ServerResponse, r: Refusal, asPage: boolean): true {
-  const headers: Record<string, string> = { Connection: 'close', ...(r.retryAfter ? { 'Retry-After': String(r.retryAfter) } : {}) };
+  const headers: Record<string, string> = {
+    Connection: 'close',
+    ...(r.retryAfter ? { 'Retry-After': String(r.retryAfter) } : {}),
+  };
   if (asPage) {
-    sendPage(res, r.status, pageHtml('Authorization refused', `<h1>Authorization refused</h1>\n<p class="err" role="alert">${escapeHtml(r.description)}</p>\n<p>Nothing was stored.</p>`), headers);
+    sendPage(
+      res,
+      r.status,
+      pageHtml(
+        'Authorization refused',
+        `<h1>Authorization refused</h1>\n<p class="err" role="alert">${escapeHtml(r.description)}</p>\n<p>Nothing was stored.</p>`,
+      ),
+      headers,
+    );
     return true;
   }
   const payload = JSON.stringify({ error: r.error, error_description: r.description });
-  res.writeHead(r.status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(payload), 'Cache-Control': 'no-store', ...headers });
+  res.writeHead(r.status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(payload),
+    'Cache-Control': 'no-store',
+    ...headers,
+  });
   res.end(payload);
   return true;
 }
 
 function sendMetadata(res: ServerResponse, body: unknown): true {
   const payload = JSON.stringify(body);
-  res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(payload), 'Cache-Control': 'max-age=300', 'Access-Control-Allow-Origin': '*' });
+  res.writeHead(200, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(payload),
+    'Cache-Control': 'max-age=300',
+    'Access-Control-Allow-Origin': '*',
+  });
   res.end(payload);
   return true;
 }

@@ -5,7 +5,9 @@ import { findTask, insertTask, milestoneExists, nextTaskNumber } from '../../sto
 import { notFound } from '../../core/errors.js';
 import { isoUtc } from '../../time.js';
 
-export const checklistArg = z.array(z.strictObject({ text: z.string().min(1).max(500), done: z.boolean().default(false) })).max(100);
+export const checklistArg = z
+  .array(z.strictObject({ text: z.string().min(1).max(500), done: z.boolean().default(false) }))
+  .max(100);
 
 export default defineTool({
   name: 'add_task',
@@ -29,17 +31,33 @@ export default defineTool({
   output: task.extend({ outboxSeq: z.number().int() }),
   run: (args, ctx) => {
     const { db, vault } = ctx;
-    if (args.milestoneId && !milestoneExists(db, vault.id, args.milestoneId)) throw notFound('milestone', args.milestoneId, vault.name);
+    if (args.milestoneId && !milestoneExists(db, vault.id, args.milestoneId))
+      throw notFound('milestone', args.milestoneId, vault.name);
     const at = isoUtc(ctx.now);
-    return ctx.commit(() => {
-      const number = nextTaskNumber(db, vault.id);
-      const identifier = `${vault.boardPrefix}-${number}`;
-      insertTask(db, vault.id, {
-        id: identifier, number, identifier, title: args.title, description: args.description ?? null, status: 'todo',
-        assigneeName: args.assigneeName ?? null, estimate: args.estimate ?? null, priority: args.priority ?? 'none', labels: args.labels ?? [],
-        checklist: args.checklist ?? [], dueDate: args.dueDate ?? null, milestoneId: args.milestoneId ?? null, createdAt: at, updatedAt: at,
-      });
-      return identifier;
-    }, (id, outboxSeq) => ({ ...findTask(db, vault.id, { taskId: id })!, outboxSeq }));
+    return ctx.commit(
+      () => {
+        const number = nextTaskNumber(db, vault.id);
+        const identifier = `${vault.boardPrefix}-${number}`;
+        insertTask(db, vault.id, {
+          id: identifier,
+          number,
+          identifier,
+          title: args.title,
+          description: args.description ?? null,
+          status: 'todo',
+          assigneeName: args.assigneeName ?? null,
+          estimate: args.estimate ?? null,
+          priority: args.priority ?? 'none',
+          labels: args.labels ?? [],
+          checklist: args.checklist ?? [],
+          dueDate: args.dueDate ?? null,
+          milestoneId: args.milestoneId ?? null,
+          createdAt: at,
+          updatedAt: at,
+        });
+        return identifier;
+      },
+      (id, outboxSeq) => ({ ...findTask(db, vault.id, { taskId: id })!, outboxSeq }),
+    );
   },
 });

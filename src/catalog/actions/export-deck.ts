@@ -15,7 +15,13 @@ export default defineTool({
   sync: { localOnly: true },
   annotations: { readOnlyHint: false, idempotentHint: false },
   input: {
-    title: z.string().trim().min(1).max(120).optional().describe('the cover title (default "<vault name>: what we found")'),
+    title: z
+      .string()
+      .trim()
+      .min(1)
+      .max(120)
+      .optional()
+      .describe('the cover title (default "<vault name>: what we found")'),
     focus: z
       .array(entityType)
       .min(1)
@@ -23,12 +29,22 @@ export default defineTool({
       .refine((types) => new Set(types).size === types.length, 'each type once')
       .optional()
       .describe(`entity types to feature, in the order shown (default ${DEFAULT_FOCUS.join(', ')})`),
-    maxItems: z.number().int().min(1).max(12).default(6).describe('findings featured, across the focus types: 1 to 12, default 6 (three a slide)'),
+    maxItems: z
+      .number()
+      .int()
+      .min(1)
+      .max(12)
+      .default(6)
+      .describe('findings featured, across the focus types: 1 to 12, default 6 (three a slide)'),
   },
   output: storedFile.extend({
     mimeType: z.literal(PPTX_MIME_TYPE),
     slides: z.number().int().describe('slides in the deck'),
-    outline: z.array(z.string()).describe('what each slide is, in order (e.g. "Top problem", "Open conflict", "Chart: Problems by how often they came up")'),
+    outline: z
+      .array(z.string())
+      .describe(
+        'what each slide is, in order (e.g. "Top problem", "Open conflict", "Chart: Problems by how often they came up")',
+      ),
     featured: z.number().int().describe('findings featured with their quote'),
     conflicts: z.number().int().describe('open conflicts shown (at most 4; the rest are counted on the numbers slide)'),
     charts: z.number().int(),
@@ -47,7 +63,12 @@ export default defineTool({
     let written = { slides: 0, outline: [] as string[] };
     const stored = await storeLocalArtifact(
       ctx,
-      { kind: 'report', title: `${content.title} (${day})`, fileName: fileNameFor(`${ctx.vault.name} deck ${day}`, 'pptx'), mimeType: PPTX_MIME_TYPE },
+      {
+        kind: 'report',
+        title: `${content.title} (${day})`,
+        fileName: fileNameFor(`${ctx.vault.name} deck ${day}`, 'pptx'),
+        mimeType: PPTX_MIME_TYPE,
+      },
       async (path) => {
         written = await deck.writeDeck(path, content, charts);
       },

@@ -15,7 +15,7 @@ export default defineTool({
   name: 'export_report',
   title: 'Export a dataset as a file',
   description:
-    "Exports the WHOLE findings or conflicts dataset of the vault as a stored file: `xlsx` (default; styled, frozen header, filters), `csv` (UTF-8, spreadsheet-safe) or `pdf` (a paginated report; the only tool that produces a PDF). Returns `url` and `artifactId` (send_email can attach it).",
+    'Exports the WHOLE findings or conflicts dataset of the vault as a stored file: `xlsx` (default; styled, frozen header, filters), `csv` (UTF-8, spreadsheet-safe) or `pdf` (a paginated report; the only tool that produces a PDF). Returns `url` and `artifactId` (send_email can attach it).',
   access: 'manager',
   // A file for the person here, made from data upstream already has: nothing to replay there (no outbox entry).
   sync: { staysLocal: true },
@@ -27,7 +27,12 @@ export default defineTool({
   output: storedFile.extend({
     rows: z.number().int(),
     createdAt: isoDatetime,
-    warnings: z.array(z.string()).optional().describe('what the file could not show as asked: characters no font has (drawn as "\ufffd"), a sheet name made valid for Excel'),
+    warnings: z
+      .array(z.string())
+      .optional()
+      .describe(
+        'what the file could not show as asked: characters no font has (drawn as "\ufffd"), a sheet name made valid for Excel',
+      ),
   }),
   run: async ({ dataset, format }, ctx) => {
     // The writers load on first use: exceljs and pdf-lib stay out of server start-up.
@@ -42,7 +47,11 @@ export default defineTool({
       table.summary = { featured, chart };
     }
     // Counts rows as the writer pulls them: progress every page of rows, and a cancel stops the export there.
-    const progress = new RowProgress(table.total, { signal: ctx.signal, progress: ctx.progress, what: 'export_report' });
+    const progress = new RowProgress(table.total, {
+      signal: ctx.signal,
+      progress: ctx.progress,
+      what: 'export_report',
+    });
     progress.start();
     const tracked = { ...table, rows: progress.track(table.rows) };
     const { kind, mimeType } = FORMATS[format];
@@ -51,7 +60,12 @@ export default defineTool({
     let warnings: string[] = [];
     const stored = await storeLocalArtifact(
       ctx,
-      { kind, title: `${table.title} (${day})`, fileName: fileNameFor(`${ctx.vault.name} ${dataset} ${day}`, format), mimeType },
+      {
+        kind,
+        title: `${table.title} (${day})`,
+        fileName: fileNameFor(`${ctx.vault.name} ${dataset} ${day}`, format),
+        mimeType,
+      },
       async (path) => {
         const write = format === 'xlsx' ? writers.writeXlsx : format === 'csv' ? writers.writeCsv : writers.writePdf;
         const written: { rows: number; warnings?: string[] } = await write(path, tracked);

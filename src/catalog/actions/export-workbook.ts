@@ -13,7 +13,9 @@ const cell = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 const sourcesArg = z
   .union([z.string().min(1).max(20_000), z.array(z.string().min(1).max(1000)).max(100)])
   .transform((v) => (typeof v === 'string' ? v : v.join('\n')))
-  .describe('where the numbers come from, one string as the SDKs send it (an array of strings is accepted too); each line goes on the provenance sheet');
+  .describe(
+    'where the numbers come from, one string as the SDKs send it (an array of strings is accepted too); each line goes on the provenance sheet',
+  );
 
 export default defineTool({
   name: 'export_workbook',
@@ -28,8 +30,21 @@ export default defineTool({
     sheets: z
       .array(
         z.strictObject({
-          name: z.string().describe('tab name: at most 31 characters, none of : \\ / ? * [ ] (a longer name is cut and those characters replaced, with a warning)'),
-          columns: z.array(z.strictObject({ header: z.string().min(1).max(200), key: z.string().min(1).max(100), numFmt: z.string().max(100).optional() })).min(1).max(200),
+          name: z
+            .string()
+            .describe(
+              'tab name: at most 31 characters, none of : \\ / ? * [ ] (a longer name is cut and those characters replaced, with a warning)',
+            ),
+          columns: z
+            .array(
+              z.strictObject({
+                header: z.string().min(1).max(200),
+                key: z.string().min(1).max(100),
+                numFmt: z.string().max(100).optional(),
+              }),
+            )
+            .min(1)
+            .max(200),
           rows: z.array(z.record(z.string(), cell)).max(100_000),
         }),
       )
@@ -48,7 +63,10 @@ export default defineTool({
     rows: z.number().int(),
     createdAt: isoDatetime,
     outboxSeq: z.number().int(),
-    warnings: z.array(z.string()).optional().describe('sheet names made valid for Excel, with the place they were given'),
+    warnings: z
+      .array(z.string())
+      .optional()
+      .describe('sheet names made valid for Excel, with the place they were given'),
   }),
   run: async ({ title, sheets, sources }, ctx) => {
     const { validateWorkbook, writeWorkbook, WorkbookError } = await import('../../render/export/index.js');
@@ -61,16 +79,38 @@ export default defineTool({
     let totals = { sheets: 0, rows: 0, warnings: [] as string[] };
     return storeArtifact(
       ctx,
-      { kind: 'workbook', title, fileName: fileNameFor(title, 'xlsx'), mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' },
+      {
+        kind: 'workbook',
+        title,
+        fileName: fileNameFor(title, 'xlsx'),
+        mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+      },
       async (path) => {
         totals = await writeWorkbook(
           path,
-          { title, sheets, sources: sources?.split(/\r?\n/).filter((line) => line.trim()), provenance: { vault: ctx.vault.name, generatedAt: ctx.now, by: ctx.principal.name } },
+          {
+            title,
+            sheets,
+            sources: sources?.split(/\r?\n/).filter((line) => line.trim()),
+            provenance: { vault: ctx.vault.name, generatedAt: ctx.now, by: ctx.principal.name },
+          },
           { signal: ctx.signal, progress: ctx.progress, what: 'export_workbook' },
         );
       },
       'export_workbook',
-      (stored) => ({ artifactId: stored.artifactId, url: stored.url, title, fileName: stored.fileName, mimeType: stored.mimeType, sizeBytes: stored.sizeBytes, sheets: totals.sheets, rows: totals.rows, createdAt: stored.createdAt, outboxSeq: stored.outboxSeq, ...(totals.warnings.length ? { warnings: totals.warnings } : {}) }),
+      (stored) => ({
+        artifactId: stored.artifactId,
+        url: stored.url,
+        title,
+        fileName: stored.fileName,
+        mimeType: stored.mimeType,
+        sizeBytes: stored.sizeBytes,
+        sheets: totals.sheets,
+        rows: totals.rows,
+        createdAt: stored.createdAt,
+        outboxSeq: stored.outboxSeq,
+        ...(totals.warnings.length ? { warnings: totals.warnings } : {}),
+      }),
     );
   },
 });

@@ -18,11 +18,17 @@ export default defineTool({
   annotations: { readOnlyHint: false, idempotentHint: false },
   input: {
     title: z.string().min(1).max(200).describe('shown on the image'),
-    vega_lite_spec: z.record(z.string(), z.unknown()).describe('a complete Vega-Lite v5 spec with inline data (data.values); no colours, no URLs'),
+    vega_lite_spec: z
+      .record(z.string(), z.unknown())
+      .describe('a complete Vega-Lite v5 spec with inline data (data.values); no colours, no URLs'),
     size: z
       .enum(Object.keys(CHART_SIZES) as [ChartSize, ...ChartSize[]])
       .optional() // no default: a call that leaves it out stays the hosted wire's call (sync pushes the arguments as given)
-      .describe(`the canvas (default slide): ${Object.entries(CHART_SIZES).map(([name, { width, height }]) => `${name} ${width * CHART_PIXEL_RATIO} × ${height * CHART_PIXEL_RATIO} px`).join(', ')}; drawn at ${CHART_PIXEL_RATIO}× and marked ${72 * CHART_PIXEL_RATIO} dpi`),
+      .describe(
+        `the canvas (default slide): ${Object.entries(CHART_SIZES)
+          .map(([name, { width, height }]) => `${name} ${width * CHART_PIXEL_RATIO} × ${height * CHART_PIXEL_RATIO} px`)
+          .join(', ')}; drawn at ${CHART_PIXEL_RATIO}× and marked ${72 * CHART_PIXEL_RATIO} dpi`,
+      ),
   },
   output: z.object({
     artifactId: z.string(),
@@ -44,28 +50,35 @@ export default defineTool({
       chart = await renderChart(vega_lite_spec, { title, size, signal: ctx.signal });
     } catch (err) {
       if (err instanceof ChartSpecError) {
-        const message = err.path && err.message.startsWith(`${err.path}: `) ? err.message.slice(err.path.length + 2) : err.message;
+        const message =
+          err.path && err.message.startsWith(`${err.path}: `) ? err.message.slice(err.path.length + 2) : err.message;
         throw invalidArgument(err.path ? `vega_lite_spec.${err.path}` : 'vega_lite_spec', message);
       }
       throw err;
     }
     const png = chart.png;
     const image = { mimeType: 'image/png', data: chart.inline.png };
-    return storeArtifact(ctx, { kind: 'chart', title, fileName: fileNameFor(title, 'png'), mimeType: 'image/png', image }, async (path) => {
-      const { writeFile } = await import('node:fs/promises');
-      await writeFile(path, png);
-    }, 'render_chart', (stored) => ({
-      artifactId: stored.artifactId,
-      url: stored.url,
-      title,
-      fileName: stored.fileName,
-      mimeType: 'image/png' as const,
-      width: chart.width,
-      height: chart.height,
-      bytes: stored.sizeBytes,
-      warnings: chart.warnings,
-      createdAt: stored.createdAt,
-      outboxSeq: stored.outboxSeq,
-    }));
+    return storeArtifact(
+      ctx,
+      { kind: 'chart', title, fileName: fileNameFor(title, 'png'), mimeType: 'image/png', image },
+      async (path) => {
+        const { writeFile } = await import('node:fs/promises');
+        await writeFile(path, png);
+      },
+      'render_chart',
+      (stored) => ({
+        artifactId: stored.artifactId,
+        url: stored.url,
+        title,
+        fileName: stored.fileName,
+        mimeType: 'image/png' as const,
+        width: chart.width,
+        height: chart.height,
+        bytes: stored.sizeBytes,
+        warnings: chart.warnings,
+        createdAt: stored.createdAt,
+        outboxSeq: stored.outboxSeq,
+      }),
+    );
   },
 });

@@ -26,25 +26,32 @@ export default defineTool({
   run: (args, ctx) => {
     const { db, vault, now } = ctx;
     const start = Date.parse(args.startIso);
-    if (start < now.getTime()) throw invalidArgument('startIso', `${args.startIso} is in the past; a meeting is scheduled ahead`);
+    if (start < now.getTime())
+      throw invalidArgument('startIso', `${args.startIso} is in the past; a meeting is scheduled ahead`);
     // Stored as the registry spells them, each once: "Ana@X" and "ana@x" are one attendee.
     const { known: attendees, unknown } = registryAddresses(db, vault.id, args.attendees);
     if (unknown.length) {
-      throw invalidArgument('attendees', `not in the people registry of "${vault.name}": ${unknown.join(', ')} (find_person lists the addresses; never guess one)`);
+      throw invalidArgument(
+        'attendees',
+        `not in the people registry of "${vault.name}": ${unknown.join(', ')} (find_person lists the addresses; never guess one)`,
+      );
     }
     const id = `evt_${randomBytes(8).toString('hex')}`;
-    return ctx.commit(() => {
-      insertEvent(db, vault.id, {
-        id,
-        title: args.title,
-        startAt: isoUtc(start),
-        endAt: isoUtc(start + args.durationMinutes * 60_000),
-        attendees,
-        // A placeholder under the reserved .invalid domain until the connected calendar issues the real link.
-        videoLink: `https://meet.invalid/${encodeURIComponent(vault.id)}/${id}`,
-        description: args.description ?? null,
-        createdAt: isoUtc(now),
-      });
-    }, (_, outboxSeq) => ({ ...getEvent(db, vault.id, id, now)!, pendingSync: true, outboxSeq }));
+    return ctx.commit(
+      () => {
+        insertEvent(db, vault.id, {
+          id,
+          title: args.title,
+          startAt: isoUtc(start),
+          endAt: isoUtc(start + args.durationMinutes * 60_000),
+          attendees,
+          // A placeholder under the reserved .invalid domain until the connected calendar issues the real link.
+          videoLink: `https://meet.invalid/${encodeURIComponent(vault.id)}/${id}`,
+          description: args.description ?? null,
+          createdAt: isoUtc(now),
+        });
+      },
+      (_, outboxSeq) => ({ ...getEvent(db, vault.id, id, now)!, pendingSync: true, outboxSeq }),
+    );
   },
 });

@@ -5,7 +5,14 @@ import { z } from 'zod';
 import { defineTool } from '../define.js';
 import { isoDatetime } from '../shapes.js';
 import { getArtifact } from '../../store/files.js';
-import { insertMailMessage, insertMailThread, insertSentEmail, threadExists, threadOfMessage, unknownAddresses } from '../../store/mail.js';
+import {
+  insertMailMessage,
+  insertMailThread,
+  insertSentEmail,
+  threadExists,
+  threadOfMessage,
+  unknownAddresses,
+} from '../../store/mail.js';
 import { artifactAbsolutePath, vaultFilePath } from '../../render/artifacts.js';
 import { buildEml } from '../../render/eml.js';
 import { invalidArgument, notFound, quoted } from '../../core/errors.js';
@@ -20,7 +27,9 @@ export default defineTool({
   sync: { creates: { kind: 'email', field: 'id' }, references: { attachmentIds: 'artifact' } },
   annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true },
   input: {
-    to: z.union([z.email(), z.array(z.email()).min(1).max(50)]).describe('an address or a list of addresses of the vault'),
+    to: z
+      .union([z.email(), z.array(z.email()).min(1).max(50)])
+      .describe('an address or a list of addresses of the vault'),
     subject: z.string().min(1).max(300),
     body: z.string().min(1).max(100_000).describe('plain text'),
     cc: z.array(z.email()).max(50).optional(),
@@ -50,12 +59,23 @@ export default defineTool({
     const { db, vault, now } = ctx;
     const to = Array.isArray(args.to) ? args.to : [args.to];
     const cc = args.cc ?? [];
-    for (const [field, list] of [['to', to], ['cc', cc]] as const) {
+    for (const [field, list] of [
+      ['to', to],
+      ['cc', cc],
+    ] as const) {
       const unknown = unknownAddresses(db, vault.id, list);
-      if (unknown.length) throw invalidArgument(field, `not in the people registry of "${vault.name}": ${unknown.join(', ')} (find_person lists the addresses)`);
+      if (unknown.length)
+        throw invalidArgument(
+          field,
+          `not in the people registry of "${vault.name}": ${unknown.join(', ')} (find_person lists the addresses)`,
+        );
     }
     const ids = args.attachmentIds ?? [];
-    if (args.sendAs === 'me' && ids.length > 1) throw invalidArgument('attachmentIds', 'sendAs "me" sends one attachment at most; use sendAs "agent" for several');
+    if (args.sendAs === 'me' && ids.length > 1)
+      throw invalidArgument(
+        'attachmentIds',
+        'sendAs "me" sends one attachment at most; use sendAs "agent" for several',
+      );
     const attachments = ids.map((id) => {
       const row = getArtifact(db, vault.id, id);
       if (!row?.path) throw notFound('artifact', id, vault.name);
@@ -67,7 +87,12 @@ export default defineTool({
     if (threadId && !threadExists(db, vault.id, threadId)) throw notFound('thread', threadId, vault.name);
     if (args.inReplyToMessageId) {
       const inThread = threadOfMessage(db, vault.id, args.inReplyToMessageId);
-      if (!inThread || (threadId && inThread !== threadId)) throw notFound(threadId ? `message in thread ${quoted(threadId)}` : 'message', args.inReplyToMessageId, vault.name);
+      if (!inThread || (threadId && inThread !== threadId))
+        throw notFound(
+          threadId ? `message in thread ${quoted(threadId)}` : 'message',
+          args.inReplyToMessageId,
+          vault.name,
+        );
       threadId = inThread;
     }
     const newThread = !threadId;
@@ -96,29 +121,44 @@ export default defineTool({
     renameSync(`${emlPath}.partial`, emlPath);
     const attachmentNames = attachments.map((a) => a.row.file_name);
     try {
-      return ctx.commit(() => {
-        const message = { threadId, to, cc, subject: args.subject, body: args.body, attachmentNames, sentAt };
-        insertSentEmail(db, vault.id, { ...message, id, messageId, inReplyToMessageId: args.inReplyToMessageId ?? null, status, sendAs: args.sendAs, emlPath: relative });
-        if (status === 'sent') {
-          if (newThread) insertMailThread(db, vault.id, { id: threadId, subject: args.subject });
-          insertMailMessage(db, vault.id, { ...message, id: messageId, from, fromName });
-        }
-      }, (_, outboxSeq) => ({
-        id,
-        status,
-        messageId,
-        replyToThreadId: threadId,
-        inReplyToMessageId: messageId,
-        repliesTo: args.inReplyToMessageId ?? null,
-        from,
-        to,
-        cc,
-        subject: args.subject,
-        attachments: attachments.map((a) => ({ artifactId: a.row.id, fileName: a.row.file_name, sizeBytes: a.row.size_bytes })),
-        sentAt,
-        emlPath,
-        outboxSeq,
-      }));
+      return ctx.commit(
+        () => {
+          const message = { threadId, to, cc, subject: args.subject, body: args.body, attachmentNames, sentAt };
+          insertSentEmail(db, vault.id, {
+            ...message,
+            id,
+            messageId,
+            inReplyToMessageId: args.inReplyToMessageId ?? null,
+            status,
+            sendAs: args.sendAs,
+            emlPath: relative,
+          });
+          if (status === 'sent') {
+            if (newThread) insertMailThread(db, vault.id, { id: threadId, subject: args.subject });
+            insertMailMessage(db, vault.id, { ...message, id: messageId, from, fromName });
+          }
+        },
+        (_, outboxSeq) => ({
+          id,
+          status,
+          messageId,
+          replyToThreadId: threadId,
+          inReplyToMessageId: messageId,
+          repliesTo: args.inReplyToMessageId ?? null,
+          from,
+          to,
+          cc,
+          subject: args.subject,
+          attachments: attachments.map((a) => ({
+            artifactId: a.row.id,
+            fileName: a.row.file_name,
+            sizeBytes: a.row.size_bytes,
+          })),
+          sentAt,
+          emlPath,
+          outboxSeq,
+        }),
+      );
     } catch (err) {
       rmSync(emlPath, { force: true });
       throw err;

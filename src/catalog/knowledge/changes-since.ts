@@ -18,17 +18,30 @@ interface Cursor {
   p: [Position, Position, Position];
 }
 
-const isPosition = (p: unknown) => p === null || (typeof p === 'object' && typeof (p as { k?: unknown }).k === 'string' && typeof (p as { id?: unknown }).id === 'string');
+const isPosition = (p: unknown) =>
+  p === null ||
+  (typeof p === 'object' &&
+    typeof (p as { k?: unknown }).k === 'string' &&
+    typeof (p as { id?: unknown }).id === 'string');
 
 const decode = (raw: string, signature: string) =>
-  decodeCursor<Cursor>(raw, signature, (c) => Array.isArray(c.p) && c.p.length === 3 && c.p.every(isPosition),
-    'this cursor belongs to another `since` or vault; repeat the same `since`');
+  decodeCursor<Cursor>(
+    raw,
+    signature,
+    (c) => Array.isArray(c.p) && c.p.length === 3 && c.p.every(isPosition),
+    'this cursor belongs to another `since` or vault; repeat the same `since`',
+  );
 
 /**
  * One list's page: up to `limit` rows after where its previous page ended (one more row than asked tells
  * whether the list goes on), and where its next page starts (null: it is done).
  */
-function page<R>(from: Position | 'done' | undefined, limit: number, read: (n: number, after?: { k: string; id: string }) => R[], position: (r: R) => { k: string; id: string }) {
+function page<R>(
+  from: Position | 'done' | undefined,
+  limit: number,
+  read: (n: number, after?: { k: string; id: string }) => R[],
+  position: (r: R) => { k: string; id: string },
+) {
   if (from === 'done') return { rows: [] as R[], next: null };
   const rows = read(limit + 1, from ?? undefined);
   const last = rows[limit - 1];
@@ -51,7 +64,11 @@ export default defineTool({
     rementionedEntities: z.array(compactFinding),
     newMeetings: z.array(meetingSummary),
     totals: z
-      .object({ newEntities: z.number().int().nonnegative(), rementionedEntities: z.number().int().nonnegative(), newMeetings: z.number().int().nonnegative() })
+      .object({
+        newEntities: z.number().int().nonnegative(),
+        rementionedEntities: z.number().int().nonnegative(),
+        newMeetings: z.number().int().nonnegative(),
+      })
       .describe('items of each list over all pages'),
     nextCursor: z.string().nullable(),
   }),
@@ -60,12 +77,31 @@ export default defineTool({
     const signature = JSON.stringify([vault.id, at]);
     const from = cursor ? decode(cursor, signature) : undefined;
     const counts = entityChangeCounts(db, vault.id, at);
-    const totals = { newEntities: counts.new, rementionedEntities: counts.rementioned, newMeetings: countMeetingsCreatedSince(db, vault.id, at) };
+    const totals = {
+      newEntities: counts.new,
+      rementionedEntities: counts.rementioned,
+      newMeetings: countMeetingsCreatedSince(db, vault.id, at),
+    };
     // A list this cursor finished stays empty; on the first page (no cursor) every list starts.
     const start = (l: number): Position | 'done' | undefined => (from ? (from.p[l] ?? 'done') : undefined);
-    const newEntities = page(start(0), limit, (n, after) => entityChangesSince(db, vault.id, at, 'new', n, after), (r) => ({ k: r.first_seen_at, id: r.id }));
-    const rementioned = page(start(1), limit, (n, after) => entityChangesSince(db, vault.id, at, 'rementioned', n, after), (r) => ({ k: r.last_mentioned_at ?? '', id: r.id }));
-    const meetings = page(start(2), limit, (n, after) => meetingsCreatedSince(db, vault.id, at, n, after), (r) => ({ k: r.started_at, id: r.id }));
+    const newEntities = page(
+      start(0),
+      limit,
+      (n, after) => entityChangesSince(db, vault.id, at, 'new', n, after),
+      (r) => ({ k: r.first_seen_at, id: r.id }),
+    );
+    const rementioned = page(
+      start(1),
+      limit,
+      (n, after) => entityChangesSince(db, vault.id, at, 'rementioned', n, after),
+      (r) => ({ k: r.last_mentioned_at ?? '', id: r.id }),
+    );
+    const meetings = page(
+      start(2),
+      limit,
+      (n, after) => meetingsCreatedSince(db, vault.id, at, n, after),
+      (r) => ({ k: r.started_at, id: r.id }),
+    );
     const p: Cursor['p'] = [newEntities.next, rementioned.next, meetings.next];
     return {
       since: at,

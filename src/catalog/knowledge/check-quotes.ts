@@ -5,7 +5,16 @@ import { getMeetingRow } from '../../store/meetings.js';
 import { invalidArgument, notFound, throwIfCancelled } from '../../core/errors.js';
 import { findQuotations } from '../../search/quotes/find.js';
 import { wordsOf } from '../../search/quotes/align.js';
-import { contextOf, findParts, namesSpeaker, QUOTE_LIMITS, quoteSearch, segments, sourceOf, type SourceSpan } from '../../search/quotes/check.js';
+import {
+  contextOf,
+  findParts,
+  namesSpeaker,
+  QUOTE_LIMITS,
+  quoteSearch,
+  segments,
+  sourceOf,
+  type SourceSpan,
+} from '../../search/quotes/check.js';
 import { detailMatches } from '../../search/quotes/details.js';
 
 export const MAX_DRAFT_CHARS = 100_000;
@@ -18,7 +27,9 @@ const source = z.object({
   date: isoDatetime,
   turnStart: z.number().int().describe('first turn of the words, 0-based as get_transcript counts them'),
   turnEnd: z.number().int(),
-  said: z.string().describe('the exact words in the transcript; " … " where others spoke between two turns of the speaker'),
+  said: z
+    .string()
+    .describe('the exact words in the transcript; " … " where others spoke between two turns of the speaker'),
   before: turn.describe('the turn just before, cut to 200 characters'),
   after: turn.describe('the turn just after, cut to 200 characters'),
 });
@@ -38,11 +49,21 @@ export default defineTool({
     'Optional filters: meetingId, after, before.',
   sync: { localOnly: true },
   input: {
-    text: z.string().min(1).max(MAX_DRAFT_CHARS).describe(`the draft: plain text or Markdown, up to ${MAX_DRAFT_CHARS.toLocaleString('en')} characters`),
+    text: z
+      .string()
+      .min(1)
+      .max(MAX_DRAFT_CHARS)
+      .describe(`the draft: plain text or Markdown, up to ${MAX_DRAFT_CHARS.toLocaleString('en')} characters`),
     meetingId: z.string().min(1).optional().describe('only this meeting'),
     after: dateBound.optional().describe('only meetings on or after this date'),
     before: dateBound.optional().describe('only meetings before this date'),
-    minWords: z.number().int().min(1).max(20).default(4).describe('shorter quotations are skipped (1 to 20, default 4)'),
+    minWords: z
+      .number()
+      .int()
+      .min(1)
+      .max(20)
+      .default(4)
+      .describe('shorter quotations are skipped (1 to 20, default 4)'),
   },
   output: z.object({
     quotations: z.array(
@@ -59,8 +80,12 @@ export default defineTool({
         wordsAsSaid: z.number().int().describe('of those, words found as said'),
         sources: z.array(source).describe('where the words were said: one, or one per stretch of a merged quotation'),
         differences: z
-          .array(z.object({ op: z.enum(['same', 'changed', 'added', 'missing']), quoted: z.string(), said: z.string() }))
-          .describe('the quotation in runs: same; changed (quoted → said); added (in the draft only); missing (said, left out)'),
+          .array(
+            z.object({ op: z.enum(['same', 'changed', 'added', 'missing']), quoted: z.string(), said: z.string() }),
+          )
+          .describe(
+            'the quotation in runs: same; changed (quoted → said); added (in the draft only); missing (said, left out)',
+          ),
         speakerMatches: z.boolean().nullable().describe('null: the draft names no speaker, or nothing was found'),
         dateMatches: z.boolean().nullable(),
         meetingMatches: z.boolean().nullable(),
@@ -73,13 +98,16 @@ export default defineTool({
       verbatim: z.number().int(),
       close: z.number().int(),
       notFound: z.number().int(),
-      misattributed: z.array(z.object({ index: z.number().int(), attributedTo: z.string(), saidBy: z.array(z.string()) })),
+      misattributed: z.array(
+        z.object({ index: z.number().int(), attributedTo: z.string(), saidBy: z.array(z.string()) }),
+      ),
       skippedShort: z.number().int().describe('quotations under minWords words, not checked'),
       unchecked: z.number().int().describe(`quotations past the first ${QUOTE_LIMITS.quotations}, not checked`),
     }),
   }),
   run: (args, { db, vault, signal }) => {
-    if (args.meetingId && !getMeetingRow(db, vault.id, args.meetingId)) throw notFound('meeting', args.meetingId, vault.name);
+    if (args.meetingId && !getMeetingRow(db, vault.id, args.meetingId))
+      throw notFound('meeting', args.meetingId, vault.name);
     const after = asDatetime(args.after);
     const before = asDatetime(args.before);
     if (after && before && after >= before) throw invalidArgument('before', 'must be later than `after`');
@@ -97,9 +125,11 @@ export default defineTool({
       const exact = parts.length === 1 && diff.every((d) => d.op === 'same');
       const verdict = exact ? 'verbatim' : parts.length && asSaid >= 0.6 * words.length ? 'close' : 'not_found';
       const spans = verdict === 'not_found' ? [] : parts.map(sourceOf);
-      const speakerMatches = attributed && spans.length ? spans.every((s) => namesSpeaker(attributed, s.speaker)) : null;
+      const speakerMatches =
+        attributed && spans.length ? spans.every((s) => namesSpeaker(attributed, s.speaker)) : null;
       const details = spans.map((s) => detailMatches(q.attribution?.detail ?? null, s.meetingName, s.date));
-      const all3 = (k: 'date' | 'meeting') => (details.length && details.every((d) => d[k] !== null) ? details.every((d) => d[k]) : null);
+      const all3 = (k: 'date' | 'meeting') =>
+        details.length && details.every((d) => d[k] !== null) ? details.every((d) => d[k]) : null;
       const misattributed = speakerMatches === false;
       return {
         index,
@@ -129,7 +159,13 @@ export default defineTool({
         verbatim: count('verbatim'),
         close: count('close'),
         notFound: count('not_found'),
-        misattributed: quotations.filter((q) => q.misattributed).map((q) => ({ index: q.index, attributedTo: q.attributedTo!, saidBy: [...new Set(q.sources.map((s) => s.speaker))] })),
+        misattributed: quotations
+          .filter((q) => q.misattributed)
+          .map((q) => ({
+            index: q.index,
+            attributedTo: q.attributedTo!,
+            saidBy: [...new Set(q.sources.map((s) => s.speaker))],
+          })),
         skippedShort: found.length - long.length,
         unchecked: long.length - checked.length,
       },
@@ -138,13 +174,24 @@ export default defineTool({
 });
 
 /** The answer's lesson: the words and speaker to use. */
-function fixFor(verdict: string, spans: SourceSpan[], attributed: string | undefined, wrongPlace: boolean): string | null {
-  if (verdict === 'not_found') return 'Nobody said these words in the transcripts searched: drop the quotation marks and say it as your own summary, or find what was said with search_transcripts.';
+function fixFor(
+  verdict: string,
+  spans: SourceSpan[],
+  attributed: string | undefined,
+  wrongPlace: boolean,
+): string | null {
+  if (verdict === 'not_found')
+    return 'Nobody said these words in the transcripts searched: drop the quotation marks and say it as your own summary, or find what was said with search_transcripts.';
   const wrongSpeaker = !!attributed && spans.some((s) => !namesSpeaker(attributed, s.speaker));
   if (verdict === 'verbatim' && !wrongSpeaker && !wrongPlace) return null;
   const who = [...new Set(spans.map((s) => s.speaker))].join(' and ');
   const speakerNote = wrongSpeaker ? ` Said by ${who}, not ${attributed}.` : '';
-  if (verdict === 'verbatim') return `The words are right; the attribution is not.${speakerNote} Attribute it to ${cite(spans[0]!)}.`;
-  if (spans.length > 1) return `These words were said in ${spans.length} places; quote each as said, separately:${spans.map((s) => ` “${s.said}” (${cite(s)});`).join('').replace(/;$/, '.')}${speakerNote}`;
+  if (verdict === 'verbatim')
+    return `The words are right; the attribution is not.${speakerNote} Attribute it to ${cite(spans[0]!)}.`;
+  if (spans.length > 1)
+    return `These words were said in ${spans.length} places; quote each as said, separately:${spans
+      .map((s) => ` “${s.said}” (${cite(s)});`)
+      .join('')
+      .replace(/;$/, '.')}${speakerNote}`;
   return `Quote the words as said: “${spans[0]!.said}” (${cite(spans[0]!)}).${speakerNote}`;
 }

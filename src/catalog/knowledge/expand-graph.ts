@@ -11,15 +11,23 @@ export default defineTool({
   view: 'graph',
   title: 'Expand the entity graph',
   description:
-    "The neighbourhood of an entity. Depth 1: its edges. Depth 2: also its neighbours' edges, each second-hop relation prefixed with the intermediate node (\"Dock Scheduling › depends_on\"), strongest first, capped at 120 edges.",
+    'The neighbourhood of an entity. Depth 1: its edges. Depth 2: also its neighbours\' edges, each second-hop relation prefixed with the intermediate node ("Dock Scheduling › depends_on"), strongest first, capped at 120 edges.',
   input: {
     entityId: z.string().min(1),
-    depth: z.union([z.literal(1), z.literal(2)]).default(1).describe('1 (default) or 2'),
+    depth: z
+      .union([z.literal(1), z.literal(2)])
+      .default(1)
+      .describe('1 (default) or 2'),
   },
   output: z.object({
     root: z.object({ entityId: z.string(), name: z.string(), type: entityType }),
     depth: z.number().int(),
-    edges: z.array(edge.extend({ from: z.string().describe('entityId the edge starts from (the root, or the intermediate node)'), hop: z.number().int() })),
+    edges: z.array(
+      edge.extend({
+        from: z.string().describe('entityId the edge starts from (the root, or the intermediate node)'),
+        hop: z.number().int(),
+      }),
+    ),
     truncated: z.boolean().describe('true when depth 2 had more than 120 edges'),
   }),
   run: ({ entityId, depth }, { db, vault }) => {

@@ -27,7 +27,12 @@ export default defineTool({
         sizeBytes: z.number().int(),
         url: z.string(),
         createdAt: isoDatetime,
-        fileMissing: z.boolean().optional().describe('true when its file is not in this data dir (a store restored from a backup, which holds no files): make it again'),
+        fileMissing: z
+          .boolean()
+          .optional()
+          .describe(
+            'true when its file is not in this data dir (a store restored from a backup, which holds no files): make it again',
+          ),
       }),
     ),
   }),

@@ -12,7 +12,7 @@ export default defineTool({
   name: 'find_email_thread',
   title: 'Find an e-mail thread',
   description:
-    "Searches the vault's connected mailbox (including mail from before logging started) for an existing conversation, with mailbox search syntax: words, \"exact phrase\", from:, to:, cc:, subject:, -term, OR, newer_than:7d, older_than:, after:YYYY/MM/DD, before:, has:attachment. Example: `to:ana@client.com inventory`, `subject:report newer_than:7d`. Returns thread ids usable as `replyToThreadId` (and the last message id as `inReplyToMessageId`) for send_email; most recent activity first.",
+    'Searches the vault\'s connected mailbox (including mail from before logging started) for an existing conversation, with mailbox search syntax: words, "exact phrase", from:, to:, cc:, subject:, -term, OR, newer_than:7d, older_than:, after:YYYY/MM/DD, before:, has:attachment. Example: `to:ana@client.com inventory`, `subject:report newer_than:7d`. Returns thread ids usable as `replyToThreadId` (and the last message id as `inReplyToMessageId`) for send_email; most recent activity first.',
   input: {
     query: z.string().min(1).max(500).describe('mailbox search syntax'),
     limit: limitArg(1, 20, 5),
@@ -43,7 +43,10 @@ export default defineTool({
       if (err instanceof MailQueryError) throw invalidArgument('query', err.message);
       throw err;
     }
-    const threads = new Map<string, { messages: MailMessage[]; matching: MailMessage[]; lastId: string; subject: string }>();
+    const threads = new Map<
+      string,
+      { messages: MailMessage[]; matching: MailMessage[]; lastId: string; subject: string }
+    >();
     for (const row of mailboxMessages(db, vault.id)) {
       const m: MailMessage = {
         threadId: row.thread_id,
@@ -56,7 +59,12 @@ export default defineTool({
         sentAt: row.sent_at,
         attachments: json.read(row.attachments_json),
       };
-      const t = threads.get(row.thread_id) ?? { messages: [], matching: [], lastId: row.id, subject: row.thread_subject };
+      const t = threads.get(row.thread_id) ?? {
+        messages: [],
+        matching: [],
+        lastId: row.id,
+        subject: row.thread_subject,
+      };
       t.messages.push(m);
       t.lastId = row.id; // rows come in time order
       if (matchesMessage(parsed, m, now)) t.matching.push(m);

@@ -10,10 +10,14 @@ export default defineTool({
     "Looks up the vault's people registry by name, e-mail address or role fragment: name, e-mail, title, organisation. It is the ONLY source of an e-mail address: never guess or derive one from a pattern. Omit `query` to list everyone.",
   input: { query: z.string().max(200).optional().describe('name, address or role fragment') },
   output: z.object({
-    people: z.array(z.object({ id: z.string(), name: z.string(), email: z.string(), title: z.string(), organisation: z.string() })),
+    people: z.array(
+      z.object({ id: z.string(), name: z.string(), email: z.string(), title: z.string(), organisation: z.string() }),
+    ),
   }),
   run: ({ query }, { db, vault }) => {
-    const words = normalize(query ?? '').split(' ').filter(Boolean);
+    const words = normalize(query ?? '')
+      .split(' ')
+      .filter(Boolean);
     const people = listPeople(db, vault.id);
     if (!words.length) return { people };
     // Every word must occur in the name, address, title or organisation; name hits rank first.

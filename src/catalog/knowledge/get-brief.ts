@@ -10,7 +10,13 @@ export default defineTool({
   description:
     "The latest agent-written brief of a kind: `daily` (current snapshot of the vault), `weekly-plan` (mirrors Monday's plan e-mail) or `weekly-digest` (mirrors Friday's digest e-mail). Markdown.",
   input: { kind: briefKind.default('daily').describe('daily (default), weekly-plan or weekly-digest') },
-  output: z.object({ id: z.string(), kind: briefKind, title: z.string(), createdAt: isoDatetime, markdown: z.string() }),
+  output: z.object({
+    id: z.string(),
+    kind: briefKind,
+    title: z.string(),
+    createdAt: isoDatetime,
+    markdown: z.string(),
+  }),
   run: ({ kind }, { db, vault }) => {
     const brief = latestBrief(db, vault.id, kind);
     if (!brief) throw new ServiceError('not_found', `Vault "${vault.name}" has no ${kind} brief yet.`);

@@ -8,7 +8,6 @@ import { meetingsNotExtractedAfter, withLaterMeetings } from '../knowledge-lag.j
 import { notFound } from '../../core/errors.js';
 import { DAY_MS } from '../../time.js';
 
-
 export default defineTool({
   name: 'get_entity',
   view: 'graph',
@@ -21,7 +20,11 @@ export default defineTool({
   },
   output: finding.extend({
     entityId: z.string(),
-    recency: z.object({ firstSeenAt: isoDatetime, lastMentionedAt: isoDatetime.nullable(), daysSinceLastMention: z.number().int().nullable() }),
+    recency: z.object({
+      firstSeenAt: isoDatetime,
+      lastMentionedAt: isoDatetime.nullable(),
+      daysSinceLastMention: z.number().int().nullable(),
+    }),
     edges: z.array(edge),
     evidence: z.array(quoteWithContext).optional(),
     mentions: mentionsSummary,
@@ -32,7 +35,11 @@ export default defineTool({
     const row = getEntityRow(db, vault.id, entityId);
     if (!row) throw notFound('entity', entityId, vault.name);
     const f = toFinding(row);
-    const open = withLaterMeetings(db, vault.id, withClaimContext(db, vault.id, listConflicts(db, vault.id, { status: 'open', entityId })));
+    const open = withLaterMeetings(
+      db,
+      vault.id,
+      withClaimContext(db, vault.id, listConflicts(db, vault.id, { status: 'open', entityId })),
+    );
     const later = meetingsNotExtractedAfter(db, vault.id, f.lastMentionedAt);
     const last = f.lastMentionedAt ? Date.parse(f.lastMentionedAt) : undefined;
     return {

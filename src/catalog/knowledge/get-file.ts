@@ -9,7 +9,8 @@ export const EXCERPT_CHARS = 4000;
 export default defineTool({
   name: 'get_file',
   title: 'Get a public file',
-  description: 'One public file: metadata, download URL, and an excerpt of its parsed text (first 4,000 characters) when it was parsed.',
+  description:
+    'One public file: metadata, download URL, and an excerpt of its parsed text (first 4,000 characters) when it was parsed.',
   input: { fileId: z.string().min(1).describe('from list_files') },
   output: publicFile.extend({
     contentExcerpt: z.string().nullable(),

@@ -18,12 +18,27 @@ const turnArg = z.number().int().min(0);
 const readArgs = z
   .object({ meetingId: z.string(), turnStart: z.number().int(), turnEnd: z.number().int(), context: z.literal(0) })
   .nullable()
-  .describe('the arguments to pass to get_transcript to read the turns just before / after these; null at the start / end of the transcript');
+  .describe(
+    'the arguments to pass to get_transcript to read the turns just before / after these; null at the start / end of the transcript',
+  );
 
 /** The turns `[start, end]` and `context` on each side, each with its speaker and the moment it was said. */
-function readTurns(meeting: MeetingRow, vaultId: string, db: Parameters<typeof countTurns>[0], start: number, end: number, context: number) {
+function readTurns(
+  meeting: MeetingRow,
+  vaultId: string,
+  db: Parameters<typeof countTurns>[0],
+  start: number,
+  end: number,
+  context: number,
+) {
   const total = countTurns(db, vaultId, meeting.id);
-  if (start >= total) throw invalidArgument('turnStart', total ? `a turn of this meeting: 0 to ${total - 1} (it has ${total} turns)` : 'a turn of this meeting, which has no transcript');
+  if (start >= total)
+    throw invalidArgument(
+      'turnStart',
+      total
+        ? `a turn of this meeting: 0 to ${total - 1} (it has ${total} turns)`
+        : 'a turn of this meeting, which has no transcript',
+    );
   const last = Math.min(end, total - 1);
   const from = Math.max(0, start - context);
   const to = Math.min(total - 1, last + context);
@@ -40,8 +55,14 @@ function readTurns(meeting: MeetingRow, vaultId: string, db: Parameters<typeof c
   return {
     turns,
     totalTurns: total,
-    before: from > 0 ? { meetingId: meeting.id, turnStart: Math.max(0, from - span), turnEnd: from - 1, context: 0 as const } : null,
-    after: to < total - 1 ? { meetingId: meeting.id, turnStart: to + 1, turnEnd: Math.min(total - 1, to + span), context: 0 as const } : null,
+    before:
+      from > 0
+        ? { meetingId: meeting.id, turnStart: Math.max(0, from - span), turnEnd: from - 1, context: 0 as const }
+        : null,
+    after:
+      to < total - 1
+        ? { meetingId: meeting.id, turnStart: to + 1, turnEnd: Math.min(total - 1, to + span), context: 0 as const }
+        : null,
   };
 }
 
@@ -56,9 +77,19 @@ export default defineTool({
     meetingId: z.string().min(1).describe('from list_meetings, search_transcripts or a quote'),
     offset: z.number().int().min(0).default(0).describe('reading by chunk: index of the first chunk, default 0'),
     limit: limitArg(1, 50, 20),
-    turnStart: turnArg.optional().describe('reading by turn: the first turn to read (0-based, the `turnStart` of a search_transcripts result or the `turnIndex` of a quote)'),
+    turnStart: turnArg
+      .optional()
+      .describe(
+        'reading by turn: the first turn to read (0-based, the `turnStart` of a search_transcripts result or the `turnIndex` of a quote)',
+      ),
     turnEnd: turnArg.optional().describe('reading by turn: the last turn to read, default `turnStart`'),
-    context: z.number().int().min(0).max(MAX_CONTEXT).optional().describe(`reading by turn: turns before and after to add, 0 to ${MAX_CONTEXT}, default ${DEFAULT_CONTEXT}`),
+    context: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_CONTEXT)
+      .optional()
+      .describe(`reading by turn: turns before and after to add, 0 to ${MAX_CONTEXT}, default ${DEFAULT_CONTEXT}`),
   },
   output: z.object({
     meetingId: z.string(),
@@ -77,7 +108,12 @@ export default defineTool({
       .optional()
       .describe('reading by chunk (no `turnStart`)'),
     totalChunks: z.number().int().optional().describe('reading by chunk'),
-    nextOffset: z.number().int().nullable().optional().describe('reading by chunk: the `offset` of the next page, null at the end'),
+    nextOffset: z
+      .number()
+      .int()
+      .nullable()
+      .optional()
+      .describe('reading by chunk: the `offset` of the next page, null at the end'),
     date: isoDatetime.optional().describe('reading by turn: when the meeting started'),
     turns: z
       .array(
@@ -87,12 +123,18 @@ export default defineTool({
           text: z.string().describe('the whole turn, verbatim'),
           atSeconds: z.number().int().nullable().describe('seconds from the start of the meeting'),
           at: isoDatetime.nullable().describe('when it was said'),
-          asked: z.boolean().describe('true for the turns asked for (turnStart to turnEnd), false for the context around them'),
+          asked: z
+            .boolean()
+            .describe('true for the turns asked for (turnStart to turnEnd), false for the context around them'),
         }),
       )
       .optional()
       .describe('reading by turn: the turns asked for and their context, in order'),
-    totalTurns: z.number().int().optional().describe('reading by turn: turns in the whole transcript (numbered 0 to totalTurns - 1)'),
+    totalTurns: z
+      .number()
+      .int()
+      .optional()
+      .describe('reading by turn: turns in the whole transcript (numbered 0 to totalTurns - 1)'),
     before: readArgs.optional(),
     after: readArgs.optional(),
   }),
@@ -101,16 +143,33 @@ export default defineTool({
     if (!meeting) throw notFound('meeting', meetingId, vault.name);
     if (turnStart === undefined) {
       if (turnEnd !== undefined) throw invalidArgument('turnStart', 'a turn number: `turnEnd` reads from `turnStart`');
-      if (context !== undefined) throw invalidArgument('turnStart', 'a turn number: `context` is the turns around `turnStart`..`turnEnd`');
+      if (context !== undefined)
+        throw invalidArgument('turnStart', 'a turn number: `context` is the turns around `turnStart`..`turnEnd`');
       // The same chunks search_transcripts ranks, so an excerpt's turn range is a chunk here.
       const { chunks, total } = meetingChunks(db, vault.id, meetingId, offset, limit);
       const next = offset + chunks.length;
-      return { meetingId, meetingName: meeting.name, chunks, totalChunks: total, nextOffset: next < total ? next : null };
+      return {
+        meetingId,
+        meetingName: meeting.name,
+        chunks,
+        totalChunks: total,
+        nextOffset: next < total ? next : null,
+      };
     }
-    if (offset !== 0) throw invalidArgument('offset', 'no offset when reading by turn (`turnStart`): offset pages chunks');
+    if (offset !== 0)
+      throw invalidArgument('offset', 'no offset when reading by turn (`turnStart`): offset pages chunks');
     const end = turnEnd ?? turnStart;
     if (end < turnStart) throw invalidArgument('turnEnd', `a turn at or after turnStart (${turnStart})`);
-    if (end - turnStart + 1 > MAX_TURNS) throw invalidArgument('turnEnd', `at most ${MAX_TURNS} turns from turnStart (turnStart + ${MAX_TURNS - 1} = ${turnStart + MAX_TURNS - 1})`);
-    return { meetingId, meetingName: meeting.name, date: meeting.started_at, ...readTurns(meeting, vault.id, db, turnStart, end, context ?? DEFAULT_CONTEXT) };
+    if (end - turnStart + 1 > MAX_TURNS)
+      throw invalidArgument(
+        'turnEnd',
+        `at most ${MAX_TURNS} turns from turnStart (turnStart + ${MAX_TURNS - 1} = ${turnStart + MAX_TURNS - 1})`,
+      );
+    return {
+      meetingId,
+      meetingName: meeting.name,
+      date: meeting.started_at,
+      ...readTurns(meeting, vault.id, db, turnStart, end, context ?? DEFAULT_CONTEXT),
+    };
   },
 });

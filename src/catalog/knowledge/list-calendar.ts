@@ -9,7 +9,8 @@ import { matchWords } from '../word-match.js';
 const dateBound = z.union([z.iso.datetime({ offset: true }), z.iso.date()]);
 /** A date bound as an ISO datetime in UTC: a date alone is its midnight UTC. */
 const asDatetime = (v: string) => (v.length === 10 ? `${v}T00:00:00Z` : isoUtc(Date.parse(v)));
-const eventText = (e: { title: string; description: string | null; attendees: string[] }) => [e.title, e.description ?? '', e.attendees.join(' ')].join(' ');
+const eventText = (e: { title: string; description: string | null; attendees: string[] }) =>
+  [e.title, e.description ?? '', e.attendees.join(' ')].join(' ');
 
 export const CALENDAR_DAYS_BACK = 45;
 
@@ -19,9 +20,21 @@ export default defineTool({
   description:
     'Calendar events from 45 days back and everything scheduled ahead: title, ISO datetime, `happened` flag, attendees, video-meeting link, and `meetingId` when the event was recorded. Cross with list_meetings to tell what happened from what is only booked. Narrow with `after` / `before` (a date window, any dates) and `query` (words of the title, description or attendees, e.g. "steering committee").',
   input: {
-    after: dateBound.optional().describe('events starting on or after this date (2026-12-01, or a datetime with offset); default 45 days back'),
-    before: dateBound.optional().describe('events starting before this date (2026-12-08, or a datetime with offset); default no end'),
-    query: z.string().trim().min(1, 'must not be empty').max(200).optional().describe('words the events hold (title, description, attendees); the events holding every word, or if none, the most of them'),
+    after: dateBound
+      .optional()
+      .describe('events starting on or after this date (2026-12-01, or a datetime with offset); default 45 days back'),
+    before: dateBound
+      .optional()
+      .describe('events starting before this date (2026-12-08, or a datetime with offset); default no end'),
+    query: z
+      .string()
+      .trim()
+      .min(1, 'must not be empty')
+      .max(200)
+      .optional()
+      .describe(
+        'words the events hold (title, description, attendees); the events holding every word, or if none, the most of them',
+      ),
   },
   output: z.object({
     window: z.object({
@@ -34,10 +47,18 @@ export default defineTool({
   run: ({ after, before, query }, { db, vault, now }) => {
     const from = after ? asDatetime(after) : isoUtc(now.getTime() - CALENDAR_DAYS_BACK * DAY_MS);
     const to = before ? asDatetime(before) : undefined;
-    if (to && to <= from) throw invalidArgument('before', `a date after the start of the window (${from}${after ? ', `after`' : ', 45 days back'})`);
+    if (to && to <= from)
+      throw invalidArgument(
+        'before',
+        `a date after the start of the window (${from}${after ? ', `after`' : ', 45 days back'})`,
+      );
     const events = to ? eventsBetween(db, vault.id, from, to, now) : eventsFrom(db, vault.id, from, now);
     return {
-      window: { from, daysBack: after ? Math.floor((now.getTime() - Date.parse(from)) / DAY_MS) : CALENDAR_DAYS_BACK, ...(to ? { to } : {}) },
+      window: {
+        from,
+        daysBack: after ? Math.floor((now.getTime() - Date.parse(from)) / DAY_MS) : CALENDAR_DAYS_BACK,
+        ...(to ? { to } : {}),
+      },
       events: query ? matchWords(events, query, eventText) : events,
     };
   },

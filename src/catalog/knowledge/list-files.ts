@@ -9,5 +9,7 @@ export default defineTool({
   description: 'Public files of the vault: name, description, download URL. Internal files are never listed or served.',
   input: {},
   output: z.object({ files: z.array(publicFile) }),
-  run: (_args, { db, vault, links }) => ({ files: listPublicFiles(db, vault.id).map((f) => toPublicFile(f, vault.id, links)) }),
+  run: (_args, { db, vault, links }) => ({
+    files: listPublicFiles(db, vault.id).map((f) => toPublicFile(f, vault.id, links)),
+  }),
 });

@@ -6,7 +6,8 @@ import { listMilestones } from '../../store/plan.js';
 export default defineTool({
   name: 'list_milestones',
   title: 'List milestones',
-  description: 'Milestones with their target date and task tallies (done / total), in date order. Use the ids as `milestoneId` for list_tasks, add_task and update_task.',
+  description:
+    'Milestones with their target date and task tallies (done / total), in date order. Use the ids as `milestoneId` for list_tasks, add_task and update_task.',
   input: {},
   output: z.object({
     milestones: z.array(

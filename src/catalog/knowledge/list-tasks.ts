@@ -9,8 +9,13 @@ import { matchWords } from '../word-match.js';
 const isTask = (t: { id: string; identifier: string; number: number }, ref: string) =>
   t.id === ref || t.identifier.toUpperCase() === ref.trim().toUpperCase() || String(t.number) === ref.trim();
 
-const taskText = (t: { identifier: string; title: string; description: string | null; labels: string[]; owner: string | null }) =>
-  [t.identifier, t.title, t.description ?? '', t.labels.join(' '), t.owner ?? ''].join(' ');
+const taskText = (t: {
+  identifier: string;
+  title: string;
+  description: string | null;
+  labels: string[];
+  owner: string | null;
+}) => [t.identifier, t.title, t.description ?? '', t.labels.join(' '), t.owner ?? ''].join(' ');
 
 export default defineTool({
   name: 'list_tasks',
@@ -20,15 +25,29 @@ export default defineTool({
   input: {
     status: z.enum(['todo', 'doing', 'done', 'blocked', 'open']).optional(),
     milestoneId: z.string().min(1).optional(),
-    ids: z.array(z.string().trim().min(1, 'must not be empty').max(100)).min(1).max(50).optional().describe('only these tasks: board identifiers (`NWL-25`), task ids or numbers'),
-    query: z.string().trim().min(1, 'must not be empty').max(200).optional().describe('words the tasks hold (title, description, labels, owner, identifier); the tasks holding every word, or if none, the most of them'),
+    ids: z
+      .array(z.string().trim().min(1, 'must not be empty').max(100))
+      .min(1)
+      .max(50)
+      .optional()
+      .describe('only these tasks: board identifiers (`NWL-25`), task ids or numbers'),
+    query: z
+      .string()
+      .trim()
+      .min(1, 'must not be empty')
+      .max(200)
+      .optional()
+      .describe(
+        'words the tasks hold (title, description, labels, owner, identifier); the tasks holding every word, or if none, the most of them',
+      ),
   },
   output: z.object({
     tasks: z.array(task),
     unknownIds: z.array(z.string()).optional().describe('with `ids`: those that name no task of this board'),
   }),
   run: ({ status, milestoneId, ids, query }, { db, vault }) => {
-    if (milestoneId && !milestoneExists(db, vault.id, milestoneId)) throw notFound('milestone', milestoneId, vault.name);
+    if (milestoneId && !milestoneExists(db, vault.id, milestoneId))
+      throw notFound('milestone', milestoneId, vault.name);
     let tasks = listTasks(db, vault.id, { status, milestoneId });
     if (ids) {
       // Unknown refs are named, not fatal: a model asking for three tasks still gets the two that exist.

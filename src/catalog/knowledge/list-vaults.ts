@@ -21,6 +21,13 @@ export default defineTool({
     ),
   }),
   run: (_args, ctx) => ({
-    vaults: ctx.reachableVaults().map((v) => ({ id: v.id, name: v.name, client: v.client, description: v.description, keywords: v.keywords, summary: v.summary })),
+    vaults: ctx.reachableVaults().map((v) => ({
+      id: v.id,
+      name: v.name,
+      client: v.client,
+      description: v.description,
+      keywords: v.keywords,
+      summary: v.summary,
+    })),
   }),
 });

@@ -20,7 +20,10 @@ export default defineTool({
     "Searches the vault agent's own past conversations (e-mail, MCP, chat) for what was asked and answered before; best matches first. `person_email` narrows to conversations with one person. This is the agent's memory, not the knowledge base: use search_knowledge and search_transcripts for what the client said.",
   input: {
     query: z.string().min(1).max(500),
-    person_email: z.email().optional().describe('narrow to conversations with this person (snake_case on the wire, as the SDKs send it)'),
+    person_email: z
+      .email()
+      .optional()
+      .describe('narrow to conversations with this person (snake_case on the wire, as the SDKs send it)'),
     personEmail: z.email().optional().describe('the same as `person_email`, also accepted; give one of the two'),
     limit: limitArg(1, 25, 12),
   },
@@ -43,7 +46,10 @@ export default defineTool({
     const match = ftsQuery(query);
     if (!match) throw invalidArgument('query', 'needs at least one word');
     if (person_email && camel && person_email.toLowerCase() !== camel.toLowerCase()) {
-      throw invalidArgument('person_email', `and \`personEmail\` are the same field and name different people (${quoted(person_email)}, ${quoted(camel)}); give one of them`);
+      throw invalidArgument(
+        'person_email',
+        `and \`personEmail\` are the same field and name different people (${quoted(person_email)}, ${quoted(camel)}); give one of them`,
+      );
     }
     const personEmail = person_email ?? camel;
     return {

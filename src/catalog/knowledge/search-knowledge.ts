@@ -40,7 +40,10 @@ export default defineTool({
     const rows = new Map(getEntityRows(db, vault.id, [...best.keys()]).map((r) => [r.id, r]));
     const ranked = [...best]
       .map(([id, m]) => ({ row: rows.get(id)!, m }))
-      .sort((a, b) => b.m.score - a.m.score || b.row.mention_count - a.row.mention_count || a.row.name.localeCompare(b.row.name));
+      .sort(
+        (a, b) =>
+          b.m.score - a.m.score || b.row.mention_count - a.row.mention_count || a.row.name.localeCompare(b.row.name),
+      );
     return {
       entities: ranked.slice(0, limit).map(({ row, m }) => ({
         ...toFinding(row),

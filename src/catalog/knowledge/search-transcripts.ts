@@ -14,7 +14,11 @@ import { log } from '../../log.js';
 const wordsOnlyNoted = new Set<string>();
 
 /** Says once, in the server log, that a vault is searched by words only because its vectors are missing, and the fix. */
-function noteWordsOnly(vault: { id: string; name: string }, coverage: { chunks: number; withVectors: number }, dataDir: string): void {
+function noteWordsOnly(
+  vault: { id: string; name: string },
+  coverage: { chunks: number; withVectors: number },
+  dataDir: string,
+): void {
   if (wordsOnlyNoted.has(vault.id) || coverage.withVectors >= coverage.chunks) return;
   wordsOnlyNoted.add(vault.id);
   log.warn(
@@ -54,9 +58,9 @@ function excerpt(chunks: Row[]): Row {
 }
 
 /** Positions in [query, ...alternatives] as the phrasings' own words, each once. */
-const phrasingTexts = (positions: number[], query: string, alternatives: string[]) =>
-  [...new Set(positions.map((i) => (i === 0 ? query : alternatives[i - 1]!.trim())))];
-
+const phrasingTexts = (positions: number[], query: string, alternatives: string[]) => [
+  ...new Set(positions.map((i) => (i === 0 ? query : alternatives[i - 1]!.trim()))),
+];
 
 export default defineTool({
   name: 'search_transcripts',
@@ -69,7 +73,13 @@ export default defineTool({
   input: {
     query: z.string().min(1).max(500).describe('a question or keywords'),
     alternatives: z
-      .array(z.string().trim().min(1, 'must not be empty').max(MAX_ALTERNATIVE_CHARS, `at most ${MAX_ALTERNATIVE_CHARS} characters each`))
+      .array(
+        z
+          .string()
+          .trim()
+          .min(1, 'must not be empty')
+          .max(MAX_ALTERNATIVE_CHARS, `at most ${MAX_ALTERNATIVE_CHARS} characters each`),
+      )
       .max(MAX_ALTERNATIVES, `at most ${MAX_ALTERNATIVES} rephrasings`)
       .optional()
       .describe(
@@ -88,16 +98,23 @@ export default defineTool({
         meetingName: z.string(),
         date: isoDatetime.describe('when the meeting started'),
         speakers: z.array(z.string()),
-        turnStart: z.number().int().describe('first turn of the excerpt (0-based); to read around it, pass meetingId, turnStart and turnEnd to get_transcript'),
+        turnStart: z
+          .number()
+          .int()
+          .describe(
+            'first turn of the excerpt (0-based); to read around it, pass meetingId, turnStart and turnEnd to get_transcript',
+          ),
         turnEnd: z.number().int().describe('last turn of the excerpt'),
         startSeconds: z.number().int().nullable().describe('seconds from the start of the meeting to the first turn'),
         text: z.string().describe('verbatim "Speaker: words" lines'),
         score: z
           .number()
           .describe(
-            'relevance on one scale for every search, with or without alternatives: how far this excerpt stands above the average candidate of the search, in standard deviations (its word match and its meaning similarity, each standardised, weighted and summed). Higher is better; about 1 is a fair match, 3 or more stands out; not a probability. With `alternatives`, the best of the phrasings\' own scores; the order of the results is their fusion, so it may differ from the order of the scores',
+            "relevance on one scale for every search, with or without alternatives: how far this excerpt stands above the average candidate of the search, in standard deviations (its word match and its meaning similarity, each standardised, weighted and summed). Higher is better; about 1 is a fair match, 3 or more stands out; not a probability. With `alternatives`, the best of the phrasings' own scores; the order of the results is their fusion, so it may differ from the order of the scores",
           ),
-        matchedBy: z.array(z.enum(['words', 'meaning'])).describe('words: its words match the query\'s; meaning: it is among the nearest in meaning'),
+        matchedBy: z
+          .array(z.enum(['words', 'meaning']))
+          .describe("words: its words match the query's; meaning: it is among the nearest in meaning"),
         foundBy: z
           .array(z.string())
           .optional()
@@ -106,17 +123,24 @@ export default defineTool({
           ),
       }),
     ),
-    mode: z.enum(['hybrid', 'words', 'meaning']).describe('words: vectors are not built yet for this vault (or no embedder); meaning still comes when they are (`vault-tools reindex` builds them now)'),
+    mode: z
+      .enum(['hybrid', 'words', 'meaning'])
+      .describe(
+        'words: vectors are not built yet for this vault (or no embedder); meaning still comes when they are (`vault-tools reindex` builds them now)',
+      ),
     vectorCoverage: z.object({ chunks: z.number().int(), withVectors: z.number().int() }),
     vectorsPending: z
       .object({ chunks: z.number().int(), estimatedSeconds: z.number().int().optional(), note: z.string() })
       .optional()
-      .describe('only while some chunks of the vault have no vector yet: how many, and about when the background indexer will have them'),
+      .describe(
+        'only while some chunks of the vault have no vector yet: how many, and about when the background indexer will have them',
+      ),
   }),
   // Each phrasing is one more query for the embedder and the indexes (about 3.5× the CPU with five): the rate limit counts it.
   cost: (args) => 1 + (args.alternatives?.length ?? 0),
   run: async (args, { db, vault, embedder, dataDir, principal }) => {
-    if (args.meetingId && !getMeetingRow(db, vault.id, args.meetingId)) throw notFound('meeting', args.meetingId, vault.name);
+    if (args.meetingId && !getMeetingRow(db, vault.id, args.meetingId))
+      throw notFound('meeting', args.meetingId, vault.name);
     const after = asDatetime(args.after);
     const before = asDatetime(args.before);
     if (after && before && after >= before) throw invalidArgument('before', 'must be later than `after`');
@@ -124,7 +148,9 @@ export default defineTool({
     // Without alternatives, the search (and so the answer) is exactly what it was before they existed.
     const alternatives = args.alternatives?.length ? args.alternatives : undefined;
     const search = (options: SearchOptions): Promise<{ hits: (SearchHit | PhrasedHit)[]; mode: SearchMode }> =>
-      alternatives ? searchPhrasings(db, vault.id, args.query, alternatives, options) : searchChunks(db, vault.id, args.query, options);
+      alternatives
+        ? searchPhrasings(db, vault.id, args.query, alternatives, options)
+        : searchChunks(db, vault.id, args.query, options);
     let found;
     try {
       found = await search({ filters, limit: args.limit, embedder, caller: principal.keyId });
@@ -133,7 +159,10 @@ export default defineTool({
       log.warn('search by meaning failed; answering by words', err);
       found = await search({ filters, limit: args.limit, mode: 'words' });
     }
-    const rows = chunkRows(db, found.hits.flatMap((h) => ('chunkIds' in h ? h.chunkIds : [h.chunkId])));
+    const rows = chunkRows(
+      db,
+      found.hits.flatMap((h) => ('chunkIds' in h ? h.chunkIds : [h.chunkId])),
+    );
     const owner = vectorIndexOwner(db);
     const coverage = vectorCoverage(db, vault.id, owner?.embedder ?? '');
     if (found.mode === 'words') noteWordsOnly(vault, coverage, dataDir);

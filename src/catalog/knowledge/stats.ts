@@ -7,12 +7,14 @@ import { meetingCounts } from '../../store/meetings.js';
 import { taskCountsByStatus } from '../../store/plan.js';
 import { cachedRead, type Db } from '../../store/db.js';
 
-const countsOf = <K extends string>(keys: readonly K[]) => z.object(Object.fromEntries(keys.map((k) => [k, z.number().int()])) as Record<K, z.ZodNumber>);
+const countsOf = <K extends string>(keys: readonly K[]) =>
+  z.object(Object.fromEntries(keys.map((k) => [k, z.number().int()])) as Record<K, z.ZodNumber>);
 
 export default defineTool({
   name: 'stats',
   title: 'Vault statistics',
-  description: 'Entity counts by type, meetings extracted versus total, and tasks by status: the quick shape of a vault. Call after choosing the vault, before get_brief.',
+  description:
+    'Entity counts by type, meetings extracted versus total, and tasks by status: the quick shape of a vault. Call after choosing the vault, before get_brief.',
   input: {},
   output: z.object({
     vault: vaultRef,
@@ -32,7 +34,10 @@ function vaultCounts(db: Db, vaultId: string) {
   return cachedRead(db, `stats:${vaultId}`, () => {
     const byType = Object.fromEntries(ENTITY_TYPES.map((t) => [t, 0])) as Record<(typeof ENTITY_TYPES)[number], number>;
     for (const { type, n } of countsByType(db, vaultId)) byType[type as keyof typeof byType] = n;
-    const byStatus = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<(typeof TASK_STATUSES)[number], number>;
+    const byStatus = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<
+      (typeof TASK_STATUSES)[number],
+      number
+    >;
     for (const { status, n } of taskCountsByStatus(db, vaultId)) byStatus[status as keyof typeof byStatus] = n;
     const sum = (o: Record<string, number>) => Object.values(o).reduce((a, b) => a + b, 0);
     return deepFreeze({

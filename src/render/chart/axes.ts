@@ -8,11 +8,39 @@ import { isObject, type JsonObject } from './json.js';
 import { VALUE_TICKS } from './style.js';
 
 /** Channels whose title is shown: axes, legends and facet headers. */
-const TITLED_CHANNELS = ['x', 'y', 'color', 'fill', 'stroke', 'shape', 'size', 'opacity', 'strokeDash', 'row', 'column', 'facet'] as const;
+const TITLED_CHANNELS = [
+  'x',
+  'y',
+  'color',
+  'fill',
+  'stroke',
+  'shape',
+  'size',
+  'opacity',
+  'strokeDash',
+  'row',
+  'column',
+  'facet',
+] as const;
 /** Where each channel's title may be set besides `title`. */
-const GUIDE_KEY: Record<string, 'axis' | 'legend' | 'header'> = { x: 'axis', y: 'axis', row: 'header', column: 'header', facet: 'header' };
+const GUIDE_KEY: Record<string, 'axis' | 'legend' | 'header'> = {
+  x: 'axis',
+  y: 'axis',
+  row: 'header',
+  column: 'header',
+  facet: 'header',
+};
 /** Aggregates whose title says what they do better than Vega-Lite's "Sum of …". */
-const AGGREGATE_TITLES: Record<string, string> = { sum: 'Total', mean: 'Average', average: 'Average', median: 'Median', min: 'Lowest', max: 'Highest', count: 'Number of', distinct: 'Distinct' };
+const AGGREGATE_TITLES: Record<string, string> = {
+  sum: 'Total',
+  mean: 'Average',
+  average: 'Average',
+  median: 'Median',
+  min: 'Lowest',
+  max: 'Highest',
+  count: 'Number of',
+  distinct: 'Distinct',
+};
 
 /** Rewrites every view of the spec (in place): human titles, nice value domains. */
 export function humanizeAxes(spec: JsonObject): void {
@@ -74,7 +102,14 @@ const lowerFirst = (s: string) => (/^[A-Z][a-z]/.test(s) ? s.charAt(0).toLowerCa
 function niceDomain(def: JsonObject): void {
   if (def.type !== 'quantitative' || (def.bin !== undefined && def.bin !== false)) return;
   const scale = isObject(def.scale) ? def.scale : def.scale === undefined ? {} : undefined;
-  if (!scale || scale.nice !== undefined || scale.domain !== undefined || scale.domainMax !== undefined || scale.domainMin !== undefined) return;
+  if (
+    !scale ||
+    scale.nice !== undefined ||
+    scale.domain !== undefined ||
+    scale.domainMax !== undefined ||
+    scale.domainMin !== undefined
+  )
+    return;
   if (scale.type !== undefined && scale.type !== 'linear') return;
   const axis = isObject(def.axis) ? def.axis : {};
   const ticks = typeof axis.tickCount === 'number' ? axis.tickCount : VALUE_TICKS;

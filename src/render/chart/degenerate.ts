@@ -15,7 +15,8 @@ export function refuseEmptyData(spec: JsonObject): void {
     const data = node.data;
     if (isObject(data)) {
       if (data.sequence !== undefined || data.sphere !== undefined || data.graticule !== undefined) filled = true;
-      else if (Array.isArray(data.values)) (data.values.length > 0 ? (filled = true) : empty.push(joinPath(joinPath(path, 'data'), 'values')));
+      else if (Array.isArray(data.values))
+        data.values.length > 0 ? (filled = true) : empty.push(joinPath(joinPath(path, 'data'), 'values'));
       else if (typeof data.name === 'string') {
         const rows = datasets[data.name];
         if (Array.isArray(rows) && rows.length === 0) empty.push(joinPath('datasets', data.name));
@@ -24,13 +25,17 @@ export function refuseEmptyData(spec: JsonObject): void {
     }
     for (const key of ['layer', 'hconcat', 'vconcat', 'concat'] as const) {
       const list = node[key];
-      if (Array.isArray(list)) list.forEach((child, i) => isObject(child) && visit(child, joinPath(joinPath(path, key), i), depth + 1));
+      if (Array.isArray(list))
+        list.forEach((child, i) => isObject(child) && visit(child, joinPath(joinPath(path, key), i), depth + 1));
     }
     if (isObject(node.spec)) visit(node.spec, joinPath(path, 'spec'), depth + 1);
   };
   visit(spec, '', 0);
   if (!filled && empty.length > 0) {
-    throw new ChartSpecError(empty[0]!, `${empty[0]}: no rows, so there is nothing to draw. Put the rows to chart in it (one object per bar, point or slice), or leave the chart out.`);
+    throw new ChartSpecError(
+      empty[0]!,
+      `${empty[0]}: no rows, so there is nothing to draw. Put the rows to chart in it (one object per bar, point or slice), or leave the chart out.`,
+    );
   }
 }
 
@@ -54,10 +59,15 @@ export function showLonePoints(spec: JsonObject): string[] {
       if (points !== undefined && points <= 1) {
         node.mark = { ...(isObject(node.mark) ? node.mark : { type }), point: true };
         const along = isObject(enc.x) && typeof enc.x.field === 'string' ? ` (one value of "${enc.x.field}")` : '';
-        notes.push(`${joinPath(path, 'mark')}: the ${type} has a single point${along}, so it is drawn as a point; a ${type} needs at least two.`);
+        notes.push(
+          `${joinPath(path, 'mark')}: the ${type} has a single point${along}, so it is drawn as a point; a ${type} needs at least two.`,
+        );
       }
     }
-    if (Array.isArray(node.layer)) node.layer.forEach((child, i) => isObject(child) && visit(child, joinPath(joinPath(path, 'layer'), i), own, enc, depth + 1));
+    if (Array.isArray(node.layer))
+      node.layer.forEach(
+        (child, i) => isObject(child) && visit(child, joinPath(joinPath(path, 'layer'), i), own, enc, depth + 1),
+      );
   };
   visit(spec, '', undefined, {}, 0);
   return notes;
@@ -69,7 +79,9 @@ function pointsPerSeries(rows: JsonObject[] | undefined, encoding: JsonObject): 
   if (rows.length <= 1) return rows.length;
   const x = isObject(encoding.x) && typeof encoding.x.field === 'string' ? encoding.x.field : undefined;
   if (!x) return undefined;
-  const seriesFields = SERIES_CHANNELS.map((c) => encoding[c]).flatMap((d) => (isObject(d) && typeof d.field === 'string' ? [d.field] : []));
+  const seriesFields = SERIES_CHANNELS.map((c) => encoding[c]).flatMap((d) =>
+    isObject(d) && typeof d.field === 'string' ? [d.field] : [],
+  );
   const series = new Map<string, Set<string>>();
   for (const row of rows) {
     const key = JSON.stringify(seriesFields.map((f) => fieldValues([row], f)?.[0] ?? null));

@@ -13,7 +13,11 @@ export function joinPath(path: string, key: string | number): string {
 /** The inline rows of a data object (its `values`, or the named entry of `datasets`), when they are objects. */
 export function inlineRows(data: unknown, datasets: JsonObject): JsonObject[] | undefined {
   if (!isObject(data)) return undefined;
-  const values = Array.isArray(data.values) ? data.values : typeof data.name === 'string' ? datasets[data.name] : undefined;
+  const values = Array.isArray(data.values)
+    ? data.values
+    : typeof data.name === 'string'
+      ? datasets[data.name]
+      : undefined;
   if (!Array.isArray(values)) return undefined;
   return values.filter(isObject);
 }

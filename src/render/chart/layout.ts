@@ -10,7 +10,17 @@
 import { ChartSpecError } from './errors.js';
 import { fieldValues, inlineRows, isObject, joinPath, type JsonObject } from './json.js';
 import { formatCount } from './limits.js';
-import { AXIS_TITLE, BAR_BAND_SHARE, CHART_SIZES, DISCRETE_STEP, LABEL, LEGEND, PADDING, TITLE, type ChartSize } from './style.js';
+import {
+  AXIS_TITLE,
+  BAR_BAND_SHARE,
+  CHART_SIZES,
+  DISCRETE_STEP,
+  LABEL,
+  LEGEND,
+  PADDING,
+  TITLE,
+  type ChartSize,
+} from './style.js';
 import { fitLabels, measureText, wrapText, type Measure, type TextStyle } from './text.js';
 import { labelEveryPeriod } from './time-axis.js';
 
@@ -39,7 +49,18 @@ const QUANTITATIVE_AXIS = { width: 48, height: LABEL.lineHeight + LABEL.padding 
 
 const BAND_TYPES = new Set(['nominal', 'ordinal']);
 const LEGEND_CHANNELS = ['color', 'fill', 'stroke', 'shape', 'size', 'opacity', 'strokeDash'] as const;
-const SWAPPED: Record<string, string> = { x: 'y', y: 'x', x2: 'y2', y2: 'x2', xOffset: 'yOffset', yOffset: 'xOffset', xError: 'yError', yError: 'xError', xError2: 'yError2', yError2: 'xError2' };
+const SWAPPED: Record<string, string> = {
+  x: 'y',
+  y: 'x',
+  x2: 'y2',
+  y2: 'x2',
+  xOffset: 'yOffset',
+  yOffset: 'xOffset',
+  xError: 'yError',
+  yError: 'xError',
+  xError2: 'yError2',
+  yError2: 'xError2',
+};
 
 export interface LayoutOptions {
   size: ChartSize;
@@ -90,7 +111,10 @@ export function layoutChart(spec: JsonObject, options: LayoutOptions): string[] 
   let x = bandAxis(nodes, 'x');
   let y = bandAxis(nodes, 'y');
   const legendWidth = legendSpace(nodes, measure);
-  const top = PADDING + (options.titleLines > 0 ? options.titleLines * TITLE.lineHeight + TITLE.offset : 0) + options.subtitleLines * TITLE.subtitleLineHeight;
+  const top =
+    PADDING +
+    (options.titleLines > 0 ? options.titleLines * TITLE.lineHeight + TITLE.offset : 0) +
+    options.subtitleLines * TITLE.subtitleLineHeight;
   const plotWidth = (labelColumn: number) => canvas.width - 2 * PADDING - labelColumn - legendWidth;
   const plotHeight = (labelRows: number) => canvas.height - top - PADDING - labelRows;
 
@@ -157,7 +181,15 @@ export function layoutChart(spec: JsonObject, options: LayoutOptions): string[] 
   fitLegendLabels(nodes, { size: LABEL.size, measure });
   for (const { node, rows } of nodes) {
     const def = isObject(node.encoding) ? node.encoding.x : undefined;
-    if (isObject(def)) labelEveryPeriod(def, markType(node), rows ?? nodes.flatMap((n) => n.rows ?? []), plotWidth(labelColumn), LABEL.size, measure);
+    if (isObject(def))
+      labelEveryPeriod(
+        def,
+        markType(node),
+        rows ?? nodes.flatMap((n) => n.rows ?? []),
+        plotWidth(labelColumn),
+        LABEL.size,
+        measure,
+      );
   }
 
   spec.width = canvas.width;
@@ -172,17 +204,29 @@ export function layoutChart(spec: JsonObject, options: LayoutOptions): string[] 
  * In views Vega-Lite sizes itself, it turns every category label on a discrete x axis on its side. Labels
  * that fit level under their step (months, weekdays, codes) read better level, so they stay level.
  */
-function levelShortLabels(node: JsonObject, data: unknown, datasets: JsonObject, measure: Measure, depth: number): void {
+function levelShortLabels(
+  node: JsonObject,
+  data: unknown,
+  datasets: JsonObject,
+  measure: Measure,
+  depth: number,
+): void {
   if (depth > 50) return;
   const own = node.data !== undefined ? node.data : data;
   const x = isObject(node.encoding) ? node.encoding.x : undefined;
   if (isObject(x) && isBand(x) && x.axis !== null && !(isObject(x.axis) && x.axis.labelAngle !== undefined)) {
     const values = fieldValues(inlineRows(own, datasets), x.field as string);
-    if (values && values.length <= MAX_FITTED_LABELS && values.every((v) => measure(String(v), LABEL.size) <= DISCRETE_STEP * 0.9)) x.axis = { ...(isObject(x.axis) ? x.axis : {}), labelAngle: 0 };
+    if (
+      values &&
+      values.length <= MAX_FITTED_LABELS &&
+      values.every((v) => measure(String(v), LABEL.size) <= DISCRETE_STEP * 0.9)
+    )
+      x.axis = { ...(isObject(x.axis) ? x.axis : {}), labelAngle: 0 };
   }
   for (const key of ['layer', 'hconcat', 'vconcat', 'concat'] as const) {
     const list = node[key];
-    if (Array.isArray(list)) for (const child of list) if (isObject(child)) levelShortLabels(child, own, datasets, measure, depth + 1);
+    if (Array.isArray(list))
+      for (const child of list) if (isObject(child)) levelShortLabels(child, own, datasets, measure, depth + 1);
   }
   if (isObject(node.spec)) levelShortLabels(node.spec, own, datasets, measure, depth + 1);
 }
@@ -199,24 +243,38 @@ function viewNodes(spec: JsonObject): ViewNode[] | undefined {
     const own = node.data !== undefined ? node.data : data;
     nodes.push({ node, path, rows: inlineRows(own, datasets) });
     if (!Array.isArray(node.layer)) return node.mark !== undefined;
-    return node.layer.every((child, i) => isObject(child) && visit(child, joinPath(joinPath(path, 'layer'), i), own, depth + 1));
+    return node.layer.every(
+      (child, i) => isObject(child) && visit(child, joinPath(joinPath(path, 'layer'), i), own, depth + 1),
+    );
   };
   return visit(spec, '', undefined, 0) ? nodes : undefined;
 }
 
-const markType = (node: JsonObject): string | undefined => (typeof node.mark === 'string' ? node.mark : isObject(node.mark) && typeof node.mark.type === 'string' ? node.mark.type : undefined);
+const markType = (node: JsonObject): string | undefined =>
+  typeof node.mark === 'string'
+    ? node.mark
+    : isObject(node.mark) && typeof node.mark.type === 'string'
+      ? node.mark.type
+      : undefined;
 const marks = (nodes: ViewNode[]) => nodes.map((n) => markType(n.node)).filter((m): m is string => m !== undefined);
 const isBarChart = (nodes: ViewNode[]) => marks(nodes).includes('bar');
 
 /** Every definition of `channel` in the view, in the spec and its layers. */
-function channelDefs(nodes: ViewNode[], channel: string): { def: JsonObject; path: string; rows: JsonObject[] | undefined }[] {
+function channelDefs(
+  nodes: ViewNode[],
+  channel: string,
+): { def: JsonObject; path: string; rows: JsonObject[] | undefined }[] {
   return nodes.flatMap(({ node, path, rows }) => {
     const def = isObject(node.encoding) ? node.encoding[channel] : undefined;
     return isObject(def) ? [{ def, path: joinPath(joinPath(path, 'encoding'), channel), rows }] : [];
   });
 }
 
-const isBand = (def: JsonObject) => typeof def.field === 'string' && BAND_TYPES.has(def.type as string) && def.timeUnit === undefined && def.bin === undefined;
+const isBand = (def: JsonObject) =>
+  typeof def.field === 'string' &&
+  BAND_TYPES.has(def.type as string) &&
+  def.timeUnit === undefined &&
+  def.bin === undefined;
 const isQuantity = (def: JsonObject) => def.type === 'quantitative' && (def.bin === undefined || def.bin === false);
 
 /** The discrete axis on `channel`, when the view has one whose labels are shown. */
@@ -236,7 +294,13 @@ function bandAxis(nodes: ViewNode[], channel: 'x' | 'y'): BandAxis | undefined {
     values.push(...seen);
   }
   if (values) values = [...new Map(values.map((v) => [JSON.stringify(v), v])).values()];
-  return { channel, field, path: found[0]!.path, defs: found.map(({ def }) => def), values: values && values.length > 0 ? values : undefined };
+  return {
+    channel,
+    field,
+    path: found[0]!.path,
+    defs: found.map(({ def }) => def),
+    values: values && values.length > 0 ? values : undefined,
+  };
 }
 
 /** Bars (and text on them) with categories on x and a quantity on y, which can be turned on their side. */
@@ -244,7 +308,12 @@ function isVerticalBarChart(nodes: ViewNode[]): boolean {
   const kinds = marks(nodes);
   if (!kinds.includes('bar') || kinds.some((m) => m !== 'bar' && m !== 'text')) return false;
   const ys = channelDefs(nodes, 'y');
-  return ys.length > 0 && ys.every(({ def }) => isQuantity(def)) && channelDefs(nodes, 'x2').length === 0 && channelDefs(nodes, 'y2').length === 0;
+  return (
+    ys.length > 0 &&
+    ys.every(({ def }) => isQuantity(def)) &&
+    channelDefs(nodes, 'x2').length === 0 &&
+    channelDefs(nodes, 'y2').length === 0
+  );
 }
 
 /** Every category label fits level under its step: wrapped to 90% of it, in at most three lines, no word wider. */
@@ -264,7 +333,9 @@ function barStep(extent: number, n: number, channel: 'x' | 'y'): number {
 
 /** Room the title of a discrete axis takes (none when the spec hides it). */
 function axisTitleSpace(axis: BandAxis): number {
-  const hidden = axis.defs.every((d) => d.title === null || (isObject(d.axis) && d.axis.title === null) || d.axis === null);
+  const hidden = axis.defs.every(
+    (d) => d.title === null || (isObject(d.axis) && d.axis.title === null) || d.axis === null,
+  );
   return hidden ? 0 : AXIS_TITLE.size + AXIS_TITLE.padding;
 }
 
@@ -286,8 +357,10 @@ function swapToHorizontal(nodes: ViewNode[]): void {
 /** A channel definition moved to the other axis: sorts by the other channel follow, a label angle goes. */
 function swapDef(def: JsonObject): JsonObject {
   const out = { ...def };
-  if (typeof out.sort === 'string' && /^-?[xy]$/.test(out.sort)) out.sort = out.sort.replace(/[xy]/, (c) => (c === 'x' ? 'y' : 'x'));
-  if (isObject(out.sort) && (out.sort.encoding === 'x' || out.sort.encoding === 'y')) out.sort = { ...out.sort, encoding: out.sort.encoding === 'x' ? 'y' : 'x' };
+  if (typeof out.sort === 'string' && /^-?[xy]$/.test(out.sort))
+    out.sort = out.sort.replace(/[xy]/, (c) => (c === 'x' ? 'y' : 'x'));
+  if (isObject(out.sort) && (out.sort.encoding === 'x' || out.sort.encoding === 'y'))
+    out.sort = { ...out.sort, encoding: out.sort.encoding === 'x' ? 'y' : 'x' };
   if (isObject(out.axis)) {
     const { labelAngle: _angle, ...axis } = out.axis;
     out.axis = axis;
@@ -298,7 +371,8 @@ function swapDef(def: JsonObject): JsonObject {
 /** A bar's orientation and a value label's offset, turned with the bars: a label above a bar goes to its right. */
 function swapMark(mark: JsonObject): JsonObject {
   const out = { ...mark };
-  if (out.orient === 'vertical' || out.orient === 'horizontal') out.orient = out.orient === 'vertical' ? 'horizontal' : 'vertical';
+  if (out.orient === 'vertical' || out.orient === 'horizontal')
+    out.orient = out.orient === 'vertical' ? 'horizontal' : 'vertical';
   if (out.type !== 'text') return out;
   const dx = typeof out.dx === 'number' ? out.dx : undefined;
   const dy = typeof out.dy === 'number' ? out.dy : undefined;
@@ -351,7 +425,8 @@ function fitLegendLabels(nodes: ViewNode[], style: TextStyle): void {
         if (out.length !== 1 || out[0] !== label) fitted.set(label, out);
       }
       const own = isObject(def.legend) ? def.legend : {};
-      if (fitted.size > 0 && own.labelExpr === undefined) def.legend = { labelLimit: 0, ...own, labelExpr: lookupExpression(fitted) };
+      if (fitted.size > 0 && own.labelExpr === undefined)
+        def.legend = { labelLimit: 0, ...own, labelExpr: lookupExpression(fitted) };
     }
   }
 }
@@ -362,11 +437,15 @@ function legendSpace(nodes: ViewNode[], measure: Measure): number {
   for (const channel of LEGEND_CHANNELS) {
     for (const { def, rows } of channelDefs(nodes, channel)) {
       if (def.legend === null || (typeof def.field !== 'string' && def.aggregate === undefined)) continue;
-      const values = typeof def.field === 'string' ? fieldValues(rows ?? nodes.flatMap((n) => n.rows ?? []), def.field) : undefined;
+      const values =
+        typeof def.field === 'string' ? fieldValues(rows ?? nodes.flatMap((n) => n.rows ?? []), def.field) : undefined;
       const title = typeof def.title === 'string' ? def.title : typeof def.field === 'string' ? def.field : '';
       const labels = values && BAND_TYPES.has(def.type as string) ? values.map(String) : ['00000'];
       // Past MAX_FITTED_LABELS some label is surely as wide as the legend allows.
-      const label = labels.length > MAX_FITTED_LABELS ? LEGEND.labelLimit : labels.reduce((w, l) => Math.min(LEGEND.labelLimit, Math.max(w, measure(l, LABEL.size))), 0);
+      const label =
+        labels.length > MAX_FITTED_LABELS
+          ? LEGEND.labelLimit
+          : labels.reduce((w, l) => Math.min(LEGEND.labelLimit, Math.max(w, measure(l, LABEL.size))), 0);
       widest = Math.max(widest, LEGEND.symbol + 6 + label, measure(title, LABEL.size, true));
     }
   }
@@ -398,7 +477,12 @@ const round = (n: number) => Math.round(n * 1000) / 1000;
 
 /** A Vega expression giving the fitted lines of each listed label, and the label itself otherwise. */
 function lookupExpression(fitted: Map<string, string[]>): string {
-  const literal = (v: unknown) => JSON.stringify(v).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
-  const entries = [...fitted].map(([label, lines]) => `${literal(label)}: ${literal(lines.length === 1 ? lines[0] : lines)}`);
+  const literal = (v: unknown) =>
+    JSON.stringify(v)
+      .replace(/\u2028/g, '\\u2028')
+      .replace(/\u2029/g, '\\u2029');
+  const entries = [...fitted].map(
+    ([label, lines]) => `${literal(label)}: ${literal(lines.length === 1 ? lines[0] : lines)}`,
+  );
   return `({${entries.join(', ')}})[datum.label] || datum.label`;
 }

@@ -40,7 +40,14 @@ export function lintChartSpec(spec: JsonObject): string[] {
   const datasets = isObject(spec.datasets) ? spec.datasets : {};
   let groups = 0;
 
-  const visit = (node: JsonObject, path: string, data: unknown, inherited: Record<string, Channel>, group: number, depth: number) => {
+  const visit = (
+    node: JsonObject,
+    path: string,
+    data: unknown,
+    inherited: Record<string, Channel>,
+    group: number,
+    depth: number,
+  ) => {
     if (depth > 50) return;
     const ownData = node.data !== undefined ? node.data : data;
     const encoding: Record<string, Channel> = { ...inherited };
@@ -51,7 +58,8 @@ export function lintChartSpec(spec: JsonObject): string[] {
     }
     if (Array.isArray(node.transform)) {
       node.transform.forEach((t, i) => {
-        if (isObject(t) && timeUnitName(t.timeUnit) === 'month') add(monthWarning(joinPath(joinPath(joinPath(path, 'transform'), i), 'timeUnit')));
+        if (isObject(t) && timeUnitName(t.timeUnit) === 'month')
+          add(monthWarning(joinPath(joinPath(joinPath(path, 'transform'), i), 'timeUnit')));
       });
     }
     if (Array.isArray(node.layer)) {
@@ -70,7 +78,12 @@ export function lintChartSpec(spec: JsonObject): string[] {
       }
     }
     if (isObject(node.spec)) visit(node.spec, joinPath(path, 'spec'), ownData, {}, ++groups, depth + 1);
-    const mark = typeof node.mark === 'string' ? node.mark : isObject(node.mark) && typeof node.mark.type === 'string' ? node.mark.type : undefined;
+    const mark =
+      typeof node.mark === 'string'
+        ? node.mark
+        : isObject(node.mark) && typeof node.mark.type === 'string'
+          ? node.mark.type
+          : undefined;
     if (mark !== undefined) units.push({ path, mark, encoding, rows: inlineRows(ownData, datasets), group });
   };
   visit(spec, '', undefined, {}, 0, 0);
@@ -99,7 +112,9 @@ function monthlyWithoutTimeUnit(unit: Unit, add: (w: string) => void): void {
     if (c?.def.type !== 'temporal' || c.def.timeUnit !== undefined || typeof c.def.field !== 'string') continue;
     const values = fieldValues(unit.rows, c.def.field);
     if (values && isMonthly(values)) {
-      add(`${c.path}: the dates in field "${c.def.field}" are months, but without a timeUnit the axis is labelled by day. Add "timeUnit": "yearmonth".`);
+      add(
+        `${c.path}: the dates in field "${c.def.field}" are months, but without a timeUnit the axis is labelled by day. Add "timeUnit": "yearmonth".`,
+      );
     }
   }
 }
@@ -133,7 +148,8 @@ function ranking(unit: Unit, add: (w: string) => void): void {
   const x = unit.encoding.x;
   const y = unit.encoding.y;
   if (!x || !y) return;
-  const nominalOn = isNominal(x.def) && isQuantity(y.def) ? 'x' : isNominal(y.def) && isQuantity(x.def) ? 'y' : undefined;
+  const nominalOn =
+    isNominal(x.def) && isQuantity(y.def) ? 'x' : isNominal(y.def) && isQuantity(x.def) ? 'y' : undefined;
   if (!nominalOn) return;
   const cat = nominalOn === 'x' ? x : y;
   const valueChannel = nominalOn === 'x' ? 'y' : 'x';
@@ -148,17 +164,25 @@ function ranking(unit: Unit, add: (w: string) => void): void {
   if (sorted && !vertical) return;
   const what = `bars of ${typeof value.def.field === 'string' ? `"${value.def.field}"` : 'a value'} per ${catField ? `"${catField}"` : 'category'}`;
   if (vertical && !sorted) {
-    add(`${cat.path}: this ranking (${what}) uses unsorted vertical bars; draw it as horizontal bars sorted by value: categories on y, values on x, and "sort": "-x" on y.`);
+    add(
+      `${cat.path}: this ranking (${what}) uses unsorted vertical bars; draw it as horizontal bars sorted by value: categories on y, values on x, and "sort": "-x" on y.`,
+    );
   } else if (vertical) {
-    add(`${cat.path}: this ranking (${what}) uses vertical bars; horizontal bars (categories on y, values on x) keep the labels readable.`);
+    add(
+      `${cat.path}: this ranking (${what}) uses vertical bars; horizontal bars (categories on y, values on x) keep the labels readable.`,
+    );
   } else {
-    add(`${cat.path}: the ${what} are not sorted by value; add "sort": "-${valueChannel}" so the ranking reads from largest to smallest.`);
+    add(
+      `${cat.path}: the ${what} are not sorted by value; add "sort": "-${valueChannel}" so the ranking reads from largest to smallest.`,
+    );
   }
 }
 
 function isNominal(def: JsonObject): boolean {
   if (def.type !== undefined) return def.type === 'nominal';
-  return typeof def.field === 'string' && def.timeUnit === undefined && def.bin === undefined && def.aggregate === undefined;
+  return (
+    typeof def.field === 'string' && def.timeUnit === undefined && def.bin === undefined && def.aggregate === undefined
+  );
 }
 
 function isQuantity(def: JsonObject): boolean {
@@ -172,12 +196,15 @@ function sortedByValue(sort: unknown, valueChannel: string, valueDef: JsonObject
   if (typeof sort === 'string') return sort === valueChannel || sort === `-${valueChannel}`;
   if (isObject(sort)) {
     if (sort.encoding !== undefined) return sort.encoding === valueChannel;
-    return sort.field !== undefined || (sort.op !== undefined && (sort.op !== 'count' || valueDef.aggregate === 'count'));
+    return (
+      sort.field !== undefined || (sort.op !== undefined && (sort.op !== 'count' || valueDef.aggregate === 'count'))
+    );
   }
   return false;
 }
 
-const MONTH_NAMES = /^(jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?|sep(t(ember)?)?|oct(ober)?|nov(ember)?|dec(ember)?)\.?$/i;
+const MONTH_NAMES =
+  /^(jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?|sep(t(ember)?)?|oct(ober)?|nov(ember)?|dec(ember)?)\.?$/i;
 
 /** Years, ISO dates, quarters and month names: categories with an order of their own, not a ranking. */
 function looksLikeTime(v: unknown): boolean {
@@ -196,7 +223,11 @@ function legend(unit: Unit, add: (w: string) => void): void {
   for (const channel of COLOUR_CHANNELS) {
     const c = unit.encoding[channel];
     if (!c || typeof c.def.field !== 'string') continue;
-    const type = c.def.type ?? (c.def.timeUnit === undefined && c.def.aggregate === undefined && c.def.bin === undefined ? 'nominal' : undefined);
+    const type =
+      c.def.type ??
+      (c.def.timeUnit === undefined && c.def.aggregate === undefined && c.def.bin === undefined
+        ? 'nominal'
+        : undefined);
     if (type !== 'nominal' && type !== 'ordinal') continue;
     const values = fieldValues(unit.rows, c.def.field);
     const n = values ? new Set(values.map((v) => JSON.stringify(v))).size : 0;
@@ -228,7 +259,12 @@ function pie(unit: Unit, add: (w: string) => void): void {
 
 /** A time unit's name in lower case, without `utc` or `binned`: `"utcYearMonth"` → `"yearmonth"`. */
 export function timeUnitName(timeUnit: unknown): string | undefined {
-  const name = typeof timeUnit === 'string' ? timeUnit : isObject(timeUnit) && typeof timeUnit.unit === 'string' ? timeUnit.unit : undefined;
+  const name =
+    typeof timeUnit === 'string'
+      ? timeUnit
+      : isObject(timeUnit) && typeof timeUnit.unit === 'string'
+        ? timeUnit.unit
+        : undefined;
   if (name === undefined) return undefined;
   const lower = name.toLowerCase();
   return lower.startsWith('utc') ? lower.slice(3) : lower.startsWith('binned') ? lower.slice(6) : lower;

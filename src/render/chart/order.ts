@@ -17,7 +17,20 @@ export function naturalCompare(a: unknown, b: unknown): number {
 }
 
 /** Channels whose categories are listed in order on an axis, a legend or a header. */
-const ORDERED_CHANNELS = ['x', 'y', 'xOffset', 'yOffset', 'color', 'fill', 'stroke', 'shape', 'strokeDash', 'row', 'column', 'facet'] as const;
+const ORDERED_CHANNELS = [
+  'x',
+  'y',
+  'xOffset',
+  'yOffset',
+  'color',
+  'fill',
+  'stroke',
+  'shape',
+  'strokeDash',
+  'row',
+  'column',
+  'facet',
+] as const;
 
 /** Walks the spec and gives each discrete channel without a sort its values in natural order, where that differs from Vega's. */
 export function orderCategoriesNaturally(spec: JsonObject): void {
@@ -43,7 +56,8 @@ export function orderCategoriesNaturally(spec: JsonObject): void {
 }
 
 function orderChannel(def: JsonObject, rows: JsonObject[]): void {
-  if (def.sort !== undefined || typeof def.field !== 'string' || (def.type !== 'nominal' && def.type !== 'ordinal')) return;
+  if (def.sort !== undefined || typeof def.field !== 'string' || (def.type !== 'nominal' && def.type !== 'ordinal'))
+    return;
   if (def.timeUnit !== undefined || def.bin !== undefined || def.aggregate !== undefined) return;
   const values = fieldValues(rows, def.field);
   if (!values) return;

@@ -24,8 +24,19 @@ export function labelPieShares(spec: JsonObject): void {
   const channel = COLOUR_CHANNELS.find((c) => isObject(encoding[c]));
   const colour = channel ? (encoding[channel] as JsonObject) : undefined;
   if (!isObject(theta) || !colour || encoding.order !== undefined) return;
-  if (theta.type !== 'quantitative' || typeof theta.field !== 'string' || (theta.aggregate !== undefined && theta.aggregate !== 'sum')) return;
-  if (typeof colour.field !== 'string' || (colour.type !== 'nominal' && colour.type !== 'ordinal') || colour.sort !== undefined || colour.legend === null) return;
+  if (
+    theta.type !== 'quantitative' ||
+    typeof theta.field !== 'string' ||
+    (theta.aggregate !== undefined && theta.aggregate !== 'sum')
+  )
+    return;
+  if (
+    typeof colour.field !== 'string' ||
+    (colour.type !== 'nominal' && colour.type !== 'ordinal') ||
+    colour.sort !== undefined ||
+    colour.legend === null
+  )
+    return;
   const rows = inlineRows(spec.data, isObject(spec.datasets) ? spec.datasets : {});
   const categories = fieldValues(rows, colour.field);
   const values = fieldValues(rows, theta.field);
@@ -46,8 +57,17 @@ export function labelPieShares(spec: JsonObject): void {
   const slices = [...sums.values()].sort((a, b) => b.sum - a.sum || naturalCompare(a.category, b.category));
 
   colour.sort = slices.map((s) => s.category) as JsonObject[keyof JsonObject];
-  encoding.order = { field: theta.field, type: 'quantitative', sort: 'descending', ...(theta.aggregate === 'sum' ? { aggregate: 'sum' } : {}) };
+  encoding.order = {
+    field: theta.field,
+    type: 'quantitative',
+    sort: 'descending',
+    ...(theta.aggregate === 'sum' ? { aggregate: 'sum' } : {}),
+  };
   // The legend's label, then its share: "Leeds  42%". Matched on the raw value, as the data holds it.
-  const labelled = slices.reduceRight((rest, s) => `datum.value === ${JSON.stringify(s.category)} ? datum.label + '  ${percentLabel(s.sum / total)}' : ${rest}`, 'datum.label');
+  const labelled = slices.reduceRight(
+    (rest, s) =>
+      `datum.value === ${JSON.stringify(s.category)} ? datum.label + '  ${percentLabel(s.sum / total)}' : ${rest}`,
+    'datum.label',
+  );
   colour.legend = { ...(isObject(colour.legend) ? colour.legend : {}), labelExpr: labelled };
 }

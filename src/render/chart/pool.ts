@@ -106,8 +106,13 @@ function spawnRenderer(): Slot {
   child.on('error', die);
   // 'close' (not 'exit'): stderr is read to the end by then, so an out-of-memory report is in the tail.
   child.on('close', (code, signal) => {
-    const outOfMemory = /heap out of memory|Allocation failed|invalid table size|invalid array length/i.test(slot.stderrTail);
-    if (!slot.dead && code !== 0) log.warn(`the chart renderer stopped (${signal ?? `exit code ${code}`})${outOfMemory ? ': out of memory' : ''}; the next chart starts a new one`);
+    const outOfMemory = /heap out of memory|Allocation failed|invalid table size|invalid array length/i.test(
+      slot.stderrTail,
+    );
+    if (!slot.dead && code !== 0)
+      log.warn(
+        `the chart renderer stopped (${signal ?? `exit code ${code}`})${outOfMemory ? ': out of memory' : ''}; the next chart starts a new one`,
+      );
     die(new RendererExit(outOfMemory, signal ? `signal ${signal}` : `exit code ${code}`));
   });
   setRef(slot, false);
@@ -116,7 +121,11 @@ function spawnRenderer(): Slot {
 
 /** An idle renderer does not keep the server alive: its process, IPC channel and stderr pipe are unreferenced. */
 function setRef(slot: Slot, on: boolean): void {
-  const handles = [slot.child, slot.child.channel, slot.child.stderr] as ({ ref?(): void; unref?(): void } | null | undefined)[];
+  const handles = [slot.child, slot.child.channel, slot.child.stderr] as (
+    | { ref?(): void; unref?(): void }
+    | null
+    | undefined
+  )[];
   for (const h of handles) (on ? h?.ref : h?.unref)?.call(h);
 }
 
@@ -135,7 +144,10 @@ function deathError(e: RendererExit): ChartSpecError {
         `Rendering needed more than ${formatCount(RENDERER_HEAP_MB)} MB of memory and was stopped. Aggregate the data first, and avoid transforms that multiply rows (large sequences, flatten, fold, density, quantile with a small step).`,
         'memory',
       )
-    : new ChartSpecError('', `The chart renderer stopped while drawing this chart (${e.message.replace(/^The chart renderer stopped \((.*)\)\.$/, '$1')}). Simplify the spec: aggregate the data and avoid heavy transforms.`);
+    : new ChartSpecError(
+        '',
+        `The chart renderer stopped while drawing this chart (${e.message.replace(/^The chart renderer stopped \((.*)\)\.$/, '$1')}). Simplify the spec: aggregate the data and avoid heavy transforms.`,
+      );
 }
 
 /**
@@ -201,7 +213,11 @@ async function execute(job: RenderJob, timeoutMs: number, signal?: AbortSignal):
 
 async function startup(slot: Slot): Promise<void> {
   try {
-    await withTimeout(slot.ready, STARTUP_TIMEOUT_MS, () => new Error(`The chart renderer did not start within ${STARTUP_TIMEOUT_MS / 1000} s.`));
+    await withTimeout(
+      slot.ready,
+      STARTUP_TIMEOUT_MS,
+      () => new Error(`The chart renderer did not start within ${STARTUP_TIMEOUT_MS / 1000} s.`),
+    );
   } catch (e) {
     kill(slot);
     throw e;
@@ -212,7 +228,10 @@ async function startup(slot: Slot): Promise<void> {
 export async function closeChartRenderer(): Promise<void> {
   const slot = current;
   if (!slot) return;
-  const ended = slot.child.exitCode !== null || slot.child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => slot.child.once('close', resolve));
+  const ended =
+    slot.child.exitCode !== null || slot.child.signalCode !== null
+      ? Promise.resolve()
+      : new Promise((resolve) => slot.child.once('close', resolve));
   setRef(slot, true); // keeps the process alive until the renderer has ended
   slot.settle?.(new Error('The chart renderer was closed.'));
   kill(slot);

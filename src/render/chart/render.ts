@@ -48,23 +48,54 @@ export async function renderChart(spec: unknown, options: ChartOptions): Promise
 }
 
 /** renderChart with other limits (tests use it for a short time limit). */
-export async function renderChartWithLimits(spec: unknown, options: ChartOptions, limits: ChartLimits): Promise<RenderedChart> {
+export async function renderChartWithLimits(
+  spec: unknown,
+  options: ChartOptions,
+  limits: ChartLimits,
+): Promise<RenderedChart> {
   const checked = checkChartSpec(spec, limits);
   const lint = lintChartSpec(checked);
-  const prepared = prepareChartSpec(checked, typeof options.title === 'string' ? options.title : String(options.title ?? ''), options.size ?? 'slide', limits);
+  const prepared = prepareChartSpec(
+    checked,
+    typeof options.title === 'string' ? options.title : String(options.title ?? ''),
+    options.size ?? 'slide',
+    limits,
+  );
   const result = await runJob(
-    { spec: prepared.spec, scale: CHART_PIXEL_RATIO, maxWidth: limits.maxWidth, maxHeight: limits.maxHeight, maxPixels: limits.maxPixels, maxDerivedRows: limits.maxDerivedRows, preview: INLINE_IMAGE_LIMITS },
+    {
+      spec: prepared.spec,
+      scale: CHART_PIXEL_RATIO,
+      maxWidth: limits.maxWidth,
+      maxHeight: limits.maxHeight,
+      maxPixels: limits.maxPixels,
+      maxDerivedRows: limits.maxDerivedRows,
+      preview: INLINE_IMAGE_LIMITS,
+    },
     limits.timeoutMs,
     options.signal, // a cancelled call stops the render (see runJob)
   );
-  const png = withDensity(Buffer.from(result.png.buffer, result.png.byteOffset, result.png.byteLength), POINTS_PER_INCH * CHART_PIXEL_RATIO);
+  const png = withDensity(
+    Buffer.from(result.png.buffer, result.png.byteOffset, result.png.byteLength),
+    POINTS_PER_INCH * CHART_PIXEL_RATIO,
+  );
   const { width, height } = readPngSize(png);
   if (width > limits.maxWidth || height > limits.maxHeight || width * height > limits.maxPixels) {
-    throw new ChartSpecError('', `The image came out at ${width} × ${height} px, beyond the limits.`, width > limits.maxWidth ? 'width' : height > limits.maxHeight ? 'height' : 'pixels');
+    throw new ChartSpecError(
+      '',
+      `The image came out at ${width} × ${height} px, beyond the limits.`,
+      width > limits.maxWidth ? 'width' : height > limits.maxHeight ? 'height' : 'pixels',
+    );
   }
   const preview = result.preview;
   const inline = preview
-    ? { png: withDensity(Buffer.from(preview.png.buffer, preview.png.byteOffset, preview.png.byteLength), POINTS_PER_INCH * preview.scale), width: preview.width, height: preview.height }
+    ? {
+        png: withDensity(
+          Buffer.from(preview.png.buffer, preview.png.byteOffset, preview.png.byteLength),
+          POINTS_PER_INCH * preview.scale,
+        ),
+        width: preview.width,
+        height: preview.height,
+      }
     : { png, width, height };
   return { png, width, height, inline, warnings: [...prepared.notes, ...lint, ...result.warnings] };
 }

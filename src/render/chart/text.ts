@@ -32,7 +32,10 @@ export const measureText: Measure = (text, size, bold = false) => {
   if (!faces) {
     const fontkit = createRequire(import.meta.url)('@pdf-lib/fontkit') as typeof Fontkit;
     const primary = fontFaces()[0]!;
-    faces = { regular: fontkit.create(readFileSync(primary.regular)), bold: fontkit.create(readFileSync(primary.bold)) };
+    faces = {
+      regular: fontkit.create(readFileSync(primary.regular)),
+      bold: fontkit.create(readFileSync(primary.bold)),
+    };
   }
   const face = bold ? faces.bold : faces.regular;
   if (SHAPED_SCRIPTS.test(text)) return (shapedUnits(face, text) * size) / face.unitsPerEm;
@@ -96,7 +99,11 @@ function wrap(text: string, max: number, style: TextStyle): Wrapped {
     .flatMap((word) => {
       const w = width(word, style);
       const parts = w > max ? word.split(/(?<=[-/])(?=.)/) : [word];
-      return parts.map((piece, i) => ({ piece, width: parts.length === 1 ? w : width(piece, style), continues: i > 0 }));
+      return parts.map((piece, i) => ({
+        piece,
+        width: parts.length === 1 ? w : width(piece, style),
+        continues: i > 0,
+      }));
     });
   const lines: string[] = [];
   const widths: number[] = [];
@@ -131,7 +138,13 @@ const MAX_FITTED_CHARS = 200;
  * `label` in at most `maxLines` lines of at most `max` px, shortened as fitLabels does; `others` are the
  * labels it is shown with.
  */
-export function fitLabel(label: string, others: readonly string[], max: number, maxLines: number, style: TextStyle): string[] {
+export function fitLabel(
+  label: string,
+  others: readonly string[],
+  max: number,
+  maxLines: number,
+  style: TextStyle,
+): string[] {
   return fitLabels([label, ...others], max, maxLines, style).get(label)!;
 }
 
@@ -143,7 +156,12 @@ export function fitLabel(label: string, others: readonly string[], max: number, 
  * character. n·log n in the labels (the most similar label is a neighbour in sorted order), and bounded
  * per label (MAX_FITTED_CHARS).
  */
-export function fitLabels(labels: readonly string[], max: number, maxLines: number, style: TextStyle): Map<string, string[]> {
+export function fitLabels(
+  labels: readonly string[],
+  max: number,
+  maxLines: number,
+  style: TextStyle,
+): Map<string, string[]> {
   const distinct = [...new Set(labels)];
   const words = distinct.map((label) => splitWords(bounded(label)));
   const spans = distinguishingSpans(words);
@@ -151,7 +169,13 @@ export function fitLabels(labels: readonly string[], max: number, maxLines: numb
   return new Map(distinct.map((label, i) => [label, fitWords(words[i]!, spans[i]!, max, maxLines, memo)]));
 }
 
-function fitWords(words: string[], [from, to]: [number, number], max: number, maxLines: number, style: TextStyle): string[] {
+function fitWords(
+  words: string[],
+  [from, to]: [number, number],
+  max: number,
+  maxLines: number,
+  style: TextStyle,
+): string[] {
   const whole = wrap(words.join(' '), max, style);
   if (fits(whole, max, maxLines)) return whole.lines;
 
@@ -263,7 +287,8 @@ function distinguishingSpans(labels: string[][]): [number, number][] {
 function longestSharedRuns(lists: string[][]): number[] {
   const keys = lists.map((words) => words.join(' '));
   const order = lists.map((_, i) => i).sort((a, b) => compareWords(lists[a]!, lists[b]!));
-  const shared = (a: number, b: number | undefined) => (b === undefined || keys[a] === keys[b] ? 0 : commonPrefix(lists[a]!, lists[b]!));
+  const shared = (a: number, b: number | undefined) =>
+    b === undefined || keys[a] === keys[b] ? 0 : commonPrefix(lists[a]!, lists[b]!);
   const out = new Array<number>(lists.length).fill(0);
   order.forEach((i, k) => {
     // Equal lists are neighbours too: look past them to the nearest different list on each side.
@@ -288,7 +313,8 @@ function commonPrefix(a: string[], b: string[]): number {
   return n;
 }
 
-const graphemes = (s: string) => [...new Intl.Segmenter('en', { granularity: 'grapheme' }).segment(s)].map((g) => g.segment);
+const graphemes = (s: string) =>
+  [...new Intl.Segmenter('en', { granularity: 'grapheme' }).segment(s)].map((g) => g.segment);
 
 /** `text` with characters cut from its middle until it is at most `max` wide: "Spreadsh…Leeds". */
 export function middleEllipsis(text: string, max: number, style: TextStyle): string {
@@ -296,7 +322,14 @@ export function middleEllipsis(text: string, max: number, style: TextStyle): str
   const chars = graphemes(text);
   let lo = 0;
   let hi = chars.length;
-  const cut = (n: number) => `${chars.slice(0, Math.ceil(n / 2)).join('').trimEnd()}${ELLIPSIS}${chars.slice(chars.length - Math.floor(n / 2)).join('').trimStart()}`;
+  const cut = (n: number) =>
+    `${chars
+      .slice(0, Math.ceil(n / 2))
+      .join('')
+      .trimEnd()}${ELLIPSIS}${chars
+      .slice(chars.length - Math.floor(n / 2))
+      .join('')
+      .trimStart()}`;
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
     if (width(cut(mid), style) <= max) lo = mid;

@@ -12,7 +12,24 @@ import { orderCategoriesNaturally } from './order.js';
 import { labelPieShares } from './pie.js';
 import { labelRankingBars } from './value-labels.js';
 import { toUtc } from './utc.js';
-import { AXIS_TITLE, BAR_BAND_SHARE, CHART_SIZES, DISCRETE_STEP, GRID, INK, LABEL, LEGEND, MUTED, PADDING, RULE, TEXT, TITLE, VALUE_TICKS, VAULT_PALETTE, type ChartSize } from './style.js';
+import {
+  AXIS_TITLE,
+  BAR_BAND_SHARE,
+  CHART_SIZES,
+  DISCRETE_STEP,
+  GRID,
+  INK,
+  LABEL,
+  LEGEND,
+  MUTED,
+  PADDING,
+  RULE,
+  TEXT,
+  TITLE,
+  VALUE_TICKS,
+  VAULT_PALETTE,
+  type ChartSize,
+} from './style.js';
 import { measureText, wrapText } from './text.js';
 
 export { VAULT_PALETTE } from './style.js';
@@ -24,7 +41,13 @@ export const VAULT_THEME: JsonObject = {
   padding: PADDING,
   font: FONT_FAMILY,
   // Sizes of views that are not fitted to the canvas (facets, concatenations, repeats).
-  view: { continuousWidth: 400, continuousHeight: 240, discreteWidth: { step: DISCRETE_STEP }, discreteHeight: { step: 24 }, stroke: null },
+  view: {
+    continuousWidth: 400,
+    continuousHeight: 240,
+    discreteWidth: { step: DISCRETE_STEP },
+    discreteHeight: { step: 24 },
+    stroke: null,
+  },
   title: {
     font: FONT_FAMILY,
     fontSize: TITLE.size,
@@ -135,7 +158,12 @@ export interface PreparedSpec {
  * the view fitted to the canvas of `size`, value labels on a ranking, and dates handled in UTC so the image does not depend on the machine's time zone.
  * Throws ChartSpecError when the data is empty, or when its categories need a chart taller than `limits` allow.
  */
-export function prepareChartSpec(checked: JsonObject, title: string, size: ChartSize = 'slide', limits: Pick<ChartLimits, 'maxHeight'> = CHART_LIMITS): PreparedSpec {
+export function prepareChartSpec(
+  checked: JsonObject,
+  title: string,
+  size: ChartSize = 'slide',
+  limits: Pick<ChartLimits, 'maxHeight'> = CHART_LIMITS,
+): PreparedSpec {
   const spec = structuredClone(checked);
   refuseEmptyData(spec);
   const notes: string[] = [];
@@ -143,9 +171,14 @@ export function prepareChartSpec(checked: JsonObject, title: string, size: Chart
   // The title wraps at the width of the canvas (a long title never widens the chart).
   const text = title.trim();
   const old = spec.title;
-  const subtitle = isObject(old) && (typeof old.subtitle === 'string' || Array.isArray(old.subtitle)) ? old.subtitle : undefined;
+  const subtitle =
+    isObject(old) && (typeof old.subtitle === 'string' || Array.isArray(old.subtitle)) ? old.subtitle : undefined;
   const titleWidth = CHART_SIZES[size].width - 2 * PADDING;
-  const lines = text ? text.split(/\r?\n/).flatMap((line) => wrapText(line.trim(), titleWidth, { size: TITLE.size, bold: true, measure: measureText })) : [];
+  const lines = text
+    ? text
+        .split(/\r?\n/)
+        .flatMap((line) => wrapText(line.trim(), titleWidth, { size: TITLE.size, bold: true, measure: measureText }))
+    : [];
   if (text || subtitle !== undefined) {
     spec.title = { text: lines.length > 1 ? lines : text, ...(subtitle !== undefined ? { subtitle } : {}) };
   } else {

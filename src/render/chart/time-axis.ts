@@ -51,12 +51,22 @@ const LABEL_GAP = 6;
  * Sets the x axis of `def` (a temporal channel of a view drawn with `mark`) to label every period, when its
  * labels fit `plotWidth`. `rows` are the view's inline rows.
  */
-export function labelEveryPeriod(def: JsonObject, mark: string | undefined, rows: JsonObject[] | undefined, plotWidth: number, size: number, measure: Measure): void {
+export function labelEveryPeriod(
+  def: JsonObject,
+  mark: string | undefined,
+  rows: JsonObject[] | undefined,
+  plotWidth: number,
+  size: number,
+  measure: Measure,
+): void {
   if (!mark || !POINT_MARKS.has(mark) || typeof def.field !== 'string' || def.axis === null) return;
   const period = PERIODS[timeUnitName(def.timeUnit) ?? ''];
   const axis = isObject(def.axis) ? def.axis : {};
-  if (!period || ['format', 'labelExpr', 'tickCount', 'values', 'labelAngle'].some((k) => axis[k] !== undefined)) return;
-  const dates = (fieldValues(rows, def.field) ?? []).map((v) => new Date(typeof v === 'number' ? v : String(v))).filter((d) => !Number.isNaN(d.getTime()));
+  if (!period || ['format', 'labelExpr', 'tickCount', 'values', 'labelAngle'].some((k) => axis[k] !== undefined))
+    return;
+  const dates = (fieldValues(rows, def.field) ?? [])
+    .map((v) => new Date(typeof v === 'number' ? v : String(v)))
+    .filter((d) => !Number.isNaN(d.getTime()));
   if (dates.length < 2) return;
   let first = Infinity;
   let last = -Infinity;

@@ -9,7 +9,18 @@ export function toUtc(spec: JsonObject): void {
   utcNode(spec, 0);
 }
 
-const DATE_TIME_KEYS = new Set(['year', 'quarter', 'month', 'date', 'day', 'hours', 'minutes', 'seconds', 'milliseconds', 'utc']);
+const DATE_TIME_KEYS = new Set([
+  'year',
+  'quarter',
+  'month',
+  'date',
+  'day',
+  'hours',
+  'minutes',
+  'seconds',
+  'milliseconds',
+  'utc',
+]);
 const SKIP = new Set(['datasets', 'usermeta', 'config']);
 
 /**
@@ -26,7 +37,12 @@ function utcNode(node: unknown, depth: number): void {
   if (!isObject(node)) return;
 
   const keys = Object.keys(node);
-  if (keys.length > 0 && keys.every((k) => DATE_TIME_KEYS.has(k)) && keys.some((k) => k !== 'utc') && node.utc === undefined) {
+  if (
+    keys.length > 0 &&
+    keys.every((k) => DATE_TIME_KEYS.has(k)) &&
+    keys.some((k) => k !== 'utc') &&
+    node.utc === undefined
+  ) {
     node.utc = true;
     return;
   }
@@ -64,7 +80,8 @@ function utcNode(node: unknown, depth: number): void {
 
 /** Keys whose string values are Vega expressions. */
 const EXPRESSION_KEYS = new Set(['calculate', 'filter', 'expr', 'labelExpr', 'test']);
-const LOCAL_TIME_FUNCTIONS = /(?<![\w.$])(year|quarter|month|date|day|dayofyear|week|hours|minutes|seconds|milliseconds|time(Format|Parse|Offset|Sequence))\s*\(/g;
+const LOCAL_TIME_FUNCTIONS =
+  /(?<![\w.$])(year|quarter|month|date|day|dayofyear|week|hours|minutes|seconds|milliseconds|time(Format|Parse|Offset|Sequence))\s*\(/g;
 
 /** `month(datum.d)` → `utcmonth(datum.d)`, `timeFormat(…)` → `utcFormat(…)`, `datetime(…)` → `utc(…)`. */
 export function utcExpression(expr: string): string {
@@ -81,7 +98,9 @@ function utcParse(parse: JsonObject): void {
 
 function utcScale(def: unknown): void {
   if (!isObject(def)) return;
-  const temporal = def.type === 'temporal' || (def.type === undefined && def.timeUnit !== undefined && (def.field !== undefined || def.datum !== undefined));
+  const temporal =
+    def.type === 'temporal' ||
+    (def.type === undefined && def.timeUnit !== undefined && (def.field !== undefined || def.datum !== undefined));
   if (!temporal) return;
   if (def.scale === undefined) def.scale = { type: 'utc' };
   else if (isObject(def.scale) && (def.scale.type === undefined || def.scale.type === 'time')) def.scale.type = 'utc';

@@ -41,14 +41,20 @@ interface RowSource {
 /** Checks the spec and returns it typed as an object; throws ChartSpecError on the first problem found. */
 export function checkChartSpec(spec: unknown, limits: ChartLimits): JsonObject {
   if (!isObject(spec)) {
-    throw new ChartSpecError('', 'vega_lite_spec must be a JSON object: a complete Vega-Lite v5 spec with inline data.');
+    throw new ChartSpecError(
+      '',
+      'vega_lite_spec must be a JSON object: a complete Vega-Lite v5 spec with inline data.',
+    );
   }
 
   let json: string;
   try {
     json = JSON.stringify(spec);
   } catch {
-    throw new ChartSpecError('', 'vega_lite_spec must be plain JSON (no cycles, no BigInt, not nested thousands of levels deep).');
+    throw new ChartSpecError(
+      '',
+      'vega_lite_spec must be plain JSON (no cycles, no BigInt, not nested thousands of levels deep).',
+    );
   }
   const bytes = Buffer.byteLength(json, 'utf8');
   if (bytes > limits.maxSpecBytes) {
@@ -62,10 +68,16 @@ export function checkChartSpec(spec: unknown, limits: ChartLimits): JsonObject {
   const schema = spec.$schema;
   if (schema !== undefined) {
     if (typeof schema === 'string' && VEGA_SCHEMA.test(schema)) {
-      throw new ChartSpecError('$schema', `"$schema" is a Vega schema (${schema}); render_chart takes a Vega-Lite v5 spec, e.g. "$schema": "https://vega.github.io/schema/vega-lite/v5.json".`);
+      throw new ChartSpecError(
+        '$schema',
+        `"$schema" is a Vega schema (${schema}); render_chart takes a Vega-Lite v5 spec, e.g. "$schema": "https://vega.github.io/schema/vega-lite/v5.json".`,
+      );
     }
     if (typeof schema !== 'string' || !SCHEMA.test(schema)) {
-      throw new ChartSpecError('$schema', `"$schema" must be a Vega-Lite v5 schema URL such as "https://vega.github.io/schema/vega-lite/v5.json" (v6 is accepted too); got ${JSON.stringify(schema)}.`);
+      throw new ChartSpecError(
+        '$schema',
+        `"$schema" must be a Vega-Lite v5 schema URL such as "https://vega.github.io/schema/vega-lite/v5.json" (v6 is accepted too); got ${JSON.stringify(schema)}.`,
+      );
     }
   }
 
@@ -92,7 +104,10 @@ export function checkChartSpec(spec: unknown, limits: ChartLimits): JsonObject {
     );
   }
 
-  for (const [key, max, limit] of [['width', limits.maxWidth, 'width'], ['height', limits.maxHeight, 'height']] as const) {
+  for (const [key, max, limit] of [
+    ['width', limits.maxWidth, 'width'],
+    ['height', limits.maxHeight, 'height'],
+  ] as const) {
     const value = spec[key];
     if (typeof value === 'number' && value * CHART_PIXEL_RATIO > max) {
       throw new ChartSpecError(
@@ -122,7 +137,10 @@ function walkSpec(spec: JsonObject, path: string, sources: RowSource[], depth: n
         // actions menu and have "View Source" write its own HTML and script into a window. The view's options are
         // the view's.
         if (path === '' && isObject(value) && value.embedOptions !== undefined) {
-          throw new ChartSpecError('usermeta.embedOptions', 'usermeta.embedOptions is not allowed: how the chart is shown (menus, actions, source view) is the viewer\'s choice, not the spec\'s. Remove usermeta.embedOptions (other usermeta is kept as given).');
+          throw new ChartSpecError(
+            'usermeta.embedOptions',
+            "usermeta.embedOptions is not allowed: how the chart is shown (menus, actions, source view) is the viewer's choice, not the spec's. Remove usermeta.embedOptions (other usermeta is kept as given).",
+          );
         }
         break;
       case 'resolve': // keys here name channels ("color": "independent"), not colours
@@ -188,15 +206,28 @@ function walkGeneric(value: unknown, path: string, sources: RowSource[], depth: 
 }
 
 function isColourKey(key: string): boolean {
-  return key === 'color' || key === 'fill' || key === 'stroke' || key === 'background' || key === 'scheme' || /[a-z]Color$/.test(key);
+  return (
+    key === 'color' ||
+    key === 'fill' ||
+    key === 'stroke' ||
+    key === 'background' ||
+    key === 'scheme' ||
+    /[a-z]Color$/.test(key)
+  );
 }
 
 function refuseUrl(path: string): never {
-  throw new ChartSpecError(path, `${path}: charts cannot load anything by URL (no network, no files). Put the rows inline in data.values instead.`);
+  throw new ChartSpecError(
+    path,
+    `${path}: charts cannot load anything by URL (no network, no files). Put the rows inline in data.values instead.`,
+  );
 }
 
 function refuseLink(path: string): never {
-  throw new ChartSpecError(path, `${path}: links (href) are not allowed; the chart is a PNG image, where a link cannot be followed. Remove it.`);
+  throw new ChartSpecError(
+    path,
+    `${path}: links (href) are not allowed; the chart is a PNG image, where a link cannot be followed. Remove it.`,
+  );
 }
 
 /** Records what a generator written out in the spec would make: literal sequence() calls, counts, keyvals. */
@@ -205,7 +236,8 @@ function countGenerated(parent: JsonObject, key: string, value: unknown, path: s
     for (const call of value.matchAll(/\bsequence\s*\(([^()]*)\)/g)) {
       const args = call[1]!.split(',').map((a) => a.trim());
       if (args.length > 3 || !args.every((a) => NUMBER_LITERAL.test(a))) continue; // computed bounds: the renderer checks them
-      const [start, stop, step] = args.length === 1 ? [0, Number(args[0]), 1] : [Number(args[0]), Number(args[1]), Number(args[2] ?? 1)];
+      const [start, stop, step] =
+        args.length === 1 ? [0, Number(args[0]), 1] : [Number(args[0]), Number(args[1]), Number(args[2] ?? 1)];
       sources.push({ path, rows: sequenceRows({ start, stop, step }), generated: call[0].replace(/\s+/g, '') });
     }
   } else if (typeof value === 'number' && COUNT_KEYS.has(key)) {
@@ -227,14 +259,22 @@ function checkSortList(key: string, value: unknown, path: string): void {
 }
 
 function tooDeep(path: string, depth: number): void {
-  if (depth > MAX_DEPTH) throw new ChartSpecError(path, `The spec is nested more than ${MAX_DEPTH} levels deep at ${path}.`);
+  if (depth > MAX_DEPTH)
+    throw new ChartSpecError(path, `The spec is nested more than ${MAX_DEPTH} levels deep at ${path}.`);
 }
 
 function checkData(data: unknown, path: string, sources: RowSource[], depth: number): void {
   if (data === null || data === undefined) return;
-  if (!isObject(data)) throw new ChartSpecError(path, `${path} must be an object with inline "values" (or the "name" of an entry in "datasets").`);
+  if (!isObject(data))
+    throw new ChartSpecError(
+      path,
+      `${path} must be an object with inline "values" (or the "name" of an entry in "datasets").`,
+    );
   if (data.url !== undefined) {
-    throw new ChartSpecError(joinPath(path, 'url'), `${joinPath(path, 'url')}: data must be inline; charts cannot load data by URL (no network, no files). Put the rows in ${joinPath(path, 'values')} instead.`);
+    throw new ChartSpecError(
+      joinPath(path, 'url'),
+      `${joinPath(path, 'url')}: data must be inline; charts cannot load data by URL (no network, no files). Put the rows in ${joinPath(path, 'values')} instead.`,
+    );
   }
   for (const [key, value] of Object.entries(data)) {
     const at = joinPath(path, key);
@@ -317,7 +357,10 @@ function checkColourChannel(def: unknown, path: string, sources: RowSource[], de
       if (isObject(value)) {
         for (const k of ['range', 'scheme'] as const) {
           if (value[k] !== undefined && value[k] !== null) {
-            throw new ChartSpecError(joinPath(at, k), `${joinPath(at, k)} chooses the colours. ${THEME_HINT} The scale's domain may still be set.`);
+            throw new ChartSpecError(
+              joinPath(at, k),
+              `${joinPath(at, k)} chooses the colours. ${THEME_HINT} The scale's domain may still be set.`,
+            );
           }
         }
       }

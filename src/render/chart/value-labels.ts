@@ -35,12 +35,29 @@ export function labelRankingBars(spec: JsonObject): void {
   if (typeof axis.format === 'string') text.format = axis.format;
   if (typeof axis.formatType === 'string') text.formatType = axis.formatType;
   const label: JsonObject = horizontal
-    ? { type: 'text', baseline: 'middle', align: { expr: `${negative} ? 'right' : 'left'` }, dx: { expr: `${negative} ? ${-LABEL_OFFSET} : ${LABEL_OFFSET}` } }
-    : { type: 'text', align: 'center', baseline: { expr: `${negative} ? 'top' : 'bottom'` }, dy: { expr: `${negative} ? ${LABEL_OFFSET} : ${-LABEL_OFFSET}` } };
+    ? {
+        type: 'text',
+        baseline: 'middle',
+        align: { expr: `${negative} ? 'right' : 'left'` },
+        dx: { expr: `${negative} ? ${-LABEL_OFFSET} : ${LABEL_OFFSET}` },
+      }
+    : {
+        type: 'text',
+        align: 'center',
+        baseline: { expr: `${negative} ? 'top' : 'bottom'` },
+        dy: { expr: `${negative} ? ${LABEL_OFFSET} : ${-LABEL_OFFSET}` },
+      };
   delete spec.mark;
   spec.layer = [{ mark }, { mark: label, encoding: { text } }];
 }
 
-const isCategory = (def: JsonObject) => typeof def.field === 'string' && (def.type === 'nominal' || def.type === 'ordinal') && def.timeUnit === undefined && def.bin === undefined;
+const isCategory = (def: JsonObject) =>
+  typeof def.field === 'string' &&
+  (def.type === 'nominal' || def.type === 'ordinal') &&
+  def.timeUnit === undefined &&
+  def.bin === undefined;
 const isValue = (def: JsonObject) =>
-  typeof def.field === 'string' && def.type === 'quantitative' && (def.bin === undefined || def.bin === false) && (def.aggregate === undefined || typeof def.aggregate === 'string');
+  typeof def.field === 'string' &&
+  def.type === 'quantitative' &&
+  (def.bin === undefined || def.bin === false) &&
+  (def.aggregate === undefined || typeof def.aggregate === 'string');

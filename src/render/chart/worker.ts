@@ -47,7 +47,15 @@ export interface Rendition {
 export type WorkerMessage =
   | { type: 'ready' }
   | { type: 'fatal'; message: string }
-  | { type: 'done'; id: number; png: Uint8Array; width: number; height: number; warnings: string[]; preview?: Rendition }
+  | {
+      type: 'done';
+      id: number;
+      png: Uint8Array;
+      width: number;
+      height: number;
+      warnings: string[];
+      preview?: Rendition;
+    }
   | { type: 'refused'; id: number; path: string; message: string; limit?: ChartLimit };
 
 /** Source text run by the renderer process (a CommonJS script: `require` and dynamic `import()` are available). */
@@ -56,7 +64,11 @@ export function rendererSource(init: WorkerInit): string {
   return `"use strict";\nvar __name = (f) => f;\n(${chartWorkerMain.toString()})(require, (url) => import(url), ${JSON.stringify(init)});\n`;
 }
 
-export function chartWorkerMain(req: NodeJS.Require, importModule: (url: string) => Promise<unknown>, init: WorkerInit): void {
+export function chartWorkerMain(
+  req: NodeJS.Require,
+  importModule: (url: string) => Promise<unknown>,
+  init: WorkerInit,
+): void {
   // --- Everything below runs in the renderer process. Self-contained: see the file comment. ---
   interface Logger {
     level(level?: number): number | Logger;
@@ -112,7 +124,12 @@ export function chartWorkerMain(req: NodeJS.Require, importModule: (url: string)
     header.writeUInt32BE(height, 4);
     header.set([8, 6, 0, 0, 0], 8); // 8 bits, RGBA, deflate, no filter method choice, no interlace
     const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-    const png = Buffer.concat([signature, chunk('IHDR', header), chunk('IDAT', zlib.deflateSync(rows, { level: 3 })), chunk('IEND', Buffer.alloc(0))]);
+    const png = Buffer.concat([
+      signature,
+      chunk('IHDR', header),
+      chunk('IDAT', zlib.deflateSync(rows, { level: 3 })),
+      chunk('IEND', Buffer.alloc(0)),
+    ]);
     return new Uint8Array(png.buffer, png.byteOffset, png.byteLength);
   };
 
@@ -147,7 +164,11 @@ export function chartWorkerMain(req: NodeJS.Require, importModule: (url: string)
     };
     // Joiners, variation selectors and other default-ignorables draw nothing: they never need a face.
     const ignorable = (cp: number) =>
-      (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2060 && cp <= 0x2064) || (cp >= 0xfe00 && cp <= 0xfe0f) || cp === 0xfeff || (cp >= 0xe0000 && cp <= 0xe01ef);
+      (cp >= 0x200b && cp <= 0x200f) ||
+      (cp >= 0x2060 && cp <= 0x2064) ||
+      (cp >= 0xfe00 && cp <= 0xfe0f) ||
+      cp === 0xfeff ||
+      (cp >= 0xe0000 && cp <= 0xe01ef);
 
     // Vega measures text with a canvas 2D context when it finds one at load time (else it guesses 0.8 em per
     // character). We hand it a stand-in whose measureText shapes the text with the faces resvg draws with
@@ -184,14 +205,20 @@ export function chartWorkerMain(req: NodeJS.Require, importModule: (url: string)
     g.document = { createElement: () => ({ getContext: () => context }) };
     const vega = (await importModule(init.vegaUrl)) as Vega;
     delete g.document;
-    if (vega.textMetrics.width !== vega.textMetrics.measureWidth) throw new Error('vega did not pick up the font measurer');
+    if (vega.textMetrics.width !== vega.textMetrics.measureWidth)
+      throw new Error('vega did not pick up the font measurer');
     const vl = (await importModule(init.vegaLiteUrl)) as VegaLite;
     const { Resvg } = req(init.resvgPath) as typeof ResvgModule;
 
     // What the job in flight may still produce while Vega evaluates it. A spec can multiply rows at run time
     // (sequence() with computed bounds, flatten, fold, density, quantile): the first step past the budget is
     // stopped with a refusal that names it, before the rows it would feed downstream are drawn.
-    const budget = { maxRows: Infinity, valuesLeft: Infinity, exceeded: undefined as string | undefined, asyncError: undefined as string | undefined };
+    const budget = {
+      maxRows: Infinity,
+      valuesLeft: Infinity,
+      exceeded: undefined as string | undefined,
+      asyncError: undefined as string | undefined,
+    };
     const overBudget = (message: string): never => {
       budget.exceeded ??= message;
       throw new Error(message);
@@ -200,7 +227,9 @@ export function chartWorkerMain(req: NodeJS.Require, importModule: (url: string)
       if (n > budget.valuesLeft) {
         const before = budget.maxRows - budget.valuesLeft;
         const made = before > 0 ? ` (after ${count(before)} made by earlier calls)` : '';
-        overBudget(`${call} would make ${count(n)} values${made}; a chart may generate at most ${count(budget.maxRows)} values in all. Use a smaller range or a larger step, and avoid calling it once per row.`);
+        overBudget(
+          `${call} would make ${count(n)} values${made}; a chart may generate at most ${count(budget.maxRows)} values in all. Use a smaller range or a larger step, and avoid calling it once per row.`,
+        );
       }
       budget.valuesLeft -= n;
     };
@@ -214,11 +243,25 @@ export function chartWorkerMain(req: NodeJS.Require, importModule: (url: string)
       return range(...args);
     });
     // The shortest length of each time unit (days of 23 hours, months of 28 days): an upper bound of the count.
-    const shortestMs: Record<string, number> = { milliseconds: 1, seconds: 1e3, minutes: 6e4, hours: 36e5, date: 828e5, day: 828e5, dayofyear: 828e5, week: 6048e5, month: 24192e5, quarter: 76896e5, year: 31536e6 };
+    const shortestMs: Record<string, number> = {
+      milliseconds: 1,
+      seconds: 1e3,
+      minutes: 6e4,
+      hours: 36e5,
+      date: 828e5,
+      day: 828e5,
+      dayofyear: 828e5,
+      week: 6048e5,
+      month: 24192e5,
+      quarter: 76896e5,
+      year: 31536e6,
+    };
     for (const name of ['timeSequence', 'utcSequence']) {
       const make = vega.expressionFunction(name) as (...args: unknown[]) => unknown[] | undefined;
       vega.expressionFunction(name, (unit: string, start: unknown, stop: unknown, step?: number) => {
-        const n = Math.ceil((Number(stop) - Number(start)) / ((shortestMs[unit] ?? Infinity) * Math.max(1, Math.floor(step ?? 1))));
+        const n = Math.ceil(
+          (Number(stop) - Number(start)) / ((shortestMs[unit] ?? Infinity) * Math.max(1, Math.floor(step ?? 1))),
+        );
         spendValues(Number.isFinite(n) && n > 0 ? n : 0, `${name}()`);
         return make(unit, start, stop, step);
       });
@@ -229,7 +272,9 @@ export function chartWorkerMain(req: NodeJS.Require, importModule: (url: string)
       const added = (out as { add?: unknown } | undefined)?.add;
       if (Array.isArray(added) && added.length > budget.maxRows) {
         const step = this.constructor.name.toLowerCase();
-        overBudget(`A ${step} step made ${count(added.length)} rows; a chart may derive at most ${count(budget.maxRows)} rows in one step. Aggregate or filter first, and avoid transforms that multiply rows.`);
+        overBudget(
+          `A ${step} step made ${count(added.length)} rows; a chart may derive at most ${count(budget.maxRows)} rows in one step. Aggregate or filter first, and avoid transforms that multiply rows.`,
+        );
       }
       return out;
     };
@@ -241,8 +286,19 @@ export function chartWorkerMain(req: NodeJS.Require, importModule: (url: string)
     process.on('uncaughtException', asyncFailure);
 
     const render = async (job: RenderJob): Promise<WorkerMessage> => {
-      Object.assign(budget, { maxRows: job.maxDerivedRows, valuesLeft: job.maxDerivedRows, exceeded: undefined, asyncError: undefined });
-      const refuse = (message: string, path = '', limit?: ChartLimit): WorkerMessage => ({ type: 'refused', id: job.id, path, message, limit });
+      Object.assign(budget, {
+        maxRows: job.maxDerivedRows,
+        valuesLeft: job.maxDerivedRows,
+        exceeded: undefined,
+        asyncError: undefined,
+      });
+      const refuse = (message: string, path = '', limit?: ChartLimit): WorkerMessage => ({
+        type: 'refused',
+        id: job.id,
+        path,
+        message,
+        limit,
+      });
       const warnings: string[] = [];
       const errors: string[] = [];
       const logger = (prefix: string): Logger => {
@@ -292,7 +348,12 @@ export function chartWorkerMain(req: NodeJS.Require, importModule: (url: string)
 
       let svg: string;
       try {
-        const view = new vega.View(vega.parse(compiled), { renderer: 'none', loader, logger: logger('Vega'), logLevel: vega.Warn });
+        const view = new vega.View(vega.parse(compiled), {
+          renderer: 'none',
+          loader,
+          logger: logger('Vega'),
+          logLevel: vega.Warn,
+        });
         try {
           svg = await view.toSVG();
           await new Promise((resolve) => setImmediate(resolve)); // lets a rejection left behind by the render surface
@@ -300,22 +361,44 @@ export function chartWorkerMain(req: NodeJS.Require, importModule: (url: string)
           view.finalize();
         }
       } catch (e) {
-        return budget.exceeded ? refuse(budget.exceeded, '', 'rows') : refuse(`Vega cannot draw this chart: ${text(e)}`);
+        return budget.exceeded
+          ? refuse(budget.exceeded, '', 'rows')
+          : refuse(`Vega cannot draw this chart: ${text(e)}`);
       }
       if (budget.exceeded) return refuse(budget.exceeded, '', 'rows');
       if (budget.asyncError) return refuse(`Vega cannot draw this chart: ${budget.asyncError}`);
-      if (blocked.length > 0) return refuse(`The chart tried to load "${blocked[0]}"; charts cannot load anything (no network, no files): data must be inline.`);
+      if (blocked.length > 0)
+        return refuse(
+          `The chart tried to load "${blocked[0]}"; charts cannot load anything (no network, no files): data must be inline.`,
+        );
       if (errors.length > 0) return refuse(`Vega cannot draw this chart: ${errors[0]}`);
-      if (/<image\b/.test(svg)) return refuse('The chart contains an image; images are not allowed (they load by URL).');
+      if (/<image\b/.test(svg))
+        return refuse('The chart contains an image; images are not allowed (they load by URL).');
 
       const size = /^<svg\b[^>]*?\swidth="([\d.]+)"[^>]*?\sheight="([\d.]+)"/.exec(svg);
       const w = Math.ceil(Number(size?.[1] ?? 0) * job.scale);
       const h = Math.ceil(Number(size?.[2] ?? 0) * job.scale);
-      if (!(w > 0 && h > 0)) return refuse('The chart has no size (width or height is 0); check width, height and the data.');
+      if (!(w > 0 && h > 0))
+        return refuse('The chart has no size (width or height is 0); check width, height and the data.');
       const dims = `${count(w)} × ${count(h)} px (drawn at ${job.scale}×)`;
-      if (w > job.maxWidth) return refuse(`The image would be ${dims}; the width limit is ${count(job.maxWidth)} px. Make the chart narrower: a smaller width, fewer categories on x, or a smaller step.`, '', 'width');
-      if (h > job.maxHeight) return refuse(`The image would be ${dims}; the height limit is ${count(job.maxHeight)} px. Make the chart lower: a smaller height, fewer categories on y, or a smaller step.`, '', 'height');
-      if (w * h > job.maxPixels) return refuse(`The image would be ${dims} = ${count(w * h)} pixels; the limit is ${count(job.maxPixels)} pixels. Make the chart smaller.`, '', 'pixels');
+      if (w > job.maxWidth)
+        return refuse(
+          `The image would be ${dims}; the width limit is ${count(job.maxWidth)} px. Make the chart narrower: a smaller width, fewer categories on x, or a smaller step.`,
+          '',
+          'width',
+        );
+      if (h > job.maxHeight)
+        return refuse(
+          `The image would be ${dims}; the height limit is ${count(job.maxHeight)} px. Make the chart lower: a smaller height, fewer categories on y, or a smaller step.`,
+          '',
+          'height',
+        );
+      if (w * h > job.maxPixels)
+        return refuse(
+          `The image would be ${dims} = ${count(w * h)} pixels; the limit is ${count(job.maxPixels)} pixels. Make the chart smaller.`,
+          '',
+          'pixels',
+        );
 
       // Which fallback faces the text needs (resvg reads every file it is given, on every render: only those
       // go), and which characters no face can draw (they come out as empty boxes: say which).
@@ -365,7 +448,10 @@ export function chartWorkerMain(req: NodeJS.Require, importModule: (url: string)
       // A large image gets a smaller rendition (for showing inline): scaled to the longest side allowed, then
       // once more by the square root of the byte overshoot (bytes grow with the area).
       let preview: Rendition | undefined;
-      if (job.preview && (Math.max(image.width, image.height) > job.preview.maxSide || png.length > job.preview.maxBytes)) {
+      if (
+        job.preview &&
+        (Math.max(image.width, image.height) > job.preview.maxSide || png.length > job.preview.maxBytes)
+      ) {
         let scale = job.scale * Math.min(1, job.preview.maxSide / Math.max(image.width, image.height));
         preview = draw(scale);
         if (preview.png.length > job.preview.maxBytes) {
@@ -378,10 +464,14 @@ export function chartWorkerMain(req: NodeJS.Require, importModule: (url: string)
     };
 
     process.on('message', (job: RenderJob) => {
-      render(job).then(send, (e: unknown) => send({ type: 'refused', id: job.id, path: '', message: `The chart could not be rendered: ${text(e)}` }));
+      render(job).then(send, (e: unknown) =>
+        send({ type: 'refused', id: job.id, path: '', message: `The chart could not be rendered: ${text(e)}` }),
+      );
     });
     send({ type: 'ready' });
   };
 
-  start().catch((e: unknown) => send({ type: 'fatal', message: e instanceof Error ? (e.stack ?? e.message) : String(e) }));
+  start().catch((e: unknown) =>
+    send({ type: 'fatal', message: e instanceof Error ? (e.stack ?? e.message) : String(e) }),
+  );
 }

@@ -19,13 +19,14 @@ export interface DeckChart {
   caption?: string;
 }
 
-
 /**
  * The specs of the charts the content has data for, with their titles and sources: each of the first two focus
  * types (problems and opportunities by default) by how often they came up in meetings, the question a client
  * asks of a findings deck. Ties for the last bar are drawn, or said in the caption ("and 1 more with 2 mentions").
  */
-export function deckChartSpecs(content: DeckContent): { title: string; spec: Record<string, unknown>; source: string; caption?: string }[] {
+export function deckChartSpecs(
+  content: DeckContent,
+): { title: string; spec: Record<string, unknown>; source: string; caption?: string }[] {
   return [...rankingSpecs(content), ...departmentSpecs(content)];
 }
 
@@ -41,12 +42,17 @@ function departmentSpecs(content: DeckContent): { title: string; spec: Record<st
     {
       title: `${what[0]!.toUpperCase()}${what.slice(1)} by site or department`,
       source: `get_entity edges: ${bars.map((b) => `${b.name} ${b.findings} linked, ${b.mentions} mentions`).join('; ')}`,
-      spec: mentionsChartSpec(bars.map((b) => ({ name: b.name, mentions: b.mentions })), `Mentions of the ${what} linked to it`),
+      spec: mentionsChartSpec(
+        bars.map((b) => ({ name: b.name, mentions: b.mentions })),
+        `Mentions of the ${what} linked to it`,
+      ),
     },
   ];
 }
 
-function rankingSpecs(content: DeckContent): { title: string; spec: Record<string, unknown>; source: string; caption?: string }[] {
+function rankingSpecs(
+  content: DeckContent,
+): { title: string; spec: Record<string, unknown>; source: string; caption?: string }[] {
   return content.charts.rankings
     .filter((r) => r.bars.length > 0)
     .map((r) => {
@@ -55,7 +61,9 @@ function rankingSpecs(content: DeckContent): { title: string; spec: Record<strin
         title: `${typePlural(r.type)} by how often they came up`,
         source: `list_findings type ${r.type}, sort mentions: the ${r.bars.length} most mentioned${r.tiedLeftOut ? `, ${r.tiedLeftOut} more tied at ${last}` : ''}`,
         spec: mentionsChartSpec(r.bars, 'Mentions in meetings'),
-        ...(r.tiedLeftOut ? { caption: `And ${r.tiedLeftOut.toLocaleString('en-GB')} more with ${plural(last, 'mention')} each.` } : {}),
+        ...(r.tiedLeftOut
+          ? { caption: `And ${r.tiedLeftOut.toLocaleString('en-GB')} more with ${plural(last, 'mention')} each.` }
+          : {}),
       };
     });
 }
@@ -67,7 +75,14 @@ export async function drawDeckCharts(content: DeckContent, signal?: AbortSignal)
   const charts: DeckChart[] = [];
   for (const { title, spec, source, caption } of deckChartSpecs(content)) {
     const chart = await renderChart(spec, { title, size: 'slide', signal });
-    charts.push({ title, png: chart.png, width: chart.width, height: chart.height, source, ...(caption ? { caption } : {}) });
+    charts.push({
+      title,
+      png: chart.png,
+      width: chart.width,
+      height: chart.height,
+      source,
+      ...(caption ? { caption } : {}),
+    });
   }
   return charts;
 }

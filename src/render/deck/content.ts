@@ -6,7 +6,12 @@
  */
 import type { Db } from '../../store/db.js';
 import { countsByType, pageFindings, type EntityType } from '../../store/entities.js';
-import { findingsWithMentions, mentionsByDepartment, openTasksPage, planStepsAhead } from '../../store/featured-reads.js';
+import {
+  findingsWithMentions,
+  mentionsByDepartment,
+  openTasksPage,
+  planStepsAhead,
+} from '../../store/featured-reads.js';
 import { latestMeetings, meetingCounts } from '../../store/meetings.js';
 import { taskCountsByStatus } from '../../store/plan.js';
 import type { Vault } from '../../store/vaults.js';
@@ -47,13 +52,22 @@ export interface DeckContent {
   /** When the deck was made (the title slide's date). */
   date: Date;
   focus: EntityType[];
-  numbers: { findings: number; byType: { type: string; n: number }[]; meetings: number; openConflicts: number; openTasks: number };
+  numbers: {
+    findings: number;
+    byType: { type: string; n: number }[];
+    meetings: number;
+    openConflicts: number;
+    openTasks: number;
+  };
   featured: DeckFeatured;
   /**
    * The first two focus types by how often they came up in meetings (problems and opportunities by default),
    * and where they came up: the departments (sites) linked to them, when the vault links any.
    */
-  charts: { rankings: Ranking[]; byDepartment: { types: EntityType[]; bars: { name: string; findings: number; mentions: number }[] } };
+  charts: {
+    rankings: Ranking[];
+    byDepartment: { types: EntityType[]; bars: { name: string; findings: number; mentions: number }[] };
+  };
   nextSteps: {
     /** The open tasks read (at most NEXT_TASKS), grouped by milestone in target date order; those without one last. */
     groups: { milestone: string | null; targetDate: string | null; tasks: NextTask[] }[];
@@ -64,21 +78,40 @@ export interface DeckContent {
   sources: { meetings: { id: string; name: string; startedAt: string; attendees: number }[]; total: number };
 }
 
-export function deckContent(db: Db, vault: Vault, options: { title?: string; focus: EntityType[]; maxItems: number; now: Date }): DeckContent {
+export function deckContent(
+  db: Db,
+  vault: Vault,
+  options: { title?: string; focus: EntityType[]; maxItems: number; now: Date },
+): DeckContent {
   const byType = countsByType(db, vault.id).sort((a, b) => b.n - a.n || a.type.localeCompare(b.type));
   const meetings = meetingCounts(db, vault.id);
-  const openTasks = taskCountsByStatus(db, vault.id).filter((s) => s.status !== 'done').reduce((a, s) => a + s.n, 0);
-  const featured = deckFeatured(db, vault.id, { types: options.focus, maxItems: options.maxItems, maxConflicts: OPEN_CONFLICTS });
+  const openTasks = taskCountsByStatus(db, vault.id)
+    .filter((s) => s.status !== 'done')
+    .reduce((a, s) => a + s.n, 0);
+  const featured = deckFeatured(db, vault.id, {
+    types: options.focus,
+    maxItems: options.maxItems,
+    maxConflicts: OPEN_CONFLICTS,
+  });
   return {
     vault: { id: vault.id, name: vault.name, client: vault.client, description: vault.description },
     title: options.title ?? `${vault.name}: what we found`,
     date: options.now,
     focus: options.focus,
-    numbers: { findings: byType.reduce((a, t) => a + t.n, 0), byType, meetings: meetings.total, openConflicts: featured.openConflicts, openTasks },
+    numbers: {
+      findings: byType.reduce((a, t) => a + t.n, 0),
+      byType,
+      meetings: meetings.total,
+      openConflicts: featured.openConflicts,
+      openTasks,
+    },
     featured,
     charts: {
       rankings: options.focus.slice(0, 2).map((type) => ranking(db, vault.id, type)),
-      byDepartment: { types: options.focus.slice(0, 2), bars: mentionsByDepartment(db, vault.id, options.focus.slice(0, 2), CHART_BARS) },
+      byDepartment: {
+        types: options.focus.slice(0, 2),
+        bars: mentionsByDepartment(db, vault.id, options.focus.slice(0, 2), CHART_BARS),
+      },
     },
     nextSteps: nextSteps(db, vault.id, openTasks),
     sources: { meetings: latestMeetings(db, vault.id, SOURCES), total: meetings.total },
@@ -90,7 +123,10 @@ export function deckContent(db: Db, vault: Vault, options: { title?: string; foc
  * never mentioned in a meeting (from documents, assumptions) are no bar: a zero says nothing about how often.
  */
 function ranking(db: Db, vaultId: string, type: EntityType): Ranking {
-  const read = (n: number) => pageFindings(db, vaultId, { type }, 'mentions', n).filter((r) => r.mention_count > 0).map((r) => ({ name: r.name, mentions: r.mention_count }));
+  const read = (n: number) =>
+    pageFindings(db, vaultId, { type }, 'mentions', n)
+      .filter((r) => r.mention_count > 0)
+      .map((r) => ({ name: r.name, mentions: r.mention_count }));
   let bars = read(CHART_BARS);
   const last = bars.at(-1);
   if (bars.length < CHART_BARS || !last) return { type, bars, tiedLeftOut: 0 };
@@ -104,7 +140,8 @@ function nextSteps(db: Db, vaultId: string, openTasks: number): DeckContent['nex
   const groups: DeckContent['nextSteps']['groups'] = [];
   for (const t of openTasksPage(db, vaultId, NEXT_TASKS)) {
     let group = groups.at(-1);
-    if (!group || group.milestone !== t.milestoneTitle) groups.push((group = { milestone: t.milestoneTitle, targetDate: t.milestoneTarget, tasks: [] }));
+    if (!group || group.milestone !== t.milestoneTitle)
+      groups.push((group = { milestone: t.milestoneTitle, targetDate: t.milestoneTarget, tasks: [] }));
     group.tasks.push({ identifier: t.identifier, title: t.title, owner: t.owner, dueDate: t.dueDate });
   }
   const ahead = planStepsAhead(db, vaultId, NEXT_STEPS);

@@ -53,7 +53,13 @@ export function deckFeatured(db: Db, vaultId: string, options: DeckFeatureOption
   const rank = (type: string) => options.types.indexOf(type);
   const items = chosen.sort((a, b) => rank(a.type) - rank(b.type) || b.mentions - a.mentions);
   const open = featureOpenConflicts(db, vaultId, options.maxConflicts);
-  const descriptions = new Map(getEntityRows(db, vaultId, open.conflicts.map((c) => c.entityId)).map((e) => [e.id, e.description]));
+  const descriptions = new Map(
+    getEntityRows(
+      db,
+      vaultId,
+      open.conflicts.map((c) => c.entityId),
+    ).map((e) => [e.id, e.description]),
+  );
   return {
     items,
     conflicts: open.conflicts.map((c) => {
@@ -62,7 +68,12 @@ export function deckFeatured(db: Db, vaultId: string, options: DeckFeatureOption
       const lead = c.title.includes(':') ? c.title.slice(0, c.title.indexOf(':')) : '';
       const stem = c.about.replace(/\s+(time|times|rate|rates|size|level|count)$/i, '');
       const nextStep = nextStepNaming(db, vaultId, [c.id, c.about, lead, ...(stem.length >= 8 ? [stem] : [])]);
-      return { ...c, aboutDescription: descriptions.get(c.entityId) ?? '', kind: disagreementOf(c), ...(nextStep ? { nextStep } : {}) };
+      return {
+        ...c,
+        aboutDescription: descriptions.get(c.entityId) ?? '',
+        kind: disagreementOf(c),
+        ...(nextStep ? { nextStep } : {}),
+      };
     }),
     openConflicts: open.total,
   };

@@ -45,17 +45,26 @@ export interface Box {
 }
 
 /** How many lines of `size` fit a box `h` inches high. */
-export const linesIn = (h: number, size: number) => Math.max(1, Math.floor((h * PT_PER_IN) / (size * LINE_HEIGHT) + 0.05));
+export const linesIn = (h: number, size: number) =>
+  Math.max(1, Math.floor((h * PT_PER_IN) / (size * LINE_HEIGHT) + 0.05));
 
 /** Lines `text` takes in a box of that width (paragraphs broken at '\n'). */
 export function wrapLines(text: string, box: Pick<Box, 'w' | 'size' | 'bold'>): string[] {
   const max = box.w * PT_PER_IN * WIDTH_SLACK;
   const style = { size: box.size, bold: box.bold, measure: measureText };
-  return text.split('\n').flatMap((paragraph) => (paragraph.trim() ? wrapText(paragraph, max, style).flatMap((line) => splitWide(line, max, style)) : ['']));
+  return text
+    .split('\n')
+    .flatMap((paragraph) =>
+      paragraph.trim() ? wrapText(paragraph, max, style).flatMap((line) => splitWide(line, max, style)) : [''],
+    );
 }
 
 /** A line still wider than the box (one long word: a URL, an id) broken by characters. */
-function splitWide(line: string, max: number, style: { size: number; bold?: boolean; measure: typeof measureText }): string[] {
+function splitWide(
+  line: string,
+  max: number,
+  style: { size: number; bold?: boolean; measure: typeof measureText },
+): string[] {
   if (style.measure(line, style.size, style.bold) <= max) return [line];
   const out: string[] = [];
   let current = '';

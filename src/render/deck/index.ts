@@ -15,7 +15,16 @@ import { repairDeckPackage } from './package.js';
 import type { DeckChart } from './charts.js';
 import type { DeckContent } from './content.js';
 import type { FeaturedFinding } from './featured.js';
-import { chartSlide, conflictSlide, coverSlide, defineMasters, featuredSlide, nextStepsSlide, numbersSlide, sourcesSlide } from './slides.js';
+import {
+  chartSlide,
+  conflictSlide,
+  coverSlide,
+  defineMasters,
+  featuredSlide,
+  nextStepsSlide,
+  numbersSlide,
+  sourcesSlide,
+} from './slides.js';
 
 export { deckContent, type DeckContent } from './content.js';
 export { drawDeckCharts, type DeckChart } from './charts.js';

@@ -19,15 +19,34 @@ export type TableCellProps = PptxGen.default.TableCellProps;
 export const MASTER = 'VAULT_CONTENT';
 export const COVER = 'VAULT_COVER';
 
-export const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-GB')} ${n === 1 ? one : many}`;
+export const plural = (n: number, one: string, many = `${one}s`) =>
+  `${n.toLocaleString('en-GB')} ${n === 1 ? one : many}`;
 
 /** Text box defaults: the deck face, no inner margin (boxes are measured as they are), top-aligned. */
-export const base = (o: TextProps): TextProps => ({ fontFace: FACE, margin: 0, valign: 'top', color: COLOR.text, ...o });
+export const base = (o: TextProps): TextProps => ({
+  fontFace: FACE,
+  margin: 0,
+  valign: 'top',
+  color: COLOR.text,
+  ...o,
+});
 
 /** A content slide with its title (up to two lines). */
 export function titled(pres: Pres, title: string): Slide {
   const slide = pres.addSlide({ masterName: MASTER });
-  slide.addText(fit(title, { w: GRID_IN.w, h: GRID_IN.titleH, size: SIZE.title, bold: true, maxLines: 2 }), base({ x: GRID_IN.x, y: GRID_IN.titleY, w: GRID_IN.w, h: GRID_IN.titleH, fontSize: SIZE.title, bold: true, color: COLOR.ink, valign: 'middle' }));
+  slide.addText(
+    fit(title, { w: GRID_IN.w, h: GRID_IN.titleH, size: SIZE.title, bold: true, maxLines: 2 }),
+    base({
+      x: GRID_IN.x,
+      y: GRID_IN.titleY,
+      w: GRID_IN.w,
+      h: GRID_IN.titleH,
+      fontSize: SIZE.title,
+      bold: true,
+      color: COLOR.ink,
+      valign: 'middle',
+    }),
+  );
   return slide;
 }
 
@@ -37,7 +56,10 @@ export const quoteText = (quote: string) => `“${slideText(quote)}”`;
 export function attribution(q: FeaturedQuote, w: number, size: number): TextRun[] {
   const where = [shortDate(q.date), slideText(q.meeting)].filter(Boolean).join(' · ');
   return [
-    { text: fit(`— ${slideText(q.speaker) || 'Unknown speaker'}`, { w, h: 1, size, bold: true, maxLines: 1 }), options: { bold: true, color: COLOR.ink, breakLine: true } },
+    {
+      text: fit(`— ${slideText(q.speaker) || 'Unknown speaker'}`, { w, h: 1, size, bold: true, maxLines: 1 }),
+      options: { bold: true, color: COLOR.ink, breakLine: true },
+    },
     { text: fit(where || 'Meeting not recorded', { w, h: 1, size, maxLines: 2 }), options: {} },
   ];
 }
@@ -47,7 +69,14 @@ const NOTE_QUOTE_CHARS = 600;
 
 /** A quote as the notes cite it: the words, who, which meeting (name and id), the turn and the day. */
 export function evidenceLine(q: FeaturedQuote): string {
-  const where = [slideText(q.meeting) || 'no meeting', q.meetingId ? `meeting ${slideText(q.meetingId)}` : '', q.turn === undefined ? '' : `turn ${q.turn}`, q.date ?? ''].filter(Boolean).join(', ');
+  const where = [
+    slideText(q.meeting) || 'no meeting',
+    q.meetingId ? `meeting ${slideText(q.meetingId)}` : '',
+    q.turn === undefined ? '' : `turn ${q.turn}`,
+    q.date ?? '',
+  ]
+    .filter(Boolean)
+    .join(', ');
   const words = slideText(q.quote);
   return `"${words.length > NOTE_QUOTE_CHARS ? `${words.slice(0, NOTE_QUOTE_CHARS)}…` : words}" (${slideText(q.speaker)}, ${where})`;
 }

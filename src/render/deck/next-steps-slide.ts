@@ -31,7 +31,13 @@ const LINE_HEIGHT = 1.2;
  * A column of lines as one text box: lines are added while they fit whole; when the next would not, `more(n)`
  * says how many items were left out (n counts those not shown plus `unread`, the items never read).
  */
-function listBox(slide: Slide, lines: ListLine[], box: { x: number; y: number; w: number; h: number }, unread: number, more: (left: number) => string): void {
+function listBox(
+  slide: Slide,
+  lines: ListLine[],
+  box: { x: number; y: number; w: number; h: number },
+  unread: number,
+  more: (left: number) => string,
+): void {
   const runs: TextRun[] = [];
   const room = box.h * 72;
   const moreRoom = SIZE.small * LINE_HEIGHT * 2 + 6;
@@ -48,10 +54,24 @@ function listBox(slide: Slide, lines: ListLine[], box: { x: number; y: number; w
     const keepWith = !l.item && next?.item ? next.size * LINE_HEIGHT : 0;
     if (used + height + keepWith > room - (rest > 0 ? moreRoom : 0)) break;
     used += height;
-    runs.push({ text, options: { fontSize: l.size, bold: l.bold, color: l.color ?? COLOR.text, indentLevel: l.indent ? 1 : 0, paraSpaceBefore: l.before ?? 0, breakLine: true } });
+    runs.push({
+      text,
+      options: {
+        fontSize: l.size,
+        bold: l.bold,
+        color: l.color ?? COLOR.text,
+        indentLevel: l.indent ? 1 : 0,
+        paraSpaceBefore: l.before ?? 0,
+        breakLine: true,
+      },
+    });
   }
   const left = lines.slice(i).filter((l) => l.item).length + unread;
-  if (left > 0) runs.push({ text: more(left), options: { fontSize: SIZE.small, italic: true, color: COLOR.muted, paraSpaceBefore: 8, breakLine: true } });
+  if (left > 0)
+    runs.push({
+      text: more(left),
+      options: { fontSize: SIZE.small, italic: true, color: COLOR.muted, paraSpaceBefore: 8, breakLine: true },
+    });
   slide.addText(runs, base({ ...box, lineSpacingMultiple: 1.0 }));
 }
 
@@ -68,18 +88,44 @@ export function nextStepsSlide(pres: Pres, c: DeckContent): void {
   const heading = (text: string): ListLine => ({ text, size: SIZE.heading, bold: true, color: COLOR.ink });
   const left: ListLine[] = [heading(`Open tasks by milestone (${ns.openTasks.toLocaleString('en-GB')})`)];
   for (const g of ns.groups) {
-    left.push({ text: g.milestone === null ? 'Without a milestone' : `${slideText(g.milestone)}${g.targetDate ? `, by ${shortDate(g.targetDate)}` : ''}`, size: SIZE.body, bold: true, color: COLOR.ink, before: 8 });
+    left.push({
+      text:
+        g.milestone === null
+          ? 'Without a milestone'
+          : `${slideText(g.milestone)}${g.targetDate ? `, by ${shortDate(g.targetDate)}` : ''}`,
+      size: SIZE.body,
+      bold: true,
+      color: COLOR.ink,
+      before: 8,
+    });
     left.push(...g.tasks.map((t): ListLine => ({ text: taskText(t), size: SIZE.small, indent: 0.3, item: true })));
   }
   if (ns.openTasks === 0) left.push({ text: 'No open tasks on the board.', size: SIZE.body, before: 8 });
   const tasksRead = ns.groups.reduce((a, g) => a + g.tasks.length, 0);
-  listBox(slide, left, { x: GRID_IN.x, y: GRID_IN.top, w: colW, h }, ns.openTasks - tasksRead, (n) => `… and ${plural(n, 'more open task')}, listed in the speaker notes.`);
+  listBox(
+    slide,
+    left,
+    { x: GRID_IN.x, y: GRID_IN.top, w: colW, h },
+    ns.openTasks - tasksRead,
+    (n) => `… and ${plural(n, 'more open task')}, listed in the speaker notes.`,
+  );
   const right: ListLine[] = [heading(`Plan steps ahead (${ns.planStepsAhead.toLocaleString('en-GB')})`)];
   for (const s of ns.planSteps) {
-    right.push({ text: `${slideText(s.title)}${s.dueDate ? `, due ${shortDate(s.dueDate)}` : ''}${s.status !== 'planned' ? ` (${slideText(s.status).replace('-', ' ')})` : ''}`, size: SIZE.body, before: 6, item: true });
+    right.push({
+      text: `${slideText(s.title)}${s.dueDate ? `, due ${shortDate(s.dueDate)}` : ''}${s.status !== 'planned' ? ` (${slideText(s.status).replace('-', ' ')})` : ''}`,
+      size: SIZE.body,
+      before: 6,
+      item: true,
+    });
   }
   if (!ns.planSteps.length) right.push({ text: 'No plan steps ahead.', size: SIZE.body, before: 8 });
-  listBox(slide, right, { x: GRID_IN.x + colW + GRID_IN.gap * 2, y: GRID_IN.top, w: colW, h }, ns.planStepsAhead - ns.planSteps.length, (n) => `… and ${plural(n, 'more plan step')} ahead, listed in the speaker notes.`);
+  listBox(
+    slide,
+    right,
+    { x: GRID_IN.x + colW + GRID_IN.gap * 2, y: GRID_IN.top, w: colW, h },
+    ns.planStepsAhead - ns.planSteps.length,
+    (n) => `… and ${plural(n, 'more plan step')} ahead, listed in the speaker notes.`,
+  );
   slide.addNotes(notes(c));
 }
 
@@ -87,11 +133,20 @@ function notes(c: DeckContent): string {
   const ns = c.nextSteps;
   const read = ns.groups.reduce((a, g) => a + g.tasks.length, 0);
   return [
-    ...ns.groups.flatMap((g) => [`${g.milestone === null ? 'Without a milestone' : slideText(g.milestone)}:`, ...g.tasks.map((t) => `- ${taskText(t)}`)]),
-    ...(ns.openTasks > read ? [`And ${plural(ns.openTasks - read, 'more open task')}: list_tasks {"status": "open"} lists them all.`] : []),
+    ...ns.groups.flatMap((g) => [
+      `${g.milestone === null ? 'Without a milestone' : slideText(g.milestone)}:`,
+      ...g.tasks.map((t) => `- ${taskText(t)}`),
+    ]),
+    ...(ns.openTasks > read
+      ? [`And ${plural(ns.openTasks - read, 'more open task')}: list_tasks {"status": "open"} lists them all.`]
+      : []),
     'Plan steps ahead:',
-    ...ns.planSteps.map((s) => `- ${slideText(s.title)} (${slideText(s.status)}${s.dueDate ? `, due ${s.dueDate}` : ''})`),
-    ...(ns.planStepsAhead > ns.planSteps.length ? [`And ${plural(ns.planStepsAhead - ns.planSteps.length, 'more plan step')}: list_plan_steps lists them all.`] : []),
+    ...ns.planSteps.map(
+      (s) => `- ${slideText(s.title)} (${slideText(s.status)}${s.dueDate ? `, due ${s.dueDate}` : ''})`,
+    ),
+    ...(ns.planStepsAhead > ns.planSteps.length
+      ? [`And ${plural(ns.planStepsAhead - ns.planSteps.length, 'more plan step')}: list_plan_steps lists them all.`]
+      : []),
     'Sources: list_tasks {"status": "open"}, list_milestones, list_plan_steps.',
   ].join('\n');
 }

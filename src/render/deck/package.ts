@@ -43,7 +43,8 @@ const DEFAULT_TYPES: Record<string, string> = {
 
 /** Where the notes page puts the slide's image and the notes (EMU, a portrait 7.5 × 10 in page: pptxgenjs's own). */
 const NOTES_GEOMETRY = {
-  sldImg: '<a:xfrm><a:off x="685800" y="1143000"/><a:ext cx="5486400" cy="3086100"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom>',
+  sldImg:
+    '<a:xfrm><a:off x="685800" y="1143000"/><a:ext cx="5486400" cy="3086100"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom>',
   body: '<a:xfrm><a:off x="685800" y="4400550"/><a:ext cx="5486400" cy="3600450"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom>',
 };
 
@@ -90,10 +91,16 @@ function giveNotesMasterItsTheme(parts: Map<string, string | Uint8Array>, text: 
 export function removeTriggers(xml: string): string {
   return xml
     .replace(/<a:ln((?:\s[^>]*)?)(?:\/>|><\/a:ln>)/g, '<a:ln$1><a:noFill/></a:ln>')
-    .replace(/<a:(ext|chExt) cx="(-?\d+)" cy="(-?\d+)"\/>/g, (_, tag: string, cx: string, cy: string) => `<a:${tag} cx="${Math.max(0, Number(cx))}" cy="${Math.max(0, Number(cy))}"/>`)
+    .replace(
+      /<a:(ext|chExt) cx="(-?\d+)" cy="(-?\d+)"\/>/g,
+      (_, tag: string, cx: string, cy: string) =>
+        `<a:${tag} cx="${Math.max(0, Number(cx))}" cy="${Math.max(0, Number(cy))}"/>`,
+    )
     .replace(/(<a:(?:tcPr|bodyPr)\b[^>]*\banchor=")mid"/g, '$1ctr"')
     .replace(/<p:sp>((?:(?!<\/p:sp>).)*?)<\/p:sp>/gs, (sp: string, inner: string) =>
-      inner.includes('<p:txBody>') || inner.includes('type="sldImg"') ? sp : `<p:sp>${inner.replace(/(<p:extLst>.*)?$/s, '<p:txBody><a:bodyPr/><a:lstStyle/><a:p><a:endParaRPr lang="en-US"/></a:p></p:txBody>$1')}</p:sp>`,
+      inner.includes('<p:txBody>') || inner.includes('type="sldImg"')
+        ? sp
+        : `<p:sp>${inner.replace(/(<p:extLst>.*)?$/s, '<p:txBody><a:bodyPr/><a:lstStyle/><a:p><a:endParaRPr lang="en-US"/></a:p></p:txBody>$1')}</p:sp>`,
     );
 }
 
@@ -101,7 +108,10 @@ export function removeTriggers(xml: string): string {
 function standaloneNotes(xml: string): string {
   return xml
     .replace(/<p:sp>(?:(?!<\/p:sp>).)*?<p:ph type="sldNum"(?:(?!<\/p:sp>).)*?<\/p:sp>/gs, '')
-    .replace(/(<p:ph type="(sldImg|body)"[^>]*\/><\/p:nvPr><\/p:nvSpPr>)<p:spPr\/>/g, (_, head: string, type: 'sldImg' | 'body') => `${head}<p:spPr>${NOTES_GEOMETRY[type]}</p:spPr>`);
+    .replace(
+      /(<p:ph type="(sldImg|body)"[^>]*\/><\/p:nvPr><\/p:nvSpPr>)<p:spPr\/>/g,
+      (_, head: string, type: 'sldImg' | 'body') => `${head}<p:spPr>${NOTES_GEOMETRY[type]}</p:spPr>`,
+    );
 }
 
 /** `[Content_Types].xml` for exactly these parts: the overrides of parts that exist, a default per extension used. */
@@ -109,7 +119,10 @@ function contentTypes(xml: string, names: string[]): string {
   const overrides = new Map<string, string>();
   for (const m of xml.matchAll(/<Override PartName="\/([^"]+)" ContentType="([^"]+)"\/>/g)) overrides.set(m[1]!, m[2]!);
   overrides.set(NOTES_THEME, THEME_TYPE);
-  const defaults = new Map<string, string>([['rels', DEFAULT_TYPES.rels!], ['xml', DEFAULT_TYPES.xml!]]);
+  const defaults = new Map<string, string>([
+    ['rels', DEFAULT_TYPES.rels!],
+    ['xml', DEFAULT_TYPES.xml!],
+  ]);
   const kept: [string, string][] = [];
   for (const name of names.filter((n) => n !== '[Content_Types].xml')) {
     const override = overrides.get(name);

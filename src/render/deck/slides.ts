@@ -7,7 +7,20 @@ import type { DeckChart } from './charts.js';
 import { typePlural, type DeckContent } from './content.js';
 import type { FeaturedFinding, FeaturedQuote } from './featured.js';
 import { fit, heightOf, slideText, wrapLines } from './fit.js';
-import { attribution, base, COVER, evidenceLine, MASTER, plural, quoteText, titled, type Pres, type Slide, type TableCell, type TableCellProps } from './kit.js';
+import {
+  attribution,
+  base,
+  COVER,
+  evidenceLine,
+  MASTER,
+  plural,
+  quoteText,
+  titled,
+  type Pres,
+  type Slide,
+  type TableCell,
+  type TableCellProps,
+} from './kit.js';
 import { COLOR, FACE, GRID_IN, SIZE, SLIDE } from './look.js';
 import { longDate, shortDate } from '../../time.js';
 
@@ -16,17 +29,50 @@ export { nextStepsSlide } from './next-steps-slide.js';
 
 /** The two masters: the cover (navy) and the content slides (accent rule at the top, footer, slide number). */
 export function defineMasters(pres: Pres, content: DeckContent): void {
-  const footer = fit(`${content.title} · ${longDate(content.date)}`, { w: 9, h: GRID_IN.footerH, size: SIZE.footer, maxLines: 1 });
-  pres.defineSlideMaster({ title: COVER, background: { color: COLOR.navy }, objects: [{ rect: { x: 0, y: SLIDE.h - 0.12, w: SLIDE.w, h: 0.12, fill: { color: COLOR.accent } } }] });
+  const footer = fit(`${content.title} · ${longDate(content.date)}`, {
+    w: 9,
+    h: GRID_IN.footerH,
+    size: SIZE.footer,
+    maxLines: 1,
+  });
+  pres.defineSlideMaster({
+    title: COVER,
+    background: { color: COLOR.navy },
+    objects: [{ rect: { x: 0, y: SLIDE.h - 0.12, w: SLIDE.w, h: 0.12, fill: { color: COLOR.accent } } }],
+  });
   pres.defineSlideMaster({
     title: MASTER,
     background: { color: COLOR.white },
     objects: [
       { rect: { x: 0, y: 0, w: SLIDE.w, h: 0.1, fill: { color: COLOR.accent } } },
-      { line: { x: GRID_IN.x, y: GRID_IN.footerY - 0.08, w: GRID_IN.w, h: 0, line: { color: COLOR.rule, width: 0.75 } } },
-      { text: { text: footer, options: base({ x: GRID_IN.x, y: GRID_IN.footerY, w: 9, h: GRID_IN.footerH, fontSize: SIZE.footer, color: COLOR.muted }) } },
+      {
+        line: { x: GRID_IN.x, y: GRID_IN.footerY - 0.08, w: GRID_IN.w, h: 0, line: { color: COLOR.rule, width: 0.75 } },
+      },
+      {
+        text: {
+          text: footer,
+          options: base({
+            x: GRID_IN.x,
+            y: GRID_IN.footerY,
+            w: 9,
+            h: GRID_IN.footerH,
+            fontSize: SIZE.footer,
+            color: COLOR.muted,
+          }),
+        },
+      },
     ],
-    slideNumber: { x: SLIDE.w - GRID_IN.x - 0.6, y: GRID_IN.footerY, w: 0.6, h: GRID_IN.footerH, fontFace: FACE, fontSize: SIZE.footer, color: COLOR.muted, align: 'right', margin: 0 } as never,
+    slideNumber: {
+      x: SLIDE.w - GRID_IN.x - 0.6,
+      y: GRID_IN.footerY,
+      w: 0.6,
+      h: GRID_IN.footerH,
+      fontFace: FACE,
+      fontSize: SIZE.footer,
+      color: COLOR.muted,
+      align: 'right',
+      margin: 0,
+    } as never,
   });
 }
 
@@ -37,11 +83,29 @@ const firstSentence = (text: string) => slideText(text).split(/(?<=[.!?])\s+(?=[
 export function coverSlide(pres: Pres, c: DeckContent): void {
   const slide = pres.addSlide({ masterName: COVER });
   const w = GRID_IN.w;
-  slide.addText(fit(c.title, { w, h: 1.75, size: SIZE.coverTitle, bold: true, maxLines: 2 }), base({ x: GRID_IN.x, y: 1.7, w, h: 1.75, fontSize: SIZE.coverTitle, bold: true, color: COLOR.white, valign: 'bottom' }));
-  slide.addText(fit(firstSentence(c.vault.description), { w: w * 0.85, h: 1.2, size: SIZE.coverSub, maxLines: 3 }), base({ x: GRID_IN.x, y: 3.7, w: w * 0.85, h: 1.2, fontSize: SIZE.coverSub, color: 'DCE6F7' }));
+  slide.addText(
+    fit(c.title, { w, h: 1.75, size: SIZE.coverTitle, bold: true, maxLines: 2 }),
+    base({
+      x: GRID_IN.x,
+      y: 1.7,
+      w,
+      h: 1.75,
+      fontSize: SIZE.coverTitle,
+      bold: true,
+      color: COLOR.white,
+      valign: 'bottom',
+    }),
+  );
+  slide.addText(
+    fit(firstSentence(c.vault.description), { w: w * 0.85, h: 1.2, size: SIZE.coverSub, maxLines: 3 }),
+    base({ x: GRID_IN.x, y: 3.7, w: w * 0.85, h: 1.2, fontSize: SIZE.coverSub, color: 'DCE6F7' }),
+  );
   slide.addText(
     [
-      { text: fit(c.vault.client, { w, h: 0.4, size: 16, bold: true, maxLines: 1 }), options: { bold: true, breakLine: true } },
+      {
+        text: fit(c.vault.client, { w, h: 0.4, size: 16, bold: true, maxLines: 1 }),
+        options: { bold: true, breakLine: true },
+      },
       { text: longDate(c.date), options: {} },
     ],
     base({ x: GRID_IN.x, y: 5.35, w, h: 0.9, fontSize: 16, color: COLOR.white, lineSpacingMultiple: 1.15 }),
@@ -72,10 +136,39 @@ export function numbersSlide(pres: Pres, c: DeckContent): void {
   tiles.forEach((t, i) => {
     const x = GRID_IN.x + (i % perRow) * (tileW + GRID_IN.gap);
     const y = GRID_IN.top + Math.floor(i / perRow) * (tileH + GRID_IN.gap);
-    slide.addShape('rect', { x, y, w: tileW, h: tileH, fill: { color: COLOR.panelFill }, line: { color: COLOR.rule, width: 0.75 } });
-    slide.addShape('rect', { x, y, w: 0.08, h: tileH, fill: { color: COLOR.accent }, line: { color: COLOR.accent, width: 0 } });
-    slide.addText(t.value.toLocaleString('en-GB'), base({ x: x + 0.3, y: y + 0.2, w: tileW - 0.5, h: 0.8, fontSize: SIZE.tileNumber, bold: true, color: COLOR.accent, valign: 'middle' }));
-    slide.addText(fit(t.label, { w: tileW - 0.5, h: 0.45, size: SIZE.tileLabel, maxLines: 1 }), base({ x: x + 0.3, y: y + 1.05, w: tileW - 0.5, h: 0.45, fontSize: SIZE.tileLabel, color: COLOR.text }));
+    slide.addShape('rect', {
+      x,
+      y,
+      w: tileW,
+      h: tileH,
+      fill: { color: COLOR.panelFill },
+      line: { color: COLOR.rule, width: 0.75 },
+    });
+    slide.addShape('rect', {
+      x,
+      y,
+      w: 0.08,
+      h: tileH,
+      fill: { color: COLOR.accent },
+      line: { color: COLOR.accent, width: 0 },
+    });
+    slide.addText(
+      t.value.toLocaleString('en-GB'),
+      base({
+        x: x + 0.3,
+        y: y + 0.2,
+        w: tileW - 0.5,
+        h: 0.8,
+        fontSize: SIZE.tileNumber,
+        bold: true,
+        color: COLOR.accent,
+        valign: 'middle',
+      }),
+    );
+    slide.addText(
+      fit(t.label, { w: tileW - 0.5, h: 0.45, size: SIZE.tileLabel, maxLines: 1 }),
+      base({ x: x + 0.3, y: y + 1.05, w: tileW - 0.5, h: 0.45, fontSize: SIZE.tileLabel, color: COLOR.text }),
+    );
   });
   const rows = Math.ceil(tiles.length / perRow);
   const y = GRID_IN.top + rows * (tileH + GRID_IN.gap) + 0.05;
@@ -86,7 +179,10 @@ export function numbersSlide(pres: Pres, c: DeckContent): void {
       : top
         ? `Most mentioned of the ${c.focus.map((t) => typePlural(t).toLowerCase()).join(' and ')}: ${slideText(top.name)} (${plural(top.mentions, 'mention')}).`
         : `No ${c.focus.map((t) => typePlural(t).toLowerCase()).join(' or ')} have been recorded yet.`;
-  slide.addText(fit(line, { w: GRID_IN.w, h: GRID_IN.bottom - y, size: SIZE.heading, maxLines: 2 }), base({ x: GRID_IN.x, y, w: GRID_IN.w, h: GRID_IN.bottom - y, fontSize: SIZE.heading, color: COLOR.ink }));
+  slide.addText(
+    fit(line, { w: GRID_IN.w, h: GRID_IN.bottom - y, size: SIZE.heading, maxLines: 2 }),
+    base({ x: GRID_IN.x, y, w: GRID_IN.w, h: GRID_IN.bottom - y, fontSize: SIZE.heading, color: COLOR.ink }),
+  );
   slide.addNotes(
     [
       `Counts from the vault ${c.vault.id} at ${c.date.toISOString()} (stats, list_conflicts status open, list_tasks status open).`,
@@ -96,28 +192,80 @@ export function numbersSlide(pres: Pres, c: DeckContent): void {
 }
 
 /** Up to three featured findings of one type side by side: name, type and mentions, description, strongest quote. */
-export function featuredSlide(pres: Pres, c: DeckContent, type: string, items: FeaturedFinding[], part: { index: number; of: number }): void {
+export function featuredSlide(
+  pres: Pres,
+  c: DeckContent,
+  type: string,
+  items: FeaturedFinding[],
+  part: { index: number; of: number },
+): void {
   const title = `Top ${typePlural(type).toLowerCase()}${part.of > 1 ? ` (${part.index} of ${part.of})` : ''}`;
   const slide = titled(pres, title);
   const cols = items.length;
   const colW = (GRID_IN.w - (cols - 1) * GRID_IN.gap) / cols;
   // The descriptions take the lines the longest needs, up to DESCRIPTION_LINES; the quotes start under them.
   const descriptionY = GRID_IN.top + 1.1;
-  const descriptionLines = Math.min(DESCRIPTION_LINES, Math.max(1, ...items.map((item) => wrapLines(slideText(item.description) || NO_DESCRIPTION, { w: colW, size: SIZE.body }).length)));
+  const descriptionLines = Math.min(
+    DESCRIPTION_LINES,
+    Math.max(
+      1,
+      ...items.map(
+        (item) => wrapLines(slideText(item.description) || NO_DESCRIPTION, { w: colW, size: SIZE.body }).length,
+      ),
+    ),
+  );
   const descriptionH = heightOf(descriptionLines, SIZE.body) + 0.05;
   const quoteY = descriptionY + descriptionH + 0.25;
-  const rows = { name: { y: GRID_IN.top, h: 0.66 }, meta: { y: GRID_IN.top + 0.72, h: 0.28 }, description: { y: descriptionY, h: descriptionH }, quote: { y: quoteY, h: GRID_IN.bottom - quoteY } };
+  const rows = {
+    name: { y: GRID_IN.top, h: 0.66 },
+    meta: { y: GRID_IN.top + 0.72, h: 0.28 },
+    description: { y: descriptionY, h: descriptionH },
+    quote: { y: quoteY, h: GRID_IN.bottom - quoteY },
+  };
   const quoteRoom = { w: colW - 2 * QUOTE_PAD, h: rows.quote.h - 2 * QUOTE_PAD - ATTRIBUTION_H - QUOTE_GAP };
-  const quoteLines = Math.max(2, ...items.map((item) => (item.quote ? wrapLines(fit(quoteText(item.quote.quote), { ...quoteRoom, size: SIZE.quote }), { w: quoteRoom.w, size: SIZE.quote }).length : 1)));
-  const quoteBoxH = Math.min(rows.quote.h, 2 * QUOTE_PAD + heightOf(quoteLines, SIZE.quote) + QUOTE_GAP + ATTRIBUTION_H);
+  const quoteLines = Math.max(
+    2,
+    ...items.map((item) =>
+      item.quote
+        ? wrapLines(fit(quoteText(item.quote.quote), { ...quoteRoom, size: SIZE.quote }), {
+            w: quoteRoom.w,
+            size: SIZE.quote,
+          }).length
+        : 1,
+    ),
+  );
+  const quoteBoxH = Math.min(
+    rows.quote.h,
+    2 * QUOTE_PAD + heightOf(quoteLines, SIZE.quote) + QUOTE_GAP + ATTRIBUTION_H,
+  );
   items.forEach((item, i) => {
     const x = GRID_IN.x + i * (colW + GRID_IN.gap);
-    slide.addText(fit(item.name, { w: colW, h: rows.name.h, size: SIZE.name, bold: true, maxLines: 2 }), base({ x, y: rows.name.y, w: colW, h: rows.name.h, fontSize: SIZE.name, bold: true, color: COLOR.ink, valign: 'bottom' }));
+    slide.addText(
+      fit(item.name, { w: colW, h: rows.name.h, size: SIZE.name, bold: true, maxLines: 2 }),
+      base({
+        x,
+        y: rows.name.y,
+        w: colW,
+        h: rows.name.h,
+        fontSize: SIZE.name,
+        bold: true,
+        color: COLOR.ink,
+        valign: 'bottom',
+      }),
+    );
     const meta = `${typePlural(item.type).replace(/s$/, '').replace(/ie$/, 'y')} · ${plural(item.mentions, 'mention')} · ${plural(item.quotes, 'quote')}`;
-    slide.addText(fit(meta, { w: colW, h: rows.meta.h, size: SIZE.small, maxLines: 1 }), base({ x, y: rows.meta.y, w: colW, h: rows.meta.h, fontSize: SIZE.small, color: COLOR.muted }));
+    slide.addText(
+      fit(meta, { w: colW, h: rows.meta.h, size: SIZE.small, maxLines: 1 }),
+      base({ x, y: rows.meta.y, w: colW, h: rows.meta.h, fontSize: SIZE.small, color: COLOR.muted }),
+    );
     // A finding with no quote gets no quote box (an empty box says nothing to a client): its description takes the room.
-    const description = item.quote ? { h: rows.description.h, maxLines: descriptionLines } : { h: GRID_IN.bottom - rows.description.y, maxLines: undefined };
-    slide.addText(fit(item.description || NO_DESCRIPTION, { w: colW, size: SIZE.body, ...description }), base({ x, y: rows.description.y, w: colW, h: description.h, fontSize: SIZE.body, color: COLOR.text }));
+    const description = item.quote
+      ? { h: rows.description.h, maxLines: descriptionLines }
+      : { h: GRID_IN.bottom - rows.description.y, maxLines: undefined };
+    slide.addText(
+      fit(item.description || NO_DESCRIPTION, { w: colW, size: SIZE.body, ...description }),
+      base({ x, y: rows.description.y, w: colW, h: description.h, fontSize: SIZE.body, color: COLOR.text }),
+    );
     if (item.quote) quoteBox(slide, item.quote, { x, y: rows.quote.y, w: colW, h: quoteBoxH });
   });
   slide.addNotes(items.map(itemNotes).join('\n\n'));
@@ -134,17 +282,52 @@ const ATTRIBUTION_H = heightOf(3, SIZE.small) + 0.04;
 /** The strongest quote in a tinted box with an accent rule, its speaker, date and meeting under it. */
 function quoteBox(slide: Slide, q: FeaturedQuote, box: { x: number; y: number; w: number; h: number }): void {
   slide.addShape('rect', { ...box, fill: { color: COLOR.quoteFill }, line: { color: COLOR.quoteFill, width: 0 } });
-  slide.addShape('rect', { x: box.x, y: box.y, w: 0.07, h: box.h, fill: { color: COLOR.accent }, line: { color: COLOR.accent, width: 0 } });
+  slide.addShape('rect', {
+    x: box.x,
+    y: box.y,
+    w: 0.07,
+    h: box.h,
+    fill: { color: COLOR.accent },
+    line: { color: COLOR.accent, width: 0 },
+  });
   const w = box.w - 2 * QUOTE_PAD;
   const quoteH = box.h - 2 * QUOTE_PAD - ATTRIBUTION_H - QUOTE_GAP;
-  slide.addText(fit(quoteText(q.quote), { w, h: quoteH, size: SIZE.quote }), base({ x: box.x + QUOTE_PAD, y: box.y + QUOTE_PAD, w, h: quoteH, fontSize: SIZE.quote, italic: true, color: COLOR.ink }));
-  slide.addText(attribution(q, w, SIZE.small), base({ x: box.x + QUOTE_PAD, y: box.y + box.h - QUOTE_PAD - ATTRIBUTION_H, w, h: ATTRIBUTION_H, fontSize: SIZE.small, color: COLOR.muted, valign: 'bottom' }));
+  slide.addText(
+    fit(quoteText(q.quote), { w, h: quoteH, size: SIZE.quote }),
+    base({
+      x: box.x + QUOTE_PAD,
+      y: box.y + QUOTE_PAD,
+      w,
+      h: quoteH,
+      fontSize: SIZE.quote,
+      italic: true,
+      color: COLOR.ink,
+    }),
+  );
+  slide.addText(
+    attribution(q, w, SIZE.small),
+    base({
+      x: box.x + QUOTE_PAD,
+      y: box.y + box.h - QUOTE_PAD - ATTRIBUTION_H,
+      w,
+      h: ATTRIBUTION_H,
+      fontSize: SIZE.small,
+      color: COLOR.muted,
+      valign: 'bottom',
+    }),
+  );
 }
 
 function itemNotes(item: FeaturedFinding): string {
-  const lines = [`${slideText(item.name)} (${item.type}, entity ${item.id}): ${plural(item.mentions, 'mention')}, ${plural(item.quotes, 'quote')}.`];
+  const lines = [
+    `${slideText(item.name)} (${item.type}, entity ${item.id}): ${plural(item.mentions, 'mention')}, ${plural(item.quotes, 'quote')}.`,
+  ];
   if (item.quote) lines.push(`Quote: ${evidenceLine(item.quote)}.`);
-  lines.push(item.quote ? `All quotes: get_entity {"entityId": "${item.id}", "includeEvidence": true}.` : 'No verbatim quote is recorded for it yet.');
+  lines.push(
+    item.quote
+      ? `All quotes: get_entity {"entityId": "${item.id}", "includeEvidence": true}.`
+      : 'No verbatim quote is recorded for it yet.',
+  );
   return lines.join('\n');
 }
 
@@ -157,8 +340,28 @@ export function chartSlide(pres: Pres, chart: DeckChart): void {
   const w = chart.width * scale;
   const h = chart.height * scale;
   const y = 0.3 + (room.h - h) / 2;
-  slide.addImage({ data: `image/png;base64,${chart.png.toString('base64')}`, x: (SLIDE.w - w) / 2, y, w, h, altText: slideText(chart.title) });
-  if (chart.caption) slide.addText(chart.caption, base({ x: (SLIDE.w - w) / 2, y: y + h + 0.05, w, h: captionH - 0.05, fontSize: SIZE.body, italic: true, color: COLOR.muted, align: 'center' }));
+  slide.addImage({
+    data: `image/png;base64,${chart.png.toString('base64')}`,
+    x: (SLIDE.w - w) / 2,
+    y,
+    w,
+    h,
+    altText: slideText(chart.title),
+  });
+  if (chart.caption)
+    slide.addText(
+      chart.caption,
+      base({
+        x: (SLIDE.w - w) / 2,
+        y: y + h + 0.05,
+        w,
+        h: captionH - 0.05,
+        fontSize: SIZE.body,
+        italic: true,
+        color: COLOR.muted,
+        align: 'center',
+      }),
+    );
   slide.addNotes(`${chart.title}. Source: ${chart.source}. Drawn by the render_chart renderer in the vault theme.`);
 }
 
@@ -171,7 +374,10 @@ export function sourcesSlide(pres: Pres, c: DeckContent): void {
     c.sources.total === 0
       ? 'No meetings are recorded in this vault yet.'
       : `${plural(c.sources.total, 'meeting')} recorded${c.sources.total > meetings.length ? `; the ${meetings.length} latest are listed` : ''}. Every quote in this deck is verbatim from their transcripts; the speaker notes name the meeting and turn.`;
-  slide.addText(fit(intro, { w: GRID_IN.w, h: 0.6, size: SIZE.body, maxLines: 2 }), base({ x: GRID_IN.x, y: GRID_IN.top - 0.1, w: GRID_IN.w, h: 0.6, fontSize: SIZE.body, color: COLOR.muted }));
+  slide.addText(
+    fit(intro, { w: GRID_IN.w, h: 0.6, size: SIZE.body, maxLines: 2 }),
+    base({ x: GRID_IN.x, y: GRID_IN.top - 0.1, w: GRID_IN.w, h: 0.6, fontSize: SIZE.body, color: COLOR.muted }),
+  );
   const top = GRID_IN.top + 0.65;
   // One table across the slide, or two side by side when the meetings would not fit one column of rows.
   const rowH = 0.36;
@@ -179,8 +385,13 @@ export function sourcesSlide(pres: Pres, c: DeckContent): void {
   const tables = meetings.length > perTable ? 2 : 1;
   const tableW = (GRID_IN.w - (tables - 1) * GRID_IN.gap) / tables;
   const widths = [1.45, tableW - 1.45 - 1.25, 1.25];
-  const cell = (text: string, o: TableCellProps = {}): TableCell => ({ text, options: { fontFace: FACE, fontSize: SIZE.body, color: COLOR.text, valign: 'middle', ...o } });
-  const header = ['Date', 'Meeting', 'Attendees'].map((h, i) => cell(h, { bold: true, color: COLOR.white, fill: { color: COLOR.navy }, align: i === 2 ? 'right' : 'left' }));
+  const cell = (text: string, o: TableCellProps = {}): TableCell => ({
+    text,
+    options: { fontFace: FACE, fontSize: SIZE.body, color: COLOR.text, valign: 'middle', ...o },
+  });
+  const header = ['Date', 'Meeting', 'Attendees'].map((h, i) =>
+    cell(h, { bold: true, color: COLOR.white, fill: { color: COLOR.navy }, align: i === 2 ? 'right' : 'left' }),
+  );
   for (let t = 0; t < tables; t++) {
     const part = meetings.slice(t * perTable, (t + 1) * perTable);
     if (!part.length) continue;
@@ -192,7 +403,18 @@ export function sourcesSlide(pres: Pres, c: DeckContent): void {
         cell(String(m.attendees), { align: 'right', fill }),
       ];
     });
-    slide.addTable([header, ...rows], { x: GRID_IN.x + t * (tableW + GRID_IN.gap), y: top, w: tableW, colW: widths, rowH, margin: [0, 0.1, 0, 0.1], border: { type: 'none' } });
+    slide.addTable([header, ...rows], {
+      x: GRID_IN.x + t * (tableW + GRID_IN.gap),
+      y: top,
+      w: tableW,
+      colW: widths,
+      rowH,
+      margin: [0, 0.1, 0, 0.1],
+      border: { type: 'none' },
+    });
   }
-  slide.addNotes(meetings.map((m) => `${m.startedAt.slice(0, 10)} ${slideText(m.name)} (meeting ${m.id})`).join('\n') || 'No meetings.');
+  slide.addNotes(
+    meetings.map((m) => `${m.startedAt.slice(0, 10)} ${slideText(m.name)} (meeting ${m.id})`).join('\n') ||
+      'No meetings.',
+  );
 }

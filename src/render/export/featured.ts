@@ -107,7 +107,10 @@ export function featureFindings(db: Db, vault: Pick<Vault, 'id'>, options: Featu
     opportunities: featureType(db, vault.id, 'opportunity', top),
     openConflicts: openConflicts.conflicts,
     openConflictCount: openConflicts.total,
-    problemsByMentions: entityPage(db, vault.id, options.chartBars ?? 8, undefined, 'problem').map((e) => ({ name: e.name, mentions: e.mention_count })),
+    problemsByMentions: entityPage(db, vault.id, options.chartBars ?? 8, undefined, 'problem').map((e) => ({
+      name: e.name,
+      mentions: e.mention_count,
+    })),
   };
 }
 
@@ -122,14 +125,27 @@ export function featureType(db: Db, vaultId: string, type: string, top: number):
       mentions: e.mention_count,
       line: oneLine(e.description ?? ''),
       description: e.description ?? '',
-      quote: strongestQuote(evidence.map((q) => ({ quote: q.quote, speaker: q.speaker, meeting: q.meetingName, date: q.spokenAt?.slice(0, 10), meetingId: q.meetingId, ...(q.turnIndex === null ? {} : { turn: q.turnIndex }) }))),
+      quote: strongestQuote(
+        evidence.map((q) => ({
+          quote: q.quote,
+          speaker: q.speaker,
+          meeting: q.meetingName,
+          date: q.spokenAt?.slice(0, 10),
+          meetingId: q.meetingId,
+          ...(q.turnIndex === null ? {} : { turn: q.turnIndex }),
+        })),
+      ),
       quotes: evidence.length,
     };
   });
 }
 
 /** The first `limit` open conflicts by title, each with its first CLAIMS_READ claims, and how many are open. */
-export function featureOpenConflicts(db: Db, vaultId: string, limit: number): { total: number; conflicts: FeaturedConflict[] } {
+export function featureOpenConflicts(
+  db: Db,
+  vaultId: string,
+  limit: number,
+): { total: number; conflicts: FeaturedConflict[] } {
   const page = openConflictsPage(db, vaultId, limit, CLAIMS_READ);
   return {
     total: page.total,

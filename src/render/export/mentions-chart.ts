@@ -10,7 +10,10 @@ import { cleanText } from './pdf-text.js';
  * and two findings with one name stay two bars ("Name (2)"), where Vega would
  * otherwise add them up into one.
  */
-export function mentionsChartSpec(bars: readonly { name: string; mentions: number }[], axisTitle = 'Mentions'): Record<string, unknown> {
+export function mentionsChartSpec(
+  bars: readonly { name: string; mentions: number }[],
+  axisTitle = 'Mentions',
+): Record<string, unknown> {
   const seen = new Map<string, number>();
   const values = bars.map((b) => {
     const name = cleanText(b.name).trim() || '(unnamed)';

@@ -34,7 +34,12 @@ export interface FigureStyle {
 }
 
 /** The tiles laid out in rows no wider than `width`, starting at `left`. */
-export function figureRows(figures: { label: string; value: string }[], style: FigureStyle, left: number, width: number): FigureRow[] {
+export function figureRows(
+  figures: { label: string; value: string }[],
+  style: FigureStyle,
+  left: number,
+  width: number,
+): FigureRow[] {
   const rows: FigureRow[] = [];
   let row: Tile[] = [];
   let x = left;
@@ -49,7 +54,12 @@ export function figureRows(figures: { label: string; value: string }[], style: F
       row = [];
       x = left;
     }
-    row.push({ x, width: tileWidth, value, label: wrapText(labelText, style.regular, LABEL_SIZE, tileWidth - 2 * PAD) });
+    row.push({
+      x,
+      width: tileWidth,
+      value,
+      label: wrapText(labelText, style.regular, LABEL_SIZE, tileWidth - 2 * PAD),
+    });
     x += tileWidth + FIGURE_GAP;
   }
   if (row.length) rows.push(finish(row));
@@ -57,7 +67,10 @@ export function figureRows(figures: { label: string; value: string }[], style: F
 }
 
 function finish(tiles: Tile[]): FigureRow {
-  return { tiles, height: PAD + VALUE_SIZE + 3 + Math.max(...tiles.map((t) => t.label.length)) * LABEL_LEADING + PAD - 2 };
+  return {
+    tiles,
+    height: PAD + VALUE_SIZE + 3 + Math.max(...tiles.map((t) => t.label.length)) * LABEL_LEADING + PAD - 2,
+  };
 }
 
 /** One tile whose top edge is at `top`, as tall as its row. */
@@ -65,5 +78,7 @@ export function drawFigure(c: Canvas, style: FigureStyle, tile: Tile, top: numbe
   c.fillRect(tile.x, top - height, tile.width, height, style.fill);
   const valueBase = top - PAD - VALUE_SIZE * 0.78;
   c.text(tile.value, tile.x + PAD, valueBase, style.bold, VALUE_SIZE, style.value);
-  tile.label.forEach((line, k) => c.text(line, tile.x + PAD, valueBase - 5 - LABEL_LEADING * (k + 0.8), style.regular, LABEL_SIZE, style.label));
+  tile.label.forEach((line, k) =>
+    c.text(line, tile.x + PAD, valueBase - 5 - LABEL_LEADING * (k + 0.8), style.regular, LABEL_SIZE, style.label),
+  );
 }

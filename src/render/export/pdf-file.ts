@@ -86,7 +86,12 @@ export class PdfFile {
 
   private stream(ref: number, bytes: Uint8Array, flate: boolean) {
     this.offsets[ref] = this.position;
-    this.write(Buffer.from(`${ref} 0 obj\n<< /Length ${bytes.length}${flate ? ' /Filter /FlateDecode' : ''} >>\nstream\n`, 'latin1'));
+    this.write(
+      Buffer.from(
+        `${ref} 0 obj\n<< /Length ${bytes.length}${flate ? ' /Filter /FlateDecode' : ''} >>\nstream\n`,
+        'latin1',
+      ),
+    );
     this.write(bytes);
     this.write(Buffer.from('\nendstream\nendobj\n', 'latin1'));
   }
@@ -142,9 +147,15 @@ export class PdfFile {
       if ((i & 1023) === 1023) await this.flush();
     }
     for (const group of this.groups) {
-      this.object(group.ref, `<< /Type /Pages /Parent ${this.pagesRef} 0 R /Kids [${group.kids.map((k) => `${k} 0 R`).join(' ')}] /Count ${group.kids.length} >>`);
+      this.object(
+        group.ref,
+        `<< /Type /Pages /Parent ${this.pagesRef} 0 R /Kids [${group.kids.map((k) => `${k} 0 R`).join(' ')}] /Count ${group.kids.length} >>`,
+      );
     }
-    this.object(this.pagesRef, `<< /Type /Pages /Kids [${this.groups.map((g) => `${g.ref} 0 R`).join(' ')}] /Count ${total} >>`);
+    this.object(
+      this.pagesRef,
+      `<< /Type /Pages /Kids [${this.groups.map((g) => `${g.ref} 0 R`).join(' ')}] /Count ${total} >>`,
+    );
 
     // The fonts: pdf-lib subsets and embeds them into its own context; copy those objects (not its empty catalog).
     for (const font of fonts) await font.embed(this.fontDoc.context);
@@ -165,8 +176,13 @@ export class PdfFile {
       this.write(bytes);
       this.write(Buffer.from('\nendobj\n', 'latin1'));
     }
-    const xobjects = this.images.length ? ` /XObject << ${this.images.map((i) => `/${i.key} ${i.ref} 0 R`).join(' ')} >>` : '';
-    this.object(this.resourcesRef, `<< /Font << ${fonts.map((f) => `/${f.key} ${f.ref.objectNumber} 0 R`).join(' ')} >>${xobjects} >>`);
+    const xobjects = this.images.length
+      ? ` /XObject << ${this.images.map((i) => `/${i.key} ${i.ref} 0 R`).join(' ')} >>`
+      : '';
+    this.object(
+      this.resourcesRef,
+      `<< /Font << ${fonts.map((f) => `/${f.key} ${f.ref.objectNumber} 0 R`).join(' ')} >>${xobjects} >>`,
+    );
 
     const infoRef = this.nextRef();
     this.object(
@@ -175,7 +191,10 @@ export class PdfFile {
         .map(([k, v]) => `/${k} ${v}`)
         .join(' ')} >>`,
     );
-    this.object(this.catalogRef, `<< /Type /Catalog /Pages ${this.pagesRef} 0 R /ViewerPreferences << /DisplayDocTitle true >> >>`);
+    this.object(
+      this.catalogRef,
+      `<< /Type /Catalog /Pages ${this.pagesRef} 0 R /ViewerPreferences << /DisplayDocTitle true >> >>`,
+    );
 
     // Cross-reference table: exactly 20 bytes an entry; numbers reserved but never written are free.
     const size = context.largestObjectNumber + 1;
@@ -186,7 +205,9 @@ export class PdfFile {
       lines.push(at === undefined ? '0000000000 00001 f \n' : `${String(at).padStart(10, '0')} 00000 n \n`);
     }
     const id = randomBytes(16).toString('hex');
-    lines.push(`trailer\n<< /Size ${size} /Root ${this.catalogRef} 0 R /Info ${infoRef} 0 R /ID [<${id}> <${id}>] >>\nstartxref\n${xrefAt}\n%%EOF\n`);
+    lines.push(
+      `trailer\n<< /Size ${size} /Root ${this.catalogRef} 0 R /Info ${infoRef} 0 R /ID [<${id}> <${id}>] >>\nstartxref\n${xrefAt}\n%%EOF\n`,
+    );
     this.write(Buffer.from(lines.join(''), 'latin1'));
     await this.flush(true);
     return { pages: total, bytes: this.position };
@@ -286,4 +307,3 @@ export function deflated(content: string): Buffer {
   const length = scratch.write(content, 0, 'latin1');
   return deflateSync(scratch.subarray(0, length), { level: DEFLATE_LEVEL });
 }
-

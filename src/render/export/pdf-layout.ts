@@ -46,7 +46,12 @@ function measure(sample: ColumnSample, regular: FontStack, bold: FontStack, size
     }
   }
   const min = (fixed ? Math.max(longestLine, longestWord) : Math.min(longestWord, wordCap)) + 2 * PAD_X;
-  return { min, max: Math.max(min, longestLine + 2 * PAD_X), mass: sample.texts.length ? total / sample.texts.length : 0, fixed };
+  return {
+    min,
+    max: Math.max(min, longestLine + 2 * PAD_X),
+    mass: sample.texts.length ? total / sample.texts.length : 0,
+    fixed,
+  };
 }
 
 /**
@@ -119,7 +124,14 @@ export interface ColumnPlan {
  * Font size and widths for a page width: the largest size (from `size` down to `minSize`) at which every
  * column gets its minimum; below that, minima are scaled down to fit (long words then break).
  */
-export function planColumns(samples: ColumnSample[], regular: FontStack, bold: FontStack, usable: number, size: number, minSize: number): ColumnPlan {
+export function planColumns(
+  samples: ColumnSample[],
+  regular: FontStack,
+  bold: FontStack,
+  usable: number,
+  size: number,
+  minSize: number,
+): ColumnPlan {
   let fontSize = size;
   let measures = samples.map((s) => measure(s, regular, bold, fontSize, usable));
   while (sum(measures.map((m) => m.min)) > usable && fontSize > minSize) {

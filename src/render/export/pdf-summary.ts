@@ -35,7 +35,8 @@ const GUTTER = 14;
 /** Claims of one conflict side by side, and the characters of one claim the summary quotes (docs/exports.md). */
 const SUMMARY_CLAIMS = 3;
 const CLAIM_CHARS = 400;
-const clip = (text: string) => (text.length > CLAIM_CHARS ? `${text.slice(0, CLAIM_CHARS).replace(/\s+\S*$/, '')}…` : text);
+const clip = (text: string) =>
+  text.length > CLAIM_CHARS ? `${text.slice(0, CLAIM_CHARS).replace(/\s+\S*$/, '')}…` : text;
 
 /** "Tom Becker, Current-state playback and validation, 19 Nov 2026" */
 const attribution = (q: FeaturedQuote) => [q.speaker, q.meeting, shortDate(q.date)].filter(Boolean).join(', ');
@@ -94,8 +95,17 @@ export async function writeSummary(
   const room = (need: number) => {
     if (y - need < MARGIN_BOTTOM + 10) newPage();
   };
-  const lines = (text: string, stack: FontStack, size: number, max: number) => wrapText(cleanText(text), stack, size, max);
-  const paragraph = (text: string, stack: FontStack, size: number, color: RGB, left = MARGIN_X, max = contentWidth, leading = size * 1.3) => {
+  const lines = (text: string, stack: FontStack, size: number, max: number) =>
+    wrapText(cleanText(text), stack, size, max);
+  const paragraph = (
+    text: string,
+    stack: FontStack,
+    size: number,
+    color: RGB,
+    left = MARGIN_X,
+    max = contentWidth,
+    leading = size * 1.3,
+  ) => {
     for (const line of lines(text, stack, size, max)) {
       room(leading);
       y -= leading;
@@ -164,14 +174,25 @@ export async function writeSummary(
   // Open conflicts: each claim in a column of its own, side by side
   if (openConflicts.length) {
     heading(`Open conflicts (${openConflictCount})`, 70);
-    const listed = openConflictCount > openConflicts.length ? ` The first ${openConflicts.length} by title are listed; the conflicts report has them all.` : '';
-    paragraph(`Two sources disagree on each of these; each needs a decision before the numbers are used.${listed}`, regular, 7.5, style.muted);
+    const listed =
+      openConflictCount > openConflicts.length
+        ? ` The first ${openConflicts.length} by title are listed; the conflicts report has them all.`
+        : '';
+    paragraph(
+      `Two sources disagree on each of these; each needs a decision before the numbers are used.${listed}`,
+      regular,
+      7.5,
+      style.muted,
+    );
     for (const conflict of openConflicts) {
       // At most SUMMARY_CLAIMS columns side by side (a conflict of thousands of claims would be columns of one letter).
       const shown = conflict.claims.slice(0, SUMMARY_CLAIMS);
       const n = Math.max(1, shown.length);
       const colWidth = (contentWidth - GUTTER * (n - 1)) / n;
-      const columns = shown.map((q) => ({ quote: lines(`“${clip(q.quote)}”`, regular, 8, colWidth - 8), who: lines(attribution(q), regular, 7, colWidth - 8) }));
+      const columns = shown.map((q) => ({
+        quote: lines(`“${clip(q.quote)}”`, regular, 8, colWidth - 8),
+        who: lines(attribution(q), regular, 7, colWidth - 8),
+      }));
       const more = conflict.claimCount - shown.length;
       if (more > 0) columns[n - 1]!.who.push(`and ${more.toLocaleString('en')} more claim${more === 1 ? '' : 's'}`);
       const blockHeight = Math.max(0, ...columns.map((col) => col.quote.length * 10.5 + col.who.length * 9.5)) + 8;

@@ -33,7 +33,6 @@ const MAX_FURNITURE_LINES = 3;
 const SECTION_SIZE = 11;
 const SECTION_GAP = 14;
 
-
 export interface Doc {
   regular: FontStack;
   bold: FontStack;
@@ -54,7 +53,10 @@ function baseline(top: number, stack: FontStack, size: number, leading: number):
  */
 function capLines(lines: string[], stack: FontStack, size: number, width: number): string[] {
   if (lines.length <= MAX_FURNITURE_LINES) return lines;
-  return [...lines.slice(0, MAX_FURNITURE_LINES - 1), fitLine(`${lines[MAX_FURNITURE_LINES - 1]} …`, stack, size, width)];
+  return [
+    ...lines.slice(0, MAX_FURNITURE_LINES - 1),
+    fitLine(`${lines[MAX_FURNITURE_LINES - 1]} …`, stack, size, width),
+  ];
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -70,7 +72,12 @@ interface Layout extends ColumnPlan {
 }
 
 /** Orientation, font size and column widths for the sample rows: the orientation with fewer estimated pages. */
-export function layoutTable(table: TableExport, sample: Record<string, CellValue>[], regular: FontStack, bold: FontStack): Layout {
+export function layoutTable(
+  table: TableExport,
+  sample: Record<string, CellValue>[],
+  regular: FontStack,
+  bold: FontStack,
+): Layout {
   const samples: ColumnSample[] = table.columns.map((column) => ({
     column,
     header: cleanText(column.header),
@@ -123,7 +130,9 @@ export class TableWriter {
     /** the executive summary's last page, when one comes first: the table continues on it (same size) or after it */
     private readonly after?: OpenPage,
   ) {
-    this.headerLines = table.columns.map((col, i) => wrapText(cleanText(col.header), d.bold, layout.fontSize, layout.widths[i]! - 2 * PAD_X));
+    this.headerLines = table.columns.map((col, i) =>
+      wrapText(cleanText(col.header), d.bold, layout.fontSize, layout.widths[i]! - 2 * PAD_X),
+    );
     this.headerHeight = Math.max(...this.headerLines.map((l) => l.length)) * layout.leading + 2 * PAD_Y + 1;
     this.tableWidth = layout.widths.reduce((a, b) => a + b, 0);
   }
@@ -163,12 +172,16 @@ export class TableWriter {
   private runningHeaderLines(): { title: string[]; section: string[] } {
     const d = this.d;
     const contentWidth = d.size[0] - 2 * MARGIN_X;
-    const sectionText = this.section === undefined || !this.table.sections ? '' : cleanText(this.table.sections.heading(this.section));
+    const sectionText =
+      this.section === undefined || !this.table.sections ? '' : cleanText(this.table.sections.heading(this.section));
     const section = sectionText ? wrapText(sectionText, d.regular, 7, contentWidth * 0.4) : [];
     const sectionWidth = Math.max(0, ...section.map((l) => d.regular.width(l, 7)));
     const titleWidth = contentWidth - (sectionWidth ? sectionWidth + 16 : 0);
     const title = wrapText(cleanText(this.table.title), d.bold, 8, titleWidth);
-    return { title: capLines(title, d.bold, 8, titleWidth), section: capLines(section, d.regular, 7, contentWidth * 0.4) };
+    return {
+      title: capLines(title, d.bold, 8, titleWidth),
+      section: capLines(section, d.regular, 7, contentWidth * 0.4),
+    };
   }
 
   /** Draws the running header of a page after the first; returns where the body starts. */
@@ -212,7 +225,12 @@ export class TableWriter {
     const d = this.d;
     this.section = value;
     this.zebra = false;
-    const heading = capLines(wrapText(cleanText(this.table.sections!.heading(value)), d.bold, SECTION_SIZE, this.tableWidth), d.bold, SECTION_SIZE, this.tableWidth);
+    const heading = capLines(
+      wrapText(cleanText(this.table.sections!.heading(value)), d.bold, SECTION_SIZE, this.tableWidth),
+      d.bold,
+      SECTION_SIZE,
+      this.tableWidth,
+    );
     const headingHeight = heading.length * SECTION_SIZE * LEADING + 4;
     const gap = this.rowsOnPage > 0 ? SECTION_GAP : 0;
     if (this.y - gap - headingHeight - this.headerHeight - firstRowHeight < MARGIN_BOTTOM && this.rowsOnPage > 0) {
@@ -263,10 +281,14 @@ export class TableWriter {
     }
     y -= 8;
     const entries = table.meta.map((m) => ({ label: cleanText(m.label), value: cleanText(m.value) }));
-    if (table.columns.some((col) => col.type === 'date' || col.type === 'datetime')) entries.push({ label: 'Time zone', value: 'Dates and times are in UTC.' });
+    if (table.columns.some((col) => col.type === 'date' || col.type === 'datetime'))
+      entries.push({ label: 'Time zone', value: 'Dates and times are in UTC.' });
     const size = 8;
     const leading = 10.5;
-    const labelWidth = Math.min(contentWidth * 0.3, Math.max(60, ...entries.map((e) => d.bold.width(e.label, size))) + 12);
+    const labelWidth = Math.min(
+      contentWidth * 0.3,
+      Math.max(60, ...entries.map((e) => d.bold.width(e.label, size))) + 12,
+    );
     for (const entry of entries) {
       const labels = wrapText(entry.label, d.bold, size, labelWidth - 12);
       const values = wrapText(entry.value, d.regular, size, contentWidth - labelWidth);

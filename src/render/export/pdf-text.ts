@@ -22,9 +22,15 @@ type Fontkit = typeof import('@pdf-lib/fontkit');
 type Bidi = ReturnType<typeof import('bidi-js').default>;
 
 /** Characters that draw nothing themselves but steer shaping: joiners, variation selectors, tags. */
-const isJoinControl = (cp: number) => cp === 0x200c || cp === 0x200d || (cp >= 0xfe00 && cp <= 0xfe0f) || (cp >= 0xe0020 && cp <= 0xe007f) || (cp >= 0xe0100 && cp <= 0xe01ef);
+const isJoinControl = (cp: number) =>
+  cp === 0x200c ||
+  cp === 0x200d ||
+  (cp >= 0xfe00 && cp <= 0xfe0f) ||
+  (cp >= 0xe0020 && cp <= 0xe007f) ||
+  (cp >= 0xe0100 && cp <= 0xe01ef);
 /** Text that needs OpenType shaping: right-to-left scripts, combining marks, joiners, emoji modifiers. */
-const NEEDS_SHAPING = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]|[\ufe00-\ufe0f]|\u200c|\u200d|\p{M}|[\u{1f3fb}-\u{1f3ff}]|[\u{e0020}-\u{e007f}]|[\u{e0100}-\u{e01ef}]/u;
+const NEEDS_SHAPING =
+  /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]|[\ufe00-\ufe0f]|\u200c|\u200d|\p{M}|[\u{1f3fb}-\u{1f3ff}]|[\u{e0020}-\u{e007f}]|[\u{e0100}-\u{e01ef}]/u;
 /** Strong right-to-left characters (Hebrew, Arabic, Syriac, Thaana, N'Ko…, their presentation forms; RTL astral blocks). */
 const HAS_RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]|[\ud802\ud803\ud83a\ud83b][\udc00-\udfff]/;
 const combining = /\p{M}/u;
@@ -74,7 +80,10 @@ export class FontStack {
     if (!face) {
       const bytes = this.readFile(this.files[i]!);
       // pdf-lib's embedder constructor is private in its types only; `for()` would make a first use async.
-      const Subset = this.lib.CustomFontSubsetEmbedder as unknown as new (font: FontkitFont, data: Uint8Array) => Embedder;
+      const Subset = this.lib.CustomFontSubsetEmbedder as unknown as new (
+        font: FontkitFont,
+        data: Uint8Array,
+      ) => Embedder;
       const embedder = new Subset(this.fontkit.create(bytes as Buffer), bytes);
       repairCffHeader(embedder);
       face = new Face(`F${2 * i + (this.bold ? 2 : 1)}`, this.nextRef(), embedder);
@@ -125,7 +134,8 @@ export class FontStack {
    */
   runs(text: string): Run[] {
     const primary = this.primary;
-    if (this.plain(text)) return [{ face: primary, op: `${primary.simple(text)} Tj`, width: primary.simpleWidth(text) }];
+    if (this.plain(text))
+      return [{ face: primary, op: `${primary.simple(text)} Tj`, width: primary.simpleWidth(text) }];
 
     const levels = HAS_RTL.test(text) ? this.bidi().getEmbeddingLevels(text, 'auto').levels : undefined;
     // Logical runs of one face and one bidi level; marks and joiners stay with the character before them.
@@ -182,7 +192,12 @@ export class FontStack {
         const { op, width } = face.shape(text);
         return { face, op, width };
       }
-      const text = rtl ? [...run.text].reverse().map((c) => bidi!.getMirroredCharacter(c) ?? c).join('') : run.text;
+      const text = rtl
+        ? [...run.text]
+            .reverse()
+            .map((c) => bidi!.getMirroredCharacter(c) ?? c)
+            .join('')
+        : run.text;
       return { face, op: `${face.simple(text)} Tj`, width: face.simpleWidth(text) };
     });
   }
@@ -201,7 +216,9 @@ export function cleanText(text: string): string {
     s = xmlSafe(s)
       .replace(/\r\n?/g, '\n')
       .replace(/[\t\u000b\u000c]/g, ' ')
-      .replace(/[\u0000-\u0008\u000e-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => (c === '\u2028' || c === '\u2029' ? '\n' : ''))
+      .replace(/[\u0000-\u0008\u000e-\u001f\u007f-\u009f\u2028\u2029]/g, (c) =>
+        c === '\u2028' || c === '\u2029' ? '\n' : '',
+      )
       .replace(INVISIBLE, '')
       .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
       .normalize('NFC');

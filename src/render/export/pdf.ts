@@ -55,10 +55,15 @@ function missingGlyphWarning(missing: Set<number>): string[] {
   if (missing.size === 0) return [];
   const codes = [...missing].sort((a, b) => a - b).map((cp) => `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`);
   const shown = codes.length > 12 ? `${codes.slice(0, 12).join(', ')} and ${codes.length - 12} more` : codes.join(', ');
-  return [`${missing.size === 1 ? '1 character has' : `${missing.size} characters have`} no glyph in the report's fonts and ${missing.size === 1 ? 'is' : 'are'} shown as "\ufffd": ${shown}.`];
+  return [
+    `${missing.size === 1 ? '1 character has' : `${missing.size} characters have`} no glyph in the report's fonts and ${missing.size === 1 ? 'is' : 'are'} shown as "\ufffd": ${shown}.`,
+  ];
 }
 
-export async function writePdf(path: string, table: TableExport): Promise<{ rows: number; pages: number; bytes: number; warnings: string[] }> {
+export async function writePdf(
+  path: string,
+  table: TableExport,
+): Promise<{ rows: number; pages: number; bytes: number; warnings: string[] }> {
   if (table.columns.length === 0) throw new Error('A report needs at least one column');
   const [{ pdf, fontkit }, bidiFactory] = await Promise.all([loadLibs(), loadBidi()]);
   let bidi: ReturnType<BidiFactory> | undefined;
@@ -70,14 +75,29 @@ export async function writePdf(path: string, table: TableExport): Promise<{ rows
       const fontDoc = await pdf.PDFDocument.create({ updateMetadata: false });
       const nextRef = () => fontDoc.context.nextRef();
       const stack = (weight: 'regular' | 'bold') =>
-        new FontStack(pdf, fontkit, reportFontFaces().map((f) => f[weight]), weight === 'bold', nextRef, fontFileBytes, () => (bidi ??= bidiFactory()));
+        new FontStack(
+          pdf,
+          fontkit,
+          reportFontFaces().map((f) => f[weight]),
+          weight === 'bold',
+          nextRef,
+          fontFileBytes,
+          () => (bidi ??= bidiFactory()),
+        );
       const regular = stack('regular');
       const bold = stack('bold');
       const layout = layoutTable(table, reader.head, regular, bold);
       const file = new PdfFile(pdf, fontDoc, handle);
       const d: Doc = { regular, bold, file, size: layout.size };
 
-      const summary = table.summary && (await writeSummary(file, { regular, bold }, { title: table.title, subtitle: table.subtitle, meta: table.meta }, table.summary));
+      const summary =
+        table.summary &&
+        (await writeSummary(
+          file,
+          { regular, bold },
+          { title: table.title, subtitle: table.subtitle, meta: table.meta },
+          table.summary,
+        ));
       const writer = new TableWriter(d, table, layout, summary);
       writer.start();
       let rows = 0;
@@ -98,7 +118,15 @@ export async function writePdf(path: string, table: TableExport): Promise<{ rows
       const shared = new Canvas();
       shared.line(MARGIN_X, MARGIN_BOTTOM - 14, width - MARGIN_X, MARGIN_BOTTOM - 14, RULE, 0.5);
       // a footnote is one short line of ours (when the report was made); fitted only in case a caller's is long
-      if (table.footnote) shared.text(fitLine(cleanText(table.footnote), regular, 7, (width - 2 * MARGIN_X) * 0.7), MARGIN_X, y, regular, 7, MUTED);
+      if (table.footnote)
+        shared.text(
+          fitLine(cleanText(table.footnote), regular, 7, (width - 2 * MARGIN_X) * 0.7),
+          MARGIN_X,
+          y,
+          regular,
+          7,
+          MUTED,
+        );
       const pageNumber = (page: number, total: number) => {
         const c = new Canvas();
         c.textRight(`Page ${page} of ${total}`, width - MARGIN_X, y, regular, 7, MUTED);
@@ -112,7 +140,11 @@ export async function writePdf(path: string, table: TableExport): Promise<{ rows
         CreationDate: PDFString.fromDate(new Date()).toString(),
       };
       if (table.subtitle) info.Subject = PDFHexString.fromText(cleanText(table.subtitle)).toString();
-      const { pages, bytes } = await file.finish({ shared: shared.content(), pageNumber }, [...regular.used, ...bold.used], info);
+      const { pages, bytes } = await file.finish(
+        { shared: shared.content(), pageNumber },
+        [...regular.used, ...bold.used],
+        info,
+      );
       return { rows, pages, bytes, warnings: missingGlyphWarning(new Set([...regular.missing, ...bold.missing])) };
     } finally {
       await handle.close();

@@ -30,5 +30,8 @@ export function sheetName(requested: string): SheetName {
   }
   if (name.toLowerCase() === 'history') name = `${name} sheet`;
   if (name === requested) return { name };
-  return { name, warning: `The sheet name "${requested}" became "${name}": ${SHEET_NAME_RULE}, and it does not start or end with an apostrophe.` };
+  return {
+    name,
+    warning: `The sheet name "${requested}" became "${name}": ${SHEET_NAME_RULE}, and it does not start or end with an apostrophe.`,
+  };
 }

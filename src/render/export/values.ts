@@ -16,7 +16,8 @@ export type ColumnType = NonNullable<Column['type']>;
 
 const NUMERIC = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const ISO_DATETIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
+const ISO_DATETIME =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
 
 /** An ISO 8601 date or date-time as a Date, or undefined when the string is not one. */
 export function parseIsoDate(text: string): Date | undefined {
@@ -98,7 +99,8 @@ const isMidnightUtc = (d: Date) =>
   d.getUTCHours() === 0 && d.getUTCMinutes() === 0 && d.getUTCSeconds() === 0 && d.getUTCMilliseconds() === 0;
 
 /** Whether a Date shows as a date alone: in a `date` column, or in an untyped one at exactly midnight UTC. */
-export const showsAsDate = (d: Date, type: ColumnType | undefined) => type === 'date' || (type !== 'datetime' && isMidnightUtc(d));
+export const showsAsDate = (d: Date, type: ColumnType | undefined) =>
+  type === 'date' || (type !== 'datetime' && isMidnightUtc(d));
 
 /** Excel number formats for dates (shown in UTC, since that is what is stored). */
 export const DATE_FORMAT = 'yyyy-mm-dd';
@@ -124,7 +126,8 @@ interface NumberStyle {
 
 /** The parts of an Excel number format that a text rendering can honour: decimals, grouping, percent. */
 function numberStyle(numFmt: string | undefined): NumberStyle {
-  if (!numFmt || /^general$/i.test(numFmt.trim())) return { minDecimals: 0, maxDecimals: 6, grouping: false, percent: false };
+  if (!numFmt || /^general$/i.test(numFmt.trim()))
+    return { minDecimals: 0, maxDecimals: 6, grouping: false, percent: false };
   const bare = numFmt
     .split(';')[0]!
     .replace(/"[^"]*"/g, '')

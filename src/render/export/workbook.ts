@@ -28,11 +28,13 @@ const keySegment = (key: string) => (/^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` 
 function checkValue(value: unknown, path: string): void {
   if (value === null || value === undefined || typeof value === 'boolean') return;
   if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new WorkbookError(path, 'a number must be finite (Excel has no NaN or Infinity)');
+    if (!Number.isFinite(value))
+      throw new WorkbookError(path, 'a number must be finite (Excel has no NaN or Infinity)');
     return;
   }
   if (typeof value === 'string') {
-    if (value.length > MAX_CELL_TEXT) throw new WorkbookError(path, `a cell holds at most ${MAX_CELL_TEXT} characters (this one has ${value.length})`);
+    if (value.length > MAX_CELL_TEXT)
+      throw new WorkbookError(path, `a cell holds at most ${MAX_CELL_TEXT} characters (this one has ${value.length})`);
     return;
   }
   if (value instanceof Date) {
@@ -51,11 +53,13 @@ export function validateWorkbook(input: { sheets: WorkbookSheet[] }): { names: s
   const warnings: string[] = [];
   const sheets: unknown = input?.sheets;
   if (!Array.isArray(sheets) || sheets.length === 0) throw new WorkbookError('sheets', 'give at least one sheet');
-  if (sheets.length > MAX_SHEETS) throw new WorkbookError('sheets', `at most ${MAX_SHEETS} sheets (got ${sheets.length})`);
+  if (sheets.length > MAX_SHEETS)
+    throw new WorkbookError('sheets', `at most ${MAX_SHEETS} sheets (got ${sheets.length})`);
   const names = new Map<string, number>([[PROVENANCE_SHEET.toLowerCase(), -1]]);
   sheets.forEach((sheet: WorkbookSheet, s) => {
     const at = `sheets[${s}]`;
-    if (!sheet || typeof sheet !== 'object') throw new WorkbookError(at, 'a sheet must be an object {name, columns, rows}');
+    if (!sheet || typeof sheet !== 'object')
+      throw new WorkbookError(at, 'a sheet must be an object {name, columns, rows}');
     const { name, warning } = checkSheetName(sheet.name, `${at}.name`);
     const clash = names.get(name.toLowerCase());
     if (clash !== undefined) {
@@ -71,30 +75,45 @@ export function validateWorkbook(input: { sheets: WorkbookSheet[] }): { names: s
     valid.push(name);
     if (warning) warnings.push(`sheets[${s}].name: ${warning}`);
 
-    if (!Array.isArray(sheet.columns) || sheet.columns.length === 0) throw new WorkbookError(`${at}.columns`, 'a sheet needs at least one column');
+    if (!Array.isArray(sheet.columns) || sheet.columns.length === 0)
+      throw new WorkbookError(`${at}.columns`, 'a sheet needs at least one column');
     if (sheet.columns.length > MAX_COLUMNS) throw new WorkbookError(`${at}.columns`, `at most ${MAX_COLUMNS} columns`);
     const keys = new Map<string, number>();
     sheet.columns.forEach((column, c) => {
       const cat = `${at}.columns[${c}]`;
-      if (!column || typeof column !== 'object') throw new WorkbookError(cat, 'a column must be an object {header, key, numFmt?}');
-      if (typeof column.key !== 'string' || column.key === '') throw new WorkbookError(`${cat}.key`, 'a column key must be a non-empty string');
-      if (typeof column.header !== 'string') throw new WorkbookError(`${cat}.header`, 'a column header must be a string');
-      if (column.header.length > MAX_CELL_TEXT) throw new WorkbookError(`${cat}.header`, `at most ${MAX_CELL_TEXT} characters`);
-      if (column.numFmt !== undefined && (typeof column.numFmt !== 'string' || column.numFmt === '' || column.numFmt.length > 255)) {
-        throw new WorkbookError(`${cat}.numFmt`, 'a number format must be a string of 1 to 255 characters, e.g. "#,##0.00" or "yyyy-mm-dd"');
+      if (!column || typeof column !== 'object')
+        throw new WorkbookError(cat, 'a column must be an object {header, key, numFmt?}');
+      if (typeof column.key !== 'string' || column.key === '')
+        throw new WorkbookError(`${cat}.key`, 'a column key must be a non-empty string');
+      if (typeof column.header !== 'string')
+        throw new WorkbookError(`${cat}.header`, 'a column header must be a string');
+      if (column.header.length > MAX_CELL_TEXT)
+        throw new WorkbookError(`${cat}.header`, `at most ${MAX_CELL_TEXT} characters`);
+      if (
+        column.numFmt !== undefined &&
+        (typeof column.numFmt !== 'string' || column.numFmt === '' || column.numFmt.length > 255)
+      ) {
+        throw new WorkbookError(
+          `${cat}.numFmt`,
+          'a number format must be a string of 1 to 255 characters, e.g. "#,##0.00" or "yyyy-mm-dd"',
+        );
       }
       const previous = keys.get(column.key);
-      if (previous !== undefined) throw new WorkbookError(`${cat}.key`, `the key "${column.key}" is already used by columns[${previous}]`);
+      if (previous !== undefined)
+        throw new WorkbookError(`${cat}.key`, `the key "${column.key}" is already used by columns[${previous}]`);
       keys.set(column.key, c);
     });
 
     if (!Array.isArray(sheet.rows)) throw new WorkbookError(`${at}.rows`, 'rows must be an array');
-    if (sheet.rows.length > MAX_SHEET_ROWS - 1) throw new WorkbookError(`${at}.rows`, `a sheet holds at most ${MAX_SHEET_ROWS - 1} rows`);
+    if (sheet.rows.length > MAX_SHEET_ROWS - 1)
+      throw new WorkbookError(`${at}.rows`, `a sheet holds at most ${MAX_SHEET_ROWS - 1} rows`);
     sheet.rows.forEach((row, r) => {
       const rat = `${at}.rows[${r}]`;
-      if (!row || typeof row !== 'object' || Array.isArray(row)) throw new WorkbookError(rat, 'a row must be an object {<key>: value}');
+      if (!row || typeof row !== 'object' || Array.isArray(row))
+        throw new WorkbookError(rat, 'a row must be an object {<key>: value}');
       for (const [key, value] of Object.entries(row)) {
-        if (!keys.has(key)) throw new WorkbookError(`${rat}${keySegment(key)}`, `"${key}" is not the key of a column of this sheet`);
+        if (!keys.has(key))
+          throw new WorkbookError(`${rat}${keySegment(key)}`, `"${key}" is not the key of a column of this sheet`);
         checkValue(value, `${rat}${keySegment(key)}`);
       }
     });
@@ -109,7 +128,12 @@ export async function writeWorkbook(
 ): Promise<{ sheets: number; rows: number; bytes: number; warnings: string[] }> {
   const { names, warnings } = validateWorkbook(input);
   // Progress over all sheets' rows together; a cancel stops at the next page of rows (the partial file is removed).
-  const progress = tracking && new RowProgress(input.sheets.reduce((n, sheet) => n + sheet.rows.length, 0), tracking);
+  const progress =
+    tracking &&
+    new RowProgress(
+      input.sheets.reduce((n, sheet) => n + sheet.rows.length, 0),
+      tracking,
+    );
   progress?.start();
   return writeAtomically(path, async (partial) => {
     const book = await openWorkbook(partial, { title: input.title, creator: input.provenance.by });
@@ -133,7 +157,9 @@ export async function writeWorkbook(
         { label: 'Generated at (UTC)', value: input.provenance.generatedAt },
         { label: 'Generated by', value: input.provenance.by },
         { label: 'Sheets', value: counts.join(', ') },
-        ...(sources ? sources.map((source, i) => ({ label: sources.length > 1 ? `Source ${i + 1}` : 'Source', value: source })) : [{ label: 'Sources', value: 'none given' }]),
+        ...(sources
+          ? sources.map((source, i) => ({ label: sources.length > 1 ? `Source ${i + 1}` : 'Source', value: source }))
+          : [{ label: 'Sources', value: 'none given' }]),
       ];
       writeInfoSheet(book.workbook, PROVENANCE_SHEET, 'Provenance', entries);
       const bytes = await book.finish();

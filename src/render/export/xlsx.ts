@@ -105,7 +105,8 @@ interface Plan {
 }
 
 /** Wide characters (CJK, Hangul, full-width forms, emoji) take about two columns of width. */
-const WIDE = /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]|[\ud83c-\ud83e][\udc00-\udfff]/g;
+const WIDE =
+  /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]|[\ud83c-\ud83e][\udc00-\udfff]/g;
 const textWidth = (text: string) => text.length + (text.match(WIDE)?.length ?? 0);
 
 /**
@@ -193,7 +194,10 @@ export async function writeDataSheet(
   workbook: WorkbookWriter,
   name: string,
   columns: SheetColumn[],
-  reader: RowReader<Record<string, CellValue>> | Iterable<Record<string, CellValue>> | AsyncIterable<Record<string, CellValue>>,
+  reader:
+    | RowReader<Record<string, CellValue>>
+    | Iterable<Record<string, CellValue>>
+    | AsyncIterable<Record<string, CellValue>>,
   sample: Record<string, CellValue>[],
   options: SheetOptions = {},
 ): Promise<number> {
@@ -219,7 +223,14 @@ export async function writeDataSheet(
     if (sheetRows === MAX_SHEET_ROWS - 1) {
       await closeSheet(sheet, lastColumn, sheetRows);
       part++;
-      sheet = openSheet(workbook, `${name.slice(0, 31 - ` (${part})`.length)} (${part})`, plan, headers, n, options.footer);
+      sheet = openSheet(
+        workbook,
+        `${name.slice(0, 31 - ` (${part})`.length)} (${part})`,
+        plan,
+        headers,
+        n,
+        options.footer,
+      );
       sheetRows = 0;
     }
     for (let i = 0; i < n; i++) cells[i] = excelValue(normalizeValue(row[keys[i]!], types[i]));
@@ -231,7 +242,8 @@ export async function writeDataSheet(
       const style = breaks ? plan.wrapped[i]! : plan.styles[i]!;
       added.getCell(i + 1).style = style;
       // a wrapping cell sets the row's height (readers do not grow rows by themselves when they open a file)
-      if (style.alignment?.wrapText && typeof value === 'string') lines = Math.max(lines, wrappedLines(value, plan.widths[i]!));
+      if (style.alignment?.wrapText && typeof value === 'string')
+        lines = Math.max(lines, wrappedLines(value, plan.widths[i]!));
     }
     const height = rowHeight(lines);
     if (height) added.height = height;
@@ -244,7 +256,14 @@ export async function writeDataSheet(
   return total;
 }
 
-function openSheet(workbook: WorkbookWriter, name: string, plan: Plan, headers: string[], n: number, footer?: string): Worksheet {
+function openSheet(
+  workbook: WorkbookWriter,
+  name: string,
+  plan: Plan,
+  headers: string[],
+  n: number,
+  footer?: string,
+): Worksheet {
   const safeForDefinedName = !name.includes("'");
   const sheet = workbook.addWorksheet(name, {
     views: [{ state: 'frozen', xSplit: 0, ySplit: 1, topLeftCell: 'A2', activeCell: 'A2' }],
@@ -349,7 +368,12 @@ export async function openWorkbook(path: string, properties: { title: string; su
 }
 
 /** A key/value sheet (report info, provenance): bold labels, wrapped values, no filter. */
-export function writeInfoSheet(workbook: WorkbookWriter, name: string, title: string, entries: { label: string; value: CellValue }[]): void {
+export function writeInfoSheet(
+  workbook: WorkbookWriter,
+  name: string,
+  title: string,
+  entries: { label: string; value: CellValue }[],
+): void {
   const sheet = workbook.addWorksheet(name, {
     pageSetup: { orientation: 'portrait', paperSize: 9, fitToPage: true, fitToWidth: 1, fitToHeight: 0 },
   });
@@ -368,9 +392,15 @@ export function writeInfoSheet(workbook: WorkbookWriter, name: string, title: st
     row.getCell(1).style = { font: { ...FONT, bold: true }, alignment: { vertical: 'top', wrapText: true } };
     row.getCell(2).style =
       value instanceof Date
-        ? { font: FONT, numFmt: showsAsDate(value, undefined) ? DATE_FORMAT : 'yyyy-mm-dd hh:mm:ss', alignment: { horizontal: 'left', vertical: 'top' } }
+        ? {
+            font: FONT,
+            numFmt: showsAsDate(value, undefined) ? DATE_FORMAT : 'yyyy-mm-dd hh:mm:ss',
+            alignment: { horizontal: 'left', vertical: 'top' },
+          }
         : { font: FONT, alignment: { vertical: 'top', wrapText: true } };
-    const height = rowHeight(Math.max(wrappedLines(entry.label, widths[0]!), typeof value === 'string' ? wrappedLines(value, widths[1]!) : 1));
+    const height = rowHeight(
+      Math.max(wrappedLines(entry.label, widths[0]!), typeof value === 'string' ? wrappedLines(value, widths[1]!) : 1),
+    );
     if (height) row.height = height;
     row.commit();
   }
@@ -378,7 +408,10 @@ export function writeInfoSheet(workbook: WorkbookWriter, name: string, title: st
 }
 
 /** The whole dataset as one styled sheet, plus a "Report info" sheet with the title, subtitle and meta. */
-export async function writeXlsx(path: string, table: TableExport): Promise<{ rows: number; bytes: number; warnings: string[] }> {
+export async function writeXlsx(
+  path: string,
+  table: TableExport,
+): Promise<{ rows: number; bytes: number; warnings: string[] }> {
   return writeAtomically(path, async (partial) => {
     const reader = await RowReader.open(table.rows, SAMPLE_ROWS);
     const sample = [...reader.head];
@@ -389,7 +422,9 @@ export async function writeXlsx(path: string, table: TableExport): Promise<{ row
       const named = sheetName(table.title.replace(/:\s*/g, ' - '));
       const dataName = named.name || 'Report';
       const warning = named.warning;
-      const rows = await writeDataSheet(book.workbook, dataName, table.columns, reader, sample, { footer: table.title });
+      const rows = await writeDataSheet(book.workbook, dataName, table.columns, reader, sample, {
+        footer: table.title,
+      });
       sample.length = 0;
       const infoName = dataName.toLowerCase().startsWith('report info') ? 'About this report' : 'Report info';
       writeInfoSheet(book.workbook, infoName, table.title, [

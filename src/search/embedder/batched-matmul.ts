@@ -50,7 +50,14 @@ export function installBatchedMatMul(tf: KernelRegistry): boolean {
     const { a, b } = args.inputs as { a: TensorInfo; b: TensorInfo };
     const batch = size(a.shape.slice(0, -2));
     // One product (the fast path already), broadcasting, anything but float32, or a backend without heap views: the stock kernel.
-    if (typeof backend.typedArrayFromHeap !== 'function' || batch <= 1 || batch !== size(b.shape.slice(0, -2)) || a.dtype !== 'float32' || b.dtype !== 'float32') return single(args);
+    if (
+      typeof backend.typedArrayFromHeap !== 'function' ||
+      batch <= 1 ||
+      batch !== size(b.shape.slice(0, -2)) ||
+      a.dtype !== 'float32' ||
+      b.dtype !== 'float32'
+    )
+      return single(args);
     const scratch: TensorInfo[] = [];
     const keep = (t: TensorInfo) => (scratch.push(t), t);
     // [batch, rows, cols], transposed here (one pass) when the product wants it so: each product is then plain.
@@ -66,7 +73,9 @@ export function installBatchedMatMul(tf: KernelRegistry): boolean {
     // One product's operand, copied out of the batch (a contiguous block of the WASM heap).
     const part = (x: TensorInfo, i: number, rows: number, cols: number) => {
       const out = backend.makeOutput([1, rows, cols], 'float32');
-      backend.typedArrayFromHeap(out).set(backend.typedArrayFromHeap(x).subarray(i * rows * cols, (i + 1) * rows * cols));
+      backend
+        .typedArrayFromHeap(out)
+        .set(backend.typedArrayFromHeap(x).subarray(i * rows * cols, (i + 1) * rows * cols));
       return out;
     };
     const products: TensorInfo[] = [];
@@ -81,7 +90,9 @@ export function installBatchedMatMul(tf: KernelRegistry): boolean {
           backend.disposeData(bi.dataId);
         }
       }
-      const joined = keep(concat({ inputs: products as unknown as Record<string, TensorInfo>, backend, attrs: { axis: 0 } })); // Concat takes a list
+      const joined = keep(
+        concat({ inputs: products as unknown as Record<string, TensorInfo>, backend, attrs: { axis: 0 } }),
+      ); // Concat takes a list
       return reshape({ inputs: { x: joined }, backend, attrs: { shape: [...a.shape.slice(0, -2), m, n] } });
     } finally {
       // A reshape shares its input's data (reference-counted): disposing the scratch tensors leaves `out` whole.

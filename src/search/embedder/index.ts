@@ -15,8 +15,26 @@ import { EmbedderError, type Embedder } from './types.js';
 import { createDefaultEmbedder } from './use-lite.js';
 
 export { describeKernel, EmbedderError, type Embedder, type EmbedOptions } from './types.js';
-export { createDefaultEmbedder, indexWorkers, nativeKernelOff, nativeKernelPath, UseLiteEmbedder, USE_LITE_BATCH_SIZE, USE_LITE_DIMS, USE_LITE_ID, USE_LITE_MAX_CHARS, USE_LITE_MAX_TOKENS } from './use-lite.js';
-export { createOpenAiEmbedder, OpenAiEmbedder, OPENAI_DEFAULT_BATCH_SIZE, OPENAI_DEFAULT_TIMEOUT_MS, OPENAI_MAX_CHARS, type OpenAiEmbedderOptions } from './openai.js';
+export {
+  createDefaultEmbedder,
+  indexWorkers,
+  nativeKernelOff,
+  nativeKernelPath,
+  UseLiteEmbedder,
+  USE_LITE_BATCH_SIZE,
+  USE_LITE_DIMS,
+  USE_LITE_ID,
+  USE_LITE_MAX_CHARS,
+  USE_LITE_MAX_TOKENS,
+} from './use-lite.js';
+export {
+  createOpenAiEmbedder,
+  OpenAiEmbedder,
+  OPENAI_DEFAULT_BATCH_SIZE,
+  OPENAI_DEFAULT_TIMEOUT_MS,
+  OPENAI_MAX_CHARS,
+  type OpenAiEmbedderOptions,
+} from './openai.js';
 
 export const DEFAULT_OPENAI_MODEL = 'text-embedding-3-small';
 
@@ -28,7 +46,8 @@ export function createEmbedder(env: NodeJS.ProcessEnv = process.env): Embedder {
   let dims: number | undefined;
   if (rawDims) {
     dims = Number(rawDims);
-    if (!Number.isInteger(dims) || dims < 1) throw new EmbedderError(`VAULT_TOOLS_EMBEDDINGS_DIMS must be a positive integer (got "${rawDims}").`);
+    if (!Number.isInteger(dims) || dims < 1)
+      throw new EmbedderError(`VAULT_TOOLS_EMBEDDINGS_DIMS must be a positive integer (got "${rawDims}").`);
   }
   return createOpenAiEmbedder({
     url,

@@ -33,18 +33,46 @@ export function installNativeMatMul(tf: KernelRegistry, native: NativeMatMul): b
   const ones = (v: unknown) => v === 1 || (Array.isArray(v) && v.every((x) => x === 1));
 
   /** out = a · b on the heap, with a as m × k and b as k × n. */
-  const product = (backend: WasmBackend, a: TensorInfo, b: TensorInfo, m: number, k: number, n: number, shape: number[]): TensorInfo => {
+  const product = (
+    backend: WasmBackend,
+    a: TensorInfo,
+    b: TensorInfo,
+    m: number,
+    k: number,
+    n: number,
+    shape: number[],
+  ): TensorInfo => {
     const out = backend.makeOutput(shape, 'float32');
     // Views are taken after makeOutput: allocating may grow the WASM memory, which replaces its buffer.
-    native.matmul(backend.typedArrayFromHeap(a), backend.typedArrayFromHeap(b), backend.typedArrayFromHeap(out), m, k, n);
+    native.matmul(
+      backend.typedArrayFromHeap(a),
+      backend.typedArrayFromHeap(b),
+      backend.typedArrayFromHeap(out),
+      m,
+      k,
+      n,
+    );
     return out;
   };
 
   const matMul: KernelFunc = (args) => {
     const { a, b } = args.inputs as { a: TensorInfo; b: TensorInfo };
     const { backend, attrs } = args;
-    if (typeof backend.typedArrayFromHeap !== 'function' || attrs.transposeA || attrs.transposeB || a.dtype !== 'float32' || b.dtype !== 'float32') return stockMatMul(args);
-    if (a.shape.length < 2 || b.shape.length < 2 || size(a.shape.slice(0, -2)) !== 1 || size(b.shape.slice(0, -2)) !== 1) return stockMatMul(args);
+    if (
+      typeof backend.typedArrayFromHeap !== 'function' ||
+      attrs.transposeA ||
+      attrs.transposeB ||
+      a.dtype !== 'float32' ||
+      b.dtype !== 'float32'
+    )
+      return stockMatMul(args);
+    if (
+      a.shape.length < 2 ||
+      b.shape.length < 2 ||
+      size(a.shape.slice(0, -2)) !== 1 ||
+      size(b.shape.slice(0, -2)) !== 1
+    )
+      return stockMatMul(args);
     const [m, k] = a.shape.slice(-2) as [number, number];
     const [k2, n] = b.shape.slice(-2) as [number, number];
     if (k !== k2 || m * k * n === 0) return stockMatMul(args);
@@ -72,7 +100,12 @@ export function installNativeMatMul(tf: KernelRegistry, native: NativeMatMul): b
     if (!plain || size(x.shape) === 0) return stockConv(args);
     const [batch, height, width, channels] = x.shape as [number, number, number, number];
     const outChannels = filter.shape[3]!;
-    return product(backend, x, filter, batch * height * width, channels, outChannels, [batch, height, width, outChannels]);
+    return product(backend, x, filter, batch * height * width, channels, outChannels, [
+      batch,
+      height,
+      width,
+      outChannels,
+    ]);
   };
 
   tf.unregisterKernel('BatchMatMul', 'wasm');

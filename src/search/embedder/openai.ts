@@ -11,7 +11,16 @@
  * message (including anything the server echoes back).
  */
 import { backoffMs, retryAfterMs } from '../../core/retry.js';
-import { checkTexts, EmbedderError, normaliseInPlace, sleep, throwIfAborted, truncate, type Embedder, type EmbedOptions } from './types.js';
+import {
+  checkTexts,
+  EmbedderError,
+  normaliseInPlace,
+  sleep,
+  throwIfAborted,
+  truncate,
+  type Embedder,
+  type EmbedOptions,
+} from './types.js';
 
 export interface OpenAiEmbedderOptions {
   /** A base URL ending in /v1 (→ /v1/embeddings is called), a full …/embeddings URL, or a bare origin (→ /v1/embeddings). */
@@ -46,7 +55,9 @@ export function embeddingsEndpoint(url: string): URL {
   try {
     u = new URL(url.trim());
   } catch {
-    throw new EmbedderError(`The embeddings URL "${url.replace(/\/\/[^/@]*@/, '//…@')}" is not a valid URL; expected e.g. https://api.openai.com/v1 or http://localhost:11434/v1.`);
+    throw new EmbedderError(
+      `The embeddings URL "${url.replace(/\/\/[^/@]*@/, '//…@')}" is not a valid URL; expected e.g. https://api.openai.com/v1 or http://localhost:11434/v1.`,
+    );
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') {
     throw new EmbedderError(`The embeddings URL must start with http:// or https:// (got ${u.protocol}).`);
@@ -76,17 +87,23 @@ export class OpenAiEmbedder implements Embedder {
     this.endpoint = embeddingsEndpoint(options.url);
     this.where = `${this.endpoint.origin}${this.endpoint.pathname}`;
     this.model = options.model.trim();
-    if (!this.model) throw new EmbedderError('The embeddings model name is empty; set VAULT_TOOLS_EMBEDDINGS_MODEL (e.g. text-embedding-3-small, or nomic-embed-text for Ollama).');
+    if (!this.model)
+      throw new EmbedderError(
+        'The embeddings model name is empty; set VAULT_TOOLS_EMBEDDINGS_MODEL (e.g. text-embedding-3-small, or nomic-embed-text for Ollama).',
+      );
     this.apiKey = options.apiKey ? options.apiKey : undefined;
     if (options.dims !== undefined) {
-      if (!Number.isInteger(options.dims) || options.dims < 1) throw new EmbedderError(`dims must be a positive integer (got ${options.dims}).`);
+      if (!Number.isInteger(options.dims) || options.dims < 1)
+        throw new EmbedderError(`dims must be a positive integer (got ${options.dims}).`);
       this.knownDims = options.dims;
       this.dimsFrom = 'option';
     }
     this.batchSize = options.batchSize ?? OPENAI_DEFAULT_BATCH_SIZE;
-    if (!Number.isInteger(this.batchSize) || this.batchSize < 1) throw new EmbedderError(`batchSize must be a positive integer (got ${options.batchSize}).`);
+    if (!Number.isInteger(this.batchSize) || this.batchSize < 1)
+      throw new EmbedderError(`batchSize must be a positive integer (got ${options.batchSize}).`);
     this.timeoutMs = options.timeoutMs ?? OPENAI_DEFAULT_TIMEOUT_MS;
-    if (!(this.timeoutMs > 0)) throw new EmbedderError(`timeoutMs must be a positive number (got ${options.timeoutMs}).`);
+    if (!(this.timeoutMs > 0))
+      throw new EmbedderError(`timeoutMs must be a positive number (got ${options.timeoutMs}).`);
   }
 
   get dims(): number {
@@ -114,7 +131,9 @@ export class OpenAiEmbedder implements Embedder {
     const out: Float32Array[] = [];
     for (let i = 0; i < texts.length; i += this.batchSize) {
       // Empty strings are refused by OpenAI (HTTP 400); one space embeds as "nothing", like the offline model.
-      const batch = texts.slice(i, i + this.batchSize).map((t) => (t.length === 0 ? ' ' : truncate(t, OPENAI_MAX_CHARS)));
+      const batch = texts
+        .slice(i, i + this.batchSize)
+        .map((t) => (t.length === 0 ? ' ' : truncate(t, OPENAI_MAX_CHARS)));
       out.push(...(await this.request(batch, signal)));
     }
     return out;
@@ -162,7 +181,10 @@ export class OpenAiEmbedder implements Embedder {
       }
       if (status >= 200 && status < 300) return this.parse(text, batch.length);
       if ((status === 429 || status >= 500) && attempt < OPENAI_MAX_TRIES) {
-        await sleep(Math.min(retryAfter ?? backoffMs(attempt, RETRY_BASE_MS, MAX_RETRY_WAIT_MS), MAX_RETRY_WAIT_MS), signal);
+        await sleep(
+          Math.min(retryAfter ?? backoffMs(attempt, RETRY_BASE_MS, MAX_RETRY_WAIT_MS), MAX_RETRY_WAIT_MS),
+          signal,
+        );
         continue;
       }
       throw this.httpError(status, text);
@@ -181,13 +203,17 @@ export class OpenAiEmbedder implements Embedder {
             : `${where} requires an API key (HTTP 401). Set VAULT_TOOLS_EMBEDDINGS_KEY.${said}`,
         );
       case status === 403:
-        return new EmbedderError(`${where} refused access (HTTP 403): the API key is not allowed to use model "${this.model}" (or this endpoint).${said}`);
+        return new EmbedderError(
+          `${where} refused access (HTTP 403): the API key is not allowed to use model "${this.model}" (or this endpoint).${said}`,
+        );
       case status === 404:
         return new EmbedderError(
           `${where} answered HTTP 404: either the URL is wrong (it should end in /v1 or /v1/embeddings) or model "${this.model}" does not exist there (for Ollama: ollama pull ${this.model}).${said}`,
         );
       case status === 429:
-        return new EmbedderError(`${where} is rate-limiting requests (HTTP 429) and still was after ${OPENAI_MAX_TRIES} tries. Try again later, or lower the request rate.${said}`);
+        return new EmbedderError(
+          `${where} is rate-limiting requests (HTTP 429) and still was after ${OPENAI_MAX_TRIES} tries. Try again later, or lower the request rate.${said}`,
+        );
       case status >= 500:
         return new EmbedderError(`${where} failed with HTTP ${status} ${OPENAI_MAX_TRIES} times in a row.${said}`);
       default:
@@ -196,7 +222,8 @@ export class OpenAiEmbedder implements Embedder {
   }
 
   private parse(body: string, count: number): Float32Array[] {
-    const bad = (why: string) => new EmbedderError(`The embeddings endpoint ${this.where} did not answer like an OpenAI embeddings API: ${why}.`);
+    const bad = (why: string) =>
+      new EmbedderError(`The embeddings endpoint ${this.where} did not answer like an OpenAI embeddings API: ${why}.`);
     let json: unknown;
     try {
       json = JSON.parse(body);
@@ -216,7 +243,9 @@ export class OpenAiEmbedder implements Embedder {
       const v = toVector(embedding);
       if (!v) throw bad(`data[${position}].embedding is not an array of numbers`);
       if (size !== undefined && v.length !== size) {
-        throw new EmbedderError(`The embeddings endpoint ${this.where} returned vectors of different sizes (${size} and ${v.length}) in one answer for model "${this.model}".`);
+        throw new EmbedderError(
+          `The embeddings endpoint ${this.where} returned vectors of different sizes (${size} and ${v.length}) in one answer for model "${this.model}".`,
+        );
       }
       size = v.length;
       vectors[index] = v;
@@ -266,7 +295,10 @@ function serverMessage(body: string): string {
   try {
     const json = JSON.parse(body) as { error?: unknown; message?: unknown; detail?: unknown };
     const error = json.error;
-    message = typeof error === 'string' ? error : ((error as { message?: unknown } | undefined)?.message ?? json.message ?? json.detail);
+    message =
+      typeof error === 'string'
+        ? error
+        : ((error as { message?: unknown } | undefined)?.message ?? json.message ?? json.detail);
   } catch {
     message = body;
   }

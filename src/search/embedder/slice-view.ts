@@ -21,7 +21,11 @@ export interface SliceHelpers {
     isSliceContinous(shape: number[], begin: number[], size: number[]): boolean;
     computeFlatOffset(begin: number[], strides: number[]): number;
   };
-  util: { computeStrides(shape: number[]): number[]; sizeFromShape(shape: number[]): number; parseAxisParam(axis: number | number[], shape: number[]): number[] };
+  util: {
+    computeStrides(shape: number[]): number[];
+    sizeFromShape(shape: number[]): number;
+    parseAxisParam(axis: number | number[], shape: number[]): number[];
+  };
   backend_util: { prepareSplitSize(x: TensorInfo, numOrSizeSplits: number | number[], axis: number): number[] };
 }
 
@@ -29,7 +33,14 @@ export interface SliceHelpers {
 export function installSliceView(tf: KernelRegistry & SliceHelpers): boolean {
   const stockSlice = tf.getKernel('Slice', 'wasm')?.kernelFunc;
   const stockSplit = tf.getKernel('SplitV', 'wasm')?.kernelFunc;
-  if (!stockSlice || !stockSplit || !tf.slice_util?.isSliceContinous || !tf.util?.computeStrides || !tf.backend_util?.prepareSplitSize) return false;
+  if (
+    !stockSlice ||
+    !stockSplit ||
+    !tf.slice_util?.isSliceContinous ||
+    !tf.util?.computeStrides ||
+    !tf.backend_util?.prepareSplitSize
+  )
+    return false;
 
   /** x[begin, begin + size) of a float32 tensor, copied run by run of its last axis; undefined when the stock kernel must do it. */
   const copied = (args: KernelArgs, x: TensorInfo, begin: number[], size: number[]): TensorInfo | undefined => {

@@ -54,8 +54,10 @@ export function normaliseInPlace(v: Float32Array, source: string): Float32Array 
     const x = v[i]!;
     sum += x * x;
   }
-  if (!Number.isFinite(sum)) throw new EmbedderError(`${source} returned a vector with non-finite values (NaN or Infinity).`);
-  if (sum === 0) throw new EmbedderError(`${source} returned an all-zero vector, which has no direction and cannot be normalised.`);
+  if (!Number.isFinite(sum))
+    throw new EmbedderError(`${source} returned a vector with non-finite values (NaN or Infinity).`);
+  if (sum === 0)
+    throw new EmbedderError(`${source} returned an all-zero vector, which has no direction and cannot be normalised.`);
   const scale = 1 / Math.sqrt(sum);
   for (let i = 0; i < v.length; i++) v[i] = v[i]! * scale;
   return v;
@@ -73,7 +75,8 @@ export function truncate(text: string, max: number): string {
 export function checkTexts(texts: unknown): asserts texts is string[] {
   if (!Array.isArray(texts)) throw new TypeError('embed() takes an array of strings.');
   for (let i = 0; i < texts.length; i++) {
-    if (typeof texts[i] !== 'string') throw new TypeError(`embed() takes an array of strings; item ${i} is ${typeof texts[i]}.`);
+    if (typeof texts[i] !== 'string')
+      throw new TypeError(`embed() takes an array of strings; item ${i} is ${typeof texts[i]}.`);
   }
 }
 

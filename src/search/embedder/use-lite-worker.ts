@@ -72,7 +72,9 @@ export function useLiteWorkerMain(
   if (init.nice > 0) {
     try {
       // On Linux setpriority takes a thread id, and /proc/thread-self names this thread: only it is lowered.
-      const tid = Number((req('node:fs') as typeof import('node:fs')).readlinkSync('/proc/thread-self').split('/').pop());
+      const tid = Number(
+        (req('node:fs') as typeof import('node:fs')).readlinkSync('/proc/thread-self').split('/').pop(),
+      );
       if (tid > 0) (req('node:os') as typeof import('node:os')).setPriority(tid, init.nice);
     } catch {
       // Not Linux, or not allowed: the thread runs at the process's priority.
@@ -112,12 +114,21 @@ export function useLiteWorkerMain(
     // The model takes a sparse batch: a text with no tokens at the END of a batch would silently drop its row.
     // The main thread never sends empty texts; this check catches anything else that breaks the 1:1 mapping.
     if (rows.length !== job.texts.length) {
-      return { type: 'failed', id: job.id, message: `the model returned ${rows.length} vectors for ${job.texts.length} texts` };
+      return {
+        type: 'failed',
+        id: job.id,
+        message: `the model returned ${rows.length} vectors for ${job.texts.length} texts`,
+      };
     }
     const vectors = new Float32Array(rows.length * init.dims);
     for (let r = 0; r < rows.length; r++) {
       const row = rows[r]!;
-      if (row.length !== init.dims) return { type: 'failed', id: job.id, message: `the model returned a vector of ${row.length} values, not ${init.dims}` };
+      if (row.length !== init.dims)
+        return {
+          type: 'failed',
+          id: job.id,
+          message: `the model returned a vector of ${row.length} values, not ${init.dims}`,
+        };
       vectors.set(row, r * init.dims);
     }
     return { type: 'done', id: job.id, count: rows.length, dims: init.dims, vectors };
@@ -131,12 +142,18 @@ export function useLiteWorkerMain(
       .then(({ model }) => run(model, job))
       .then(
         (reply) => port.postMessage(reply, reply.type === 'done' ? [reply.vectors.buffer as ArrayBuffer] : []),
-        (e: unknown) => port.postMessage({ type: 'failed', id: job.id, message: text(e) } satisfies UseLiteWorkerMessage),
+        (e: unknown) =>
+          port.postMessage({ type: 'failed', id: job.id, message: text(e) } satisfies UseLiteWorkerMessage),
       );
   });
 
   loading.then(
-    ({ kernel }) => port.postMessage({ type: 'ready', loadMs: performance.now() - started, kernel } satisfies UseLiteWorkerMessage),
-    (e: unknown) => port.postMessage({ type: 'fatal', message: e instanceof Error ? (e.stack ?? e.message) : String(e) } satisfies UseLiteWorkerMessage),
+    ({ kernel }) =>
+      port.postMessage({ type: 'ready', loadMs: performance.now() - started, kernel } satisfies UseLiteWorkerMessage),
+    (e: unknown) =>
+      port.postMessage({
+        type: 'fatal',
+        message: e instanceof Error ? (e.stack ?? e.message) : String(e),
+      } satisfies UseLiteWorkerMessage),
   );
 }

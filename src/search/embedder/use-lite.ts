@@ -19,8 +19,22 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { PACKAGE_ROOT } from '../../package-info.js';
-import { abortable, checkTexts, EmbedderError, normaliseInPlace, throwIfAborted, truncate, type Embedder, type EmbedOptions } from './types.js';
-import { useLiteWorkerSource, type UseLiteJob, type UseLiteWorkerInit, type UseLiteWorkerMessage } from './use-lite-worker.js';
+import {
+  abortable,
+  checkTexts,
+  EmbedderError,
+  normaliseInPlace,
+  throwIfAborted,
+  truncate,
+  type Embedder,
+  type EmbedOptions,
+} from './types.js';
+import {
+  useLiteWorkerSource,
+  type UseLiteJob,
+  type UseLiteWorkerInit,
+  type UseLiteWorkerMessage,
+} from './use-lite-worker.js';
 
 export const USE_LITE_ID = 'use-lite-512';
 export const USE_LITE_DIMS = 512;
@@ -88,7 +102,8 @@ interface Slot {
 let init: Omit<UseLiteWorkerInit, 'nice' | 'nativePath'> | undefined;
 
 /** VAULT_TOOLS_NATIVE=0: the user asked for the WASM kernels alone. */
-export const nativeKernelOff = (env: NodeJS.ProcessEnv = process.env): boolean => env.VAULT_TOOLS_NATIVE?.trim() === '0';
+export const nativeKernelOff = (env: NodeJS.ProcessEnv = process.env): boolean =>
+  env.VAULT_TOOLS_NATIVE?.trim() === '0';
 
 /**
  * The native matrix kernel, if `npm install` built it (scripts/build-native.mjs) and VAULT_TOOLS_NATIVE is not 0.
@@ -164,7 +179,10 @@ export class UseLiteEmbedder implements Embedder {
     // Background work is shared over the background workers (queries use slot 0): each takes the next batch in
     // order of length as soon as it is free, so none waits for a slower one and every batch stays of one length.
     const lanes = options.background ? Math.min(this.backgroundWorkers, texts.length) : 1;
-    const size = Math.min(options.background ? BACKGROUND_BATCH_SIZE : USE_LITE_BATCH_SIZE, Math.ceil(texts.length / lanes));
+    const size = Math.min(
+      options.background ? BACKGROUND_BATCH_SIZE : USE_LITE_BATCH_SIZE,
+      Math.ceil(texts.length / lanes),
+    );
     const batches: number[][] = [];
     for (let i = 0; i < order.length; i += size) batches.push(order.slice(i, i + size));
     await mapInLanes(batches, lanes, async (batch, lane) => {
@@ -192,7 +210,8 @@ export class UseLiteEmbedder implements Embedder {
   /** Runs one batch in worker `index` (0: queries; 1..: background), starting it if need be. */
   private async runBatch(texts: string[], signal: AbortSignal | undefined, index: number): Promise<Float32Array[]> {
     const current = this.slots[index];
-    const slot = current && !current.dead ? current : (this.slots[index] = this.spawn(index > 0 ? backgroundNice() : 0));
+    const slot =
+      current && !current.dead ? current : (this.slots[index] = this.spawn(index > 0 ? backgroundNice() : 0));
     const job: UseLiteJob = { id: this.nextId++, texts };
     slot.active++;
     clearTimeout(slot.idleTimer);
@@ -211,8 +230,14 @@ export class UseLiteEmbedder implements Embedder {
         signal,
       );
       if (reply instanceof Error) throw reply;
-      if (reply.count !== texts.length || reply.dims !== this.dims || reply.vectors.length !== reply.count * reply.dims) {
-        throw new EmbedderError(`${SOURCE} returned ${reply.count} vectors of ${reply.dims} values for ${texts.length} texts; expected ${this.dims} values each.`);
+      if (
+        reply.count !== texts.length ||
+        reply.dims !== this.dims ||
+        reply.vectors.length !== reply.count * reply.dims
+      ) {
+        throw new EmbedderError(
+          `${SOURCE} returned ${reply.count} vectors of ${reply.dims} values for ${texts.length} texts; expected ${this.dims} values each.`,
+        );
       }
       const vectors: Float32Array[] = [];
       for (let r = 0; r < reply.count; r++) {
@@ -224,13 +249,20 @@ export class UseLiteEmbedder implements Embedder {
       slot.pending.delete(job.id);
       if (--slot.active === 0 && !slot.dead) {
         slot.worker.unref();
-        if (index > 0) slot.idleTimer = setTimeout(() => slot.active === 0 && this.kill(slot, new EmbedderError(`${SOURCE} was idle.`)), this.backgroundIdleMs).unref();
+        if (index > 0)
+          slot.idleTimer = setTimeout(
+            () => slot.active === 0 && this.kill(slot, new EmbedderError(`${SOURCE} was idle.`)),
+            this.backgroundIdleMs,
+          ).unref();
       }
     }
   }
 
   private spawn(nice: number): Slot {
-    const worker = new Worker(useLiteWorkerSource(), { eval: true, workerData: { ...workerInit(), nativePath: nativeKernelPath(), nice } satisfies UseLiteWorkerInit });
+    const worker = new Worker(useLiteWorkerSource(), {
+      eval: true,
+      workerData: { ...workerInit(), nativePath: nativeKernelPath(), nice } satisfies UseLiteWorkerInit,
+    });
     this.workerStarts++;
     let ready!: () => void;
     let failed!: (e: Error) => void;
@@ -264,7 +296,10 @@ export class UseLiteEmbedder implements Embedder {
     });
     const die = (e: Error) => {
       if (slot.dead) return;
-      const error = new EmbedderError(`${SOURCE} stopped unexpectedly (${e.message}); the next embed() starts it again.`, { cause: e });
+      const error = new EmbedderError(
+        `${SOURCE} stopped unexpectedly (${e.message}); the next embed() starts it again.`,
+        { cause: e },
+      );
       failed(error);
       this.kill(slot, error);
     };
@@ -288,7 +323,11 @@ export class UseLiteEmbedder implements Embedder {
 
   private async startup(slot: Slot): Promise<void> {
     try {
-      await withTimeout(slot.ready, STARTUP_TIMEOUT_MS, () => new EmbedderError(`${SOURCE} did not load within ${STARTUP_TIMEOUT_MS / 1000} s.`));
+      await withTimeout(
+        slot.ready,
+        STARTUP_TIMEOUT_MS,
+        () => new EmbedderError(`${SOURCE} did not load within ${STARTUP_TIMEOUT_MS / 1000} s.`),
+      );
     } catch (e) {
       this.kill(slot, e instanceof Error ? e : new Error(String(e)));
       throw e;

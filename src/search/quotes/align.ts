@@ -131,7 +131,11 @@ export function localCore(q: readonly Word[], t: readonly Word[]): Core {
   return { score: best.score, qFrom: i, qTo, tFrom: j, tTo };
 }
 
-export type DiffOp = { op: 'same'; q: number; t: number } | { op: 'changed'; q: number; t: number } | { op: 'added'; q: number } | { op: 'missing'; t: number };
+export type DiffOp =
+  | { op: 'same'; q: number; t: number }
+  | { op: 'changed'; q: number; t: number }
+  | { op: 'added'; q: number }
+  | { op: 'missing'; t: number };
 
 /**
  * The whole of `q` against `t` with `t`'s ends free: the operations from the first passage word used to the last,

@@ -71,7 +71,13 @@ export interface QuoteSearch {
 }
 
 export function quoteSearch(db: Db, vaultId: string, filters: SearchFilters): QuoteSearch {
-  return { db, vaultId, filters, allowed: isFiltered(filters) ? filteredChunks(db, vaultId, filters) : undefined, turnCache: new Map() };
+  return {
+    db,
+    vaultId,
+    filters,
+    allowed: isFiltered(filters) ? filteredChunks(db, vaultId, filters) : undefined,
+    turnCache: new Map(),
+  };
 }
 
 /**
@@ -130,7 +136,8 @@ function candidateChunks(s: QuoteSearch, text: string): number[] {
 function matching(s: QuoteSearch, match: string, limit: number): number[] {
   const out: number[] = [];
   if (s.allowed && !s.allowed.size) return out;
-  for (const id of chunksMatching(s.db, s.vaultId, match)) if ((!s.allowed || s.allowed.has(id)) && out.push(id) >= limit) break;
+  for (const id of chunksMatching(s.db, s.vaultId, match))
+    if ((!s.allowed || s.allowed.has(id)) && out.push(id) >= limit) break;
   return out;
 }
 
@@ -196,7 +203,15 @@ export const namesSpeaker = (attributed: string, speaker: string): boolean => {
  * Where quotation words [from, to) were said: the best stretch, then the rest of the quotation on either side
  * searched again when three words or more are left over. `attributed` breaks ties of equal alignment.
  */
-export function findParts(s: QuoteSearch, quote: string, q: Word[], from: number, to: number, attributed: string | undefined, budget = { parts: QUOTE_LIMITS.parts }): FoundPart[] {
+export function findParts(
+  s: QuoteSearch,
+  quote: string,
+  q: Word[],
+  from: number,
+  to: number,
+  attributed: string | undefined,
+  budget = { parts: QUOTE_LIMITS.parts },
+): FoundPart[] {
   if (to - from < MIN_PART || budget.parts <= 0) return [];
   const slice = q.slice(from, to);
   const text = quote.slice(slice[0]!.start, slice[slice.length - 1]!.end);
@@ -204,7 +219,8 @@ export function findParts(s: QuoteSearch, quote: string, q: Word[], from: number
   for (const seq of passages(s, text)) {
     const core = localCore(slice, seq.words);
     const named = !!attributed && namesSpeaker(attributed, seq.speaker);
-    if (!best || core.score > best.score || (core.score === best.score && named && !best.named)) best = { score: core.score, core, seq, named };
+    if (!best || core.score > best.score || (core.score === best.score && named && !best.named))
+      best = { score: core.score, core, seq, named };
   }
   if (!best || best.score < Math.max(4, Math.ceil(PART_SHARE * (best.core.qTo - best.core.qFrom)))) return [];
   budget.parts--;
@@ -218,11 +234,19 @@ export function findParts(s: QuoteSearch, quote: string, q: Word[], from: number
   const window = best.seq.words.slice(tFrom, best.core.tTo + pad);
   const ops = diffAgainst(q.slice(qa, qb), window).map((op) => shift(op, qa, tFrom));
   const part: FoundPart = { qFrom: qa, qTo: qb, seq: best.seq, ops };
-  return [...findParts(s, quote, q, from, qa, attributed, budget), part, ...findParts(s, quote, q, qb, to, attributed, budget)];
+  return [
+    ...findParts(s, quote, q, from, qa, attributed, budget),
+    part,
+    ...findParts(s, quote, q, qb, to, attributed, budget),
+  ];
 }
 
 const shift = (op: DiffOp, dq: number, dt: number): DiffOp =>
-  op.op === 'added' ? { op: 'added', q: op.q + dq } : op.op === 'missing' ? { op: 'missing', t: op.t + dt } : { ...op, q: op.q + dq, t: op.t + dt };
+  op.op === 'added'
+    ? { op: 'added', q: op.q + dq }
+    : op.op === 'missing'
+      ? { op: 'missing', t: op.t + dt }
+      : { ...op, q: op.q + dq, t: op.t + dt };
 
 export interface Segment {
   op: 'same' | 'changed' | 'added' | 'missing';
@@ -258,7 +282,11 @@ export function segments(quote: string, q: Word[], parts: FoundPart[]): Segment[
     const run = steps.slice(a, b + 1);
     const qs = run.filter((r) => r.q !== undefined).map((r) => r.q!);
     const ts = run.filter((r) => r.t).map((r) => r.t!);
-    out.push({ op: steps[a]!.op, quoted: qs.length ? quote.slice(q[qs[0]!]!.start, q[qs[qs.length - 1]!]!.end) : '', said: saidText(ts) });
+    out.push({
+      op: steps[a]!.op,
+      quoted: qs.length ? quote.slice(q[qs[0]!]!.start, q[qs[qs.length - 1]!]!.end) : '',
+      said: saidText(ts),
+    });
     a = b + 1;
   }
   return out;
@@ -270,7 +298,12 @@ function saidText(ts: { seq: Sequence; i: number }[]): string {
   for (let a = 0; a < ts.length; ) {
     const first = ts[a]!.seq.words[ts[a]!.i]!;
     let b = a;
-    while (b + 1 < ts.length && ts[b + 1]!.seq === ts[a]!.seq && ts[b + 1]!.seq.words[ts[b + 1]!.i]!.turn === first.turn) b++;
+    while (
+      b + 1 < ts.length &&
+      ts[b + 1]!.seq === ts[a]!.seq &&
+      ts[b + 1]!.seq.words[ts[b + 1]!.i]!.turn === first.turn
+    )
+      b++;
     const last = ts[b]!.seq.words[ts[b]!.i]!;
     pieces.push(ts[a]!.seq.turns.get(first.turn)!.slice(first.start, last.end));
     a = b + 1;
@@ -307,14 +340,32 @@ export function sourceOf(part: FoundPart): SourceSpan {
     prevTurn = turn;
   }
   const s = part.seq;
-  return { speaker: s.speaker, meetingId: s.meetingId, meetingName: s.meetingName, date: s.date, turnStart: first.turn, turnEnd: last.turn, said: pieces.join(' ') };
+  return {
+    speaker: s.speaker,
+    meetingId: s.meetingId,
+    meetingName: s.meetingName,
+    date: s.date,
+    turnStart: first.turn,
+    turnEnd: last.turn,
+    said: pieces.join(' '),
+  };
 }
 
 /** The turns on either side of a stretch, cut to `chars`: a little context. */
-export function contextOf(s: QuoteSearch, src: SourceSpan, chars = 200): { before: { speaker: string; text: string } | null; after: { speaker: string; text: string } | null } {
-  const cut = (t: TurnRow | undefined) => (t ? { speaker: t.speaker, text: t.text.length > chars ? `${t.text.slice(0, chars - 1).trimEnd()}…` : t.text } : null);
+export function contextOf(
+  s: QuoteSearch,
+  src: SourceSpan,
+  chars = 200,
+): { before: { speaker: string; text: string } | null; after: { speaker: string; text: string } | null } {
+  const cut = (t: TurnRow | undefined) =>
+    t
+      ? { speaker: t.speaker, text: t.text.length > chars ? `${t.text.slice(0, chars - 1).trimEnd()}…` : t.text }
+      : null;
   return {
-    before: src.turnStart > 0 ? cut(turnsBetween(s.db, s.vaultId, src.meetingId, src.turnStart - 1, src.turnStart - 1)[0]) : null,
+    before:
+      src.turnStart > 0
+        ? cut(turnsBetween(s.db, s.vaultId, src.meetingId, src.turnStart - 1, src.turnStart - 1)[0])
+        : null,
     after: cut(turnsBetween(s.db, s.vaultId, src.meetingId, src.turnEnd + 1, src.turnEnd + 1)[0]),
   };
 }

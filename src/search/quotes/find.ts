@@ -28,7 +28,28 @@ export interface Quotation {
 const NAME = String.raw`\p{Lu}[\p{L}'’.\-]*(?:[ \u00a0]+(?:(?:van|von|de|der|da|di|del|la|le)[ \u00a0]+)?\p{Lu}[\p{L}'’.\-]*){0,3}`;
 const VERB = String.raw`(?:said|says|say|told\s+(?:us|me|them|the\s+\w+)|tells\s+\w+|added|adds|explained|explains|noted|notes|put\s+it|puts\s+it|recalled|admitted|warned|argued|replied|answered|remarked|observed|insisted|stressed|commented|wrote|asked|claimed|confirmed|conceded|continued)`;
 /** Words that start a sentence with a capital but are not a name. */
-const NOT_NAMES = new Set(['I', 'We', 'He', 'She', 'They', 'It', 'You', 'As', 'The', 'This', 'That', 'And', 'But', 'So', 'Then', 'One', 'Someone', 'Everyone', 'Nobody', 'Somebody']);
+const NOT_NAMES = new Set([
+  'I',
+  'We',
+  'He',
+  'She',
+  'They',
+  'It',
+  'You',
+  'As',
+  'The',
+  'This',
+  'That',
+  'And',
+  'But',
+  'So',
+  'Then',
+  'One',
+  'Someone',
+  'Everyone',
+  'Nobody',
+  'Somebody',
+]);
 
 const after: RegExp[] = [
   // “…” — Tom Becker, kickoff, 12 Oct   /   “…” - Tom
@@ -42,9 +63,15 @@ const after: RegExp[] = [
 ];
 const before: RegExp[] = [
   // Tom Becker said: “…”   /   As Tom put it, “…”   /   Tom told us in the kickoff that “…”
-  new RegExp(String.raw`(?:^|[^\p{L}])(${NAME})(?:[ \u00a0]*\(([^\n)]{1,80})\))?[ \u00a0]+${VERB}(?:[ \u00a0]+(?:in|at|on|during)[ \u00a0]+([^\n,:“"‘']{1,60}))?(?:[ \u00a0]+that)?[ \u00a0]*[,:]?[ \u00a0]*$`, 'u'),
+  new RegExp(
+    String.raw`(?:^|[^\p{L}])(${NAME})(?:[ \u00a0]*\(([^\n)]{1,80})\))?[ \u00a0]+${VERB}(?:[ \u00a0]+(?:in|at|on|during)[ \u00a0]+([^\n,:“"‘']{1,60}))?(?:[ \u00a0]+that)?[ \u00a0]*[,:]?[ \u00a0]*$`,
+    'u',
+  ),
   // Tom Becker: “…”
-  new RegExp(String.raw`(?:^|\n|[-*]\s)[ \u00a0]*(${NAME})[ \u00a0]*(?:\(([^\n)]{1,80})\))?[ \u00a0]*:[ \u00a0]*$`, 'u'),
+  new RegExp(
+    String.raw`(?:^|\n|[-*]\s)[ \u00a0]*(${NAME})[ \u00a0]*(?:\(([^\n)]{1,80})\))?[ \u00a0]*:[ \u00a0]*$`,
+    'u',
+  ),
 ];
 
 const clean = (s: string | undefined) => (s ?? '').replace(/[\s.,;:]+$/u, '').trim();
@@ -89,7 +116,8 @@ interface Span {
 /** A quote mark opens where a word may start: at the start, after a space or an opening bracket or dash. */
 const opensAt = (draft: string, i: number) => i === 0 || /[\s([{—–\-/]/u.test(draft[i - 1]!);
 /** …and closes after a word, before anything but a letter or digit (so "don't" and "it's" are not quotes). */
-const closesAt = (draft: string, i: number) => i > 0 && !/\s/u.test(draft[i - 1]!) && (i + 1 >= draft.length || !/[\p{L}\p{N}]/u.test(draft[i + 1]!));
+const closesAt = (draft: string, i: number) =>
+  i > 0 && !/\s/u.test(draft[i - 1]!) && (i + 1 >= draft.length || !/[\p{L}\p{N}]/u.test(draft[i + 1]!));
 
 /**
  * Spans between an opening mark and its closing mark; a quotation runs at most one paragraph. One pass: the
@@ -127,7 +155,10 @@ function blockSpans(draft: string): Span[] {
     const lines = m[1]!.replace(/\n$/, '').split('\n');
     let attribution: Attribution | null = null;
     const last = lines[lines.length - 1]!.replace(/^[ \t]{0,3}>[ \t]?/, '');
-    const signed = new RegExp(String.raw`^\s*[—–-]{1,2}[ \u00a0]*(${NAME})(?:[ \u00a0]*[,(][ \u00a0]*([^\n)]{1,80}))?\s*\)?\s*$`, 'u').exec(last);
+    const signed = new RegExp(
+      String.raw`^\s*[—–-]{1,2}[ \u00a0]*(${NAME})(?:[ \u00a0]*[,(][ \u00a0]*([^\n)]{1,80}))?\s*\)?\s*$`,
+      'u',
+    ).exec(last);
     if (signed && lines.length > 1) {
       attribution = attributionFrom(signed);
       lines.pop();
@@ -143,7 +174,11 @@ function blockSpans(draft: string): Span[] {
 
 /** "Tom Becker said:" on the line before a block quote. */
 function precedingLine(draft: string, blockAt: number): Attribution | null {
-  const prev = draft.slice(Math.max(0, blockAt - 160), Math.max(0, blockAt - 1)).split('\n').pop() ?? '';
+  const prev =
+    draft
+      .slice(Math.max(0, blockAt - 160), Math.max(0, blockAt - 1))
+      .split('\n')
+      .pop() ?? '';
   for (const re of before) {
     const a = attributionFrom(re.exec(prev));
     if (a) return a;
@@ -170,6 +205,12 @@ export function findQuotations(draft: string): Quotation[] {
   return outer.map((s) => {
     let text = draft.slice(s.start, s.end);
     if (s.kind === 'block') text = text.replace(/\n[ \t]{0,3}>[ \t]?/g, '\n').trim();
-    return { text, start: s.start, end: s.end, kind: s.kind, attribution: s.attribution !== undefined ? s.attribution : attributionAround(draft, s.open, s.close) };
+    return {
+      text,
+      start: s.start,
+      end: s.end,
+      kind: s.kind,
+      attribution: s.attribution !== undefined ? s.attribution : attributionAround(draft, s.open, s.close),
+    };
   });
 }

@@ -6,7 +6,10 @@ import { nestingProblem } from '../json-nesting.js';
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 const tooLarge = (limit: number) =>
-  new ServiceError('payload_too_large', `The request body exceeds the limit of ${limit} bytes; send less (the limit is set with --max-body).`);
+  new ServiceError(
+    'payload_too_large',
+    `The request body exceeds the limit of ${limit} bytes; send less (the limit is set with --max-body).`,
+  );
 
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
@@ -36,7 +39,10 @@ export async function readJsonObject(req: IncomingMessage, limit: number): Promi
   const raw = await readBody(req, limit);
   if (raw.length === 0) return {};
   if (!/^application\/([\w.+-]*\+)?json\b/i.test(type)) {
-    throw new ServiceError('invalid_request', `Content-Type must be application/json (got ${type ? `"${type}"` : 'none'}).`);
+    throw new ServiceError(
+      'invalid_request',
+      `Content-Type must be application/json (got ${type ? `"${type}"` : 'none'}).`,
+    );
   }
   let parsed: unknown;
   try {
@@ -47,7 +53,10 @@ export async function readJsonObject(req: IncomingMessage, limit: number): Promi
   const tooDeep = nestingProblem(raw);
   if (tooDeep) throw new ServiceError('invalid_request', tooDeep);
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new ServiceError('invalid_request', `The body must be a JSON object of tool arguments (got ${Array.isArray(parsed) ? 'an array' : parsed === null ? 'null' : typeof parsed}).`);
+    throw new ServiceError(
+      'invalid_request',
+      `The body must be a JSON object of tool arguments (got ${Array.isArray(parsed) ? 'an array' : parsed === null ? 'null' : typeof parsed}).`,
+    );
   }
   return parsed as Record<string, unknown>;
 }

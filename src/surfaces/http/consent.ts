@@ -60,17 +60,23 @@ interface ConsentRequest {
  */
 export function redirectShown(uri: string): { shown: string; site: boolean } {
   const url = URL.parse(uri);
-  if (url && (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))) && url.host) return { shown: url.host, site: true };
+  if (url && (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))) && url.host)
+    return { shown: url.host, site: true };
   return { shown: uri, site: false };
 }
 
-const asList = (v: unknown): string[] => ([] as unknown[]).concat(v ?? []).filter((x): x is string => typeof x === 'string' && x !== '');
+const asList = (v: unknown): string[] =>
+  ([] as unknown[]).concat(v ?? []).filter((x): x is string => typeof x === 'string' && x !== '');
 
 async function consentRequest(provider: Provider, req: IncomingMessage, res: ServerResponse): Promise<ConsentRequest> {
   const details = await provider.interactionDetails(req, res);
   const params = details.params as Record<string, unknown>;
   const client = await provider.Client.find(typeof params.client_id === 'string' ? params.client_id : '');
-  if (!client) throw new ServiceError('invalid_request', 'The client of this authorization request is no longer known; start again from the app.');
+  if (!client)
+    throw new ServiceError(
+      'invalid_request',
+      'The client of this authorization request is no longer known; start again from the app.',
+    );
   const redirect = typeof params.redirect_uri === 'string' ? params.redirect_uri : (client.redirectUris?.[0] ?? '');
   return {
     uid: details.uid,
@@ -92,7 +98,13 @@ interface Proven {
   vaults: { id: string; name: string }[];
 }
 
-function page(res: ServerResponse, status: number, c: ConsentRequest, proven: Proven | undefined, error?: string): void {
+function page(
+  res: ServerResponse,
+  status: number,
+  c: ConsentRequest,
+  proven: Proven | undefined,
+  error?: string,
+): void {
   const goes = c.destination.site
     ? `your browser goes back to <strong>${escapeHtml(c.destination.shown)}</strong>`
     : `your browser opens <code>${escapeHtml(c.destination.shown)}</code> (not a web site: whatever app on this device claimed that address)`;
@@ -116,7 +128,10 @@ const keyStep = () => `<fieldset><legend>Prove you hold a key of this store</leg
 /** Step two: the vaults the proven key reaches, and manager actions for a manager key. */
 function chooseStep(c: ConsentRequest, { principal, vaults }: Proven): string {
   const boxes = vaults
-    .map((v) => `<label><input type="checkbox" name="vault" value="${escapeHtml(v.id)}"> ${escapeHtml(v.name)} <small>(${escapeHtml(v.id)})</small></label>`)
+    .map(
+      (v) =>
+        `<label><input type="checkbox" name="vault" value="${escapeHtml(v.id)}"> ${escapeHtml(v.name)} <small>(${escapeHtml(v.id)})</small></label>`,
+    )
     .join('\n');
   const manager =
     principal.role === 'manager'
@@ -136,11 +151,19 @@ function notice(res: ServerResponse, status: number, title: string, text: string
 }
 
 /** Checks the person's choice against their key; a message naming what is wrong, or the grant's vaults and role. */
-function checkChoice(principal: Principal, vaults: string[], manager: boolean): { error: string } | { vaults: string[]; role: 'member' | 'manager' } {
+function checkChoice(
+  principal: Principal,
+  vaults: string[],
+  manager: boolean,
+): { error: string } | { vaults: string[]; role: 'member' | 'manager' } {
   if (!vaults.length) return { error: 'Pick at least one vault.' };
   const outside = vaults.filter((v) => !principal.allVaults && !principal.vaultIds.has(v));
-  if (outside.length) return { error: `Your key does not reach ${outside.map(quoted).join(', ')}; a client can get only vaults your key reaches.` };
-  if (manager && principal.role !== 'manager') return { error: 'Manager actions need a manager key; yours is a member key.' };
+  if (outside.length)
+    return {
+      error: `Your key does not reach ${outside.map(quoted).join(', ')}; a client can get only vaults your key reaches.`,
+    };
+  if (manager && principal.role !== 'manager')
+    return { error: 'Manager actions need a manager key; yours is a member key.' };
   return { vaults, role: manager ? 'manager' : 'member' };
 }
 
@@ -151,30 +174,60 @@ function checkChoice(principal: Principal, vaults: string[], manager: boolean): 
 function provenKey(db: Store, c: ConsentRequest, form: URLSearchParams): Principal {
   const keyId = form.get('key_id');
   if (form.get('key') === null && keyId !== null) {
-    if (!macMatches(proofOf(c.uid, keyId), form.get('proof'))) throw new ServiceError('unauthorized', 'The key proof of this form is not valid; enter your key again.');
+    if (!macMatches(proofOf(c.uid, keyId), form.get('proof')))
+      throw new ServiceError('unauthorized', 'The key proof of this form is not valid; enter your key again.');
     return principalOfKeyId(db, keyId);
   }
   return authenticate(db, form.get('key') ?? undefined);
 }
 
 /** GET and POST /oauth/consent/{uid}. */
-export async function handleConsent(db: Store, provider: Provider, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function handleConsent(
+  db: Store,
+  provider: Provider,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   let c: ConsentRequest;
   try {
     c = await consentRequest(provider, req, res);
   } catch (err) {
     log.debug(`consent: ${printable((err as Error).message)}`);
-    return notice(res, 400, 'Expired', 'This authorization request is unknown or has expired (10 minutes). Start again from the app.');
+    return notice(
+      res,
+      400,
+      'Expired',
+      'This authorization request is unknown or has expired (10 minutes). Start again from the app.',
+    );
   }
   if (req.method === 'GET') return page(res, 200, c, undefined);
-  if (req.method !== 'POST') throw new ServiceError('method_not_allowed', `${req.method} is not allowed on the consent page; use GET or POST.`);
+  if (req.method !== 'POST')
+    throw new ServiceError('method_not_allowed', `${req.method} is not allowed on the consent page; use GET or POST.`);
   const form = new URLSearchParams((await readBody(req, CONSENT_BODY_LIMIT)).toString('utf8'));
-  if (!macMatches(csrfOf(c.uid), form.get('csrf'))) return page(res, 403, c, undefined, 'The form was not sent from this page (CSRF check failed). Nothing was granted. Reload and try again.');
-  const answered = () => notice(res, 409, 'Already answered', 'This authorization request was answered already; a form is good for one answer. Nothing more was granted. Start again from the app.');
+  if (!macMatches(csrfOf(c.uid), form.get('csrf')))
+    return page(
+      res,
+      403,
+      c,
+      undefined,
+      'The form was not sent from this page (CSRF check failed). Nothing was granted. Reload and try again.',
+    );
+  const answered = () =>
+    notice(
+      res,
+      409,
+      'Already answered',
+      'This authorization request was answered already; a form is good for one answer. Nothing more was granted. Start again from the app.',
+    );
   const decision = form.get('decision');
   if (decision === 'deny') {
     if (!answerOnce(db, c.uid, c.expiresAt)) return answered();
-    return provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The person declined.' }, { mergeWithLastSubmission: false });
+    return provider.interactionFinished(
+      req,
+      res,
+      { error: 'access_denied', error_description: 'The person declined.' },
+      { mergeWithLastSubmission: false },
+    );
   }
   let principal: Principal;
   try {
@@ -191,10 +244,31 @@ export async function handleConsent(db: Store, provider: Provider, req: Incoming
   const grant = new provider.Grant({ accountId: principal.keyId, clientId: c.clientId });
   // The grant covers what the client asked for (openid included: the token response then carries an ID token),
   // so the provider asks no second time; what it reaches is the grant row's.
-  grant.addOIDCScope(c.scope.split(' ').filter((s) => GRANTABLE_SCOPES.has(s)).join(' '));
-  for (const resource of c.resources.length ? c.resources : [`${provider.issuer}/`]) grant.addResourceScope(resource, OAUTH_SCOPE);
+  grant.addOIDCScope(
+    c.scope
+      .split(' ')
+      .filter((s) => GRANTABLE_SCOPES.has(s))
+      .join(' '),
+  );
+  for (const resource of c.resources.length ? c.resources : [`${provider.issuer}/`])
+    grant.addResourceScope(resource, OAUTH_SCOPE);
   const grantId = await grant.save();
-  recordGrant(db, { id: grantId, keyId: principal.keyId, clientId: c.clientId, clientName: c.clientName, redirectHost: c.destination.shown, role: choice.role, vaults: choice.vaults });
-  log.info(`OAuth: ${principal.keyId} approved ${printable(c.clientName, 200)} (${printable(c.clientId, 200)}) for ${choice.vaults.join(', ')} as ${choice.role}`);
-  await provider.interactionFinished(req, res, { login: { accountId: principal.keyId }, consent: { grantId } }, { mergeWithLastSubmission: false });
+  recordGrant(db, {
+    id: grantId,
+    keyId: principal.keyId,
+    clientId: c.clientId,
+    clientName: c.clientName,
+    redirectHost: c.destination.shown,
+    role: choice.role,
+    vaults: choice.vaults,
+  });
+  log.info(
+    `OAuth: ${principal.keyId} approved ${printable(c.clientName, 200)} (${printable(c.clientId, 200)}) for ${choice.vaults.join(', ')} as ${choice.role}`,
+  );
+  await provider.interactionFinished(
+    req,
+    res,
+    { login: { accountId: principal.keyId }, consent: { grantId } },
+    { mergeWithLastSubmission: false },
+  );
 }

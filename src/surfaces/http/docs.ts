@@ -8,14 +8,15 @@
 import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { DOCS_PATH, } from '../../core/rest-paths.js';
+import { DOCS_PATH } from '../../core/rest-paths.js';
 import { PACKAGE_ROOT } from '../../package-info.js';
 
 export { DOCS_PATH };
 
 // Everything from 'self', nothing inline but Swagger UI's own style attributes.
 // Not frameable, like the OAuth pages (src/auth/oauth/pages.ts): a page of this listener is never shown inside another site's.
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -48,7 +49,10 @@ const INIT = `window.ui = SwaggerUIBundle({
  * The files Swagger UI itself ships, read once when first asked for. The build copies them from swagger-ui-dist
  * (a dev dependency: an installed vault-tools neither depends on it nor runs its install-analytics script).
  */
-const VENDOR: Record<string, string> = { 'swagger-ui-bundle.js': 'text/javascript; charset=utf-8', 'swagger-ui.css': 'text/css; charset=utf-8' };
+const VENDOR: Record<string, string> = {
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'swagger-ui.css': 'text/css; charset=utf-8',
+};
 const vendorCache = new Map<string, Buffer>();
 
 function vendorFile(name: string): Buffer {
@@ -59,14 +63,22 @@ function vendorFile(name: string): Buffer {
 
 function send(res: ServerResponse, requestId: string, type: string, body: string | Buffer): void {
   res.writeHead(200, [
-    'Content-Type', type,
-    'Content-Length', String(Buffer.byteLength(body)),
-    'Content-Security-Policy', CSP,
-    'X-Content-Type-Options', 'nosniff',
-    'X-Frame-Options', 'DENY',
-    'Referrer-Policy', 'same-origin',
-    'Cache-Control', 'no-cache',
-    'X-Request-Id', requestId,
+    'Content-Type',
+    type,
+    'Content-Length',
+    String(Buffer.byteLength(body)),
+    'Content-Security-Policy',
+    CSP,
+    'X-Content-Type-Options',
+    'nosniff',
+    'X-Frame-Options',
+    'DENY',
+    'Referrer-Policy',
+    'same-origin',
+    'Cache-Control',
+    'no-cache',
+    'X-Request-Id',
+    requestId,
   ]);
   res.end(body);
 }
@@ -75,7 +87,12 @@ function send(res: ServerResponse, requestId: string, type: string, body: string
  * Answers `GET /docs` (asset undefined) or `GET /docs/<asset>`; false for an asset it does not have. The
  * OpenAPI document is the listener's own (`openApi()`), the same one `GET ${PATHS.openapi}` gives with a key.
  */
-export function sendDocs(res: ServerResponse, requestId: string, asset: string | undefined, openApi: () => unknown): boolean {
+export function sendDocs(
+  res: ServerResponse,
+  requestId: string,
+  asset: string | undefined,
+  openApi: () => unknown,
+): boolean {
   if (asset === undefined) send(res, requestId, 'text/html; charset=utf-8', PAGE);
   else if (asset === 'init.js') send(res, requestId, 'text/javascript; charset=utf-8', INIT);
   else if (asset === 'openapi.json') send(res, requestId, 'application/json; charset=utf-8', JSON.stringify(openApi()));

@@ -26,8 +26,18 @@ export interface OriginPolicy {
 }
 
 /** The listener's own names (its address, localhost, 127.0.0.1, [::1]) on its port, plus what the user allowed. */
-export function originPolicy(host: string, port: number, allowHosts: string[] = [], allowOrigins: string[] = []): OriginPolicy {
-  const names = new Set(['localhost', '127.0.0.1', '[::1]', host.includes(':') && !host.startsWith('[') ? `[${host}]` : host]);
+export function originPolicy(
+  host: string,
+  port: number,
+  allowHosts: string[] = [],
+  allowOrigins: string[] = [],
+): OriginPolicy {
+  const names = new Set([
+    'localhost',
+    '127.0.0.1',
+    '[::1]',
+    host.includes(':') && !host.startsWith('[') ? `[${host}]` : host,
+  ]);
   const hosts = new Set<string>();
   for (const n of names) hosts.add(`${n}:${port}`.toLowerCase());
   for (const h of allowHosts) hosts.add(h.toLowerCase());
@@ -38,11 +48,17 @@ export function originPolicy(host: string, port: number, allowHosts: string[] = 
 export function checkHostAndOrigin(req: IncomingMessage, policy: OriginPolicy): void {
   const host = (req.headers.host ?? '').toLowerCase();
   if (!policy.hosts.has(host)) {
-    throw new ServiceError('host_not_allowed', `Host "${req.headers.host ?? ''}" is not this listener's address (DNS rebinding protection); allow it with --allow-host.`);
+    throw new ServiceError(
+      'host_not_allowed',
+      `Host "${req.headers.host ?? ''}" is not this listener's address (DNS rebinding protection); allow it with --allow-host.`,
+    );
   }
   const origin = req.headers.origin?.toLowerCase();
   if (origin !== undefined && !policy.origins.has(origin) && !policy.ownOrigins.has(origin)) {
-    throw new ServiceError('origin_not_allowed', `Origin "${req.headers.origin}" is not allowed; allow it with --allow-origin.`);
+    throw new ServiceError(
+      'origin_not_allowed',
+      `Origin "${req.headers.origin}" is not allowed; allow it with --allow-origin.`,
+    );
   }
 }
 
@@ -53,11 +69,15 @@ export function applyCors(req: IncomingMessage, res: ServerResponse, policy: Ori
   res.setHeader('X-Request-Id', requestId);
   res.setHeader('Access-Control-Allow-Origin', req.headers.origin!);
   res.setHeader('Vary', 'Origin');
-  res.setHeader('Access-Control-Expose-Headers', 'X-Request-Id, ETag, Retry-After, RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Mcp-Session-Id');
+  res.setHeader(
+    'Access-Control-Expose-Headers',
+    'X-Request-Id, ETag, Retry-After, RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Mcp-Session-Id',
+  );
   if (req.method !== 'OPTIONS') return false;
   res.writeHead(204, {
     'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
-    'Access-Control-Allow-Headers': 'Authorization, Content-Type, Idempotency-Key, If-None-Match, X-Request-Id, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
+    'Access-Control-Allow-Headers':
+      'Authorization, Content-Type, Idempotency-Key, If-None-Match, X-Request-Id, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
     'Access-Control-Max-Age': '600',
   });
   res.end();

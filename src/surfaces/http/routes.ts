@@ -46,8 +46,22 @@ interface Route {
 }
 
 function sendResult(res: ServerResponse, requestId: string, result: InvokeResult): void {
-  if (result.ok) sendJson(res, 200, { data: result.data }, requestId, result.replayed ? { 'Idempotent-Replayed': 'true' } : undefined);
-  else sendError(res, requestId, result.code, result.message, result.retryAfter ? { 'Retry-After': String(result.retryAfter) } : undefined);
+  if (result.ok)
+    sendJson(
+      res,
+      200,
+      { data: result.data },
+      requestId,
+      result.replayed ? { 'Idempotent-Replayed': 'true' } : undefined,
+    );
+  else
+    sendError(
+      res,
+      requestId,
+      result.code,
+      result.message,
+      result.retryAfter ? { 'Retry-After': String(result.retryAfter) } : undefined,
+    );
 }
 
 /**
@@ -76,7 +90,10 @@ function idempotencyKeyOf(req: IncomingMessage): string | undefined {
   const key = req.headers['idempotency-key'];
   if (key === undefined) return undefined;
   if (typeof key !== 'string' || !/^[\x21-\x7e]{1,200}$/.test(key)) {
-    throw new ServiceError('invalid_request', 'The Idempotency-Key header must be 1 to 200 visible ASCII characters (a UUID is typical).');
+    throw new ServiceError(
+      'invalid_request',
+      'The Idempotency-Key header must be 1 to 200 visible ASCII characters (a UUID is typical).',
+    );
   }
   return key;
 }
@@ -96,24 +113,38 @@ const ROUTES: Route[] = [
     template: PATHS.index,
     auth: false,
     handle: (_req, res, ctx) =>
-      sendJson(res, 200, {
-        name: 'Vault Knowledge and Actions Service (vault-tools local)',
-        version: API_VERSION,
-        authentication: 'Bearer token: send "Authorization: Bearer <key>" on every request except GET /v1. Keys are personal (vault-tools keys create); an OAuth access token of an approved client works too (see /.well-known/oauth-protected-resource, unless the listener runs with --no-oauth).',
-        endpoints: { vaults: PATHS.vaults, tools: PATHS.tools, invokeTool: PATHS.invokeTool, openapi: PATHS.openapi, mcp: PATHS.mcp },
-      }, ctx.requestId),
+      sendJson(
+        res,
+        200,
+        {
+          name: 'Vault Knowledge and Actions Service (vault-tools local)',
+          version: API_VERSION,
+          authentication:
+            'Bearer token: send "Authorization: Bearer <key>" on every request except GET /v1. Keys are personal (vault-tools keys create); an OAuth access token of an approved client works too (see /.well-known/oauth-protected-resource, unless the listener runs with --no-oauth).',
+          endpoints: {
+            vaults: PATHS.vaults,
+            tools: PATHS.tools,
+            invokeTool: PATHS.invokeTool,
+            openapi: PATHS.openapi,
+            mcp: PATHS.mcp,
+          },
+        },
+        ctx.requestId,
+      ),
   },
   {
     method: 'GET',
     template: PATHS.vaults,
     auth: true,
-    handle: async (_req, res, ctx) => sendResult(res, ctx.requestId, await ctx.service.call(toolsByName.get('list_vaults')!, {}, ctx.principal)),
+    handle: async (_req, res, ctx) =>
+      sendResult(res, ctx.requestId, await ctx.service.call(toolsByName.get('list_vaults')!, {}, ctx.principal)),
   },
   {
     method: 'GET',
     template: PATHS.tools,
     auth: true,
-    handle: (_req, res, ctx) => sendJson(res, 200, { data: { tools: ctx.service.listTools().map(describeTool) } }, ctx.requestId),
+    handle: (_req, res, ctx) =>
+      sendJson(res, 200, { data: { tools: ctx.service.listTools().map(describeTool) } }, ctx.requestId),
   },
   {
     method: 'POST',
@@ -124,12 +155,23 @@ const ROUTES: Route[] = [
       const tool = ctx.service.tool(name);
       if (!tool) {
         req.resume(); // the body of an unknown tool is not worth reading
-        return sendError(res, ctx.requestId, 'tool_not_found', ctx.service.noSuchTool(name, ctx.principal, `GET ${PATHS.tools}`));
+        return sendError(
+          res,
+          ctx.requestId,
+          'tool_not_found',
+          ctx.service.noSuchTool(name, ctx.principal, `GET ${PATHS.tools}`),
+        );
       }
       const idempotencyKey = idempotencyKeyOf(req);
       const args = await readJsonObject(req, ctx.maxBodyBytes);
       // Reads answer in milliseconds and change nothing: only writes (exports, charts…) are worth cancelling.
-      if (tool.annotations.readOnlyHint) return sendRead(req, res, ctx.requestId, await ctx.service.call(tool, args, ctx.principal, { charge: ctx.chargeWork }));
+      if (tool.annotations.readOnlyHint)
+        return sendRead(
+          req,
+          res,
+          ctx.requestId,
+          await ctx.service.call(tool, args, ctx.principal, { charge: ctx.chargeWork }),
+        );
       // A client that hangs up before the answer cancels the call (a long export stops and stores nothing).
       // The response's 'close' is the signal: the request's own 'close' also fires once its body has been read.
       const abort = new AbortController();
@@ -138,8 +180,15 @@ const ROUTES: Route[] = [
       };
       res.on('close', onClose);
       try {
-        const result = await ctx.service.call(tool, args, ctx.principal, { idempotencyKey, signal: abort.signal, charge: ctx.chargeWork });
-        if (!result.ok && result.code === 'cancelled') log.info(`${name} cancelled: the client closed request ${ctx.requestId} before the answer; nothing was stored`);
+        const result = await ctx.service.call(tool, args, ctx.principal, {
+          idempotencyKey,
+          signal: abort.signal,
+          charge: ctx.chargeWork,
+        });
+        if (!result.ok && result.code === 'cancelled')
+          log.info(
+            `${name} cancelled: the client closed request ${ctx.requestId} before the answer; nothing was stored`,
+          );
         sendResult(res, ctx.requestId, result);
       } finally {
         res.off('close', onClose);
@@ -165,7 +214,11 @@ const ROUTES: Route[] = [
     auth: false,
     streams: true,
     handle: (_req, res, ctx) => {
-      if (!sendDocs(res, ctx.requestId, ctx.params.asset, () => openApiOf(ctx))) throw new ServiceError('not_found', `No ${DOCS_PATH}/${ctx.params.asset}; the API reference is at ${DOCS_PATH}.`);
+      if (!sendDocs(res, ctx.requestId, ctx.params.asset, () => openApiOf(ctx)))
+        throw new ServiceError(
+          'not_found',
+          `No ${DOCS_PATH}/${ctx.params.asset}; the API reference is at ${DOCS_PATH}.`,
+        );
     },
   },
   // MCP over Streamable HTTP, stateless: POST only. A server that offers no stream answers GET with 405
@@ -182,11 +235,22 @@ const ROUTES: Route[] = [
       try {
         body = JSON.parse(raw.toString('utf8'));
       } catch {
-        return sendJson(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not valid JSON' }, id: null }, ctx.requestId);
+        return sendJson(
+          res,
+          400,
+          { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not valid JSON' }, id: null },
+          ctx.requestId,
+        );
       }
       // Refused here, as REST refuses it, before the SDK walks it (its JSON.stringify overflowed the stack).
       const tooDeep = nestingProblem(raw);
-      if (tooDeep) return sendJson(res, 400, { jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request: ${tooDeep}` }, id: jsonRpcId(body) }, ctx.requestId);
+      if (tooDeep)
+        return sendJson(
+          res,
+          400,
+          { jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request: ${tooDeep}` }, id: jsonRpcId(body) },
+          ctx.requestId,
+        );
       // JSON-RPC batches are counted, not refused: each message pays one call of the rate limit, so a
       // batch of 100 tools/call costs what 100 requests cost. Protocol 2025-06-18 dropped batching, but the
       // SDK still accepts batches for every version it speaks (2025-03-26 clients may send them), and
@@ -225,7 +289,9 @@ const ROUTES: Route[] = [
         'Content-Length': statSync(artifact.path).size,
         'Content-Disposition': `attachment; ${dispositionFileName(artifact.fileName)}`,
       });
-      await new Promise<void>((resolve, reject) => createReadStream(artifact.path).on('error', reject).on('end', resolve).pipe(res));
+      await new Promise<void>((resolve, reject) =>
+        createReadStream(artifact.path).on('error', reject).on('end', resolve).pipe(res),
+      );
     },
   },
 ];
@@ -252,7 +318,11 @@ export function matchRoute(method: string, path: string): RouteMatch {
   let hit: (typeof compiled)[number] | undefined;
   const allow: string[] = [];
   for (const c of compiled) {
-    if (c.segments.length !== parts.length || !c.segments.every((s, i) => ('literal' in s ? s.literal === parts[i] : parts[i] !== ''))) continue;
+    if (
+      c.segments.length !== parts.length ||
+      !c.segments.every((s, i) => ('literal' in s ? s.literal === parts[i] : parts[i] !== ''))
+    )
+      continue;
     if (c.route.method === method) {
       hit = c;
       break;

@@ -55,14 +55,17 @@ function settledWithin(promises: Promise<unknown>[], ms: number): Promise<void> 
 
 export async function startHttpServer(db: Store, options: HttpOptions): Promise<HttpListener> {
   for (const o of options.allowOrigins ?? []) {
-    if (o.trim() === '*') throw new Error('--allow-origin "*" is refused: name each origin (credentials are never shared with a wildcard)');
+    if (o.trim() === '*')
+      throw new Error('--allow-origin "*" is refused: name each origin (credentials are never shared with a wildcard)');
   }
   const server = createServer({ keepAlive: true });
   // The port accepts connections as soon as it listens, but the OAuth server (and so the context) is only made
   // once the port is known: a request that arrives meanwhile waits for it instead of finding no handler and
   // hanging (a client polling for the port to open met exactly that).
   let ready!: (value: { ctx: typeof ctx; policy: typeof policy; limiter: typeof limiter }) => void;
-  const started = new Promise<{ ctx: typeof ctx; policy: typeof policy; limiter: typeof limiter }>((resolve) => (ready = resolve));
+  const started = new Promise<{ ctx: typeof ctx; policy: typeof policy; limiter: typeof limiter }>(
+    (resolve) => (ready = resolve),
+  );
   const inFlight = new Set<Promise<void>>();
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const done = started.then((s) => handle(req, res, s.ctx, s.policy, s.limiter)).finally(() => inFlight.delete(done));
@@ -81,15 +84,35 @@ export async function startHttpServer(db: Store, options: HttpOptions): Promise<
   const service = new Service(db, { ...options.service, baseUrl: url, dataDir: options.dataDir });
   const publicUrl = options.oauth?.publicUrl?.replace(/\/+$/, '');
   // Behind a tunnel the public host is this listener's too: requests arrive with it in Host and Origin.
-  const policy = originPolicy(options.host, port, [...(options.allowHosts ?? []), ...(publicUrl ? [new URL(publicUrl).host] : [])], options.allowOrigins);
+  const policy = originPolicy(
+    options.host,
+    port,
+    [...(options.allowHosts ?? []), ...(publicUrl ? [new URL(publicUrl).host] : [])],
+    options.allowOrigins,
+  );
   if (publicUrl) policy.ownOrigins.add(new URL(publicUrl).origin.toLowerCase());
   const limiter = options.rateLimit === null ? undefined : new RateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT);
-  const oauth = options.oauth === null ? undefined : await createOAuthServer(
-        db,
-        { publicUrl: publicUrl ?? url, behindProxy: publicUrl !== undefined, trustedProxies: options.oauth?.trustedProxies, allowLoopbackClientMetadata: options.oauth?.allowLoopbackClientMetadata },
-        PATHS.mcp,
-      );
-  const ctx = { db, service, dataDir: options.dataDir, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, baseUrl: url, oauth };
+  const oauth =
+    options.oauth === null
+      ? undefined
+      : await createOAuthServer(
+          db,
+          {
+            publicUrl: publicUrl ?? url,
+            behindProxy: publicUrl !== undefined,
+            trustedProxies: options.oauth?.trustedProxies,
+            allowLoopbackClientMetadata: options.oauth?.allowLoopbackClientMetadata,
+          },
+          PATHS.mcp,
+        );
+  const ctx = {
+    db,
+    service,
+    dataDir: options.dataDir,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    baseUrl: url,
+    oauth,
+  };
   ready({ ctx, policy, limiter });
 
   return {
@@ -113,7 +136,9 @@ export async function startHttpServer(db: Store, options: HttpOptions): Promise<
 async function handle(
   req: IncomingMessage,
   res: ServerResponse,
-  base: Omit<RouteContext, 'principal' | 'currentPrincipal' | 'params' | 'requestId' | 'chargeBatch' | 'chargeWork'> & { oauth?: OAuthServer },
+  base: Omit<RouteContext, 'principal' | 'currentPrincipal' | 'params' | 'requestId' | 'chargeBatch' | 'chargeWork'> & {
+    oauth?: OAuthServer;
+  },
   policy: OriginPolicy,
   limiter: RateLimiter | undefined,
 ): Promise<void> {
@@ -128,9 +153,16 @@ async function handle(
       if (await base.oauth.handle(req, res, path)) return;
     }
     const match = matchRoute(req.method ?? 'GET', path);
-    if (match.kind === 'no-route') throw new ServiceError('route_not_found', `No route ${req.method} ${path}. The API index is GET /v1.`);
+    if (match.kind === 'no-route')
+      throw new ServiceError('route_not_found', `No route ${req.method} ${path}. The API index is GET /v1.`);
     if (match.kind === 'no-method') {
-      return sendError(res, requestId, 'method_not_allowed', `${req.method} is not allowed on ${path}; use ${match.allow.join(' or ')}.`, { Allow: match.allow.join(', ') });
+      return sendError(
+        res,
+        requestId,
+        'method_not_allowed',
+        `${req.method} is not allowed on ${path}; use ${match.allow.join(' or ')}.`,
+        { Allow: match.allow.join(', ') },
+      );
     }
     let principal: Principal | undefined;
     let currentPrincipal: () => Principal = () => principal!;
@@ -151,7 +183,8 @@ async function handle(
         charge(limiter, principal.keyId, 1);
       } finally {
         // On answers and refusals alike, so a client can pace itself before it is refused.
-        if (limiter) for (const [name, value] of Object.entries(limiter.headers(principal.keyId))) res.setHeader(name, value);
+        if (limiter)
+          for (const [name, value] of Object.entries(limiter.headers(principal.keyId))) res.setHeader(name, value);
       }
       chargeBatch = batchCharger(limiter, principal.keyId);
       chargeWork = workCharger(limiter, principal.keyId);
@@ -159,7 +192,19 @@ async function handle(
     // Routes that write their own responses (files, MCP) get the request id header here; JSON ones send it with their body.
     if (match.route.streams) res.setHeader('X-Request-Id', requestId);
     const { db, service, dataDir, maxBodyBytes, baseUrl } = base;
-    await match.route.handle(req, res, { db, service, dataDir, maxBodyBytes, baseUrl, principal: principal!, currentPrincipal, params: match.params, requestId, chargeBatch, chargeWork });
+    await match.route.handle(req, res, {
+      db,
+      service,
+      dataDir,
+      maxBodyBytes,
+      baseUrl,
+      principal: principal!,
+      currentPrincipal,
+      params: match.params,
+      requestId,
+      chargeBatch,
+      chargeWork,
+    });
   } catch (err) {
     if (res.headersSent) {
       log.error(`request ${requestId} failed after its response started`, err);
@@ -169,13 +214,20 @@ async function handle(
     } else if (err instanceof ServiceError && err.code === 'unauthorized' && base.oauth) {
       // RFC 9728 §5.1: the challenge names where a client finds how to get a token (MCP authorization).
       const error = presentedToken ? ', error="invalid_token"' : '';
-      sendError(res, requestId, err.code, err.message, { 'WWW-Authenticate': `Bearer resource_metadata="${base.oauth.resourceMetadataUrl}", scope="${OAUTH_SCOPE}"${error}` });
+      sendError(res, requestId, err.code, err.message, {
+        'WWW-Authenticate': `Bearer resource_metadata="${base.oauth.resourceMetadataUrl}", scope="${OAUTH_SCOPE}"${error}`,
+      });
     } else if (err instanceof ServiceError) {
       // A body we refused to read must not be drained into the next request of a keep-alive socket.
       sendError(res, requestId, err.code, err.message, err.code === 'payload_too_large' ? { Connection: 'close' } : {});
     } else {
       log.error(`request ${requestId} failed`, err);
-      sendError(res, requestId, 'internal_error', `The server failed unexpectedly; the error was logged (request ${requestId}).`);
+      sendError(
+        res,
+        requestId,
+        'internal_error',
+        `The server failed unexpectedly; the error was logged (request ${requestId}).`,
+      );
     }
   }
 }
@@ -188,7 +240,8 @@ function charge(limiter: RateLimiter | undefined, keyId: string, calls: number, 
   if (!limiter || calls <= 0) return;
   const wait = limiter.take(keyId, calls);
   if (wait === 0) return;
-  const what = batch === undefined ? 'Too many requests for this key' : `Too many calls for this key (the batch holds ${batch})`;
+  const what =
+    batch === undefined ? 'Too many requests for this key' : `Too many calls for this key (the batch holds ${batch})`;
   throw new ServiceError('rate_limited', `${what}; retry after ${wait} s.`, wait);
 }
 
@@ -202,7 +255,10 @@ function batchCharger(limiter: RateLimiter | undefined, keyId: string): (message
     if (!limiter || messages <= 1) return;
     const { perSecond, burst } = limiter.limit;
     if (messages > burst) {
-      throw new ServiceError('invalid_request', `The batch holds ${messages} calls; a key may make at most ${burst} at once here (--rate-limit ${perSecond}, bursts of ${burst}). Send smaller batches.`);
+      throw new ServiceError(
+        'invalid_request',
+        `The batch holds ${messages} calls; a key may make at most ${burst} at once here (--rate-limit ${perSecond}, bursts of ${burst}). Send smaller batches.`,
+      );
     }
     charge(limiter, keyId, messages - 1, messages);
   };
@@ -216,10 +272,18 @@ function workCharger(limiter: RateLimiter | undefined, keyId: string): (units: n
   return (units) => {
     if (!limiter || units <= 0) return;
     if (units + 1 > limiter.limit.burst) {
-      throw new ServiceError('invalid_request', `The call asks for the work of ${units + 1} calls; a key may make at most ${limiter.limit.burst} at once here. Ask for less (fewer alternatives).`);
+      throw new ServiceError(
+        'invalid_request',
+        `The call asks for the work of ${units + 1} calls; a key may make at most ${limiter.limit.burst} at once here. Ask for less (fewer alternatives).`,
+      );
     }
     const wait = limiter.take(keyId, units);
-    if (wait > 0) throw new ServiceError('rate_limited', `Too many calls for this key: this one counts as ${units + 1} (one per phrasing searched); retry after ${wait} s.`, wait);
+    if (wait > 0)
+      throw new ServiceError(
+        'rate_limited',
+        `Too many calls for this key: this one counts as ${units + 1} (one per phrasing searched); retry after ${wait} s.`,
+        wait,
+      );
   };
 }
 

@@ -24,10 +24,17 @@ export function appToolMeta(tool: Tool): Record<string, unknown> | undefined {
  * The view's resources/read content, or undefined when `uri` names no view. Its CSP names no domain: the page
  * loads nothing and connects nowhere (everything is inlined, and tool calls go through the host).
  */
-export function readAppView(uri: string): { uri: string; mimeType: string; text: string; _meta: Record<string, unknown> } | undefined {
+export function readAppView(
+  uri: string,
+): { uri: string; mimeType: string; text: string; _meta: Record<string, unknown> } | undefined {
   const view = TOOL_VIEWS.find((v) => viewUri(v) === uri);
   if (!view) return undefined;
   const file = join(VIEWS_DIR, `${view}.html`);
   if (!existsSync(file)) throw new Error(`the ${view} view is not built (${file}); run the build (tsup)`);
-  return { uri, mimeType: RESOURCE_MIME_TYPE, text: readFileSync(file, 'utf8'), _meta: { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } } };
+  return {
+    uri,
+    mimeType: RESOURCE_MIME_TYPE,
+    text: readFileSync(file, 'utf8'),
+    _meta: { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } },
+  };
 }

@@ -16,7 +16,10 @@ import { ORIENT_PROMPT } from './prompts.js';
 /** What completion/complete takes (both eras); other keys (`_meta`) pass. */
 const COMPLETE_PARAMS = checkedParams(
   z.looseObject({
-    ref: z.discriminatedUnion('type', [z.looseObject({ type: z.literal('ref/prompt'), name: z.string() }), z.looseObject({ type: z.literal('ref/resource'), uri: z.string() })]),
+    ref: z.discriminatedUnion('type', [
+      z.looseObject({ type: z.literal('ref/prompt'), name: z.string() }),
+      z.looseObject({ type: z.literal('ref/resource'), uri: z.string() }),
+    ]),
     argument: z.looseObject({ name: z.string(), value: z.string() }),
     context: z.looseObject({ arguments: z.record(z.string(), z.string()).optional() }).optional(),
   }),
@@ -25,13 +28,23 @@ const COMPLETE_PARAMS = checkedParams(
 export function registerCompletions(server: Server, service: Service, principal: () => Principal): void {
   server.setRequestHandler('completion/complete', { params: COMPLETE_PARAMS }, async ({ ref, argument, context }) => {
     if (ref.type === 'ref/prompt' && ref.name !== ORIENT_PROMPT.name) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt ${quoted(ref.name)}; the prompt is "${ORIENT_PROMPT.name}".`);
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown prompt ${quoted(ref.name)}; the prompt is "${ORIENT_PROMPT.name}".`,
+      );
     }
     if (ref.type === 'ref/resource' && !RESOURCE_TEMPLATES.some((t) => t.uriTemplate === ref.uri)) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource template ${quoted(ref.uri)}; the templates are ${RESOURCE_TEMPLATES.map((t) => t.uriTemplate).join(', ')}.`);
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown resource template ${quoted(ref.uri)}; the templates are ${RESOURCE_TEMPLATES.map((t) => t.uriTemplate).join(', ')}.`,
+      );
     }
     // The prompt's one argument is free text: nothing to offer.
     if (ref.type === 'ref/prompt') return { completion: { values: [], total: 0, hasMore: false } };
-    return { completion: { ...completeArgument(service, principal(), argument.name, argument.value, context?.arguments ?? {}) } };
+    return {
+      completion: {
+        ...completeArgument(service, principal(), argument.name, argument.value, context?.arguments ?? {}),
+      },
+    };
   });
 }

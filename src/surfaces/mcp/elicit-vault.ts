@@ -39,7 +39,13 @@ export function chosenVault(ctx: ServerContext): VaultPick {
 }
 
 /** The vault question for this call, or undefined when the client cannot show a form. */
-export function askForVault(server: Server, ctx: ServerContext, service: Service, who: Principal, tool: string): InputRequiredResult | undefined {
+export function askForVault(
+  server: Server,
+  ctx: ServerContext,
+  service: Service,
+  who: Principal,
+  tool: string,
+): InputRequiredResult | undefined {
   if (!canShowForm(server, ctx)) return undefined;
   const vaults = vaultChoices(service, who);
   return inputRequired({
@@ -48,7 +54,9 @@ export function askForVault(server: Server, ctx: ServerContext, service: Service
         message: `Which vault should \`${tool}\` use? This key reaches ${vaults.length}.`,
         requestedSchema: {
           type: 'object',
-          properties: { vault: { type: 'string', title: 'Vault', oneOf: vaults.map((v) => ({ const: v.id, title: v.name })) } },
+          properties: {
+            vault: { type: 'string', title: 'Vault', oneOf: vaults.map((v) => ({ const: v.id, title: v.name })) },
+          },
           required: ['vault'],
         },
       }),
@@ -62,7 +70,8 @@ export function askForVault(server: Server, ctx: ServerContext, service: Service
  */
 function canShowForm(server: Server, ctx: ServerContext): boolean {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  const caps = (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? server.getClientCapabilities();
+  const caps =
+    (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? server.getClientCapabilities();
   const elicitation = caps?.elicitation as Record<string, unknown> | undefined;
   return elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
 }

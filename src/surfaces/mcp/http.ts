@@ -23,11 +23,17 @@ type NodeHandler = (req: IncomingMessage & { auth?: unknown }, res: ServerRespon
 const handlers = new WeakMap<Service, Promise<NodeHandler>>();
 
 async function handlerFor(service: Service): Promise<NodeHandler> {
-  const [{ createMcpHandler }, { toNodeHandler }] = await Promise.all([import('@modelcontextprotocol/server'), import('@modelcontextprotocol/node')]);
-  const handler = createMcpHandler(({ authInfo }) => {
-    const caller = authInfo?.extra as unknown as Caller;
-    return createMcpServer(service, caller.principal, () => caller.requestId, caller.charge);
-  }, { onerror: (err) => log.debug(`MCP over HTTP: ${err.message.slice(0, 500)}`) });
+  const [{ createMcpHandler }, { toNodeHandler }] = await Promise.all([
+    import('@modelcontextprotocol/server'),
+    import('@modelcontextprotocol/node'),
+  ]);
+  const handler = createMcpHandler(
+    ({ authInfo }) => {
+      const caller = authInfo?.extra as unknown as Caller;
+      return createMcpServer(service, caller.principal, () => caller.requestId, caller.charge);
+    },
+    { onerror: (err) => log.debug(`MCP over HTTP: ${err.message.slice(0, 500)}`) },
+  );
   return toNodeHandler(handler, { onerror: (err) => log.error('MCP over HTTP failed', err) }) as NodeHandler;
 }
 
@@ -47,6 +53,8 @@ export async function handleMcpHttp(
   let handler = handlers.get(service);
   if (!handler) handlers.set(service, (handler = handlerFor(service)));
   const caller: Caller = { principal, requestId, charge };
-  const withAuth = Object.assign(req, { auth: { token: 'vault-tools-key', clientId: 'vault-tools', scopes: [], extra: caller } });
+  const withAuth = Object.assign(req, {
+    auth: { token: 'vault-tools-key', clientId: 'vault-tools', scopes: [], extra: caller },
+  });
   await (await handler)(withAuth, res, body);
 }

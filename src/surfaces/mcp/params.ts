@@ -23,9 +23,13 @@ export function checkedParams<T extends z.ZodType>(schema: T): StandardSchemaV1<
 
 function describe(issue: z.core.$ZodIssue, params: unknown): string {
   const path = issue.path.map(String).join('.');
-  const got = issue.path.reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined), params);
-  const message = issue.code === 'invalid_type'
-    ? `expected ${issue.expected}, ${got === undefined ? 'missing' : `got ${got === null ? 'null' : Array.isArray(got) ? 'an array' : typeof got}`}`
-    : issue.message.replace(/^Invalid input: /, '');
+  const got = issue.path.reduce<unknown>(
+    (v, k) => (v && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined),
+    params,
+  );
+  const message =
+    issue.code === 'invalid_type'
+      ? `expected ${issue.expected}, ${got === undefined ? 'missing' : `got ${got === null ? 'null' : Array.isArray(got) ? 'an array' : typeof got}`}`
+      : issue.message.replace(/^Invalid input: /, '');
   return `${path ? `\`${path}\`` : 'params'}: ${message}`;
 }

@@ -24,7 +24,12 @@ export function progressNotifier(
     if (!final && now - lastAt < PROGRESS_INTERVAL_MS) return;
     lastAt = now;
     lastDone = done;
-    const params = { progressToken: token, progress: done, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) };
+    const params = {
+      progressToken: token,
+      progress: done,
+      ...(total !== undefined ? { total } : {}),
+      ...(message ? { message } : {}),
+    };
     // A notification that cannot be sent (the client went away) must not fail the tool.
     send({ method: 'notifications/progress', params }).catch(() => {});
   };

@@ -7,18 +7,27 @@ import { checkedParams } from './params.js';
 export const ORIENT_PROMPT = {
   name: 'orient',
   title: 'Orient in a vault',
-  description: 'Find the right vault and get the current picture: list_vaults → suggest_vault_scope → stats → get_brief.',
-  arguments: [{ name: 'conversation', description: 'what the user is working on (helps choose the vault)', required: false }],
+  description:
+    'Find the right vault and get the current picture: list_vaults → suggest_vault_scope → stats → get_brief.',
+  arguments: [
+    { name: 'conversation', description: 'what the user is working on (helps choose the vault)', required: false },
+  ],
 };
 
 /** What prompts/get takes: checked here, so malformed params are -32602 with one short clause each (./params). */
-const GET_PARAMS = checkedParams(z.looseObject({ name: z.string(), arguments: z.record(z.string(), z.string()).optional() }));
+const GET_PARAMS = checkedParams(
+  z.looseObject({ name: z.string(), arguments: z.record(z.string(), z.string()).optional() }),
+);
 
 export function registerOrientationPrompt(server: Server): void {
   const prompt = ORIENT_PROMPT;
   server.setRequestHandler('prompts/list', async () => ({ prompts: [prompt] }));
   server.setRequestHandler('prompts/get', { params: GET_PARAMS }, async (params) => {
-    if (params.name !== prompt.name) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt ${quoted(params.name)}; the prompt is "orient".`);
+    if (params.name !== prompt.name)
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown prompt ${quoted(params.name)}; the prompt is "orient".`,
+      );
     const conversation = params.arguments?.conversation?.trim();
     const text = [
       'Orient yourself in the right vault before answering, in this order:',

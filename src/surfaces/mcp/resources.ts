@@ -18,7 +18,12 @@ const MAX_URI_ECHOED = 1024;
 /** What resources/read takes: checked here, so a malformed `uri` is -32602 with one short clause (./params). */
 const READ_PARAMS = checkedParams(z.looseObject({ uri: z.string() }));
 
-export function registerResources(server: Server, service: Service, principal: () => Principal, requestId: () => string): void {
+export function registerResources(
+  server: Server,
+  service: Service,
+  principal: () => Principal,
+  requestId: () => string,
+): void {
   server.setRequestHandler('resources/list', async () => ({ resources: listResources(service, principal()) }));
   server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [...RESOURCE_TEMPLATES] }));
   server.setRequestHandler('resources/read', { params: READ_PARAMS }, async ({ uri }) => {
@@ -31,15 +36,26 @@ export function registerResources(server: Server, service: Service, principal: (
     try {
       content = readResource(service, principal(), uri);
     } catch (err) {
-      if (err instanceof ServiceError) throw withRequestId(new ResourceNotFoundError(named, err.message), err.code, requestId());
+      if (err instanceof ServiceError)
+        throw withRequestId(new ResourceNotFoundError(named, err.message), err.code, requestId());
       throw err;
     }
     if (!content) {
       const known = RESOURCE_TEMPLATES.map((t) => t.uriTemplate).join(', ');
-      throw withRequestId(new ResourceNotFoundError(named, `Unknown resource URI ${quoted(uri)}; resources are ${known}`), 'not_found', requestId());
+      throw withRequestId(
+        new ResourceNotFoundError(named, `Unknown resource URI ${quoted(uri)}; resources are ${known}`),
+        'not_found',
+        requestId(),
+      );
     }
     const { mimeType } = content;
-    return { contents: ['text' in content ? { uri, mimeType, text: content.text } : { uri, mimeType, blob: content.bytes.toString('base64') }] };
+    return {
+      contents: [
+        'text' in content
+          ? { uri, mimeType, text: content.text }
+          : { uri, mimeType, blob: content.bytes.toString('base64') },
+      ],
+    };
   });
 }
 

@@ -17,7 +17,9 @@ export function artifactBlocks(artifact: ArtifactRef): ContentBlock[] {
     mimeType: artifact.mimeType,
     size: artifact.sizeBytes,
   };
-  return artifact.image ? [{ type: 'image', data: artifact.image.data.toString('base64'), mimeType: artifact.image.mimeType }, link] : [link];
+  return artifact.image
+    ? [{ type: 'image', data: artifact.image.data.toString('base64'), mimeType: artifact.image.mimeType }, link]
+    : [link];
 }
 
 /** A tool error as MCP wants it: an `isError` result whose text is the service's error body (a code of the catalog's). */

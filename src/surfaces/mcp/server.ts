@@ -25,8 +25,8 @@ export const SERVER_INSTRUCTIONS = [
   'Vault tools give access to the knowledge of consulting discovery engagements, one vault per client.',
   'Orientation order: list_vaults; when the user has not said which vault, suggest_vault_scope with the recent conversation',
   '(ask its clarification question if it returns one); then stats and get_brief for that vault.',
-  'Pass the exact vault id as `vault` to every call when the key reaches more than one vault; never guess it or reuse one client\'s vault for another.',
-  'search_knowledge finds entities by name; search_transcripts finds what was said, and get_transcript with a result\'s meetingId, turnStart and turnEnd reads around it; get_entity with includeEvidence gives verbatim quotes with their sentences.',
+  "Pass the exact vault id as `vault` to every call when the key reaches more than one vault; never guess it or reuse one client's vault for another.",
+  "search_knowledge finds entities by name; search_transcripts finds what was said, and get_transcript with a result's meetingId, turnStart and turnEnd reads around it; get_entity with includeEvidence gives verbatim quotes with their sentences.",
   "With search_transcripts, pass as `alternatives` two or three rephrasings of the question in the speakers' own terms (the client's names for sites, systems and roles, spoken words), never new facts.",
   'find_person is the only source of e-mail addresses.',
   'Before a draft that quotes people goes into send_email, export_report, a deck or back to the user, pass it to check_quotes and use the words and speakers it gives for every quotation that is not verbatim or is misattributed.',
@@ -53,11 +53,21 @@ const CACHE_HINTS = {
  * names each call in its error body and logs: over HTTP the request's X-Request-Id, over stdio a fresh id.
  * `charge` (over HTTP) makes a call pay its work beyond one call from the key's rate limit (Tool.cost).
  */
-export function createMcpServer(service: Service, principal: () => Principal, requestId: () => string = randomUUID, charge?: (units: number) => void): Server {
+export function createMcpServer(
+  service: Service,
+  principal: () => Principal,
+  requestId: () => string = randomUUID,
+  charge?: (units: number) => void,
+): Server {
   const server = new Server(
     { name: 'vault-tools', title: 'Vault Tools', version: PACKAGE_VERSION },
     {
-      capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false }, completions: {} },
+      capabilities: {
+        tools: { listChanged: false },
+        resources: { listChanged: false },
+        prompts: { listChanged: false },
+        completions: {},
+      },
       instructions: SERVER_INSTRUCTIONS,
       cacheHints: CACHE_HINTS,
     },
@@ -75,7 +85,14 @@ export function createMcpServer(service: Service, principal: () => Principal, re
       tools: tools.map((t) => {
         const d = describeTool(t);
         // The catalog's JSON Schemas are objects by construction (z.strictObject), as MCP requires.
-        const tool = { name: d.name, title: d.title, description: d.description, inputSchema: d.inputSchema, outputSchema: d.outputSchema, annotations: d.annotations } as McpTool;
+        const tool = {
+          name: d.name,
+          title: d.title,
+          description: d.description,
+          inputSchema: d.inputSchema,
+          outputSchema: d.outputSchema,
+          annotations: d.annotations,
+        } as McpTool;
         // A tool with an interactive view names it (MCP Apps); hosts without the extension ignore `_meta`.
         const meta = appToolMeta(t);
         return meta ? { ...tool, _meta: meta } : tool;
@@ -106,15 +123,27 @@ export function createMcpServer(service: Service, principal: () => Principal, re
       signal: ctx.mcpReq.signal,
       progress: progressNotifier(ctx.mcpReq._meta?.progressToken, (n) => ctx.mcpReq.notify(n)),
     });
-    if (!result.ok && result.code === 'cancelled') log.info(`${name} cancelled by the client (request ${id}); nothing was stored`);
+    if (!result.ok && result.code === 'cancelled')
+      log.info(`${name} cancelled by the client (request ${id}); nothing was stored`);
     if (!result.ok && result.code === 'vault_required' && picked.kind === 'unasked') {
       // Ask the person which vault, when the client can show a form; otherwise today's error, which names them.
       const question = askForVault(server, ctx, service, who, name);
       if (question) return question;
     }
-    if (!result.ok) return errorResult(result.code, picked.kind === 'declined' ? `${result.message} (The user declined to choose one.)` : result.message, id);
+    if (!result.ok)
+      return errorResult(
+        result.code,
+        picked.kind === 'declined' ? `${result.message} (The user declined to choose one.)` : result.message,
+        id,
+      );
     // The JSON text first (clients that read only text), then what the answer's files look like and where they are.
-    return { content: [{ type: 'text', text: JSON.stringify(result.data) }, ...(result.artifacts ?? []).flatMap(artifactBlocks)], structuredContent: result.data } satisfies CallToolResult;
+    return {
+      content: [
+        { type: 'text', text: JSON.stringify(result.data) },
+        ...(result.artifacts ?? []).flatMap(artifactBlocks),
+      ],
+      structuredContent: result.data,
+    } satisfies CallToolResult;
   });
 
   return server;

@@ -15,15 +15,29 @@ import { createMcpServer } from './server.js';
 export async function serveStdio(service: Service, principal: () => Principal): Promise<void> {
   const limit = `${MAX_STDIO_LINE_BYTES / 1024 / 1024} MiB (${MAX_STDIO_LINE_BYTES} bytes)`;
   // An over-long line is answered, not fatal: the client learns why its request failed, and the next one is served.
-  const input = new LineLimit(MAX_STDIO_LINE_BYTES, ({ bytes, id }) => {
-    log.warn(`refused a stdin message of ${bytes} bytes${id === undefined ? '' : ` (request id ${JSON.stringify(id)})`}: one message may be at most ${limit}`);
-    const message = `Invalid Request: the message is ${bytes} bytes, over the limit of ${limit} per line; it was not read.`;
-    // JSON-RPC answers with id null when the request's id could not be read.
-    void transport.send({ jsonrpc: '2.0', id: id ?? null, error: { code: ProtocolErrorCode.InvalidRequest, message } } as unknown as JSONRPCMessage);
-  }, ({ problem, id }) => {
-    // Refused as /v1/mcp and REST refuse it: the same sentence, before the SDK walks the message.
-    void transport.send({ jsonrpc: '2.0', id: id ?? null, error: { code: ProtocolErrorCode.InvalidRequest, message: `Invalid Request: ${problem}` } } as unknown as JSONRPCMessage);
-  });
+  const input = new LineLimit(
+    MAX_STDIO_LINE_BYTES,
+    ({ bytes, id }) => {
+      log.warn(
+        `refused a stdin message of ${bytes} bytes${id === undefined ? '' : ` (request id ${JSON.stringify(id)})`}: one message may be at most ${limit}`,
+      );
+      const message = `Invalid Request: the message is ${bytes} bytes, over the limit of ${limit} per line; it was not read.`;
+      // JSON-RPC answers with id null when the request's id could not be read.
+      void transport.send({
+        jsonrpc: '2.0',
+        id: id ?? null,
+        error: { code: ProtocolErrorCode.InvalidRequest, message },
+      } as unknown as JSONRPCMessage);
+    },
+    ({ problem, id }) => {
+      // Refused as /v1/mcp and REST refuse it: the same sentence, before the SDK walks the message.
+      void transport.send({
+        jsonrpc: '2.0',
+        id: id ?? null,
+        error: { code: ProtocolErrorCode.InvalidRequest, message: `Invalid Request: ${problem}` },
+      } as unknown as JSONRPCMessage);
+    },
+  );
   // The transport's own buffer only ever holds one line within our limit; its size check never fires.
   const transport = new StdioServerTransport(input, process.stdout, { maxBufferSize: 2 * MAX_STDIO_LINE_BYTES });
   process.stdin.pipe(input);

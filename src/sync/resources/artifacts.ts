@@ -30,7 +30,12 @@ const artifact = {
 
 /** `<data dir>/artifacts/<vault>/<artifact>/<file>`, each part one safe segment, checked to stay in `artifacts/`. */
 function artifactFile(dataDir: string, vaultId: string, artifactId: string, fileName: string): string {
-  return resolveInside(join(dataDir, 'artifacts'), safeSegment(vaultId), safeSegment(artifactId), safeSegment(fileName));
+  return resolveInside(
+    join(dataDir, 'artifacts'),
+    safeSegment(vaultId),
+    safeSegment(artifactId),
+    safeSegment(fileName),
+  );
 }
 
 /**
@@ -61,7 +66,11 @@ export async function pullArtifacts(ctx: PullContext, dataDir: string) {
     { ...artifact, id: z.string().optional() },
     async () => {
       const lists = await Promise.all(
-        KINDS.map(async (kind) => (await readTool<{ artifacts?: unknown }>(ctx, 'find_artifact', { vault: vaultId, kind, limit: 25 })).artifacts),
+        KINDS.map(
+          async (kind) =>
+            (await readTool<{ artifacts?: unknown }>(ctx, 'find_artifact', { vault: vaultId, kind, limit: 25 }))
+              .artifacts,
+        ),
       );
       // One kind answered without its list: the whole list is skipped (taken as empty, it would remove that kind).
       const malformed = lists.findIndex((l) => !Array.isArray(l));
@@ -99,12 +108,18 @@ export async function pullArtifacts(ctx: PullContext, dataDir: string) {
       const keep = new Set([...ctx.localOnly('artifact'), ...artifactsMadeHereOnly(db, vaultId)]);
       const incoming = new Set(records.map((r) => r.item.artifactId));
       // Kept: what local writes made and sync has not pushed yet, and files only this machine keeps (decks, exports).
-      for (const { id, path } of artifactPaths(db, vaultId).filter((r) => !keep.has(r.id) && !incoming.has(r.id) && !isLocalOnlyArtifact(r.mimeType))) {
+      for (const { id, path } of artifactPaths(db, vaultId).filter(
+        (r) => !keep.has(r.id) && !incoming.has(r.id) && !isLocalOnlyArtifact(r.mimeType),
+      )) {
         deleteArtifact(db, vaultId, id);
         if (path === null) continue;
         const folder = ownFolder(dataDir, path);
         if (folder) removed.push(folder);
-        else ctx.skip('artifacts', `record ${describeId(id)}: its file ${JSON.stringify(path)} is not in an artifact's own folder, so it is left in place`);
+        else
+          ctx.skip(
+            'artifacts',
+            `record ${describeId(id)}: its file ${JSON.stringify(path)} is not in an artifact's own folder, so it is left in place`,
+          );
       }
       forgetLanded(db, vaultId, 'artifact');
       for (const { item: a } of records) {

@@ -24,6 +24,11 @@ export function pullBriefs(ctx: PullContext) {
       );
       return found.filter((b) => b !== undefined);
     },
-    (records) => replaceBriefsFromUpstream(db, vaultId, records.map((r) => r.item)),
+    (records) =>
+      replaceBriefsFromUpstream(
+        db,
+        vaultId,
+        records.map((r) => r.item),
+      ),
   );
 }

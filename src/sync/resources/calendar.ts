@@ -26,10 +26,19 @@ export function pullCalendar(ctx: PullContext) {
     'calendar',
     event,
     async () => {
-      const data = await readTool<{ events?: unknown; window?: { from?: string } }>(ctx, 'list_calendar', { vault: vaultId });
+      const data = await readTool<{ events?: unknown; window?: { from?: string } }>(ctx, 'list_calendar', {
+        vault: vaultId,
+      });
       windowFrom = data.window?.from ?? '';
       return data.events;
     },
-    (records) => replaceEventsFromUpstream(db, vaultId, windowFrom, ctx.localOnly('event'), records.map((r) => r.item)),
+    (records) =>
+      replaceEventsFromUpstream(
+        db,
+        vaultId,
+        windowFrom,
+        ctx.localOnly('event'),
+        records.map((r) => r.item),
+      ),
   );
 }

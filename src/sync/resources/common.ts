@@ -49,7 +49,10 @@ export { fingerprint };
 /** Optional on the wire, a default in the store: missing or null becomes the default. */
 export const orDefault = <T extends z.ZodType>(schema: T, fallback: z.output<T>) =>
   schema.nullish().transform((v) => (v ?? fallback) as z.output<T>);
-export const optionalString = z.string().nullish().transform((v) => v ?? null);
+export const optionalString = z
+  .string()
+  .nullish()
+  .transform((v) => v ?? null);
 export const stringList = orDefault(z.array(z.string()), []);
 /** A moment upstream sent, as the store keeps every moment (src/time.ts: UTC, whole seconds), so text order is time order. */
 export const wireTime = z.string().transform(storedTimeOf);
@@ -79,7 +82,10 @@ export function parseEach<Shape extends z.ZodRawShape>(
     const parsed = schema.safeParse(raw);
     if (!parsed.success) {
       const id = raw && typeof raw === 'object' && 'id' in raw ? ` ${describeId((raw as { id: unknown }).id)}` : '';
-      ctx.skip(resource, `record${id}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(record)'} ${i.message}`).join('; ')}`);
+      ctx.skip(
+        resource,
+        `record${id}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(record)'} ${i.message}`).join('; ')}`,
+      );
       continue;
     }
     const extraEntries = Object.entries(raw as Record<string, unknown>).filter(([k]) => !known.has(k));
@@ -118,7 +124,10 @@ export async function pullList<Shape extends z.ZodRawShape>(
   const raw = await fetch();
   if (!Array.isArray(raw)) {
     // Taken as an empty list, it would remove every stored record: this list is skipped, the others go on.
-    ctx.skip(resource, `the answer has no list of ${resource} (got ${raw === null ? 'null' : typeof raw}), so the stored ones are kept`);
+    ctx.skip(
+      resource,
+      `the answer has no list of ${resource} (got ${raw === null ? 'null' : typeof raw}), so the stored ones are kept`,
+    );
     return { resource, changed: false, count: 0 };
   }
   const print = fingerprint(raw);
@@ -126,7 +135,12 @@ export async function pullList<Shape extends z.ZodRawShape>(
   const records = parseEach(ctx, resource, shape, raw);
   writeTransaction(ctx.db, () => {
     write(records);
-    replaceExtras(ctx.db, ctx.vaultId, resource, records.map((r) => ({ id: String((r.item as { id?: unknown }).id ?? ''), extra: r.extra })));
+    replaceExtras(
+      ctx.db,
+      ctx.vaultId,
+      resource,
+      records.map((r) => ({ id: String((r.item as { id?: unknown }).id ?? ''), extra: r.extra })),
+    );
     setCheckpoint(ctx.db, ctx.vaultId, resource, print);
   });
   ctx.progress(resource, records.length, records.length);

@@ -1,14 +1,26 @@
 /** Conflicts of every status, with their claims (list_conflicts status=all). Their entities must have landed first. */
 import { z } from 'zod';
 import { replaceConflictsFromUpstream } from '../../store/conflicts.js';
-import { optionalString, orDefault, pullList, type PullContext, readTool, wireTime, optionalWireTime } from './common.js';
+import {
+  optionalString,
+  orDefault,
+  pullList,
+  type PullContext,
+  readTool,
+  wireTime,
+  optionalWireTime,
+} from './common.js';
 
 const claim = z.object({
   speaker: z.string(),
   quote: z.string(),
   meetingId: optionalString,
   spokenAt: optionalWireTime,
-  turnIndex: z.number().int().nullish().transform((v) => v ?? null),
+  turnIndex: z
+    .number()
+    .int()
+    .nullish()
+    .transform((v) => v ?? null),
 });
 const conflict = {
   id: z.string(),
@@ -27,9 +39,14 @@ export function pullConflicts(ctx: PullContext) {
     ctx,
     'conflicts',
     conflict,
-    async () => (await readTool<{ conflicts?: unknown }>(ctx, 'list_conflicts', { vault: vaultId, status: 'all' })).conflicts,
+    async () =>
+      (await readTool<{ conflicts?: unknown }>(ctx, 'list_conflicts', { vault: vaultId, status: 'all' })).conflicts,
     (records) => {
-      for (const c of replaceConflictsFromUpstream(db, vaultId, records.map((r) => r.item))) {
+      for (const c of replaceConflictsFromUpstream(
+        db,
+        vaultId,
+        records.map((r) => r.item),
+      )) {
         ctx.skip('conflicts', `conflict "${c.id}" is about entity "${c.entityId}", which is not in the vault (yet)`);
       }
     },

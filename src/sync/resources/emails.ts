@@ -27,7 +27,15 @@ export function pullSentEmails(ctx: PullContext) {
     ctx,
     'sent_emails',
     email,
-    async () => (await readTool<{ emails?: unknown }>(ctx, 'list_sent_emails', { vault: vaultId, limit: SENT_EMAILS_VISIBLE })).emails,
-    (records) => replaceSentEmailsFromUpstream(db, vaultId, records.map((r) => r.item), ctx.localOnly('email')),
+    async () =>
+      (await readTool<{ emails?: unknown }>(ctx, 'list_sent_emails', { vault: vaultId, limit: SENT_EMAILS_VISIBLE }))
+        .emails,
+    (records) =>
+      replaceSentEmailsFromUpstream(
+        db,
+        vaultId,
+        records.map((r) => r.item),
+        ctx.localOnly('email'),
+      ),
   );
 }

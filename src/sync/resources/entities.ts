@@ -7,11 +7,33 @@
  */
 import { z } from 'zod';
 import { writeTransaction, type Db } from '../../store/db.js';
-import { deleteEntity, entityIds, replaceEntityEdges, replaceEntityEvidence, upsertEntity } from '../../store/entities.js';
-import { forgetExtra, forgetLanded, keepExtra, landedFingerprints, setLandedFingerprint } from '../../store/sync-checkpoints.js';
+import {
+  deleteEntity,
+  entityIds,
+  replaceEntityEdges,
+  replaceEntityEvidence,
+  upsertEntity,
+} from '../../store/entities.js';
+import {
+  forgetExtra,
+  forgetLanded,
+  keepExtra,
+  landedFingerprints,
+  setLandedFingerprint,
+} from '../../store/sync-checkpoints.js';
 import { RemoteError } from '../remote.js';
 import { PageWalk } from '../limits.js';
-import { ahead, fingerprint, orDefault, parseEach, stringList, type Parsed, type PullContext, wireTime, optionalWireTime } from './common.js';
+import {
+  ahead,
+  fingerprint,
+  orDefault,
+  parseEach,
+  stringList,
+  type Parsed,
+  type PullContext,
+  wireTime,
+  optionalWireTime,
+} from './common.js';
 
 const ENTITY_TYPES = ['department', 'person', 'process', 'system', 'problem', 'opportunity', 'kpi'] as const;
 const PAGE = 200;
@@ -29,27 +51,58 @@ const finding = {
 };
 type Finding = z.output<z.ZodObject<typeof finding>>;
 
-const edge = z.object({ entityId: z.string(), relation: z.string(), direction: z.enum(['out', 'in', 'both']), weight: orDefault(z.number().int(), 1) });
+const edge = z.object({
+  entityId: z.string(),
+  relation: z.string(),
+  direction: z.enum(['out', 'in', 'both']),
+  weight: orDefault(z.number().int(), 1),
+});
 const quote = z.object({
   quote: z.string(),
   speaker: z.string(),
   meetingId: z.string(),
   spokenAt: wireTime,
-  turnIndex: z.number().int().nullish().transform((v) => v ?? null),
+  turnIndex: z
+    .number()
+    .int()
+    .nullish()
+    .transform((v) => v ?? null),
 });
 const details = { ...finding, edges: orDefault(z.array(edge), []), evidence: orDefault(z.array(quote), []) };
 
 /** The core fields in a fixed order, so a list item and a get_entity answer give the same fingerprint. */
 const fingerprintOf = (f: Finding) =>
-  fingerprint([f.id, f.name, f.type, f.description, f.aliases, f.source, f.mentionCount, f.firstSeenAt, f.lastMentionedAt]);
+  fingerprint([
+    f.id,
+    f.name,
+    f.type,
+    f.description,
+    f.aliases,
+    f.source,
+    f.mentionCount,
+    f.firstSeenAt,
+    f.lastMentionedAt,
+  ]);
 
 type Page = { findings?: unknown; nextCursor?: string | null; total?: number };
 
 /** A page of list_findings (full items), with their details where the server gives them (`withDetails`). */
-async function findingsPage(ctx: PullContext, args: Record<string, unknown>): Promise<{ page: Page; withDetails: boolean }> {
-  const { data: page, extended } = await ctx.remote.toolWithExtras<Page>('list_findings', { vault: ctx.vaultId, limit: PAGE, ...args }, { includeDetails: true });
+async function findingsPage(
+  ctx: PullContext,
+  args: Record<string, unknown>,
+): Promise<{ page: Page; withDetails: boolean }> {
+  const { data: page, extended } = await ctx.remote.toolWithExtras<Page>(
+    'list_findings',
+    { vault: ctx.vaultId, limit: PAGE, ...args },
+    { includeDetails: true },
+  );
   // A server that ignores the field answers without details: then they are fetched one by one.
-  const withDetails = extended && Array.isArray(page.findings) && page.findings.every((f: { edges?: unknown; evidence?: unknown }) => Array.isArray(f?.edges) && Array.isArray(f?.evidence));
+  const withDetails =
+    extended &&
+    Array.isArray(page.findings) &&
+    page.findings.every(
+      (f: { edges?: unknown; evidence?: unknown }) => Array.isArray(f?.edges) && Array.isArray(f?.evidence),
+    );
   return { page, withDetails };
 }
 
@@ -79,7 +132,10 @@ export async function pullEntityInventory(ctx: PullContext): Promise<{ stale: st
     const { page, withDetails }: Awaited<ReturnType<typeof findingsPage>> = await next;
     if (!Array.isArray(page.findings)) {
       // Without every page, which entities are gone upstream cannot be told: none is removed.
-      ctx.skip('entities', `list_findings: a page has no "findings" list, so the inventory stopped there and nothing was removed`);
+      ctx.skip(
+        'entities',
+        `list_findings: a page has no "findings" list, so the inventory stopped there and nothing was removed`,
+      );
       return { stale, detailed };
     }
     if (page.nextCursor) walk.follow(page.nextCursor);

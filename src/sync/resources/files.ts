@@ -10,7 +10,16 @@ import { fileText, replaceFilesFromUpstream, setFileText } from '../../store/fil
 import { forgetLanded, landedFingerprints, setLandedFingerprint } from '../../store/sync-checkpoints.js';
 import { LIMIT_SETTINGS } from '../limits.js';
 import { BodyTooLargeError } from '../remote.js';
-import { describeId, fingerprint, optionalString, orDefault, pullList, type PullContext, readTool, wireTime } from './common.js';
+import {
+  describeId,
+  fingerprint,
+  optionalString,
+  orDefault,
+  pullList,
+  type PullContext,
+  readTool,
+  wireTime,
+} from './common.js';
 import { formatCount } from '../../core/numbers.js';
 
 const file = {
@@ -18,7 +27,11 @@ const file = {
   name: z.string(),
   description: orDefault(z.string(), ''),
   mimeType: optionalString,
-  sizeBytes: z.number().int().nullish().transform((v) => v ?? null),
+  sizeBytes: z
+    .number()
+    .int()
+    .nullish()
+    .transform((v) => v ?? null),
   downloadUrl: optionalString,
   createdAt: wireTime,
 };
@@ -43,21 +56,38 @@ export async function pullFiles(ctx: PullContext) {
     },
     (records) => {
       const landed = landedFingerprints(db, vaultId, 'file');
-      const unchanged = new Set(records.filter(({ item: f }) => landed.get(f.id) === prints.get(f.id)).map(({ item: f }) => f.id));
-      replaceFilesFromUpstream(db, vaultId, records.map((r) => r.item), unchanged);
+      const unchanged = new Set(
+        records.filter(({ item: f }) => landed.get(f.id) === prints.get(f.id)).map(({ item: f }) => f.id),
+      );
+      replaceFilesFromUpstream(
+        db,
+        vaultId,
+        records.map((r) => r.item),
+        unchanged,
+      );
       forgetLanded(db, vaultId, 'file');
       for (const id of unchanged) setLandedFingerprint(db, vaultId, 'file', id, prints.get(id)!);
     },
   );
   // Whether or not the list changed: a text a budget left out last time is asked for now.
   const landed = landedFingerprints(db, vaultId, 'file');
-  const waiting = [...links].filter(([id]) => landed.get(id) !== prints.get(id) && fileText(db, vaultId, id) !== undefined);
-  await pullTexts(ctx, waiting.map(([id, downloadUrl]) => ({ id, downloadUrl })), prints);
+  const waiting = [...links].filter(
+    ([id]) => landed.get(id) !== prints.get(id) && fileText(db, vaultId, id) !== undefined,
+  );
+  await pullTexts(
+    ctx,
+    waiting.map(([id, downloadUrl]) => ({ id, downloadUrl })),
+    prints,
+  );
   return result;
 }
 
 /** The texts of the files whose listing changed, one at a time, within the pull's byte budget. */
-async function pullTexts(ctx: PullContext, files: readonly { id: string; downloadUrl: string | null }[], prints: Map<string, string>): Promise<void> {
+async function pullTexts(
+  ctx: PullContext,
+  files: readonly { id: string; downloadUrl: string | null }[],
+  prints: Map<string, string>,
+): Promise<void> {
   const { db, vaultId } = ctx;
   const budget = ctx.limits.maxFileBytes;
   let used = 0;
@@ -73,7 +103,10 @@ async function pullTexts(ctx: PullContext, files: readonly { id: string; downloa
     }
     if (used >= budget) {
       // Not marked landed: the next pull asks for it again, with a budget of its own.
-      ctx.skip('files', `text of ${describeId(f.id)}: this pull already took ${formatCount(used)} bytes of file text, its budget is ${formatCount(budget)} (${LIMIT_SETTINGS.maxFileBytes.env}); the file is listed without its text until a later sync`);
+      ctx.skip(
+        'files',
+        `text of ${describeId(f.id)}: this pull already took ${formatCount(used)} bytes of file text, its budget is ${formatCount(budget)} (${LIMIT_SETTINGS.maxFileBytes.env}); the file is listed without its text until a later sync`,
+      );
       continue;
     }
     try {

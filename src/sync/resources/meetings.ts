@@ -6,11 +6,30 @@
  */
 import { z } from 'zod';
 import { writeTransaction } from '../../store/db.js';
-import { deleteMeeting, meetingExists, meetingIds, replaceMeetingMentions, replaceMeetingTurns, setMeetingNotes, upsertMeeting } from '../../store/meetings.js';
+import {
+  deleteMeeting,
+  meetingExists,
+  meetingIds,
+  replaceMeetingMentions,
+  replaceMeetingTurns,
+  setMeetingNotes,
+  upsertMeeting,
+} from '../../store/meetings.js';
 import { forgetLanded, landedFingerprints, setLandedFingerprint } from '../../store/sync-checkpoints.js';
 import { writeChunksOfMeetings, type StoredChunk } from '../../search/chunk-index.js';
 import { LIMIT_SETTINGS, LimitError, PageWalk } from '../limits.js';
-import { ahead, describeId, fingerprint, orDefault, parseEach, readTool, stringList, type PullContext, wireTime, optionalWireTime } from './common.js';
+import {
+  ahead,
+  describeId,
+  fingerprint,
+  orDefault,
+  parseEach,
+  readTool,
+  stringList,
+  type PullContext,
+  wireTime,
+  optionalWireTime,
+} from './common.js';
 import { formatCount } from '../../core/numbers.js';
 
 const TRANSCRIPT_PAGE = 50;
@@ -19,7 +38,11 @@ const meeting = {
   id: z.string(),
   name: z.string(),
   date: wireTime,
-  durationMinutes: z.number().int().nullish().transform((v) => v ?? null),
+  durationMinutes: z
+    .number()
+    .int()
+    .nullish()
+    .transform((v) => v ?? null),
   attendees: stringList,
   extractionStatus: orDefault(z.string(), 'pending'),
   createdAt: optionalWireTime,
@@ -33,7 +56,11 @@ const chunk = z.object({
   text: z.string(),
   turnStart: z.number().int().nullish(),
   turnEnd: z.number().int().nullish(),
-  startSeconds: z.number().int().nullish().transform((v) => v ?? null),
+  startSeconds: z
+    .number()
+    .int()
+    .nullish()
+    .transform((v) => v ?? null),
 });
 
 export interface MeetingDetails {
@@ -44,7 +71,8 @@ export interface MeetingDetails {
   mentions?: { id: string; mentions: number }[];
 }
 
-const fingerprintOf = (m: Meeting) => fingerprint([m.id, m.name, m.date, m.durationMinutes, m.attendees, m.extractionStatus, m.createdAt]);
+const fingerprintOf = (m: Meeting) =>
+  fingerprint([m.id, m.name, m.date, m.durationMinutes, m.attendees, m.extractionStatus, m.createdAt]);
 
 /** Lands every meeting's metadata and removes meetings upstream no longer has; returns those whose details changed. */
 export async function pullMeetingList(ctx: PullContext): Promise<{ id: string; print: string }[]> {
@@ -77,9 +105,18 @@ export async function pullMeetingList(ctx: PullContext): Promise<{ id: string; p
 
 /** get_meeting: notes and the entities extracted from it (which an incremental pull refreshes too). */
 export async function fetchMeetingDetails(ctx: PullContext, m: { id: string; print: string }): Promise<MeetingDetails> {
-  const data = await ctx.remote.tool<{ notes?: string; entities?: unknown }>('get_meeting', { vault: ctx.vaultId, meetingId: m.id });
-  if (!Array.isArray(data.entities)) ctx.skip('meeting entities', `get_meeting ${describeId(m.id)}: the answer has no list of entities, so the stored ones are kept`);
-  const mentions = Array.isArray(data.entities) ? parseEach(ctx, 'meeting entities', mention.shape, data.entities).map((r) => r.item) : undefined;
+  const data = await ctx.remote.tool<{ notes?: string; entities?: unknown }>('get_meeting', {
+    vault: ctx.vaultId,
+    meetingId: m.id,
+  });
+  if (!Array.isArray(data.entities))
+    ctx.skip(
+      'meeting entities',
+      `get_meeting ${describeId(m.id)}: the answer has no list of entities, so the stored ones are kept`,
+    );
+  const mentions = Array.isArray(data.entities)
+    ? parseEach(ctx, 'meeting entities', mention.shape, data.entities).map((r) => r.item)
+    : undefined;
   return { id: m.id, print: m.print, notes: typeof data.notes === 'string' ? data.notes : '', mentions };
 }
 
@@ -102,15 +139,24 @@ export async function pullTranscripts(ctx: PullContext, details: readonly Meetin
     }
   };
   const fetchBatch = async (start: number) =>
-    (await Promise.all(details.slice(start, start + MEETINGS_PER_TRANSACTION).map(fetchOne))).filter((m) => m !== undefined);
+    (await Promise.all(details.slice(start, start + MEETINGS_PER_TRANSACTION).map(fetchOne))).filter(
+      (m) => m !== undefined,
+    );
   let next = details.length ? fetchBatch(0) : undefined;
   for (let start = 0; next; start += MEETINGS_PER_TRANSACTION) {
     const batch = await next;
-    next = start + MEETINGS_PER_TRANSACTION < details.length ? ahead(fetchBatch(start + MEETINGS_PER_TRANSACTION)) : undefined;
+    next =
+      start + MEETINGS_PER_TRANSACTION < details.length
+        ? ahead(fetchBatch(start + MEETINGS_PER_TRANSACTION))
+        : undefined;
     writeTransaction(ctx.db, () => {
       const landing = batch.filter(({ d, chunks }) => landMeeting(ctx, d, chunks));
       // The batch's chunks in one statement, the word index's cheapest way (see writeChunksOfMeetings).
-      writeChunksOfMeetings(ctx.db, ctx.vaultId, landing.map(({ d, chunks }) => ({ meetingId: d.id, chunks })));
+      writeChunksOfMeetings(
+        ctx.db,
+        ctx.vaultId,
+        landing.map(({ d, chunks }) => ({ meetingId: d.id, chunks })),
+      );
     });
     ctx.progress('transcripts', Math.min(start + MEETINGS_PER_TRANSACTION, details.length), details.length);
   }
@@ -127,14 +173,28 @@ async function fetchTranscript(ctx: PullContext, meetingId: string): Promise<Sto
   const chunks: StoredChunk[] = [];
   let bytes = 0;
   for (let offset: number | null = 0; offset !== null; ) {
-    const page: { chunks?: unknown; nextOffset?: number | null } = await ctx.remote.tool('get_transcript', { vault: ctx.vaultId, meetingId, offset, limit: TRANSCRIPT_PAGE });
+    const page: { chunks?: unknown; nextOffset?: number | null } = await ctx.remote.tool('get_transcript', {
+      vault: ctx.vaultId,
+      meetingId,
+      offset,
+      limit: TRANSCRIPT_PAGE,
+    });
     for (const { item: c } of parseEach(ctx, 'transcript', chunk.shape, page.chunks)) {
       bytes += Buffer.byteLength(c.text) + c.speakers.reduce((n, s) => n + Buffer.byteLength(s), 0);
       if (bytes > maxTranscriptBytes) {
-        throw new LimitError(`get_transcript: more than ${formatCount(maxTranscriptBytes)} bytes of text (${LIMIT_SETTINGS.maxTranscriptBytes.env}), so it was not stored`);
+        throw new LimitError(
+          `get_transcript: more than ${formatCount(maxTranscriptBytes)} bytes of text (${LIMIT_SETTINGS.maxTranscriptBytes.env}), so it was not stored`,
+        );
       }
       const turnStart = c.turnStart ?? (chunks.at(-1)?.turnEnd ?? -1) + 1;
-      chunks.push({ index: c.index, speakers: c.speakers, text: c.text, startSeconds: c.startSeconds, turnStart, turnEnd: c.turnEnd ?? turnStart });
+      chunks.push({
+        index: c.index,
+        speakers: c.speakers,
+        text: c.text,
+        startSeconds: c.startSeconds,
+        turnStart,
+        turnEnd: c.turnEnd ?? turnStart,
+      });
     }
     offset = typeof page.nextOffset === 'number' && page.nextOffset > offset ? page.nextOffset : null;
     if (offset !== null) walk.follow(offset);
@@ -150,7 +210,13 @@ function landMeeting(ctx: PullContext, d: MeetingDetails, chunks: StoredChunk[])
   const { db, vaultId } = ctx;
   if (!meetingExists(db, vaultId, d.id)) return false;
   setMeetingNotes(db, vaultId, d.id, d.notes);
-  if (d.mentions) replaceMeetingMentions(db, vaultId, d.id, d.mentions.map((m) => ({ entityId: m.id, count: m.mentions })));
+  if (d.mentions)
+    replaceMeetingMentions(
+      db,
+      vaultId,
+      d.id,
+      d.mentions.map((m) => ({ entityId: m.id, count: m.mentions })),
+    );
   replaceMeetingTurns(db, vaultId, d.id, chunks.flatMap(turnsOfChunk));
   setLandedFingerprint(db, vaultId, 'meeting', d.id, d.print);
   return true;
@@ -160,13 +226,20 @@ function landMeeting(ctx: PullContext, d: MeetingDetails, chunks: StoredChunk[])
  * The turns a chunk was packed from, recovered from its "Speaker: text" lines (a line that starts with one
  * of the chunk's speakers opens a turn). Only the first turn of a chunk knows its time.
  */
-export function turnsOfChunk(c: StoredChunk): { index: number; speaker: string; text: string; atSeconds: number | null }[] {
+export function turnsOfChunk(
+  c: StoredChunk,
+): { index: number; speaker: string; text: string; atSeconds: number | null }[] {
   const turns: { index: number; speaker: string; text: string; atSeconds: number | null }[] = [];
   const speakers = [...c.speakers].sort((a, b) => b.length - a.length);
   for (const line of c.text.split('\n')) {
     const speaker = speakers.find((s) => line.startsWith(`${s}: `));
     if (speaker || !turns.length) {
-      turns.push({ index: c.turnStart + turns.length, speaker: speaker ?? '', text: speaker ? line.slice(speaker.length + 2) : line, atSeconds: turns.length ? null : c.startSeconds });
+      turns.push({
+        index: c.turnStart + turns.length,
+        speaker: speaker ?? '',
+        text: speaker ? line.slice(speaker.length + 2) : line,
+        atSeconds: turns.length ? null : c.startSeconds,
+      });
     } else {
       turns.at(-1)!.text += `\n${line}`;
     }

@@ -11,6 +11,11 @@ export function pullMilestones(ctx: PullContext) {
     'milestones',
     milestone,
     async () => (await readTool<{ milestones?: unknown }>(ctx, 'list_milestones', { vault: ctx.vaultId })).milestones,
-    (records) => replaceMilestonesFromUpstream(ctx.db, ctx.vaultId, records.map((r) => r.item)),
+    (records) =>
+      replaceMilestonesFromUpstream(
+        ctx.db,
+        ctx.vaultId,
+        records.map((r) => r.item),
+      ),
   );
 }

@@ -21,6 +21,11 @@ export function pullPlanSteps(ctx: PullContext) {
     'plan_steps',
     step,
     async () => (await readTool<{ steps?: unknown }>(ctx, 'list_plan_steps', { vault: ctx.vaultId })).steps,
-    (records) => replacePlanStepsFromUpstream(ctx.db, ctx.vaultId, records.map(({ item: s }, i) => ({ ...s, position: s.position ?? i + 1 }))),
+    (records) =>
+      replacePlanStepsFromUpstream(
+        ctx.db,
+        ctx.vaultId,
+        records.map(({ item: s }, i) => ({ ...s, position: s.position ?? i + 1 })),
+      ),
   );
 }

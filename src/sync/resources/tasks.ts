@@ -22,7 +22,15 @@ const task = {
   updatedAt: wireTime,
   // Only a vault-tools upstream says what blocks a task (the hosted service has no such field); one it says badly is dropped.
   blockedBy: z
-    .array(z.object({ kind: z.enum(['task', 'person', 'event']), ref: z.string().nullish(), name: z.string(), note: z.string().nullish(), dueDate: z.string().nullish() }))
+    .array(
+      z.object({
+        kind: z.enum(['task', 'person', 'event']),
+        ref: z.string().nullish(),
+        name: z.string(),
+        note: z.string().nullish(),
+        dueDate: z.string().nullish(),
+      }),
+    )
     .optional()
     .catch(undefined),
 };
@@ -47,7 +55,12 @@ export function pullTasks(ctx: PullContext) {
     async () => (await readTool<{ tasks?: unknown }>(ctx, 'list_tasks', { vault: vaultId })).tasks,
     (records) => {
       // A task created here and not pushed yet keeps its row, and moves past a number upstream has since used.
-      replaceTasksFromUpstream(db, vaultId, records.map(({ item: { owner, blockedBy: _b, ...t } }) => ({ ...t, assigneeName: owner })), ctx.localOnly('task'));
+      replaceTasksFromUpstream(
+        db,
+        vaultId,
+        records.map(({ item: { owner, blockedBy: _b, ...t } }) => ({ ...t, assigneeName: owner })),
+        ctx.localOnly('task'),
+      );
       for (const { item } of records) {
         const blockers = (item.blockedBy ?? []).map(recorded).filter((b): b is TaskBlocker => b !== undefined);
         if (blockers.length) setTaskBlockers(db, vaultId, item.id, blockers);

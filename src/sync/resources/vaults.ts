@@ -30,7 +30,8 @@ export type RemoteVault = z.output<z.ZodObject<typeof vault>>;
 export async function fetchVaults(ctx: Pick<PullContext, 'remote' | 'skip'>): Promise<RemoteVault[]> {
   const data = await ctx.remote.tool<{ vaults?: unknown }>('list_vaults', {});
   // Taken as an empty list, it would drop every synced vault: nothing can be pulled without it.
-  if (!Array.isArray(data.vaults)) throw new RemoteError(502, 'bad_response', 'list_vaults: the answer has no "vaults" list');
+  if (!Array.isArray(data.vaults))
+    throw new RemoteError(502, 'bad_response', 'list_vaults: the answer has no "vaults" list');
   return parseEach(ctx, 'vaults', vault, data.vaults).map((r) => r.item);
 }
 
@@ -41,7 +42,9 @@ export async function fetchVaults(ctx: Pick<PullContext, 'remote' | 'skip'>): Pr
 export function upsertVault(db: Db, v: RemoteVault, now: string): void {
   const origin = vaultOrigin(db, v.id);
   if (origin !== undefined && origin !== 'sync') {
-    throw new Error(`vault "${v.id}" exists here from ${origin === 'fixture' ? 'the demo fixtures' : 'an import'}; sync into another data dir (--data-dir) or remove it first`);
+    throw new Error(
+      `vault "${v.id}" exists here from ${origin === 'fixture' ? 'the demo fixtures' : 'an import'}; sync into another data dir (--data-dir) or remove it first`,
+    );
   }
   const clash = otherVaultNamed(db, v.name, v.id);
   if (clash) throw new Error(`vault "${v.id}" is named "${v.name}", a name local vault "${clash}" already has`);
