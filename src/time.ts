@@ -31,7 +31,8 @@ export function storedTimeOf(text: string): string {
   return Number.isNaN(ms) ? text : isoUtc(ms);
 }
 
-const MONTHS = [
+/** English month names, January first (dates written for a person, and the ones the demo's text moves). */
+export const MONTHS = [
   'January',
   'February',
   'March',

@@ -6,22 +6,8 @@
  * engagement's calendar (a contract's end, "support ends 31 Dec 2027") and stays as written. Dates spelled in
  * words ("the twenty-eighth of October") and bare month names ("in September") are not recognised.
  */
-import { DAY_MS } from '../time.js';
+import { DAY_MS, MONTHS } from '../time.js';
 
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const MONTH = `(?:${MONTHS.map((m) => `${m.slice(0, 3)}(?:${m.slice(3)})?`).join('|')})`;
 const WEEKDAY = `(?:${WEEKDAYS.map((d) => `${d.slice(0, 3)}(?:${d.slice(3)})?`).join('|')})`;
