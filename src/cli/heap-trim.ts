@@ -5,9 +5,8 @@
  * it (RSS 118 -> 330 MB over 2,000 calls on the small bench store, 1.25x the RSS after the first 200), and it does
  * not hand those pages back while the server sits idle. So when the heap has stood still for a tick (no request
  * is allocating) with at least 16 MB of garbage on it (or the resident set 32 MB above what the last one left),
-one full collection runs and returns the freed pages. Busy
- * stretches are left to V8 (no collection is forced under load); an idle server with nothing to free does nothing
- * but read a counter every 2 s.
+ * one full collection runs and returns the freed pages. Busy stretches are left to V8 (no collection is forced
+ * under load); an idle server with nothing to free does nothing but read a counter every 2 s.
  */
 import v8 from 'node:v8';
 import vm from 'node:vm';
