@@ -252,7 +252,10 @@ it('runs the whole flow with the v2 SDK client: DCR, consent in chromium, PKCE, 
     );
     const chooser = await chromium.evaluate<string>('document.body.innerText');
     // The second step, beside the first (VAULT_TOOLS_CONSENT_PNG: consent.png and consent-vaults.png).
-    writeFileSync((process.env.VAULT_TOOLS_CONSENT_PNG ?? join(store.dir, 'consent.png')).replace(/\.png$/, '-vaults.png'), await chromium.screenshot());
+    writeFileSync(
+      (process.env.VAULT_TOOLS_CONSENT_PNG ?? join(store.dir, 'consent.png')).replace(/\.png$/, '-vaults.png'),
+      await chromium.screenshot(),
+    );
     expect(chooser).toContain(`(${one})`);
     expect(chooser).not.toContain(other);
     const pick = `document.querySelector('input[name=vault][value=${JSON.stringify(one)}]').checked = true; document.querySelector('button[value=approve]').click();`;
