@@ -6,10 +6,10 @@ import { ServiceError } from '../core/errors.js';
 import type { Principal } from '../core/principal.js';
 import { createEmbedder } from '../search/embedder/index.js';
 import { randomUUID } from 'node:crypto';
-import { closeSync, fstatSync, mkdirSync, openSync, readSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { toolsByName } from '../catalog/index.js';
 import { jsonSchema, type Tool } from '../catalog/define.js';
-import { basename, extname, join } from 'node:path';
+import { basename, dirname, extname, join } from 'node:path';
 import { CliError, dataDirArg, openStore, principalFor, resolveDataDir, resolveKey } from './context.js';
 
 /** `--out DIR`: the artifact a call produced, read through the service (the caller's access) and copied next to the user's work. */
@@ -28,19 +28,20 @@ function copyArtifact(
     if (err instanceof ServiceError) throw new CliError(`--out: artifact ${artifact.artifactId} is not in the store`);
     throw err;
   }
-  mkdirSync(outDir, { recursive: true });
+  // `--out deck.pptx` (a file name with the artifact's own extension, where no folder of that name is) names the
+  // file itself; anything else is the folder the artifact's own file name goes into.
+  const asFile = extname(outDir).toLowerCase() === extname(artifact.fileName).toLowerCase() && !isDirectory(outDir);
+  const [dir, fileName] = asFile ? [dirname(outDir), basename(outDir)] : [outDir, artifact.fileName];
+  mkdirSync(dir, { recursive: true });
   // Written afresh rather than copied: a copy would keep the store's private mode (0600), and this file is
   // the user's, in their folder, to share like any other they make. A file of that name already there (the
   // same export made twice) is kept: this one gets the next free name, "findings.pdf" then "findings (2).pdf".
-  const target = writeNewFile(
-    outDir,
-    artifact.fileName,
-    content && 'bytes' in content ? content.bytes : (content?.text ?? ''),
-  );
-  const renamed =
-    basename(target) === artifact.fileName ? '' : ` (${artifact.fileName} was already there, and is kept)`;
+  const target = writeNewFile(dir, fileName, content && 'bytes' in content ? content.bytes : (content?.text ?? ''));
+  const renamed = basename(target) === fileName ? '' : ` (${fileName} was already there, and is kept)`;
   process.stderr.write(`copied ${artifact.fileName} to ${target}${renamed}\n`);
 }
+
+const isDirectory = (path: string) => statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
 
 /** "name.ext", else "name (2).ext", "name (3).ext", …: the first name not taken in `dir`, written exclusively (never over a file). */
 export function writeNewFile(dir: string, fileName: string, data: string | Uint8Array): string {
@@ -126,7 +127,10 @@ export function register(program: Command): void {
     .option('--vault <vault>', 'vault id or name (same as "vault" in the JSON)')
     .option('--key <key>', 'key to act with (default: $VAULT_TOOLS_KEY or the data dir owner key)')
     .option('--data-dir <dir>', 'data directory')
-    .option('--out <dir>', 'also copy a produced artifact (chart, export) into this directory')
+    .option(
+      '--out <path>',
+      "also copy a produced artifact (chart, export) into this directory, or to this file when it ends with the artifact's extension (deck.pptx)",
+    )
     .option(
       '--file <path>',
       "the tool's document field (its longest text field, e.g. check_quotes `text`, send_email `body`) from this UTF-8 file",

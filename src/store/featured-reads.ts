@@ -118,9 +118,14 @@ export interface NextStep {
  * Reads at most one row of each.
  */
 export function nextStepNaming(db: Db, vaultId: string, names: readonly string[]): NextStep | undefined {
-  const needles = names.map((n) => n.trim().toLowerCase()).filter((n) => n.length >= 3);
+  // Hyphens count as spaces on both sides: a task says "pick-rate definitions" of the conflict "pick rate".
+  const needles = names
+    .map((n) => n.trim().toLowerCase().replace(/-/g, ' ').replace(/\s+/g, ' '))
+    .filter((n) => n.length >= 3);
   if (!needles.length) return undefined;
-  const names_ = needles.map(() => `instr(lower(title || ' ' || coalesce(description, '')), ?) > 0`).join(' OR ');
+  const names_ = needles
+    .map(() => `instr(replace(lower(title || ' ' || coalesce(description, '')), '-', ' '), ?) > 0`)
+    .join(' OR ');
   const task = sql(
     db,
     `SELECT identifier, title, assignee_name AS owner, due_date AS dueDate, status FROM tasks

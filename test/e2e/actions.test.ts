@@ -683,4 +683,42 @@ newline', 'unclear', 999, ?, ?)`,
     expect(readFileSync(join(out, copy)).subarray(0, 5).toString()).toBe('%PDF-');
     expect(second.stderr).toContain(`copied ${name} to ${join(out, copy)} (${name} was already there, and is kept)`);
   });
+
+  it("call --out report.pdf names the file itself (the artifact's extension, no folder of that name); a file there is kept", async () => {
+    const { readdirSync, readFileSync, mkdirSync, statSync } = await import('node:fs');
+    const { spawnSync } = await import('node:child_process');
+    const folder = join(h.dir, 'named');
+    mkdirSync(folder);
+    const run = (out: string) =>
+      spawnSync(
+        process.execPath,
+        [
+          BIN,
+          'call',
+          'export_report',
+          '{"format":"pdf","dataset":"findings"}',
+          '--vault',
+          NW,
+          '--data-dir',
+          h.dir,
+          '--out',
+          out,
+        ],
+        {
+          encoding: 'utf8',
+          env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off' },
+        },
+      );
+    const first = run(join(folder, 'report.pdf'));
+    expect(first.status, first.stderr).toBe(0);
+    expect(statSync(join(folder, 'report.pdf')).isFile()).toBe(true);
+    expect(readFileSync(join(folder, 'report.pdf')).subarray(0, 5).toString()).toBe('%PDF-');
+    const second = run(join(folder, 'report.pdf'));
+    expect(second.status, second.stderr).toBe(0);
+    expect(readdirSync(folder).sort()).toEqual(['report (2).pdf', 'report.pdf']);
+    // Another extension is a folder's name, as before.
+    const third = run(join(folder, 'pdfs.v2'));
+    expect(third.status, third.stderr).toBe(0);
+    expect(statSync(join(folder, 'pdfs.v2')).isDirectory()).toBe(true);
+  });
 });

@@ -209,6 +209,8 @@ describe('what the client sees', () => {
     expect(pick).not.toContain('cannot both be true');
     expect(pick).toMatch(/Open since \d+ \w{3} 2026/);
     expect(pick).toContain('Different denominators (productive hour vs logged-on hour)');
+    // Task 9 "Reconcile Daventry pick-rate definitions…" names it (with a hyphen), before any plan step.
+    expect(pick).toMatch(/Task NWL-9: Reconcile Daventry pick-rate definitions/);
     // conflict-returns-backlog-size has no note; task 10 "Reconcile the returns backlog…" names its finding.
     const returns = slide('Returns backlog');
     expect(returns).toContain('A question of measurement');
