@@ -626,6 +626,16 @@ newline', 'unclear', 999, ?, ?)`,
     ).toContain('sheets[0].rows[0].b');
   });
 
+  /** `vault-tools call export_report` (the findings as a pdf) with `--out out`, as a person runs it. */
+  const exportPdfTo = async (out: string) => {
+    const { spawnSync } = await import('node:child_process');
+    const args = ['call', 'export_report', '{"format":"pdf","dataset":"findings"}', '--vault', NW, '--data-dir', h.dir];
+    return spawnSync(process.execPath, [BIN, ...args, '--out', out], {
+      encoding: 'utf8',
+      env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off' },
+    });
+  };
+
   it('call --out copies the artifact next to the user, readable like any file they make', async () => {
     const out = join(h.dir, 'out');
     cli([
@@ -648,34 +658,14 @@ newline', 'unclear', 999, ?, ?)`,
 
   it('call --out never replaces a file: the same export twice keeps the first, the second gets the next free name', async () => {
     const { readdirSync, writeFileSync, readFileSync, mkdirSync } = await import('node:fs');
-    const { spawnSync } = await import('node:child_process');
     const out = join(h.dir, 'twice');
     mkdirSync(out);
-    const run = () =>
-      spawnSync(
-        process.execPath,
-        [
-          BIN,
-          'call',
-          'export_report',
-          '{"format":"pdf","dataset":"findings"}',
-          '--vault',
-          NW,
-          '--data-dir',
-          h.dir,
-          '--out',
-          out,
-        ],
-        {
-          encoding: 'utf8',
-          env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off' },
-        },
-      );
-    const first = run();
+    const run = () => exportPdfTo(out);
+    const first = await run();
     expect(first.status, first.stderr).toBe(0);
     const [name] = readdirSync(out);
     writeFileSync(join(out, name!), 'the user edited this');
-    const second = run();
+    const second = await run();
     expect(second.status, second.stderr).toBe(0);
     const copy = name!.replace(/\.pdf$/, ' (2).pdf');
     expect(readdirSync(out).sort()).toEqual([copy, name].sort());
@@ -686,38 +676,18 @@ newline', 'unclear', 999, ?, ?)`,
 
   it("call --out report.pdf names the file itself (the artifact's extension, no folder of that name); a file there is kept", async () => {
     const { readdirSync, readFileSync, mkdirSync, statSync } = await import('node:fs');
-    const { spawnSync } = await import('node:child_process');
     const folder = join(h.dir, 'named');
     mkdirSync(folder);
-    const run = (out: string) =>
-      spawnSync(
-        process.execPath,
-        [
-          BIN,
-          'call',
-          'export_report',
-          '{"format":"pdf","dataset":"findings"}',
-          '--vault',
-          NW,
-          '--data-dir',
-          h.dir,
-          '--out',
-          out,
-        ],
-        {
-          encoding: 'utf8',
-          env: { ...process.env, VAULT_TOOLS_KEY: '', VAULT_TOOLS_HOME: '', VAULT_TOOLS_INDEX: 'off' },
-        },
-      );
-    const first = run(join(folder, 'report.pdf'));
+    const run = exportPdfTo;
+    const first = await run(join(folder, 'report.pdf'));
     expect(first.status, first.stderr).toBe(0);
     expect(statSync(join(folder, 'report.pdf')).isFile()).toBe(true);
     expect(readFileSync(join(folder, 'report.pdf')).subarray(0, 5).toString()).toBe('%PDF-');
-    const second = run(join(folder, 'report.pdf'));
+    const second = await run(join(folder, 'report.pdf'));
     expect(second.status, second.stderr).toBe(0);
     expect(readdirSync(folder).sort()).toEqual(['report (2).pdf', 'report.pdf']);
     // Another extension is a folder's name, as before.
-    const third = run(join(folder, 'pdfs.v2'));
+    const third = await run(join(folder, 'pdfs.v2'));
     expect(third.status, third.stderr).toBe(0);
     expect(statSync(join(folder, 'pdfs.v2')).isDirectory()).toBe(true);
   });
