@@ -107,18 +107,9 @@ export async function exports(ctx: BenchContext): Promise<Row[]> {
   }
   // The deck features the top items only: its time and memory must not grow with the findings (issue 40).
   ctx.log('export: deck');
-  const deck = await runMeasured([
-    BIN,
-    'call',
-    'export_deck',
-    '{}',
-    '--vault',
-    m.vaults[0]!.id,
-    '--data-dir',
-    dir,
-    '--key',
-    m.ownerKey,
-  ]);
+  const deckCall = () =>
+    runMeasured([BIN, 'call', 'export_deck', '{}', '--vault', m.vaults[0]!.id, '--data-dir', dir, '--key', m.ownerKey]);
+  const deck = await deckCall();
   if (deck.status !== 0) throw new Error(`export_deck failed: ${deck.stderr}`);
   const d = JSON.parse(deck.stdout) as { slides: number; sizeBytes: number; charts: number; url: string };
   const size = `${findings.toLocaleString('en')} findings → ${d.slides} slides (${d.charts} charts), ${(d.sizeBytes / 1e6).toFixed(2)} MB pptx; whole \`vault-tools call\` process`;
@@ -145,18 +136,7 @@ export async function exports(ctx: BenchContext): Promise<Row[]> {
   const busy = ctx.small ? 10_000 : 100_000;
   ctx.log(`export: deck of a vault with ${busy} open conflicts, tasks and plan steps`);
   addOpenWork(dir, m.vaults[0]!.id, busy);
-  const b = await runMeasured([
-    BIN,
-    'call',
-    'export_deck',
-    '{}',
-    '--vault',
-    m.vaults[0]!.id,
-    '--data-dir',
-    dir,
-    '--key',
-    m.ownerKey,
-  ]);
+  const b = await deckCall();
   if (b.status !== 0) throw new Error(`export_deck failed: ${b.stderr}`);
   const bd = JSON.parse(b.stdout) as { slides: number; sizeBytes: number; url: string };
   const busySize = `${findings.toLocaleString('en')} findings and ${busy.toLocaleString('en')} more open conflicts, tasks and plan steps → ${bd.slides} slides, ${(bd.sizeBytes / 1e6).toFixed(2)} MB`;
