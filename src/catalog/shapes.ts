@@ -38,8 +38,21 @@ export const dateBound = z
   .union([z.iso.datetime({ offset: true }), z.iso.date()])
   .describe('ISO 8601 date (2026-11-01) or datetime with offset (2026-11-01T09:00:00Z)');
 /** A dateBound as the UTC datetime the store compares with. */
-export const asDatetime = (v: string | undefined) =>
-  v === undefined ? undefined : v.length === 10 ? `${v}T00:00:00Z` : isoUtc(Date.parse(v));
+export function asDatetime(v: string): string;
+export function asDatetime(v: string | undefined): string | undefined;
+export function asDatetime(v: string | undefined): string | undefined {
+  return v === undefined ? undefined : v.length === 10 ? `${v}T00:00:00Z` : isoUtc(Date.parse(v));
+}
+
+/** `query` of a list a model narrows by words (list_tasks, list_calendar: catalog/word-match.ts does the matching). */
+export const wordsQuery = (records: string, fields: string) =>
+  z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(200)
+    .optional()
+    .describe(`words the ${records} hold (${fields}); the ${records} holding every word, or if none, the most of them`);
 
 export const limitArg = (min: number, max: number, byDefault: number) =>
   z.number().int().min(min).max(max).default(byDefault).describe(`${min} to ${max}, default ${byDefault}`);

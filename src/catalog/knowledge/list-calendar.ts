@@ -1,14 +1,11 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
-import { calendarEvent, isoDatetime } from '../shapes.js';
+import { asDatetime, calendarEvent, dateBound, isoDatetime, wordsQuery } from '../shapes.js';
 import { eventsBetween, eventsFrom } from '../../store/calendar.js';
 import { DAY_MS, isoUtc } from '../../time.js';
 import { invalidArgument } from '../../core/errors.js';
 import { matchWords } from '../word-match.js';
 
-const dateBound = z.union([z.iso.datetime({ offset: true }), z.iso.date()]);
-/** A date bound as an ISO datetime in UTC: a date alone is its midnight UTC. */
-const asDatetime = (v: string) => (v.length === 10 ? `${v}T00:00:00Z` : isoUtc(Date.parse(v)));
 const eventText = (e: { title: string; description: string | null; attendees: string[] }) =>
   [e.title, e.description ?? '', e.attendees.join(' ')].join(' ');
 
@@ -26,15 +23,7 @@ export default defineTool({
     before: dateBound
       .optional()
       .describe('events starting before this date (2026-12-08, or a datetime with offset); default no end'),
-    query: z
-      .string()
-      .trim()
-      .min(1, 'must not be empty')
-      .max(200)
-      .optional()
-      .describe(
-        'words the events hold (title, description, attendees); the events holding every word, or if none, the most of them',
-      ),
+    query: wordsQuery('events', 'title, description, attendees'),
   },
   output: z.object({
     window: z.object({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../define.js';
-import { task } from '../shapes.js';
+import { task, wordsQuery } from '../shapes.js';
 import { listTasks, milestoneExists } from '../../store/plan.js';
 import { notFound } from '../../core/errors.js';
 import { matchWords } from '../word-match.js';
@@ -31,15 +31,7 @@ export default defineTool({
       .max(50)
       .optional()
       .describe('only these tasks: board identifiers (`NWL-25`), task ids or numbers'),
-    query: z
-      .string()
-      .trim()
-      .min(1, 'must not be empty')
-      .max(200)
-      .optional()
-      .describe(
-        'words the tasks hold (title, description, labels, owner, identifier); the tasks holding every word, or if none, the most of them',
-      ),
+    query: wordsQuery('tasks', 'title, description, labels, owner, identifier'),
   },
   output: z.object({
     tasks: z.array(task),
