@@ -60,7 +60,7 @@ export function vaultChoices(db: Db, principal: Principal): { id: string; name: 
 }
 
 /** What a person approved on the consent page, under the library's grant id; its client, if registered here, stops expiring. */
-export function recordGrant(db: Db, g: Omit<GrantInfo, 'createdAt' | 'revokedAt'>): void {
+export function recordGrant(db: Db, g: Omit<GrantInfo, 'createdAt' | 'revokedAt' | 'lastUsedAt'>): void {
   keepOAuthClient(db, hashKey(g.clientId));
   insertOAuthGrant(db, {
     id: g.id,
