@@ -14,6 +14,7 @@ import {
   segments,
   sourceOf,
   type SourceSpan,
+  verdictOf,
 } from '../../search/quotes/check.js';
 import { detailMatches } from '../../search/quotes/details.js';
 
@@ -121,9 +122,7 @@ export default defineTool({
       const attributed = q.attribution?.speaker;
       const parts = findParts(search, q.text, words, 0, words.length, attributed);
       const diff = segments(q.text, words, parts);
-      const asSaid = diff.filter((d) => d.op === 'same').reduce((n, d) => n + d.quoted.split(' ').length, 0);
-      const exact = parts.length === 1 && diff.every((d) => d.op === 'same');
-      const verdict = exact ? 'verbatim' : parts.length && asSaid >= 0.6 * words.length ? 'close' : 'not_found';
+      const { verdict, asSaid } = verdictOf(parts, diff, words.length);
       const spans = verdict === 'not_found' ? [] : parts.map(sourceOf);
       const speakerMatches =
         attributed && spans.length ? spans.every((s) => namesSpeaker(attributed, s.speaker)) : null;

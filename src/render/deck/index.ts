@@ -57,7 +57,7 @@ export async function writeDeck(path: string, content: DeckContent, charts: Deck
     const items = content.featured.items.filter((i) => i.type === type);
     const parts = chunk(items, PER_SLIDE);
     parts.forEach((part, index) => {
-      featuredSlide(pres, content, type, part, { index: index + 1, of: parts.length });
+      featuredSlide(pres, type, part, { index: index + 1, of: parts.length });
       outline.push(`Top ${type}`);
     });
   }

@@ -194,7 +194,6 @@ export function numbersSlide(pres: Pres, c: DeckContent): void {
 /** Up to three featured findings of one type side by side: name, type and mentions, description, strongest quote. */
 export function featuredSlide(
   pres: Pres,
-  c: DeckContent,
   type: string,
   items: FeaturedFinding[],
   part: { index: number; of: number },
@@ -369,7 +368,6 @@ export function chartSlide(pres: Pres, chart: DeckChart): void {
 export function sourcesSlide(pres: Pres, c: DeckContent): void {
   const slide = titled(pres, 'Appendix: sources');
   const meetings = c.sources.meetings;
-  const colW = (GRID_IN.w - GRID_IN.gap * 2) / 2;
   const intro =
     c.sources.total === 0
       ? 'No meetings are recorded in this vault yet.'

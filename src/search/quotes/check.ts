@@ -36,6 +36,20 @@ const MIN_PART = 3;
 const PART_SHARE = 0.5;
 /** Share of a quotation's words that must be as said for `close`. */
 const CLOSE_SHARE = 0.6;
+
+/**
+ * The verdict on a quotation from its parts found and its word diff against them (see the file comment): verbatim
+ * when one stretch says all of it, close when at least CLOSE_SHARE of its words are as said, else not found.
+ */
+export function verdictOf(
+  parts: readonly unknown[],
+  diff: readonly { op: string; quoted: string }[],
+  words: number,
+): { verdict: 'verbatim' | 'close' | 'not_found'; asSaid: number } {
+  const asSaid = diff.filter((d) => d.op === 'same').reduce((n, d) => n + d.quoted.split(' ').length, 0);
+  if (parts.length === 1 && diff.every((d) => d.op === 'same')) return { verdict: 'verbatim', asSaid };
+  return { verdict: parts.length && asSaid >= CLOSE_SHARE * words ? 'close' : 'not_found', asSaid };
+}
 /** Turns read on each side of a candidate chunk. */
 const AROUND = 2;
 /** A speaker's turns further apart than this are not "in a row". */
