@@ -10,7 +10,8 @@ import { join } from 'node:path';
 
 export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
 
-const flags = (profile, budget = 15000) => [
+/** How every headless Chromium here starts (this file, and the tests' CDP drivers), with a fresh profile. */
+export const headlessFlags = (profile) => [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -21,8 +22,8 @@ const flags = (profile, budget = 15000) => [
   '--disable-sync',
   '--hide-scrollbars',
   `--user-data-dir=${profile}`,
-  `--virtual-time-budget=${budget}`,
 ];
+const flags = (profile, budget = 15000) => [...headlessFlags(profile), `--virtual-time-budget=${budget}`];
 const OPTIONS = {
   encoding: 'utf8',
   stdio: ['ignore', 'pipe', 'ignore'],

@@ -1,6 +1,6 @@
 /**
  * Headless Chromium driven over the DevTools protocol, for pages a person fills in (the OAuth consent page):
- * open a URL, run script in the page, take a screenshot. Debian's chromium, flags as scripts/chromium.mjs.
+ * open a URL, run script in the page, take a screenshot. Debian's chromium, with scripts/chromium.mjs's flags.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'undici';
 // @ts-expect-error: a plain .mjs helper shared with scripts/docs-screenshot.mjs
-import { CHROMIUM } from '../scripts/chromium.mjs';
+import { CHROMIUM, headlessFlags } from '../scripts/chromium.mjs';
 
 export class Chromium {
   private constructor(
@@ -41,19 +41,7 @@ export class Chromium {
     const profile = mkdtempSync(join(tmpdir(), 'vt-cdp-'));
     const child = spawn(
       CHROMIUM as string,
-      [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--remote-debugging-port=0',
-        `--user-data-dir=${profile}`,
-        '--window-size=900,1100',
-        'about:blank',
-      ],
+      [...headlessFlags(profile), '--remote-debugging-port=0', '--window-size=900,1100', 'about:blank'],
       {
         stdio: ['ignore', 'ignore', 'pipe'],
       },

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'undici';
 // @ts-expect-error: a plain .mjs helper shared with scripts/docs-screenshot.mjs
-import { CHROMIUM } from '../../scripts/chromium.mjs';
+import { CHROMIUM, headlessFlags } from '../../scripts/chromium.mjs';
 
 export interface Browser {
   /** The page's DOM once its scenario has run (`#report[data-done]`). */
@@ -26,20 +26,7 @@ export async function launchBrowser(): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), 'vt-chromium-'));
   const child: ChildProcess = spawn(
     CHROMIUM as string,
-    [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--hide-scrollbars',
-      '--remote-debugging-port=0',
-      `--user-data-dir=${profile}`,
-      'about:blank',
-    ],
+    [...headlessFlags(profile), '--remote-debugging-port=0', 'about:blank'],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   const endpoint = await new Promise<string>((resolve, reject) => {
