@@ -10,6 +10,7 @@ import { closeSync, fstatSync, mkdirSync, openSync, readSync, statSync, writeFil
 import { toolsByName } from '../catalog/index.js';
 import { jsonSchema, type Tool } from '../catalog/define.js';
 import { basename, dirname, extname, join } from 'node:path';
+import { safeSegment } from '../safe-path.js';
 import { CliError, dataDirArg, openStore, principalFor, resolveDataDir, resolveKey } from './context.js';
 
 /** `--out DIR`: the artifact a call produced, read through the service (the caller's access) and copied next to the user's work. */
@@ -31,7 +32,8 @@ function copyArtifact(
   // `--out deck.pptx` (a file name with the artifact's own extension, where no folder of that name is) names the
   // file itself; anything else is the folder the artifact's own file name goes into.
   const asFile = extname(outDir).toLowerCase() === extname(artifact.fileName).toLowerCase() && !isDirectory(outDir);
-  const [dir, fileName] = asFile ? [dirname(outDir), basename(outDir)] : [outDir, artifact.fileName];
+  // The artifact's own name is the store's (a tool made it safe, sync kept upstream's): one segment, whatever it says.
+  const [dir, fileName] = asFile ? [dirname(outDir), basename(outDir)] : [outDir, safeSegment(artifact.fileName)];
   mkdirSync(dir, { recursive: true });
   // Written afresh rather than copied: a copy would keep the store's private mode (0600), and this file is
   // the user's, in their folder, to share like any other they make. A file of that name already there (the
